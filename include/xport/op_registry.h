@@ -1,0 +1,148 @@
+#pragma once
+/// \file The op registry: one OpDef per op holds its schema, meta function, CPU kernel and
+/// decomposition. Eager execution, tracing and (later) the runtime all go through it.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "xport/schema.h"
+
+namespace xport {
+
+struct OpDef;
+
+/// The bound arguments of one op call: every schema argument present, defaults filled in and
+/// types checked, with typed accessors.
+class OpArgs {
+ public:
+  OpArgs(const OpDef& op, std::vector<Value> values) : op_(&op), values_(std::move(values)) {}
+  const OpDef& op() const { return *op_; }
+  size_t size() const { return values_.size(); }
+  const Value& operator[](size_t i) const { return values_[i]; }
+  const std::vector<Value>& values() const { return values_; }
+
+  const Tensor& tensor(size_t i) const { return values_[i].to_tensor(); }
+  /// An undefined Tensor when the argument is None.
+  Tensor optional_tensor(size_t i) const {
+    return values_[i].is_none() ? Tensor() : values_[i].to_tensor();
+  }
+  const std::vector<Tensor>& tensors(size_t i) const { return values_[i].to_tensor_list(); }
+  int64_t integer(size_t i) const { return values_[i].to_int(); }
+  const SymInt& sym_int(size_t i) const { return values_[i].to_sym_int(); }
+  std::optional<int64_t> optional_int(size_t i) const {
+    if (values_[i].is_none()) return std::nullopt;
+    return values_[i].to_int();
+  }
+  std::optional<SymInt> optional_sym_int(size_t i) const {
+    if (values_[i].is_none()) return std::nullopt;
+    return values_[i].to_sym_int();
+  }
+  std::vector<int64_t> ints(size_t i) const { return values_[i].to_int_list(); }
+  const std::vector<SymInt>& sym_ints(size_t i) const { return values_[i].to_sym_int_list(); }
+  /// None or an empty list both mean "not given" (e.g. `int[1]? dim=None`).
+  std::optional<std::vector<int64_t>> optional_ints(size_t i) const {
+    if (values_[i].is_none()) return std::nullopt;
+    return values_[i].to_int_list();
+  }
+  double real(size_t i) const { return values_[i].to_double(); }
+  std::optional<double> optional_real(size_t i) const {
+    if (values_[i].is_none()) return std::nullopt;
+    return values_[i].to_double();
+  }
+  bool boolean(size_t i) const { return values_[i].to_bool(); }
+  std::optional<bool> optional_bool(size_t i) const {
+    if (values_[i].is_none()) return std::nullopt;
+    return values_[i].to_bool();
+  }
+  Scalar scalar(size_t i) const { return values_[i].to_scalar(); }
+  std::optional<Scalar> optional_scalar(size_t i) const {
+    if (values_[i].is_none()) return std::nullopt;
+    return values_[i].to_scalar();
+  }
+  std::optional<DType> optional_dtype(size_t i) const {
+    if (values_[i].is_none()) return std::nullopt;
+    return values_[i].to_dtype();
+  }
+  const std::string& str(size_t i) const { return values_[i].to_string_value(); }
+  std::optional<std::string> optional_str(size_t i) const {
+    if (values_[i].is_none()) return std::nullopt;
+    return values_[i].to_string_value();
+  }
+  /// "aten::add.Tensor": the op's name, for error messages.
+  const std::string& name() const;
+
+ private:
+  const OpDef* op_;
+  std::vector<Value> values_;
+};
+
+/// Computes output metadata (sizes, strides, dtype) from the arguments; also validates them.
+/// The only place an op's shape logic lives: eager sizes outputs with it, tracing runs it on
+/// fake tensors.
+using MetaFn = std::function<std::vector<TensorMeta>(const OpArgs&)>;
+/// Writes the op's results into `outs`, preallocated from the meta function (out-variant).
+using KernelFn = std::function<void(const OpArgs&, std::vector<Tensor>& outs)>;
+/// For ops whose output sizes depend on data (nonzero): the kernel allocates its outputs.
+using AllocKernelFn = std::function<std::vector<Tensor>(const OpArgs&)>;
+/// Computes the op from other ops; required for every op outside the core set.
+using DecompFn = std::function<std::vector<Tensor>(const OpArgs&)>;
+
+struct OpDef {
+  std::string schema;           ///< ATen schema text
+  MetaFn meta = {};             ///< shape/dtype inference; absent for composite ops
+  KernelFn cpu = {};            ///< out-variant CPU kernel; absent for views and composites
+  AllocKernelFn cpu_alloc = {}; ///< CPU kernel that allocates (data-dependent output sizes)
+  DecompFn decomp = {};         ///< decomposition into other ops
+  bool core = false;       ///< in the core op set a backend must implement
+  std::vector<std::string> tags = {};
+
+  // Filled in by register_op.
+  Schema parsed = {};
+  std::string qualified_name = {};
+};
+
+/// Adds an op; throws InvalidSpec if the schema does not parse or the name is taken.
+const OpDef& register_op(OpDef def);
+/// Finds an op by qualified name ("aten::add.Tensor"; "aten::relu" for the default overload).
+/// Throws UnsupportedOp naming close matches when absent.
+const OpDef& find_op(const std::string& qualified_name);
+const OpDef* try_find_op(const std::string& qualified_name);
+/// Every registered op, sorted by name.
+std::vector<const OpDef*> all_ops();
+
+/// Binds positional arguments (schema order, keyword-only ones too; trailing defaults may be
+/// left out) and checks their types.
+OpArgs bind_args(const OpDef& op, std::vector<Value> args);
+/// Runs an op: through the thread's dispatch interceptor when one is set (capture), else eagerly.
+Value call(const OpDef& op, std::vector<Value> args);
+/// Same as call(), returning the outputs as tensors.
+std::vector<Tensor> call_tensors(const OpDef& op, std::vector<Value> args);
+/// Runs the op eagerly on real tensors.
+std::vector<Tensor> run_eager(const OpArgs& args);
+/// Runs an op's decomposition (throws UnsupportedOp when it has none).
+std::vector<Tensor> run_decomposition(const OpArgs& args);
+
+/// Runs any registered op by its qualified name (API.md).
+Value call_op(const std::string& qualified_name, std::vector<Value> args);
+
+/// Receives every op call made on this thread while installed (the capture layer's tracer).
+class DispatchInterceptor {
+ public:
+  virtual ~DispatchInterceptor() = default;
+  virtual std::vector<Tensor> intercept(const OpArgs& args) = 0;
+};
+/// Installs `interceptor` for the current thread until the guard is destroyed.
+class InterceptorGuard {
+ public:
+  explicit InterceptorGuard(DispatchInterceptor* interceptor);
+  ~InterceptorGuard();
+  InterceptorGuard(const InterceptorGuard&) = delete;
+  InterceptorGuard& operator=(const InterceptorGuard&) = delete;
+
+ private:
+  DispatchInterceptor* previous_;
+};
+
+}  // namespace xport

@@ -1,0 +1,12 @@
+#pragma once
+/// \file Free functions of the reduction op family (ATen names), thin calls into the op registry.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "xport/tensor.h"
+
+namespace xport {
+
+}  // namespace xport

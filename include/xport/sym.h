@@ -1,0 +1,162 @@
+#pragma once
+/// \file Symbolic scalars: SymInt, SymBool, SymFloat.
+///
+/// Each is either a plain value (the fast path: no allocation, no virtual call) or a handle to a
+/// SymNode, an expression owned by a shape environment (the capture layer implements SymNode).
+/// Turning a symbolic value into a C++ value goes through the node, which records a guard.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <source_location>
+#include <string>
+
+namespace xport {
+
+class SymNode;
+using SymNodePtr = std::shared_ptr<const SymNode>;
+
+/// Operations a shape environment implements on its expressions.
+enum class SymOp {
+  Add, Sub, Mul, FloorDiv, Mod, Min, Max,  // int -> int
+  Eq, Ne, Lt, Le, Gt, Ge,                  // int -> bool
+  And, Or,                                 // bool -> bool
+  TrueDiv,                                 // -> float
+};
+
+/// A symbolic expression node. Implemented by the capture layer's shape environment; core only
+/// dispatches to it. Nodes are immutable.
+class SymNode {
+ public:
+  virtual ~SymNode() = default;
+  /// `this op other`; `other` may be a plain constant wrapped by wrap_int/wrap_bool.
+  virtual SymNodePtr binary(SymOp op, const SymNodePtr& other) const = 0;
+  virtual SymNodePtr negate() const = 0;
+  virtual SymNodePtr logical_not() const = 0;
+  virtual SymNodePtr wrap_int(int64_t value) const = 0;
+  virtual SymNodePtr wrap_bool(bool value) const = 0;
+  /// Evaluates on the hints and records a guard at `where`.
+  virtual int64_t guard_int(const std::source_location& where) const = 0;
+  virtual bool guard_bool(const std::source_location& where) const = 0;
+  virtual double guard_float(const std::source_location& where) const = 0;
+  /// The value when the expression is a known constant, without recording a guard.
+  virtual std::optional<int64_t> maybe_int() const = 0;
+  virtual std::string str() const = 0;
+};
+
+class SymBool;
+
+/// An integer that may be symbolic.
+class SymInt {
+ public:
+  constexpr SymInt(int64_t value = 0) : value_(value) {}  // NOLINT: implicit, like c10::SymInt
+  constexpr SymInt(int value) : value_(value) {}          // NOLINT
+  explicit SymInt(SymNodePtr node) : node_(std::move(node)) {}
+
+  bool is_symbolic() const { return node_ != nullptr; }
+  /// The plain value; only valid when !is_symbolic().
+  int64_t as_int_unchecked() const { return value_; }
+  /// The plain value, or the constant the node folds to, without a guard.
+  std::optional<int64_t> maybe_int() const {
+    if (!node_) return value_;
+    return node_->maybe_int();
+  }
+  const SymNodePtr& node() const { return node_; }
+  /// Specialises: returns the value, recording an equality guard when symbolic.
+  int64_t guard_int(const std::source_location& where = std::source_location::current()) const {
+    if (!node_) [[likely]] return value_;
+    return node_->guard_int(where);
+  }
+  explicit operator int64_t() const { return guard_int(); }
+  std::string str() const;
+
+  SymInt operator-() const;
+  friend SymInt operator+(const SymInt& a, const SymInt& b);
+  friend SymInt operator-(const SymInt& a, const SymInt& b);
+  friend SymInt operator*(const SymInt& a, const SymInt& b);
+  /// Floor division, as in Python and ATen's shape arithmetic.
+  friend SymInt operator/(const SymInt& a, const SymInt& b);
+  /// Python modulo (result has the sign of the divisor).
+  friend SymInt operator%(const SymInt& a, const SymInt& b);
+  SymInt& operator+=(const SymInt& b) { return *this = *this + b; }
+  SymInt& operator-=(const SymInt& b) { return *this = *this - b; }
+  SymInt& operator*=(const SymInt& b) { return *this = *this * b; }
+  friend SymBool operator==(const SymInt& a, const SymInt& b);
+  friend SymBool operator!=(const SymInt& a, const SymInt& b);
+  friend SymBool operator<(const SymInt& a, const SymInt& b);
+  friend SymBool operator<=(const SymInt& a, const SymInt& b);
+  friend SymBool operator>(const SymInt& a, const SymInt& b);
+  friend SymBool operator>=(const SymInt& a, const SymInt& b);
+  friend SymInt sym_min(const SymInt& a, const SymInt& b);
+  friend SymInt sym_max(const SymInt& a, const SymInt& b);
+
+  /// True when both are the same plain value or the same node; never guards.
+  bool is_same(const SymInt& other) const;
+
+ private:
+  int64_t value_ = 0;
+  SymNodePtr node_;
+};
+
+/// A boolean that may be symbolic (the result of comparing SymInts).
+class SymBool {
+ public:
+  constexpr SymBool(bool value = false) : value_(value) {}  // NOLINT
+  explicit SymBool(SymNodePtr node) : node_(std::move(node)) {}
+  bool is_symbolic() const { return node_ != nullptr; }
+  const SymNodePtr& node() const { return node_; }
+  /// The value without a guard, when known.
+  std::optional<bool> maybe_bool() const;
+  /// Evaluates, recording a guard when symbolic.
+  bool guard_bool(const std::source_location& where = std::source_location::current()) const {
+    if (!node_) [[likely]] return value_;
+    return node_->guard_bool(where);
+  }
+  explicit operator bool() const { return guard_bool(); }
+  SymBool operator!() const;
+  friend SymBool operator&&(const SymBool& a, const SymBool& b);
+  friend SymBool operator||(const SymBool& a, const SymBool& b);
+  std::string str() const;
+
+ private:
+  bool value_ = false;
+  SymNodePtr node_;
+};
+
+/// A floating value that may be symbolic (e.g. the result of item_float during capture).
+class SymFloat {
+ public:
+  constexpr SymFloat(double value = 0.0) : value_(value) {}  // NOLINT
+  explicit SymFloat(SymNodePtr node) : node_(std::move(node)) {}
+  bool is_symbolic() const { return node_ != nullptr; }
+  const SymNodePtr& node() const { return node_; }
+  double guard_float(const std::source_location& where = std::source_location::current()) const {
+    if (!node_) [[likely]] return value_;
+    return node_->guard_float(where);
+  }
+  explicit operator double() const { return guard_float(); }
+  std::string str() const;
+
+ private:
+  double value_ = 0.0;
+  SymNodePtr node_;
+};
+
+std::ostream& operator<<(std::ostream& out, const SymInt& v);
+std::ostream& operator<<(std::ostream& out, const SymBool& v);
+std::ostream& operator<<(std::ostream& out, const SymFloat& v);
+
+/// Python-style floor division and modulo on plain integers (divisor must be non-zero).
+inline int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+inline int64_t python_mod(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+}  // namespace xport

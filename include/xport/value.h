@@ -1,0 +1,71 @@
+#pragma once
+/// \file Value: one argument or result of an op (ATen's IValue, for the types our schemas use).
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "xport/tensor.h"
+
+namespace xport {
+
+/// Holds a Tensor, an integer (possibly symbolic), a double, a bool, a string, a DType, a list
+/// of integers, of doubles or of tensors, or none. Integers are kept as SymInt.
+class Value {
+ public:
+  Value() = default;  // none
+  Value(Tensor v) : v_(std::move(v)) {}                         // NOLINT
+  Value(SymInt v) : v_(std::move(v)) {}                         // NOLINT
+  Value(int64_t v) : v_(SymInt(v)) {}                           // NOLINT
+  Value(int v) : v_(SymInt(v)) {}                               // NOLINT
+  Value(double v) : v_(v) {}                                    // NOLINT
+  Value(bool v) : v_(v) {}                                      // NOLINT
+  Value(std::string v) : v_(std::move(v)) {}                    // NOLINT
+  Value(const char* v) : v_(std::string(v)) {}                  // NOLINT
+  Value(DType v) : v_(v) {}                                     // NOLINT
+  Value(const Scalar& v);                                       // NOLINT
+  Value(std::vector<SymInt> v) : v_(std::move(v)) {}            // NOLINT
+  Value(const std::vector<int64_t>& v)                          // NOLINT
+      : v_(std::vector<SymInt>(v.begin(), v.end())) {}
+  Value(std::vector<double> v) : v_(std::move(v)) {}            // NOLINT
+  Value(std::vector<Tensor> v) : v_(std::move(v)) {}            // NOLINT
+
+  bool is_none() const { return v_.index() == 0; }
+  bool is_tensor() const { return std::holds_alternative<Tensor>(v_); }
+  bool is_int() const { return std::holds_alternative<SymInt>(v_); }
+  bool is_double() const { return std::holds_alternative<double>(v_); }
+  bool is_bool() const { return std::holds_alternative<bool>(v_); }
+  bool is_string() const { return std::holds_alternative<std::string>(v_); }
+  bool is_dtype() const { return std::holds_alternative<DType>(v_); }
+  bool is_int_list() const { return std::holds_alternative<std::vector<SymInt>>(v_); }
+  bool is_double_list() const { return std::holds_alternative<std::vector<double>>(v_); }
+  bool is_list() const { return std::holds_alternative<std::vector<Tensor>>(v_); }
+  /// A number usable as an ATen Scalar: int, double or bool.
+  bool is_number() const { return is_int() || is_double() || is_bool(); }
+
+  const Tensor& to_tensor() const;
+  const std::vector<Tensor>& to_tensor_list() const;
+  /// Specialises a symbolic integer (recording a guard).
+  int64_t to_int() const;
+  const SymInt& to_sym_int() const;
+  double to_double() const;  // int and bool convert
+  bool to_bool() const;
+  Scalar to_scalar() const;
+  const std::string& to_string_value() const;
+  DType to_dtype() const;
+  std::vector<int64_t> to_int_list() const;
+  const std::vector<SymInt>& to_sym_int_list() const;
+  const std::vector<double>& to_double_list() const;
+
+  /// The name of the held type, for error messages: "Tensor", "int", "float", "int[]", ...
+  const char* type_name() const;
+  /// A short rendering: tensors as their shape and dtype, numbers as literals.
+  std::string str() const;
+
+ private:
+  std::variant<std::monostate, Tensor, SymInt, double, bool, std::string, DType,
+               std::vector<SymInt>, std::vector<double>, std::vector<Tensor>>
+      v_;
+};
+
+}  // namespace xport

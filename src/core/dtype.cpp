@@ -1,0 +1,100 @@
+#include "xport/dtype.h"
+
+#include <bit>
+
+#include "xport/error.h"
+
+namespace xport {
+
+uint16_t Half::from_float(float value) {
+  // Round-to-nearest-even float32 -> binary16, handling subnormals, overflow and NaN.
+  const uint32_t f = std::bit_cast<uint32_t>(value);
+  const uint32_t sign = (f >> 16) & 0x8000u;
+  const uint32_t abs = f & 0x7fffffffu;
+  if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
+  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to inf
+  if (abs < 0x38800000u) {
+    // Result is subnormal (or zero): add 0.5 to move the bits into place with FP rounding.
+    const float shifted = std::bit_cast<float>(abs) + 0.5f;
+    return static_cast<uint16_t>(sign | (std::bit_cast<uint32_t>(shifted) - 0x3f000000u));
+  }
+  const uint32_t mant_odd = (abs >> 13) & 1u;
+  uint32_t rounded = abs + 0xc8000fffu + mant_odd;  // rebias exponent (-112 << 23) and round
+  return static_cast<uint16_t>(sign | (rounded >> 13));
+}
+
+float Half::to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t exp = (h >> 10) & 0x1fu;
+  const uint32_t mant = h & 0x3ffu;
+  if (exp == 0) {
+    // Zero or subnormal: value = mant * 2^-24.
+    const float mag = static_cast<float>(mant) * 5.9604644775390625e-8f;
+    return std::bit_cast<float>(std::bit_cast<uint32_t>(mag) | sign);
+  }
+  if (exp == 31) return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
+  return std::bit_cast<float>(sign | ((exp + 112) << 23) | (mant << 13));
+}
+
+int64_t element_size(DType dtype) {
+  return visit_dtype(dtype, [](auto v) -> int64_t { return sizeof(v); });
+}
+
+namespace {
+struct DTypeNames {
+  const char* name;
+  const char* short_name;
+};
+constexpr DTypeNames kNames[kNumDTypes] = {
+    {"bool", "b8"},      {"uint8", "u8"},      {"int8", "i8"},       {"int16", "i16"},
+    {"int32", "i32"},    {"int64", "i64"},     {"float16", "f16"},   {"bfloat16", "bf16"},
+    {"float32", "f32"},  {"float64", "f64"},
+};
+}  // namespace
+
+const char* dtype_name(DType dtype) { return kNames[static_cast<int>(dtype)].name; }
+const char* dtype_short_name(DType dtype) { return kNames[static_cast<int>(dtype)].short_name; }
+
+DType parse_dtype(const std::string& name) {
+  for (int i = 0; i < kNumDTypes; ++i) {
+    if (name == kNames[i].name || name == kNames[i].short_name) return static_cast<DType>(i);
+  }
+  struct Alias {
+    const char* name;
+    DType dtype;
+  };
+  static constexpr Alias kAliases[] = {
+      {"float", DType::Float32}, {"double", DType::Float64}, {"half", DType::Float16},
+      {"long", DType::Int64},    {"int", DType::Int32},      {"short", DType::Int16},
+  };
+  for (const Alias& a : kAliases) {
+    if (name == a.name) return a.dtype;
+  }
+  XPORT_FAIL(InvalidInput, "unknown dtype '", name,
+             "': expected one of bool, uint8, int8, int16, int32, int64, float16, bfloat16, "
+             "float32, float64");
+}
+
+DType promote_types(DType a, DType b) {
+  if (a == b) return a;
+  // PyTorch's promotion table (c10/core/ScalarType.cpp) for our ten types.
+  constexpr DType b1 = DType::Bool, u1 = DType::UInt8, i1 = DType::Int8, i2 = DType::Int16,
+                  i4 = DType::Int32, i8 = DType::Int64, f2 = DType::Float16,
+                  bf = DType::BFloat16, f4 = DType::Float32, f8 = DType::Float64;
+  static constexpr DType kTable[kNumDTypes][kNumDTypes] = {
+      /*        b1  u1  i1  i2  i4  i8  f2  bf  f4  f8 */
+      /* b1 */ {b1, u1, i1, i2, i4, i8, f2, bf, f4, f8},
+      /* u1 */ {u1, u1, i2, i2, i4, i8, f2, bf, f4, f8},
+      /* i1 */ {i1, i2, i1, i2, i4, i8, f2, bf, f4, f8},
+      /* i2 */ {i2, i2, i2, i2, i4, i8, f2, bf, f4, f8},
+      /* i4 */ {i4, i4, i4, i4, i4, i8, f2, bf, f4, f8},
+      /* i8 */ {i8, i8, i8, i8, i8, i8, f2, bf, f4, f8},
+      /* f2 */ {f2, f2, f2, f2, f2, f2, f2, f4, f4, f8},
+      /* bf */ {bf, bf, bf, bf, bf, bf, f4, bf, f4, f8},
+      /* f4 */ {f4, f4, f4, f4, f4, f4, f4, f4, f4, f8},
+      /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
+  };
+  return kTable[static_cast<int>(a)][static_cast<int>(b)];
+}
+
+}  // namespace xport

@@ -1,0 +1,34 @@
+#include "xport/error.h"
+
+#include <cstdlib>
+
+namespace xport {
+
+const char* to_string(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::ConstraintViolation: return "ConstraintViolation";
+    case ErrorKind::DataDependent: return "DataDependent";
+    case ErrorKind::UnsupportedOp: return "UnsupportedOp";
+    case ErrorKind::InvalidSpec: return "InvalidSpec";
+    case ErrorKind::InvalidInput: return "InvalidInput";
+    case ErrorKind::InvalidArchive: return "InvalidArchive";
+    case ErrorKind::Internal: return "Internal";
+  }
+  return "Unknown";
+}
+
+Error::Error(ErrorKind kind, const std::string& message, std::string exportdb_case)
+    : std::runtime_error(message), kind_(kind), exportdb_case_(std::move(exportdb_case)) {}
+
+namespace detail {
+[[noreturn]] void throw_error(ErrorKind kind, const std::string& message, const char* file,
+                              int line) {
+  // Internal errors are our bugs: say where, so a report can point at the line.
+  if (kind == ErrorKind::Internal) {
+    throw Error(kind, message + " [internal error at " + file + ":" + std::to_string(line) + "]");
+  }
+  throw Error(kind, message);
+}
+}  // namespace detail
+
+}  // namespace xport

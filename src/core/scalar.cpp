@@ -1,0 +1,23 @@
+#include "xport/scalar.h"
+
+#include <sstream>
+
+namespace xport {
+
+std::string Scalar::str() const {
+  switch (kind_) {
+    case Kind::Bool: return i_ ? "True" : "False";
+    case Kind::Int: return std::to_string(i_);
+    case Kind::Float: {
+      std::ostringstream out;
+      out.precision(17);
+      out << d_;
+      std::string s = out.str();
+      if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // keep it a float literal
+      return s;
+    }
+  }
+  return "?";
+}
+
+}  // namespace xport

@@ -1,0 +1,122 @@
+// Copies and conversions: _to_copy, to, clone, copy, copy_, fill, contiguous.
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/pointwise.h"
+#include "ops/op_util.h"
+#include "ops/register_all.h"
+
+namespace xport::ops {
+namespace {
+
+namespace cpu = kernels::cpu;
+
+std::vector<TensorMeta> same_shape(const Tensor& t, DType dtype) {
+  return {contiguous_meta(t.sizes(), dtype)};
+}
+
+void check_broadcasts_to(const OpArgs& args, const Tensor& src, const Tensor& self) {
+  const std::vector<SymInt> b = broadcast_shapes(args, self.sizes(), src.sizes());
+  bool same = b.size() == self.sizes().size();
+  for (size_t i = 0; same && i < b.size(); ++i) same = static_cast<bool>(b[i] == self.sizes()[i]);
+  XPORT_CHECK(same, InvalidInput, args.name(), ": source of shape ", shape_str(src.sizes()),
+              " does not broadcast to the destination's shape ", shape_str(self.sizes()));
+}
+
+std::vector<Tensor> single(Tensor t) { return {std::move(t)}; }
+
+}  // namespace
+
+void register_copy_ops() {
+  register_op({
+      .schema = "aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
+                "Device? device=None, bool? pin_memory=None, bool non_blocking=False, "
+                "MemoryFormat? memory_format=None) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            return same_shape(self, args.optional_dtype(1).value_or(self.dtype()));
+          },
+      .cpu = [](const OpArgs& args,
+                std::vector<Tensor>& outs) { cpu::copy_into(outs[0], args.tensor(0)); },
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, "
+                "bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+      .decomp =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            if (self.dtype() == args[1].to_dtype() && !args.boolean(3)) return single(self);
+            return call_tensors(XPORT_OP("aten::_to_copy"), {self, args[1]});
+          },
+  });
+  register_op({
+      .schema = "aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
+      .meta = [](const OpArgs& args) { return same_shape(args.tensor(0), args.tensor(0).dtype()); },
+      .cpu = [](const OpArgs& args,
+                std::vector<Tensor>& outs) { cpu::copy_into(outs[0], args.tensor(0)); },
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
+      .decomp =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            return single(self.is_contiguous() ? self : self.clone());
+          },
+  });
+  register_op({
+      .schema = "aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            check_broadcasts_to(args, args.tensor(1), args.tensor(0));
+            return same_shape(args.tensor(0), args.tensor(0).dtype());
+          },
+      .cpu = [](const OpArgs& args,
+                std::vector<Tensor>& outs) { cpu::copy_into(outs[0], args.tensor(1)); },
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
+      .meta =
+          [](const OpArgs& args) {
+            check_broadcasts_to(args, args.tensor(1), args.tensor(0));
+            return std::vector<TensorMeta>{args.tensor(0).meta()};
+          },
+      .cpu = [](const OpArgs& args,
+                std::vector<Tensor>& outs) {
+        // Copy through a temporary when source and destination share storage, so an
+        // overlapping copy (x.copy_(x.flip(0))) reads every value before it is overwritten.
+        const Tensor& src = args.tensor(1);
+        const bool overlap = src.storage() == outs[0].storage();
+        cpu::copy_into(outs[0], overlap ? src.clone() : src);
+      },
+  });
+  register_op({
+      .schema = "aten::fill.Scalar(Tensor self, Scalar value) -> Tensor",
+      .meta = [](const OpArgs& args) { return same_shape(args.tensor(0), args.tensor(0).dtype()); },
+      .cpu = [](const OpArgs& args,
+                std::vector<Tensor>& outs) { cpu::fill_out(args.scalar(1), outs[0]); },
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
+      .meta = [](const OpArgs& args) { return std::vector<TensorMeta>{args.tensor(0).meta()}; },
+      .cpu = [](const OpArgs& args,
+                std::vector<Tensor>& outs) { cpu::fill_out(args.scalar(1), outs[0]); },
+      .decomp =
+          [](const OpArgs& args) {
+            Tensor self = args.tensor(0);
+            self.copy_(call_tensors(XPORT_OP("aten::fill.Scalar"), {self, args[1]})[0]);
+            return single(self);
+          },
+  });
+  register_op({
+      .schema = "aten::zero_(Tensor(a!) self) -> Tensor(a!)",
+      .decomp =
+          [](const OpArgs& args) {
+            return call_tensors(XPORT_OP("aten::fill_.Scalar"), {args.tensor(0), int64_t{0}});
+          },
+  });
+}
+
+}  // namespace xport::ops

@@ -1,0 +1,244 @@
+// Factory ops: tensors made from sizes and values (empty, full, zeros, arange, linspace, eye).
+#include <cmath>
+
+#include "kernels/cpu/pointwise.h"
+#include "kernels/cpu/elementwise.h"
+#include "ops/op_util.h"
+#include "ops/register_all.h"
+
+namespace xport::ops {
+namespace {
+
+namespace cpu = kernels::cpu;
+constexpr const char* kFactoryOptions =
+    "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None";
+
+std::string factory_schema(const std::string& head) {
+  return head + std::string(kFactoryOptions) + ") -> Tensor";
+}
+
+void check_sizes(const OpArgs& args, const std::vector<SymInt>& sizes) {
+  for (const SymInt& s : sizes) {
+    XPORT_CHECK(!static_cast<bool>(s < 0), InvalidInput, args.name(),
+                ": sizes must be non-negative, got ", shape_str(sizes));
+  }
+}
+
+// The dtype a fill value implies when none is given: bool, int64, or the default float.
+DType dtype_of_scalar(const Scalar& s) {
+  return s.is_bool() ? DType::Bool : s.is_int() ? DType::Int64 : kDefaultFloat;
+}
+
+std::vector<Tensor> single(Tensor t) { return {std::move(t)}; }
+
+struct ArangeParams {
+  double start, end, step;
+  int64_t length;
+};
+
+ArangeParams arange_params(const OpArgs& args, const Scalar& start, const Scalar& end,
+                           const Scalar& step) {
+  const double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  XPORT_CHECK(st != 0, InvalidInput, args.name(), ": step must be nonzero");
+  XPORT_CHECK(std::isfinite(s) && std::isfinite(e), InvalidInput, args.name(),
+              ": unsupported range ", s, " -> ", e);
+  XPORT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), InvalidInput, args.name(),
+              ": upper bound and larger bound inconsistent with step sign (start ", s, ", end ",
+              e, ", step ", st, ")");
+  int64_t length;
+  if (start.is_float() || end.is_float() || step.is_float()) {
+    length = static_cast<int64_t>(std::ceil((e - s) / st));
+  } else {
+    // Integer ranges: exact arithmetic, no rounding through double.
+    const int64_t si = start.to_int(), ei = end.to_int(), sti = step.to_int();
+    length = sti > 0 ? (ei - si + sti - 1) / sti : (si - ei - sti - 1) / -sti;
+  }
+  return {s, e, st, length};
+}
+
+DType arange_dtype(const OpArgs& args, size_t dtype_arg, std::initializer_list<Scalar> values) {
+  if (auto d = args.optional_dtype(dtype_arg)) return *d;
+  for (const Scalar& v : values)
+    if (v.is_float()) return kDefaultFloat;
+  return DType::Int64;
+}
+
+}  // namespace
+
+void register_factory_ops() {
+  register_op({
+      .schema = "aten::empty.memory_format(SymInt[] size, *, " + std::string(kFactoryOptions) +
+                ", MemoryFormat? memory_format=None) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            check_sizes(args, args.sym_ints(0));
+            return std::vector<TensorMeta>{
+                contiguous_meta(args.sym_ints(0), args.optional_dtype(1).value_or(kDefaultFloat))};
+          },
+      .cpu = [](const OpArgs&, std::vector<Tensor>&) {},  // uninitialised by definition
+      .core = true,
+  });
+  register_op({
+      .schema = factory_schema("aten::full(SymInt[] size, Scalar fill_value, *, "),
+      .meta =
+          [](const OpArgs& args) {
+            check_sizes(args, args.sym_ints(0));
+            const DType dtype = args.optional_dtype(2).value_or(dtype_of_scalar(args.scalar(1)));
+            return std::vector<TensorMeta>{contiguous_meta(args.sym_ints(0), dtype)};
+          },
+      .cpu = [](const OpArgs& args,
+                std::vector<Tensor>& outs) { cpu::fill_out(args.scalar(1), outs[0]); },
+      .core = true,
+  });
+  for (const char* name : {"zeros", "ones"}) {
+    const bool one = std::string(name) == "ones";
+    register_op({
+        .schema = factory_schema(std::string("aten::") + name + "(SymInt[] size, *, "),
+        .decomp =
+            [one](const OpArgs& args) {
+              return call_tensors(XPORT_OP("aten::full"),
+                                  {args.sym_ints(0), one ? Value(int64_t{1}) : Value(int64_t{0}),
+                                   args.optional_dtype(1).value_or(kDefaultFloat)});
+            },
+    });
+  }
+  // *_like: the input's sizes, and its dtype unless one is given.
+  const std::string like_options = std::string(kFactoryOptions) + ", MemoryFormat? memory_format=None) -> Tensor";
+  register_op({
+      .schema = "aten::full_like(Tensor self, Scalar fill_value, *, " + like_options,
+      .decomp =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            return call_tensors(XPORT_OP("aten::full"),
+                                {self.sizes(), args[1], args.optional_dtype(2).value_or(self.dtype())});
+          },
+  });
+  for (const char* name : {"zeros_like", "ones_like", "empty_like"}) {
+    const std::string n = name;
+    register_op({
+        .schema = "aten::" + n + "(Tensor self, *, " + like_options,
+        .decomp =
+            [n](const OpArgs& args) {
+              const Tensor& self = args.tensor(0);
+              const DType dtype = args.optional_dtype(1).value_or(self.dtype());
+              if (n == "empty_like") {
+                return call_tensors(XPORT_OP("aten::empty.memory_format"), {self.sizes(), dtype});
+              }
+              return call_tensors(XPORT_OP("aten::full"),
+                                  {self.sizes(), Value(int64_t{n == "ones_like" ? 1 : 0}), dtype});
+            },
+    });
+  }
+  register_op({
+      .schema = factory_schema("aten::scalar_tensor(Scalar s, *, "),
+      .meta =
+          [](const OpArgs& args) {
+            return std::vector<TensorMeta>{
+                contiguous_meta({}, args.optional_dtype(1).value_or(kDefaultFloat))};
+          },
+      .cpu = [](const OpArgs& args,
+                std::vector<Tensor>& outs) { cpu::fill_out(args.scalar(0), outs[0]); },
+      .core = true,
+  });
+
+  register_op({
+      .schema = factory_schema("aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, "),
+      .meta =
+          [](const OpArgs& args) {
+            const Scalar start = args.scalar(0), end = args.scalar(1), step = args.scalar(2);
+            const ArangeParams p = arange_params(args, start, end, step);
+            return std::vector<TensorMeta>{
+                contiguous_meta({p.length}, arange_dtype(args, 3, {start, end, step}))};
+          },
+      .cpu = [](const OpArgs& args,
+                std::vector<Tensor>& outs) {
+        const Scalar start = args.scalar(0), step = args.scalar(2);
+        const ArangeParams p = arange_params(args, start, args.scalar(1), step);
+        const Tensor& out = outs[0];
+        visit_dtype(out.dtype(), [&](auto tag) {
+          using T = decltype(tag);
+          T* data = out.mutable_data<T>();
+          const bool integral = !start.is_float() && !step.is_float();
+          for (int64_t i = 0; i < p.length; ++i) {
+            if constexpr (std::is_same_v<T, bool>) {
+              data[i] = (p.start + static_cast<double>(i) * p.step) != 0;
+            } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+              data[i] = T(static_cast<float>(p.start + static_cast<double>(i) * p.step));
+            } else if (integral) {
+              data[i] = static_cast<T>(start.to_int() + i * step.to_int());
+            } else {
+              data[i] = static_cast<T>(p.start + static_cast<double>(i) * p.step);
+            }
+          }
+        });
+      },
+      .core = true,
+  });
+  register_op({
+      .schema = factory_schema("aten::arange.start(Scalar start, Scalar end, *, "),
+      .decomp =
+          [](const OpArgs& args) {
+            const DType dtype = arange_dtype(args, 2, {args.scalar(0), args.scalar(1)});
+            return call_tensors(XPORT_OP("aten::arange.start_step"),
+                                {args[0], args[1], int64_t{1}, dtype});
+          },
+  });
+  register_op({
+      .schema = factory_schema("aten::arange(Scalar end, *, "),
+      .decomp =
+          [](const OpArgs& args) {
+            const DType dtype = arange_dtype(args, 1, {args.scalar(0)});
+            return call_tensors(XPORT_OP("aten::arange.start_step"),
+                                {int64_t{0}, args[0], int64_t{1}, dtype});
+          },
+  });
+
+  // linspace: the first half counts up from start and the second half down from end, as
+  // PyTorch does, so both ends are exact.
+  register_op({
+      .schema = factory_schema("aten::linspace(Scalar start, Scalar end, int steps, *, "),
+      .meta =
+          [](const OpArgs& args) {
+            const int64_t steps = args.integer(2);
+            XPORT_CHECK(steps >= 0, InvalidInput, args.name(), ": number of steps must be non-negative");
+            return std::vector<TensorMeta>{
+                contiguous_meta({steps}, args.optional_dtype(3).value_or(kDefaultFloat))};
+          },
+      .decomp =
+          [](const OpArgs& args) {
+            const int64_t steps = args.integer(2);
+            const DType dtype = args.optional_dtype(3).value_or(kDefaultFloat);
+            const double start = args.scalar(0).to_double(), end = args.scalar(1).to_double();
+            const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
+            const DType compute = dtype == DType::Float64 ? DType::Float64 : DType::Float32;
+            const Tensor i = call_tensors(XPORT_OP("aten::arange.start_step"),
+                                          {int64_t{0}, steps, int64_t{1}, compute})[0];
+            const Tensor up = i * step + start;
+            const Tensor down = (i - static_cast<double>(steps - 1)) * step + end;
+            const Tensor halfway = i.lt(cpu::scalar_tensor(static_cast<double>(steps / 2), compute));
+            return call_tensors(XPORT_OP("aten::_to_copy"),
+                                {call_tensors(XPORT_OP("aten::where.self"), {halfway, up, down})[0],
+                                 dtype});
+          },
+  });
+
+  for (const char* schema : {"aten::eye(SymInt n, *, ", "aten::eye.m(SymInt n, SymInt m, *, "}) {
+    const bool has_m = std::string(schema).find(".m") != std::string::npos;
+    register_op({
+        .schema = factory_schema(schema),
+        .decomp =
+            [has_m](const OpArgs& args) {
+              const SymInt n = args.sym_int(0);
+              const SymInt m = has_m ? args.sym_int(1) : n;
+              const DType dtype = args.optional_dtype(has_m ? 2 : 1).value_or(kDefaultFloat);
+              const Tensor rows = call_tensors(XPORT_OP("aten::arange.start_step"),
+                                               {int64_t{0}, Value(n), int64_t{1}, DType::Int64})[0];
+              const Tensor cols = call_tensors(XPORT_OP("aten::arange.start_step"),
+                                               {int64_t{0}, Value(m), int64_t{1}, DType::Int64})[0];
+              return single(rows.unsqueeze(1).eq(cols).to(dtype));
+            },
+    });
+  }
+}
+
+}  // namespace xport::ops

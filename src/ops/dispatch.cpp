@@ -1,0 +1,211 @@
+#include <algorithm>
+
+#include "xport/op_registry.h"
+
+namespace xport {
+namespace {
+
+thread_local DispatchInterceptor* t_interceptor = nullptr;
+
+[[noreturn]] void bad_argument(const OpDef& op, const Argument& param, size_t index,
+                               const Value& got) {
+  XPORT_FAIL(InvalidInput, op.qualified_name, ": argument '", param.name, "' (position ",
+             index + 1, ") must be ", param.type.str(), ", got ", got.type_name(),
+             "\n  schema: ", op.schema);
+}
+
+// Checks one argument against its declared type, converting where ATen does implicitly
+// (an int where a float is expected, one int for an `int[2]`).
+Value coerce(const OpDef& op, const Argument& param, size_t index, Value v) {
+  const ArgType& t = param.type;
+  if (v.is_none()) {
+    const bool none_ok = t.optional || t.base == BaseType::Layout || t.base == BaseType::Device ||
+                         t.base == BaseType::MemoryFormat || t.base == BaseType::Generator;
+    if (!none_ok) bad_argument(op, param, index, v);
+    return v;
+  }
+  if (t.list) {
+    switch (t.base) {
+      case BaseType::Tensor:
+        if (!v.is_list()) bad_argument(op, param, index, v);
+        if (!t.element_optional) {
+          for (const Tensor& e : v.to_tensor_list()) {
+            XPORT_CHECK(e.defined(), InvalidInput, op.qualified_name, ": argument '", param.name,
+                        "' holds an undefined tensor");
+          }
+        }
+        return v;
+      case BaseType::Int:
+      case BaseType::SymInt:
+        if (v.is_int()) {
+          return std::vector<SymInt>(t.fixed_size > 0 ? t.fixed_size : 1, v.to_sym_int());
+        }
+        if (!v.is_int_list()) bad_argument(op, param, index, v);
+        XPORT_CHECK(t.fixed_size == 0 || v.to_sym_int_list().size() == 1 ||
+                        static_cast<int64_t>(v.to_sym_int_list().size()) == t.fixed_size,
+                    InvalidInput, op.qualified_name, ": argument '", param.name, "' needs ",
+                    t.fixed_size, " values, got ", v.to_sym_int_list().size());
+        if (t.fixed_size > 1 && v.to_sym_int_list().size() == 1) {
+          return std::vector<SymInt>(t.fixed_size, v.to_sym_int_list()[0]);
+        }
+        return v;
+      case BaseType::Float:
+        if (v.is_int_list()) {
+          std::vector<double> d;
+          for (int64_t i : v.to_int_list()) d.push_back(static_cast<double>(i));
+          return d;
+        }
+        if (!v.is_double_list()) bad_argument(op, param, index, v);
+        return v;
+      default:
+        bad_argument(op, param, index, v);
+    }
+  }
+  switch (t.base) {
+    case BaseType::Tensor:
+      if (!v.is_tensor()) bad_argument(op, param, index, v);
+      if (!v.to_tensor().defined() && !t.optional) {
+        XPORT_FAIL(InvalidInput, op.qualified_name, ": argument '", param.name,
+                   "' is an undefined tensor");
+      }
+      return v;
+    case BaseType::Int:
+    case BaseType::SymInt:
+      if (!v.is_int()) bad_argument(op, param, index, v);
+      return v;
+    case BaseType::Float:
+      if (v.is_int()) return Value(static_cast<double>(v.to_int()));
+      if (!v.is_double()) bad_argument(op, param, index, v);
+      return v;
+    case BaseType::Bool:
+      if (!v.is_bool()) bad_argument(op, param, index, v);
+      return v;
+    case BaseType::Scalar:
+      if (!v.is_number()) bad_argument(op, param, index, v);
+      return v;
+    case BaseType::ScalarType:
+      if (!v.is_dtype()) bad_argument(op, param, index, v);
+      return v;
+    case BaseType::Str:
+    case BaseType::Layout:
+    case BaseType::Device:
+    case BaseType::MemoryFormat:
+      if (!v.is_string()) bad_argument(op, param, index, v);
+      return v;
+    case BaseType::Generator:
+      bad_argument(op, param, index, v);
+  }
+  return v;
+}
+
+// Allocates a fresh output for `meta`; storage covers every element the strides reach.
+Tensor allocate_output(const OpDef& op, const TensorMeta& meta) {
+  int64_t extent = 1;
+  bool empty = false;
+  for (size_t i = 0; i < meta.sizes.size(); ++i) {
+    const auto size = meta.sizes[i].maybe_int();
+    const auto stride = meta.strides[i].maybe_int();
+    XPORT_CHECK(size && stride, Internal, op.qualified_name,
+                ": eager execution got symbolic output sizes from the meta function");
+    if (*size == 0) empty = true;
+    extent += (*size - 1) * *stride;
+  }
+  const int64_t offset = *meta.storage_offset.maybe_int();
+  const int64_t nbytes = empty ? 0 : (offset + extent) * element_size(meta.dtype);
+  return Tensor::make(Storage::allocate(nbytes), meta);
+}
+
+bool all_empty(const std::vector<TensorMeta>& metas) {
+  if (metas.empty()) return false;
+  for (const TensorMeta& m : metas) {
+    bool empty = false;
+    for (const SymInt& s : m.sizes) empty = empty || s.maybe_int() == std::optional<int64_t>(0);
+    if (!empty) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+OpArgs bind_args(const OpDef& op, std::vector<Value> args) {
+  const std::vector<Argument>& params = op.parsed.arguments;
+  XPORT_CHECK(args.size() <= params.size(), InvalidInput, op.qualified_name, ": takes at most ",
+              params.size(), " arguments, got ", args.size(), "\n  schema: ", op.schema);
+  std::vector<Value> bound;
+  bound.reserve(params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (i < args.size()) {
+      bound.push_back(coerce(op, params[i], i, std::move(args[i])));
+    } else if (params[i].default_value) {
+      bound.push_back(*params[i].default_value);
+    } else {
+      XPORT_FAIL(InvalidInput, op.qualified_name, ": missing argument '", params[i].name,
+                 "' (position ", i + 1, ")\n  schema: ", op.schema);
+    }
+  }
+  return OpArgs(op, std::move(bound));
+}
+
+std::vector<Tensor> run_decomposition(const OpArgs& args) {
+  const OpDef& op = args.op();
+  XPORT_CHECK(op.decomp != nullptr, UnsupportedOp, op.qualified_name, " has no decomposition");
+  return op.decomp(args);
+}
+
+std::vector<Tensor> run_eager(const OpArgs& args) {
+  const OpDef& op = args.op();
+  const Schema& schema = op.parsed;
+  if (op.cpu_alloc) return op.cpu_alloc(args);
+  // Composite ops (reshape, flatten, ...) run as their decomposition.
+  if (!op.meta && op.decomp) return op.decomp(args);
+  const int aliased = schema.aliased_argument(0);
+  if (aliased >= 0 && !schema.returns[0].is_write) {
+    // A view: the output shares the input's storage with the layout the meta function gives.
+    const Tensor& base = args.tensor(static_cast<size_t>(aliased));
+    std::vector<Tensor> outs;
+    for (TensorMeta& m : op.meta(args)) outs.push_back(Tensor::make(base.storage(), std::move(m)));
+    return outs;
+  }
+  if (op.cpu) {
+    std::vector<TensorMeta> metas = op.meta(args);
+    std::vector<Tensor> outs;
+    if (aliased >= 0) {
+      // In place: the kernel writes into the mutated argument (its meta was checked above).
+      outs.push_back(args.tensor(static_cast<size_t>(aliased)));
+    } else {
+      outs.reserve(metas.size());
+      for (const TensorMeta& m : metas) outs.push_back(allocate_output(op, m));
+    }
+    if (!all_empty(metas)) op.cpu(args, outs);
+    return outs;
+  }
+  if (op.decomp) return op.decomp(args);
+  XPORT_FAIL(UnsupportedOp, op.qualified_name, " has no CPU kernel and no decomposition");
+}
+
+std::vector<Tensor> call_tensors(const OpDef& op, std::vector<Value> args) {
+  OpArgs bound = bind_args(op, std::move(args));
+  if (t_interceptor != nullptr) return t_interceptor->intercept(bound);
+  return run_eager(bound);
+}
+
+Value call(const OpDef& op, std::vector<Value> args) {
+  std::vector<Tensor> outs = call_tensors(op, std::move(args));
+  if (op.parsed.returns.size() == 1 && !op.parsed.returns_list) {
+    XPORT_CHECK(outs.size() == 1, Internal, op.qualified_name, " returned ", outs.size(),
+                " tensors, its schema says 1");
+    return Value(std::move(outs[0]));
+  }
+  return Value(std::move(outs));
+}
+
+Value call_op(const std::string& qualified_name, std::vector<Value> args) {
+  return call(find_op(qualified_name), std::move(args));
+}
+
+InterceptorGuard::InterceptorGuard(DispatchInterceptor* interceptor) : previous_(t_interceptor) {
+  t_interceptor = interceptor;
+}
+InterceptorGuard::~InterceptorGuard() { t_interceptor = previous_; }
+
+}  // namespace xport

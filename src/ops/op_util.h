@@ -1,0 +1,47 @@
+#pragma once
+// Shared pieces of op definitions: output metadata, dim wrapping, broadcasting, type promotion,
+// and calling other ops from decompositions and tensor methods.
+
+#include <initializer_list>
+#include <optional>
+#include <vector>
+
+#include "xport/op_registry.h"
+#include "xport/result_type.h"
+
+namespace xport::ops {
+
+/// A contiguous output of the given sizes and dtype.
+TensorMeta contiguous_meta(std::vector<SymInt> sizes, DType dtype);
+/// Wraps a possibly negative dim into [0, ndim); `ndim` 0 accepts -1 and 0 like ATen.
+int64_t wrap_dim(const OpArgs& args, int64_t dim, int64_t ndim);
+/// Sorted, wrapped, checked-for-duplicates dims; empty `dims` means all dims.
+std::vector<int64_t> wrap_dims(const OpArgs& args, const std::vector<int64_t>& dims, int64_t ndim);
+/// The broadcast of two shapes (NumPy rules); throws InvalidInput naming both shapes.
+std::vector<SymInt> broadcast_shapes(const OpArgs& args, const std::vector<SymInt>& a,
+                                     const std::vector<SymInt>& b);
+std::string shape_str(const std::vector<SymInt>& sizes);
+
+
+/// Looks an op up once per call site.
+#define XPORT_OP(name)                                  \
+  ([]() -> const ::xport::OpDef& {                      \
+    static const ::xport::OpDef& op = ::xport::find_op(name); \
+    return op;                                          \
+  }())
+
+/// Calls a single-output op.
+inline Tensor call1(const OpDef& op, std::vector<Value> args) {
+  return call_tensors(op, std::move(args))[0];
+}
+
+}  // namespace xport::ops
+
+namespace xport::ops {
+
+/// Registers the in-place form of `functional` (same arguments, `self` written): it uses the
+/// functional op's meta function and kernel, writing into `self`, and checks that the result
+/// keeps self's shape and can be cast to self's dtype.
+void register_inplace(const std::string& schema, const OpDef& functional);
+
+}  // namespace xport::ops

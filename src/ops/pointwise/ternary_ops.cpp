@@ -1,0 +1,124 @@
+// Pointwise ops with three operands: where, clamp, masked_fill.
+#include "kernels/cpu/pointwise.h"
+#include "ops/op_util.h"
+#include "ops/register_all.h"
+
+namespace xport::ops {
+namespace {
+
+namespace cpu = kernels::cpu;
+
+void check_condition(const OpArgs& args, const Tensor& cond, const char* what) {
+  XPORT_CHECK(cond.dtype() == DType::Bool, InvalidInput, args.name(), ": ", what,
+              " must be a bool tensor, got ", dtype_name(cond.dtype()),
+              "; compare it first (e.g. x.gt(0)) or convert with .to(DType::Bool)");
+}
+
+std::vector<Tensor> single(Tensor t) { return {std::move(t)}; }
+
+// A clamp bound: a Scalar becomes a 0-dim tensor of the result dtype; None stays undefined.
+Tensor bound(const OpArgs& args, size_t i, DType dtype) {
+  if (args[i].is_none()) return Tensor();
+  if (args[i].is_tensor()) return args.tensor(i);
+  return cpu::scalar_tensor(args.scalar(i), dtype);
+}
+
+DType clamp_dtype(const OpArgs& args) {
+  ResultType rt;
+  rt.tensor(args.tensor(0));
+  for (size_t i : {1, 2}) {
+    if (args[i].is_tensor()) rt.tensor(args.tensor(i));
+    else if (!args[i].is_none()) rt.scalar(args.scalar(i));
+  }
+  return rt.get();
+}
+
+std::vector<TensorMeta> clamp_meta(const OpArgs& args) {
+  XPORT_CHECK(!args[1].is_none() || !args[2].is_none(), InvalidInput, args.name(),
+              ": at least one of 'min' or 'max' must not be None");
+  const Tensor& self = args.tensor(0);
+  XPORT_CHECK(self.dtype() != DType::Bool, InvalidInput, args.name(),
+              ": not supported for bool tensors");
+  std::vector<SymInt> sizes = self.sizes();
+  for (size_t i : {1, 2}) {
+    if (args[i].is_tensor()) sizes = broadcast_shapes(args, sizes, args.tensor(i).sizes());
+  }
+  return {contiguous_meta(std::move(sizes), clamp_dtype(args))};
+}
+
+std::vector<TensorMeta> masked_fill_meta(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
+  const Tensor& mask = args.tensor(1);
+  check_condition(args, mask, "mask");
+  const std::vector<SymInt> b = broadcast_shapes(args, self.sizes(), mask.sizes());
+  XPORT_CHECK(b.size() == self.sizes().size(), InvalidInput, args.name(), ": mask of shape ",
+              shape_str(mask.sizes()), " must broadcast to self's shape ", shape_str(self.sizes()));
+  if (args[2].is_tensor()) {
+    XPORT_CHECK(args.tensor(2).dim() == 0, InvalidInput, args.name(),
+                ": only supports a 0-dimensional value tensor, got ", args.tensor(2).dim(), " dims");
+  }
+  return {contiguous_meta(self.sizes(), self.dtype())};
+}
+
+}  // namespace
+
+void register_ternary_ops() {
+  register_op({
+      .schema = "aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const Tensor& cond = args.tensor(0);
+            check_condition(args, cond, "condition");
+            const Tensor& a = args.tensor(1);
+            const Tensor& b = args.tensor(2);
+            std::vector<SymInt> sizes = broadcast_shapes(args, cond.sizes(), a.sizes());
+            sizes = broadcast_shapes(args, sizes, b.sizes());
+            return std::vector<TensorMeta>{
+                contiguous_meta(std::move(sizes), ResultType().tensor(a).tensor(b).get())};
+          },
+      .cpu = [](const OpArgs& args,
+                std::vector<Tensor>& outs) {
+        cpu::where_out(args.tensor(0), args.tensor(1), args.tensor(2), outs[0]);
+      },
+      .core = true,
+  });
+  for (const char* schema : {"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+                             "aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"}) {
+    register_op({
+        .schema = schema,
+        .meta = clamp_meta,
+        .cpu = [](const OpArgs& args,
+                  std::vector<Tensor>& outs) {
+          const DType dtype = clamp_dtype(args);
+          cpu::clamp_out(args.tensor(0), bound(args, 1, dtype), bound(args, 2, dtype), outs[0]);
+        },
+        .core = true,
+    });
+  }
+  for (const char* schema : {"aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
+                             "aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"}) {
+    register_op({
+        .schema = schema,
+        .meta = masked_fill_meta,
+        .cpu = [](const OpArgs& args,
+                  std::vector<Tensor>& outs) {
+          const Tensor& self = args.tensor(0);
+          const Tensor value = args[2].is_tensor() ? args.tensor(2).to(self.dtype())
+                                                   : cpu::scalar_tensor(args.scalar(2), self.dtype());
+          cpu::where_out(args.tensor(1), value, self, outs[0]);
+        },
+        .decomp =
+            [](const OpArgs& args) {
+              const Tensor& self = args.tensor(0);
+              const Tensor value = args[2].is_tensor()
+                                       ? args.tensor(2).to(self.dtype())
+                                       : call_tensors(XPORT_OP("aten::scalar_tensor"),
+                                                      {args[2], self.dtype()})[0];
+              return single(call_tensors(XPORT_OP("aten::where.self"),
+                                         {args.tensor(1), value, self})[0]);
+            },
+    });
+  }
+}
+
+}  // namespace xport::ops

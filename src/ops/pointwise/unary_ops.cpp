@@ -1,0 +1,136 @@
+// Unary pointwise ops: one row each (schema, output dtype rule, kernel, core tag).
+#include "kernels/cpu/pointwise.h"
+#include "ops/op_util.h"
+#include "ops/register_all.h"
+
+namespace xport::ops {
+namespace {
+
+namespace cpu = kernels::cpu;
+
+enum class OutDType {
+  Same,        // the input's dtype
+  Float,       // integers and bool become float32 (ops defined on reals)
+  Bool,        // predicates
+};
+enum class Accepts { Any, NotBool, Floating, IntegralOrBool };
+
+struct UnaryRow {
+  const char* schema;
+  void (*kernel)(const Tensor&, const Tensor&);
+  OutDType out = OutDType::Float;
+  Accepts accepts = Accepts::Any;
+  bool core = true;
+};
+
+DType out_dtype(OutDType rule, DType in) {
+  switch (rule) {
+    case OutDType::Same: return in;
+    case OutDType::Float: return is_floating(in) ? in : kDefaultFloat;
+    case OutDType::Bool: return DType::Bool;
+  }
+  return in;
+}
+
+void check_accepts(const OpArgs& args, Accepts accepts, DType in) {
+  switch (accepts) {
+    case Accepts::Any: return;
+    case Accepts::NotBool:
+      XPORT_CHECK(in != DType::Bool, InvalidInput, args.name(),
+                  ": not supported for bool tensors; convert with .to(DType::Int64) or use "
+                  "logical_not");
+      return;
+    case Accepts::Floating:
+      XPORT_CHECK(is_floating(in), InvalidInput, args.name(), ": needs a floating tensor, got ",
+                  dtype_name(in), "; convert with .to(DType::Float32)");
+      return;
+    case Accepts::IntegralOrBool:
+      XPORT_CHECK(!is_floating(in), InvalidInput, args.name(),
+                  ": needs an integer or bool tensor, got ", dtype_name(in));
+      return;
+  }
+}
+
+MetaFn unary_meta(OutDType out, Accepts accepts) {
+  return [out, accepts](const OpArgs& args) {
+    const Tensor& self = args.tensor(0);
+    check_accepts(args, accepts, self.dtype());
+    return std::vector<TensorMeta>{contiguous_meta(self.sizes(), out_dtype(out, self.dtype()))};
+  };
+}
+
+}  // namespace
+
+void register_unary_ops() {
+  using O = OutDType;
+  using A = Accepts;
+  const UnaryRow rows[] = {
+      {"aten::neg(Tensor self) -> Tensor", cpu::neg_out, O::Same, A::NotBool},
+      {"aten::abs(Tensor self) -> Tensor", cpu::abs_out, O::Same, A::NotBool},
+      {"aten::sign(Tensor self) -> Tensor", cpu::sign_out, O::Same},
+      {"aten::exp(Tensor self) -> Tensor", cpu::exp_out},
+      {"aten::expm1(Tensor self) -> Tensor", cpu::expm1_out},
+      {"aten::log(Tensor self) -> Tensor", cpu::log_out},
+      {"aten::log1p(Tensor self) -> Tensor", cpu::log1p_out},
+      {"aten::log2(Tensor self) -> Tensor", cpu::log2_out},
+      {"aten::sqrt(Tensor self) -> Tensor", cpu::sqrt_out},
+      {"aten::rsqrt(Tensor self) -> Tensor", cpu::rsqrt_out},
+      {"aten::sin(Tensor self) -> Tensor", cpu::sin_out},
+      {"aten::cos(Tensor self) -> Tensor", cpu::cos_out},
+      {"aten::tan(Tensor self) -> Tensor", cpu::tan_out},
+      {"aten::tanh(Tensor self) -> Tensor", cpu::tanh_out},
+      {"aten::sigmoid(Tensor self) -> Tensor", cpu::sigmoid_out},
+      {"aten::erf(Tensor self) -> Tensor", cpu::erf_out},
+      {"aten::reciprocal(Tensor self) -> Tensor", cpu::reciprocal_out},
+      {"aten::relu(Tensor self) -> Tensor", cpu::relu_out, O::Same, A::NotBool},
+      {"aten::floor(Tensor self) -> Tensor", cpu::floor_out, O::Same, A::NotBool},
+      {"aten::ceil(Tensor self) -> Tensor", cpu::ceil_out, O::Same, A::NotBool},
+      {"aten::round(Tensor self) -> Tensor", cpu::round_out, O::Same, A::NotBool},
+      {"aten::trunc(Tensor self) -> Tensor", cpu::trunc_out, O::Same, A::NotBool},
+      {"aten::logical_not(Tensor self) -> Tensor", cpu::logical_not_out, O::Bool},
+      {"aten::bitwise_not(Tensor self) -> Tensor", cpu::bitwise_not_out, O::Same,
+       A::IntegralOrBool},
+      {"aten::isnan(Tensor self) -> Tensor", cpu::isnan_out, O::Bool},
+  };
+  for (const UnaryRow& row : rows) {
+    auto kernel = row.kernel;
+    register_op({
+        .schema = row.schema,
+        .meta = unary_meta(row.out, row.accepts),
+        .cpu = [kernel](const OpArgs& args,
+                        std::vector<Tensor>& outs) { kernel(args.tensor(0), outs[0]); },
+        .core = row.core,
+    });
+  }
+
+  register_op({
+      .schema = "aten::gelu(Tensor self, *, str approximate='none') -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const std::string& approximate = args.str(1);
+            XPORT_CHECK(approximate == "none" || approximate == "tanh", InvalidInput,
+                        args.name(), ": approximate must be 'none' or 'tanh', got '",
+                        approximate, "'");
+            return unary_meta(O::Same, A::Floating)(args);
+          },
+      .cpu = [](const OpArgs& args,
+                std::vector<Tensor>& outs) {
+        cpu::gelu_out(args.tensor(0), args.str(1) == "tanh", outs[0]);
+      },
+      .core = true,
+  });
+
+  register_op({
+      .schema = "aten::silu(Tensor self) -> Tensor",
+      .meta = unary_meta(O::Same, A::Floating),
+      .cpu = [](const OpArgs& args,
+                std::vector<Tensor>& outs) { cpu::silu_out(args.tensor(0), outs[0]); },
+      .decomp =
+          [](const OpArgs& args) {
+            const Tensor& x = args.tensor(0);
+            return std::vector<Tensor>{x * x.sigmoid()};
+          },
+  });
+}
+
+}  // namespace xport::ops

@@ -1,0 +1,18 @@
+#include "ops/register_all.h"
+
+namespace xport::ops {
+
+void register_all_ops() {
+  register_unary_ops();
+  register_binary_ops();
+  register_ternary_ops();
+  register_view_ops();
+  register_factory_ops();
+  register_copy_ops();
+  register_reduction_ops();
+  register_linalg_ops();
+  register_nn_ops();
+  register_shape_ops();
+}
+
+}  // namespace xport::ops

@@ -1,0 +1,20 @@
+#pragma once
+// Every op family registers itself explicitly from one list (no static initializers).
+
+namespace xport::ops {
+
+void register_unary_ops();
+void register_binary_ops();
+void register_ternary_ops();
+void register_view_ops();
+void register_factory_ops();
+void register_copy_ops();
+void register_reduction_ops();
+void register_linalg_ops();
+void register_nn_ops();
+void register_shape_ops();
+
+/// Calls every register_*_ops above, once.
+void register_all_ops();
+
+}  // namespace xport::ops

@@ -1,0 +1,84 @@
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+
+#include "ops/register_all.h"
+#include "xport/op_registry.h"
+
+namespace xport {
+namespace {
+
+struct Registry {
+  std::shared_mutex mutex;
+  std::map<std::string, std::unique_ptr<OpDef>> ops;  // sorted: `xport ops` lists in order
+};
+
+Registry& registry_storage() {
+  static Registry r;
+  return r;
+}
+
+// Registration of the built-in ops is explicit and happens once, on first lookup.
+Registry& registry() {
+  static std::once_flag once;
+  std::call_once(once, [] { ops::register_all_ops(); });
+  return registry_storage();
+}
+
+std::string canonical_name(const std::string& name) {
+  const std::string suffix = ".default";
+  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return name.substr(0, name.size() - suffix.size());
+  return name;
+}
+
+}  // namespace
+
+const std::string& OpArgs::name() const { return op_->qualified_name; }
+
+const OpDef& register_op(OpDef def) {
+  def.parsed = parse_schema(def.schema);
+  def.qualified_name = def.parsed.qualified_name();
+  Registry& r = registry_storage();
+  std::unique_lock lock(r.mutex);
+  auto [it, inserted] = r.ops.try_emplace(def.qualified_name, nullptr);
+  XPORT_CHECK(inserted, InvalidSpec, "op ", def.qualified_name, " is already registered");
+  it->second = std::make_unique<OpDef>(std::move(def));
+  return *it->second;
+}
+
+const OpDef* try_find_op(const std::string& qualified_name) {
+  Registry& r = registry();
+  std::shared_lock lock(r.mutex);
+  auto it = r.ops.find(canonical_name(qualified_name));
+  return it == r.ops.end() ? nullptr : it->second.get();
+}
+
+const OpDef& find_op(const std::string& qualified_name) {
+  if (const OpDef* op = try_find_op(qualified_name)) return *op;
+  // Suggest the overloads of the same base name, which is the usual mistake.
+  const std::string base = canonical_name(qualified_name).substr(0, qualified_name.find('.'));
+  std::string suggestions;
+  for (const OpDef* op : all_ops()) {
+    if (op->qualified_name.rfind(base, 0) == 0 &&
+        (op->qualified_name.size() == base.size() || op->qualified_name[base.size()] == '.')) {
+      suggestions += "\n  " + op->schema;
+    }
+  }
+  XPORT_FAIL(UnsupportedOp, "no op named '", qualified_name, "' is registered",
+             suggestions.empty() ? std::string("; `xport ops` lists every op")
+                                 : "; did you mean one of:" + suggestions);
+}
+
+std::vector<const OpDef*> all_ops() {
+  Registry& r = registry();
+  std::shared_lock lock(r.mutex);
+  std::vector<const OpDef*> out;
+  out.reserve(r.ops.size());
+  for (const auto& [name, op] : r.ops) out.push_back(op.get());
+  return out;
+}
+
+}  // namespace xport

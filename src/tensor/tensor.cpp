@@ -1,0 +1,187 @@
+#include "xport/tensor.h"
+
+#include <cstring>
+
+namespace xport {
+
+std::vector<SymInt> contiguous_strides(const std::vector<SymInt>& sizes) {
+  std::vector<SymInt> strides(sizes.size());
+  SymInt running = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = running;
+    // Like ATen, a size-0 dim does not zero the strides of the dims before it.
+    const auto s = sizes[i].maybe_int();
+    running = (s && *s <= 1) ? running : running * sizes[i];
+  }
+  return strides;
+}
+
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> strides(sizes.size());
+  int64_t running = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = running;
+    running *= std::max<int64_t>(sizes[i], 1);
+  }
+  return strides;
+}
+
+SymInt numel_of(const std::vector<SymInt>& sizes) {
+  SymInt n = 1;
+  for (const SymInt& s : sizes) n = n * s;
+  return n;
+}
+
+namespace {
+bool all_concrete(const TensorMeta& m) {
+  for (const SymInt& s : m.sizes)
+    if (s.is_symbolic()) return false;
+  for (const SymInt& s : m.strides)
+    if (s.is_symbolic()) return false;
+  return !m.storage_offset.is_symbolic();
+}
+
+std::vector<int64_t> to_ints(const std::vector<SymInt>& v, const char* what) {
+  std::vector<int64_t> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    XPORT_CHECK(!v[i].is_symbolic(), DataDependent, "tensor ", what,
+                " are symbolic here; this code path needs concrete ", what);
+    out[i] = v[i].as_int_unchecked();
+  }
+  return out;
+}
+}  // namespace
+
+Tensor Tensor::make(std::shared_ptr<Storage> storage, TensorMeta meta) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->sizes_concrete = all_concrete(meta);
+  impl->meta = std::move(meta);
+  impl->storage = std::move(storage);
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::empty_contiguous(const std::vector<int64_t>& sizes, DType dtype) {
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    XPORT_CHECK(s >= 0, InvalidInput, "cannot create a tensor with negative size ", s);
+    n *= s;
+  }
+  TensorMeta meta;
+  meta.sizes.assign(sizes.begin(), sizes.end());
+  const std::vector<int64_t> strides = contiguous_strides(sizes);
+  meta.strides.assign(strides.begin(), strides.end());
+  meta.dtype = dtype;
+  return make(Storage::allocate(n * xport::element_size(dtype)), std::move(meta));
+}
+
+const TensorMeta& Tensor::meta() const {
+  XPORT_CHECK(impl_ != nullptr, InvalidInput,
+              "this Tensor is undefined (default-constructed); give it a value first");
+  return impl_->meta;
+}
+
+static int64_t wrap_dim_for(const Tensor& t, int64_t d) {
+  const int64_t n = t.dim();
+  XPORT_CHECK(d >= -n && d < n, InvalidInput, "dimension ", d, " is out of range for a tensor of ",
+              n, " dims (expected ", -n, " to ", n - 1, ")");
+  return d < 0 ? d + n : d;
+}
+
+SymInt Tensor::size(int64_t d) const { return meta().sizes[wrap_dim_for(*this, d)]; }
+SymInt Tensor::stride(int64_t d) const { return meta().strides[wrap_dim_for(*this, d)]; }
+std::vector<int64_t> Tensor::int_sizes() const { return to_ints(meta().sizes, "sizes"); }
+std::vector<int64_t> Tensor::int_strides() const { return to_ints(meta().strides, "strides"); }
+int64_t Tensor::int_size(int64_t d) const {
+  const SymInt s = size(d);
+  XPORT_CHECK(!s.is_symbolic(), DataDependent, "size of dim ", d, " is symbolic (", s.str(),
+              "); use size(", d, ") as a SymInt");
+  return s.as_int_unchecked();
+}
+int64_t Tensor::int_numel() const {
+  int64_t n = 1;
+  for (int64_t s : int_sizes()) n *= s;
+  return n;
+}
+
+bool Tensor::is_contiguous() const {
+  const TensorMeta& m = meta();
+  SymInt expected = 1;
+  for (size_t i = m.sizes.size(); i-- > 0;) {
+    const SymInt& size = m.sizes[i];
+    if (size.maybe_int() == std::optional<int64_t>(1)) continue;
+    if (size.maybe_int() == std::optional<int64_t>(0)) return true;
+    // Symbolic strides count as contiguous only when they are the very same expression.
+    if (!m.strides[i].is_same(expected)) return false;
+    expected = expected * size;
+  }
+  return true;
+}
+
+void Tensor::check_data_access(DType expected, const char* what) const {
+  XPORT_CHECK(defined(), InvalidInput, what, "(): the tensor is undefined");
+  XPORT_CHECK(!is_fake(), DataDependent, what,
+              "(): cannot read tensor data while capturing a graph, because the data is not "
+              "known until the program runs. Use xport::cond for a branch on a value, item_int() "
+              "with xport::check for a value used as a size, or a custom op");
+  XPORT_CHECK(expected == dtype(), InvalidInput, what, "<", dtype_name(expected),
+              ">(): the tensor holds ", dtype_name(dtype()), "; convert it first with .to(DType::",
+              dtype_name(dtype()), ") or read it as that type");
+}
+
+void* Tensor::raw_data() const {
+  XPORT_CHECK(defined() && !is_fake(), DataDependent,
+              "raw_data(): the tensor has no data (undefined, or a fake tensor under capture)");
+  return static_cast<char*>(impl_->storage->data()) +
+         impl_->meta.storage_offset.as_int_unchecked() * element_size();
+}
+
+Scalar Tensor::item_scalar() const {
+  XPORT_CHECK(defined(), InvalidInput, "item(): the tensor is undefined");
+  XPORT_CHECK(!is_fake(), DataDependent,
+              "item(): cannot read a tensor's value while capturing a graph. Use item_int() / "
+              "item_float() / item_bool(), which give a symbolic value, or xport::cond");
+  XPORT_CHECK(int_numel() == 1, InvalidInput, "item(): a tensor with ", int_numel(),
+              " elements cannot be converted to a scalar; it needs exactly one element");
+  const void* p = raw_data();
+  return visit_dtype(dtype(), [&](auto v) -> Scalar {
+    using T = decltype(v);
+    T value;
+    std::memcpy(&value, p, sizeof(T));
+    if constexpr (std::is_same_v<T, bool>) return Scalar(value);
+    else if constexpr (std::is_integral_v<T>) return Scalar(static_cast<int64_t>(value));
+    else return Scalar(static_cast<double>(static_cast<float>(value)));
+  });
+}
+
+SymInt Tensor::item_int() const { return SymInt(item_scalar().to_int()); }
+SymFloat Tensor::item_float() const { return SymFloat(item_scalar().to_double()); }
+SymBool Tensor::item_bool() const { return SymBool(item_scalar().to_bool()); }
+
+template <class T>
+std::vector<T> Tensor::to_vector() const {
+  const Tensor c = contiguous();
+  const int64_t n = c.int_numel();
+  std::vector<T> out(static_cast<size_t>(n));
+  visit_dtype(dtype(), [&](auto v) {
+    using S = decltype(v);
+    const S* src = static_cast<const S*>(c.raw_data());
+    for (int64_t i = 0; i < n; ++i) {
+      if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) {
+        out[i] = static_cast<T>(static_cast<float>(src[i]));
+      } else {
+        out[i] = static_cast<T>(src[i]);
+      }
+    }
+  });
+  return out;
+}
+template std::vector<bool> Tensor::to_vector<bool>() const;
+template std::vector<uint8_t> Tensor::to_vector<uint8_t>() const;
+template std::vector<int8_t> Tensor::to_vector<int8_t>() const;
+template std::vector<int16_t> Tensor::to_vector<int16_t>() const;
+template std::vector<int32_t> Tensor::to_vector<int32_t>() const;
+template std::vector<int64_t> Tensor::to_vector<int64_t>() const;
+template std::vector<float> Tensor::to_vector<float>() const;
+template std::vector<double> Tensor::to_vector<double>() const;
+
+}  // namespace xport

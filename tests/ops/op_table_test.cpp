@@ -1,0 +1,267 @@
+// One harness for every op: each sample in the op table runs eagerly and is compared with
+// PyTorch 1.13 (tests/ops/torch_oracle.py), with the op's meta function, and with its
+// decomposition.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "ops/op_table.h"
+
+namespace xport::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+struct CaseRun {
+  std::vector<Value> args;        // as the sample made them (before our op ran)
+  std::vector<Tensor> outputs;    // ours
+  std::string error;              // ours, when the op refused
+  bool ran = false;
+};
+
+// Holds every case's run and PyTorch's results; computed once for the whole table.
+struct Oracle {
+  fs::path dir;
+  std::vector<CaseRun> runs;
+  json results;
+  std::string failure;  // set when PyTorch itself could not be run
+};
+
+json encode_tensor(const Tensor& t, const fs::path& dir, const std::string& name) {
+  // NumPy has no bfloat16: such tensors travel as float32, with their dtype named.
+  const Tensor saved = t.dtype() == DType::BFloat16 ? t.to(DType::Float32) : t;
+  save_npy(saved, (dir / name).string());
+  return {{"t", {{"file", name}, {"dtype", dtype_name(t.dtype())}}}};
+}
+
+json encode(const Value& v, const fs::path& dir, const std::string& name) {
+  if (v.is_none()) return nullptr;
+  if (v.is_tensor()) return encode_tensor(v.to_tensor(), dir, name);
+  if (v.is_list()) {
+    json list = json::array();
+    int i = 0;
+    for (const Tensor& t : v.to_tensor_list()) {
+      list.push_back(t.defined() ? encode_tensor(t, dir, name + "_" + std::to_string(i)) : json());
+      ++i;
+    }
+    return {{"tl", list}};
+  }
+  if (v.is_bool()) return {{"b", v.to_bool()}};
+  if (v.is_int()) return {{"i", v.to_int()}};
+  if (v.is_double()) {
+    const double d = v.to_double();
+    if (std::isnan(d)) return {{"f", "nan"}};
+    if (std::isinf(d)) return {{"f", d > 0 ? "inf" : "-inf"}};
+    return {{"f", d}};
+  }
+  if (v.is_string()) return {{"s", v.to_string_value()}};
+  if (v.is_dtype()) return {{"dtype", dtype_name(v.to_dtype())}};
+  if (v.is_int_list()) return {{"il", v.to_int_list()}};
+  if (v.is_double_list()) return {{"fl", v.to_double_list()}};
+  ADD_FAILURE() << "cannot encode a value of type " << v.type_name();
+  return nullptr;
+}
+
+Oracle& oracle() {
+  static Oracle o = [] {
+    Oracle o;
+    o.dir = fs::temp_directory_path() / ("xport_op_table_" + std::to_string(::getpid()));
+    fs::create_directories(o.dir);
+    const auto& table = op_table();
+    json cases = json::array();
+    for (size_t i = 0; i < table.size(); ++i) {
+      const OpSample& s = table[i];
+      Gen gen(1000 * (i + 1));
+      CaseRun run;
+      try {
+        run.args = s.make(gen);
+      } catch (const std::exception& e) {
+        run.error = std::string("making the sample failed: ") + e.what();
+      }
+      // Write the inputs before our op runs (in-place ops change them).
+      json c = {{"id", i}, {"op", s.op}, {"args", json::array()}, {"kwargs", json::object()}};
+      const OpDef* op = try_find_op(s.op);
+      for (size_t a = 0; op && a < run.args.size(); ++a) {
+        const std::string name = "c" + std::to_string(i) + "_a" + std::to_string(a) + ".npy";
+        const Argument& param = op->parsed.arguments.at(a);
+        if (param.kwarg_only) c["kwargs"][param.name] = encode(run.args[a], o.dir, name);
+        else c["args"].push_back(encode(run.args[a], o.dir, name));
+      }
+      cases.push_back(c);
+      if (op && run.error.empty()) {
+        try {
+          run.outputs = call_tensors(*op, run.args);
+          run.ran = true;
+        } catch (const Error& e) {
+          run.error = e.what();
+        }
+      }
+      o.runs.push_back(std::move(run));
+    }
+    std::ofstream(o.dir / "cases.json") << json{{"cases", cases}}.dump();
+    const std::string command = std::string(XPORT_PYTHON) + " " + XPORT_TORCH_ORACLE + " " +
+                                o.dir.string() + " 2>" + (o.dir / "oracle.log").string();
+    if (std::system(command.c_str()) != 0) {
+      std::ifstream log(o.dir / "oracle.log");
+      o.failure = "PyTorch oracle failed (is python3-torch installed? run `make deps`): " +
+                  std::string(std::istreambuf_iterator<char>(log), {});
+    } else {
+      std::ifstream(o.dir / "results.json") >> o.results;
+    }
+    return o;
+  }();
+  return o;
+}
+
+// torch.testing.assert_close's default tolerances for a dtype.
+std::pair<double, double> default_tolerance(DType dtype) {
+  switch (dtype) {
+    case DType::Float16: return {1e-3, 1e-5};
+    case DType::BFloat16: return {1.6e-2, 1e-5};
+    case DType::Float32: return {1.3e-6, 1e-5};
+    case DType::Float64: return {1e-7, 1e-7};
+    default: return {0, 0};
+  }
+}
+
+// Empty string when close; else a description of the first mismatches.
+std::string compare(const Tensor& ours, const Tensor& expected, double rtol, double atol) {
+  if (ours.int_sizes() != expected.int_sizes()) return "shapes differ";
+  const std::vector<double> a = ours.to_vector<double>();
+  const std::vector<double> b = expected.to_vector<double>();
+  std::ostringstream out;
+  int bad = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const bool both_nan = std::isnan(a[i]) && std::isnan(b[i]);
+    const bool equal = a[i] == b[i];
+    const bool close = std::fabs(a[i] - b[i]) <= atol + rtol * std::fabs(b[i]);
+    if (both_nan || equal || close) continue;
+    if (bad++ < 5) out << "\n    [" << i << "] xport " << a[i] << " vs torch " << b[i];
+  }
+  if (bad == 0) return "";
+  return std::to_string(bad) + " of " + std::to_string(a.size()) + " elements differ:" + out.str();
+}
+
+std::string shape_of(const Tensor& t) {
+  std::ostringstream out;
+  out << dtype_name(t.dtype()) << "[";
+  for (int64_t d = 0; d < t.dim(); ++d) out << (d ? ", " : "") << t.sizes()[d];
+  out << "]";
+  return out.str();
+}
+
+class OpTable : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(OpTable, MatchesPyTorchMetaAndDecomposition) {
+  const size_t i = GetParam();
+  const OpSample& s = op_table()[i];
+  Oracle& o = oracle();
+  ASSERT_TRUE(o.failure.empty()) << o.failure;
+  const CaseRun& run = o.runs[i];
+  SCOPED_TRACE(s.op + " [" + s.label + "]");
+  ASSERT_NE(try_find_op(s.op), nullptr) << "no op named " << s.op;
+  const json& r = o.results.at(std::to_string(i));
+
+  if (s.expect_error) {
+    EXPECT_FALSE(r.at("ok").get<bool>()) << "PyTorch accepted inputs the sample expects refused";
+    EXPECT_FALSE(run.ran) << "xport accepted inputs the sample expects refused";
+    return;
+  }
+  ASSERT_TRUE(r.at("ok").get<bool>()) << "PyTorch refused: " << r.value("error", "");
+  ASSERT_TRUE(run.ran) << "xport refused: " << run.error;
+  const json& outs = r.at("outputs");
+  ASSERT_EQ(run.outputs.size(), outs.size()) << "number of outputs";
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const Tensor& ours = run.outputs[k];
+    const DType torch_dtype = parse_dtype(outs[k].at("dtype").get<std::string>());
+    EXPECT_EQ(dtype_name(ours.dtype()), dtype_name(torch_dtype)) << "output " << k << " dtype";
+    const Tensor expected = load_npy((o.dir / outs[k].at("file").get<std::string>()).string());
+    ASSERT_EQ(ours.int_sizes(), expected.int_sizes()) << "output " << k << " shape: xport "
+                                                      << shape_of(ours);
+    if (!s.compare_values) continue;
+    auto [rtol, atol] = default_tolerance(ours.dtype());
+    if (s.rtol >= 0) rtol = s.rtol;
+    if (s.atol >= 0) atol = s.atol;
+    const std::string diff = compare(ours, expected, rtol, atol);
+    EXPECT_TRUE(diff.empty()) << "output " << k << " vs PyTorch (rtol " << rtol << ", atol "
+                              << atol << "): " << diff;
+  }
+}
+
+TEST_P(OpTable, MetaFunctionAgreesWithEagerOutput) {
+  const size_t i = GetParam();
+  const OpSample& s = op_table()[i];
+  const CaseRun& run = oracle().runs[i];
+  if (!run.ran) return;  // refusals are judged above
+  const OpDef& op = find_op(s.op);
+  if (!op.meta) return;  // composite: runs as other ops, each checked on its own
+  // Regenerate the inputs: in-place ops have changed the originals, not their shapes.
+  Gen gen(1000 * (i + 1));
+  const std::vector<TensorMeta> metas = op.meta(bind_args(op, s.make(gen)));
+  ASSERT_EQ(metas.size(), run.outputs.size());
+  for (size_t k = 0; k < metas.size(); ++k) {
+    EXPECT_EQ(dtype_name(metas[k].dtype), dtype_name(run.outputs[k].dtype()));
+    ASSERT_EQ(metas[k].sizes.size(), static_cast<size_t>(run.outputs[k].dim()));
+    for (size_t d = 0; d < metas[k].sizes.size(); ++d) {
+      EXPECT_TRUE(metas[k].sizes[d].is_same(run.outputs[k].sizes()[d]))
+          << "output " << k << " dim " << d << ": meta " << metas[k].sizes[d] << " vs eager "
+          << run.outputs[k].sizes()[d];
+    }
+  }
+}
+
+TEST_P(OpTable, DecompositionAgreesWithKernel) {
+  const size_t i = GetParam();
+  const OpSample& s = op_table()[i];
+  const CaseRun& run = oracle().runs[i];
+  const OpDef& op = find_op(s.op);
+  // Ops with a meta function ran their own kernel (or view) eagerly; composites ran the decomposition.
+  if (!run.ran || !op.decomp || !op.meta || !s.compare_values) return;
+  Gen gen(1000 * (i + 1));
+  const std::vector<Tensor> decomposed = run_decomposition(bind_args(op, s.make(gen)));
+  ASSERT_EQ(decomposed.size(), run.outputs.size());
+  for (size_t k = 0; k < decomposed.size(); ++k) {
+    EXPECT_EQ(dtype_name(decomposed[k].dtype()), dtype_name(run.outputs[k].dtype()));
+    auto [rtol, atol] = default_tolerance(decomposed[k].dtype());
+    if (s.rtol >= 0) rtol = s.rtol;
+    if (s.atol >= 0) atol = s.atol;
+    const std::string diff = compare(decomposed[k], run.outputs[k], rtol, atol);
+    EXPECT_TRUE(diff.empty()) << "decomposition vs kernel, output " << k << ": " << diff;
+  }
+}
+
+std::string case_name(const ::testing::TestParamInfo<size_t>& info) {
+  std::string name = op_table()[info.param].op + "_" + std::to_string(info.param);
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllOps, OpTable, ::testing::Range<size_t>(0, op_table().size()), case_name);
+
+TEST(OpTableCoverage, EveryRegisteredOpHasSamples) {
+  std::set<std::string> covered;
+  for (const OpSample& s : op_table()) covered.insert(find_op(s.op).qualified_name);
+  for (const OpDef* op : all_ops()) {
+    EXPECT_TRUE(covered.count(op->qualified_name)) << op->qualified_name << " has no sample in the op table";
+  }
+}
+
+TEST(OpTableCoverage, EveryNonCoreOpHasADecomposition) {
+  for (const OpDef* op : all_ops()) {
+    // copy_ is the one mutation everything else is written in terms of; functionalization, not
+    // a decomposition, removes it from graphs.
+    if (op->core || op->qualified_name == "aten::copy_") continue;
+    EXPECT_TRUE(op->decomp != nullptr) << op->qualified_name << " is not core and has no decomposition";
+  }
+}
+
+}  // namespace
+}  // namespace xport::testing
