@@ -100,7 +100,7 @@ void print_rec(std::ostream& out, const Tensor& t, int64_t dim, int64_t offset, 
       else out << std::string(t.dim() - dim - 1, '\n') << std::string(indent + dim + 1, ' ');
     }
     if (summarize && n > 2 * kEdgeItems && i == kEdgeItems) {
-      out << "...,";
+      out << (last ? " ...," : "...,");  // PyTorch pads the innermost ellipsis like a value
       if (last) out << " ";
       else out << std::string(t.dim() - dim - 1, '\n') << std::string(indent + dim + 1, ' ');
       i = n - kEdgeItems;

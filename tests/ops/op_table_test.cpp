@@ -34,11 +34,33 @@ struct Oracle {
   std::string failure;  // set when PyTorch itself could not be run
 };
 
+// The permutation that makes `t` contiguous, when it is a permuted contiguous tensor (how
+// samples make non-contiguous inputs); empty otherwise.
+std::vector<int64_t> permutation_to_contiguous(const Tensor& t) {
+  std::vector<int64_t> order(t.dim());
+  for (int64_t d = 0; d < t.dim(); ++d) order[d] = d;
+  const std::vector<int64_t> strides = t.int_strides();
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return strides[a] > strides[b]; });
+  if (t.is_contiguous() || !t.permute(order).is_contiguous()) return {};
+  return order;
+}
+
 json encode_tensor(const Tensor& t, const fs::path& dir, const std::string& name) {
   // NumPy has no bfloat16: such tensors travel as float32, with their dtype named.
-  const Tensor saved = t.dtype() == DType::BFloat16 ? t.to(DType::Float32) : t;
+  // A permuted tensor travels as its contiguous base plus the permutation, so PyTorch sees the
+  // same strides (view semantics depend on them).
+  const std::vector<int64_t> order = permutation_to_contiguous(t);
+  const Tensor base = order.empty() ? t : t.permute(order);
+  const Tensor saved = base.dtype() == DType::BFloat16 ? base.to(DType::Float32) : base;
   save_npy(saved, (dir / name).string());
-  return {{"t", {{"file", name}, {"dtype", dtype_name(t.dtype())}}}};
+  json encoded = {{"file", name}, {"dtype", dtype_name(t.dtype())}};
+  if (!order.empty()) {
+    std::vector<int64_t> inverse(order.size());
+    for (size_t i = 0; i < order.size(); ++i) inverse[order[i]] = static_cast<int64_t>(i);
+    encoded["permute"] = inverse;
+  }
+  return {{"t", encoded}};
 }
 
 json encode(const Value& v, const fs::path& dir, const std::string& name) {
@@ -245,6 +267,18 @@ std::string case_name(const ::testing::TestParamInfo<size_t>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, OpTable, ::testing::Range<size_t>(0, op_table().size()), case_name);
+
+// Removes the oracle's scratch folder unless XPORT_KEEP_ORACLE_DIR is set (for debugging).
+class OracleCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (std::getenv("XPORT_KEEP_ORACLE_DIR") == nullptr) {
+      std::error_code ignored;
+      fs::remove_all(oracle().dir, ignored);
+    }
+  }
+};
+const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new OracleCleanup);
 
 TEST(OpTableCoverage, EveryRegisteredOpHasSamples) {
   std::set<std::string> covered;

@@ -29,7 +29,8 @@ def decode(arg, folder):
     (kind, value), = arg.items()
     if kind == "t":
         t = torch.from_numpy(np.load(os.path.join(folder, value["file"])))
-        return t.to(DTYPES[value["dtype"]])
+        t = t.to(DTYPES[value["dtype"]])
+        return t.permute(value["permute"]) if "permute" in value else t
     if kind == "tl":
         return [decode(a, folder) for a in value]
     if kind == "f":
@@ -46,6 +47,26 @@ def encode_output(t, folder, name):
     array = (t.float() if t.dtype == torch.bfloat16 else t).contiguous().numpy()
     np.save(os.path.join(folder, name), array)
     return {"file": name, "dtype": dtype, "shape": list(t.shape)}
+
+
+def squeeze_dims(self, dims):
+    for d in sorted((d % max(self.dim(), 1) for d in dims), reverse=True):
+        self = torch.squeeze(self, d)
+    return self
+
+
+# Ops PyTorch 1.13 lacks (they came in later releases), written with 1.13's ops.
+REFERENCES = {
+    "aten::squeeze.dims": squeeze_dims,
+}
+
+
+def resolve(op):
+    if op in REFERENCES:
+        return REFERENCES[op]
+    namespace, rest = op.split("::")
+    name, _, overload = rest.partition(".")
+    return getattr(getattr(getattr(torch.ops, namespace), name), overload or "default")
 
 
 def upcast_half(value):
@@ -74,11 +95,8 @@ def main():
         cases = json.load(f)["cases"]
     results = {}
     for case in cases:
-        namespace, rest = case["op"].split("::")
-        name, _, overload = rest.partition(".")
-        packet = getattr(getattr(torch.ops, namespace), name)
-        fn = getattr(packet, overload or "default")
         try:
+            fn = resolve(case["op"])
             args = [decode(a, folder) for a in case["args"]]
             kwargs = {k: decode(v, folder) for k, v in case["kwargs"].items()}
             out = call(fn, args, kwargs)

@@ -208,6 +208,7 @@ void register_factory_ops() {
           [](const OpArgs& args) {
             const int64_t steps = args.integer(2);
             const DType dtype = args.optional_dtype(3).value_or(kDefaultFloat);
+            if (steps == 1) return call_tensors(XPORT_OP("aten::full"), {std::vector<int64_t>{1}, args[0], dtype});
             const double start = args.scalar(0).to_double(), end = args.scalar(1).to_double();
             const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
             const DType compute = dtype == DType::Float64 ? DType::Float64 : DType::Float32;

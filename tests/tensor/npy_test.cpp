@@ -1,0 +1,67 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "xport/xport.h"
+
+namespace xport {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path temp_file(const std::string& name) {
+  return fs::temp_directory_path() / ("xport_npy_" + std::to_string(::getpid()) + "_" + name);
+}
+
+TEST(Npy, RoundTripsEveryNumpyDtype) {
+  for (DType dtype : {DType::Bool, DType::UInt8, DType::Int8, DType::Int16, DType::Int32, DType::Int64,
+                      DType::Float16, DType::Float32, DType::Float64}) {
+    const Tensor t = (randn({3, 5}, 1) * 10.0).to(dtype);
+    const fs::path path = temp_file(std::string(dtype_name(dtype)) + ".npy");
+    save_npy(t.t(), path.string());  // non-contiguous on purpose
+    const Tensor back = load_npy(path.string());
+    fs::remove(path);
+    EXPECT_EQ(back.dtype(), dtype);
+    EXPECT_EQ(back.int_sizes(), (std::vector<int64_t>{5, 3}));
+    EXPECT_TRUE(allclose(back, t.t(), 0, 0)) << dtype_name(dtype);
+  }
+}
+
+TEST(Npy, ReadsFilesWrittenByNumpyIncludingFortranOrderAndBigEndian) {
+  const fs::path f = temp_file("fortran.npy"), b = temp_file("big.npy");
+  const std::string cmd = "/usr/bin/python3 -c \"import numpy as np; "
+                          "np.save('" + f.string() + "', np.asfortranarray(np.arange(6.0).reshape(2, 3))); "
+                          "np.save('" + b.string() + "', np.arange(4, dtype='>i4'))\"";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << "numpy (python3-numpy) is needed for this test";
+  const Tensor fortran = load_npy(f.string());
+  EXPECT_EQ(fortran.int_sizes(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(fortran.to_vector<double>(), (std::vector<double>{0, 1, 2, 3, 4, 5}));
+  const Tensor big = load_npy(b.string());
+  EXPECT_EQ(big.dtype(), DType::Int32);
+  EXPECT_EQ(big.to_vector<int32_t>(), (std::vector<int32_t>{0, 1, 2, 3}));
+  fs::remove(f);
+  fs::remove(b);
+}
+
+TEST(Npy, MalformedFilesGiveClearErrors) {
+  const fs::path p = temp_file("bad.npy");
+  std::ofstream(p) << "not numpy";
+  try {
+    load_npy(p.string());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidInput);
+    EXPECT_NE(std::string(e.what()).find("bad magic"), std::string::npos);
+  }
+  // A truncated data section.
+  save_npy(zeros({100}), p.string());
+  fs::resize_file(p, fs::file_size(p) - 10);
+  EXPECT_THROW(load_npy(p.string()), Error);
+  fs::remove(p);
+  EXPECT_THROW(save_npy(zeros({2}, DType::BFloat16), p.string()), Error);
+}
+
+}  // namespace
+}  // namespace xport
