@@ -40,7 +40,7 @@ test-asan: build-asan
 test: test-release test-asan
 
 bench: build
-	./$(BUILD)/bench/xport_ops_bench
+	/usr/bin/python3 bench/compare_ops.py $(BUILD)
 
 install: build
 	cmake --install $(BUILD)

@@ -7,7 +7,7 @@ packages=(
   # build
   build-essential cmake ninja-build pkg-config clang
   # library dependencies (oneDNN's CMake package asks for OpenCL even for CPU use)
-  libdnnl-dev ocl-icd-opencl-dev opencl-c-headers libhwy-dev libfmt-dev nlohmann-json3-dev libcli11-dev
+  libdnnl-dev ocl-icd-opencl-dev opencl-c-headers libhwy-dev nlohmann-json3-dev libcli11-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # the numerical oracle (test-only) and a tuned BLAS so PyTorch's GEMM is not the reference BLAS

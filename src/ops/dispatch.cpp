@@ -41,7 +41,14 @@ Value coerce(const OpDef& op, const Argument& param, size_t index, Value v) {
           return std::vector<SymInt>(t.fixed_size > 0 ? t.fixed_size : 1, v.to_sym_int());
         }
         if (!v.is_int_list()) bad_argument(op, param, index, v);
-        XPORT_CHECK(t.fixed_size == 0 || v.to_sym_int_list().size() == 1 ||
+        // `int[1]` means "a list, or one int": any length is fine (ATen's convention).
+        // An empty list is allowed where the schema's own default is empty (`int[2] stride=[]`:
+        // the op derives the value).
+        if (v.to_sym_int_list().empty() && param.default_value &&
+            param.default_value->is_int_list() && param.default_value->to_sym_int_list().empty()) {
+          return v;
+        }
+        XPORT_CHECK(t.fixed_size <= 1 || v.to_sym_int_list().size() == 1 ||
                         static_cast<int64_t>(v.to_sym_int_list().size()) == t.fixed_size,
                     InvalidInput, op.qualified_name, ": argument '", param.name, "' needs ",
                     t.fixed_size, " values, got ", v.to_sym_int_list().size());

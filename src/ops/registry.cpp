@@ -20,10 +20,19 @@ Registry& registry_storage() {
   return r;
 }
 
+// True on the thread running register_all_ops, so a registration that looks up an op
+// registered before it (a decomposition target) does not wait on the call_once it is inside.
+thread_local bool t_registering = false;
+
 // Registration of the built-in ops is explicit and happens once, on first lookup.
 Registry& registry() {
+  if (t_registering) return registry_storage();
   static std::once_flag once;
-  std::call_once(once, [] { ops::register_all_ops(); });
+  std::call_once(once, [] {
+    t_registering = true;
+    ops::register_all_ops();
+    t_registering = false;
+  });
   return registry_storage();
 }
 
@@ -41,7 +50,8 @@ const std::string& OpArgs::name() const { return op_->qualified_name; }
 const OpDef& register_op(OpDef def) {
   def.parsed = parse_schema(def.schema);
   def.qualified_name = def.parsed.qualified_name();
-  Registry& r = registry_storage();
+  // Built-in ops come first, so a custom op can never take a built-in's name.
+  Registry& r = registry();
   std::unique_lock lock(r.mutex);
   auto [it, inserted] = r.ops.try_emplace(def.qualified_name, nullptr);
   XPORT_CHECK(inserted, InvalidSpec, "op ", def.qualified_name, " is already registered");

@@ -55,9 +55,43 @@ def squeeze_dims(self, dims):
     return self
 
 
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None):
+    """PyTorch 2.x's math path: softmax(q @ k^T * scale + mask) @ v, with its input checks."""
+    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
+        raise RuntimeError("Expected query, key, and value to all be at least 2 dimensional")
+    if not (query.dtype == key.dtype == value.dtype):
+        raise RuntimeError("Expected query, key, and value to have the same dtype")
+    if dropout_p != 0.0:
+        raise RuntimeError("the reference implements dropout_p=0 only")
+    L, S = query.size(-2), key.size(-2)
+    scale = 1.0 / math.sqrt(query.size(-1)) if scale is None else scale
+    attn = torch.matmul(query, key.transpose(-2, -1)) * scale
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("Explicit attn_mask should not be set when is_causal=True")
+        attn_mask = torch.ones(L, S, dtype=torch.bool).tril()
+    if attn_mask is not None:
+        if attn_mask.dtype == torch.bool:
+            attn = torch.where(attn_mask, attn, torch.tensor(float("-inf"), dtype=attn.dtype))
+        elif attn_mask.dtype == query.dtype:
+            attn = attn + attn_mask
+        else:
+            raise RuntimeError("Expected attn_mask dtype to be bool or to match query dtype")
+    return torch.matmul(torch.softmax(attn, dim=-1), value)
+
+
+def native_batch_norm_legit_no_training(input, weight, bias, running_mean, running_var,
+                                        momentum, eps):
+    return torch.ops.aten.native_batch_norm(input, weight, bias, running_mean, running_var,
+                                            False, momentum, eps)
+
+
 # Ops PyTorch 1.13 lacks (they came in later releases), written with 1.13's ops.
 REFERENCES = {
     "aten::squeeze.dims": squeeze_dims,
+    "aten::scaled_dot_product_attention": scaled_dot_product_attention,
+    "aten::_native_batch_norm_legit_no_training": native_batch_norm_legit_no_training,
 }
 
 

@@ -1,17 +1,13 @@
 // The xport command-line tool.
-#include <cstdio>
+#include <CLI/CLI.hpp>
+
 #include <iostream>
 #include <string>
 
+#include "tools/xport/demo.h"
 #include "xport/xport.h"
 
 namespace {
-
-int usage() {
-  std::cerr << "usage: xport ops     list every registered op: its schema, then 'core' if in the core set\n"
-               "       xport demo    run a small model eagerly and print the result\n";
-  return 2;
-}
 
 int list_ops() {
   for (const xport::OpDef* op : xport::all_ops()) {
@@ -20,30 +16,23 @@ int list_ops() {
   return 0;
 }
 
-int demo() {
-  using namespace xport;
-  // A two-layer MLP with fixed random weights, run eagerly.
-  const Tensor x = randn({4, 8}, 1);
-  const Tensor w1 = randn({8, 16}, 2) * 0.3;
-  const Tensor w2 = randn({16, 3}, 3) * 0.3;
-  (void)w1;
-  (void)w2;
-  const Tensor h = gelu(x);
-  std::cout << "input x:\n" << x << "\n\ngelu(x):\n" << h << "\n";
-  return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) return usage();
-  const std::string command = argv[1];
+  CLI::App app{"xport: sound full-graph capture for C++ tensor programs"};
+  app.require_subcommand(1);
+  int result = 0;
+  app.add_subcommand("ops", "list every registered op: its schema, then 'core' if in the core set")
+      ->callback([&] { result = list_ops(); });
+  app.add_subcommand("demo", "run the bundled model eagerly and print what it computes")
+      ->callback([&] { result = xport::tools::run_demo(std::cout); });
   try {
-    if (command == "ops") return list_ops();
-    if (command == "demo") return demo();
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
   } catch (const xport::Error& e) {
-    std::cerr << "xport " << command << ": " << e.what() << "\n";
+    std::cerr << "xport: " << e.what() << "\n";
     return 1;
   }
-  return usage();
+  return result;
 }

@@ -236,6 +236,77 @@ void LayerNormRowsImpl(const float* x, const float* w, const float* b, float* y,
   }
 }
 
+// max (kMax) or min of n floats; NaN when any value is NaN, as PyTorch's amax/amin.
+template <bool kMax>
+HWY_INLINE float ExtremumNaN(const float* x, int64_t n) {
+  const D d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const float init = kMax ? -std::numeric_limits<float>::infinity()
+                          : std::numeric_limits<float>::infinity();
+  V a0 = hn::Set(d, init), a1 = a0;
+  auto nan = hn::FirstN(d, 0);
+  const auto pick = [](V a, V b) {
+    if constexpr (kMax) return hn::Max(a, b);
+    else return hn::Min(a, b);
+  };
+  int64_t i = 0;
+  for (; i + 2 * N <= n; i += 2 * N) {
+    const V v0 = hn::LoadU(d, x + i), v1 = hn::LoadU(d, x + i + N);
+    nan = hn::Or(nan, hn::Or(hn::IsNaN(v0), hn::IsNaN(v1)));
+    a0 = pick(a0, v0);
+    a1 = pick(a1, v1);
+  }
+  for (; i + N <= n; i += N) {
+    const V v = hn::LoadU(d, x + i);
+    nan = hn::Or(nan, hn::IsNaN(v));
+    a0 = pick(a0, v);
+  }
+  const V a = pick(a0, a1);
+  float r = hn::GetLane(kMax ? hn::MaxOfLanes(d, a) : hn::MinOfLanes(d, a));
+  bool has_nan = !hn::AllFalse(d, nan);
+  for (; i < n; ++i) {
+    has_nan = has_nan || x[i] != x[i];
+    r = kMax ? (x[i] > r ? x[i] : r) : (x[i] < r ? x[i] : r);
+  }
+  return has_nan ? std::numeric_limits<float>::quiet_NaN() : r;
+}
+float AmaxImpl(const float* x, int64_t n) { return ExtremumNaN<true>(x, n); }
+float AminImpl(const float* x, int64_t n) { return ExtremumNaN<false>(x, n); }
+
+// sum of n floats with each value added in double: the error does not grow with n.
+double SumF64Impl(const float* x, int64_t n) {
+  const hn::Half<D> dh;
+  const hn::Rebind<double, decltype(dh)> dd;
+  const int64_t H = static_cast<int64_t>(hn::Lanes(dh));
+  auto a0 = hn::Zero(dd), a1 = a0, a2 = a0, a3 = a0;
+  int64_t i = 0;
+  for (; i + 4 * H <= n; i += 4 * H) {
+    a0 = hn::Add(a0, hn::PromoteTo(dd, hn::LoadU(dh, x + i)));
+    a1 = hn::Add(a1, hn::PromoteTo(dd, hn::LoadU(dh, x + i + H)));
+    a2 = hn::Add(a2, hn::PromoteTo(dd, hn::LoadU(dh, x + i + 2 * H)));
+    a3 = hn::Add(a3, hn::PromoteTo(dd, hn::LoadU(dh, x + i + 3 * H)));
+  }
+  double s = hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))));
+  for (; i < n; ++i) s += x[i];
+  return s;
+}
+
+// sum of exp(x - shift), for logsumexp.
+float SumExpImpl(const float* x, int64_t n, float shift) {
+  const D d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const V vs = hn::Set(d, shift);
+  V a0 = hn::Zero(d), a1 = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + 2 * N <= n; i += 2 * N) {
+    a0 = hn::Add(a0, ExpSafe(d, hn::Sub(hn::LoadU(d, x + i), vs)));
+    a1 = hn::Add(a1, ExpSafe(d, hn::Sub(hn::LoadU(d, x + i + N), vs)));
+  }
+  float s = hn::GetLane(hn::SumOfLanes(d, hn::Add(a0, a1)));
+  for (; i < n; ++i) s += std::exp(x[i] - shift);
+  return s;
+}
+
 }  // namespace xport::kernels::cpu::vec::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -258,6 +329,10 @@ HWY_EXPORT(SumImpl);
 HWY_EXPORT(MaxImpl);
 HWY_EXPORT(SoftmaxRowsImpl);
 HWY_EXPORT(LayerNormRowsImpl);
+HWY_EXPORT(AmaxImpl);
+HWY_EXPORT(AminImpl);
+HWY_EXPORT(SumExpImpl);
+HWY_EXPORT(SumF64Impl);
 
 void exp(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ExpImpl)(x, y, n); }
 void log(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(LogImpl)(x, y, n); }
@@ -288,6 +363,13 @@ void layer_norm_rows(const float* x, const float* w, const float* b, float* y, f
                      float* rstd, int64_t rows, int64_t cols, float eps) {
   HWY_DYNAMIC_DISPATCH(LayerNormRowsImpl)(x, w, b, y, mean, rstd, rows, cols, eps);
 }
+
+float amax(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(AmaxImpl)(x, n); }
+float amin(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(AminImpl)(x, n); }
+float sum_exp(const float* x, int64_t n, float shift) {
+  return HWY_DYNAMIC_DISPATCH(SumExpImpl)(x, n, shift);
+}
+double sum_f64(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF64Impl)(x, n); }
 
 }  // namespace xport::kernels::cpu::vec
 #endif  // HWY_ONCE

@@ -28,4 +28,12 @@ void softmax_rows(const float* x, float* y, int64_t rows, int64_t cols, bool log
 void layer_norm_rows(const float* x, const float* w, const float* b, float* y, float* mean,
                      float* rstd, int64_t rows, int64_t cols, float eps);
 
+/// max / min of n floats, NaN when any is NaN (n == 0 gives -inf / +inf).
+float amax(const float* x, int64_t n);
+float amin(const float* x, int64_t n);
+/// sum of exp(x[i] - shift) (logsumexp).
+float sum_exp(const float* x, int64_t n, float shift);
+/// sum of n floats accumulated in double (accurate for long arrays).
+double sum_f64(const float* x, int64_t n);
+
 }  // namespace xport::kernels::cpu::vec

@@ -1,8 +1,13 @@
-#include "ops/op_util.h"
+#include "ops/nn/nn_ops.h"
 #include "ops/register_all.h"
 
 namespace xport::ops {
 
-void register_nn_ops() {}
+void register_nn_ops() {
+  register_pool_ops();
+  register_norm_ops();
+  register_embedding_ops();
+  register_attention_ops();
+}
 
-}  // namespace xport::ops
+} // namespace xport::ops

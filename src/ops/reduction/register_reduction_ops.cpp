@@ -1,8 +1,338 @@
-#include "ops/op_util.h"
+// Reductions: sum, mean, prod, var/std, any/all, cumsum and logsumexp (amax/max/argmax live in
+// minmax_ops.cpp, softmax in softmax_ops.cpp).
+#include <algorithm>
+#include <limits>
+
+#include "kernels/cpu/reduce.h"
+#include "ops/reduction/reduction_ops.h"
 #include "ops/register_all.h"
+#include "xport/functions.h"
 
 namespace xport::ops {
 
-void register_reduction_ops() {}
+std::vector<int64_t> reduction_dims(const OpArgs& args, size_t index) {
+  const std::vector<int64_t> dims = args.optional_ints(index).value_or(std::vector<int64_t>{});
+  return wrap_dims(args, dims, args.tensor(0).dim());
+}
+
+std::vector<int64_t> single_dim(const OpArgs& args, int64_t dim) {
+  const int64_t ndim = args.tensor(0).dim();
+  const int64_t d = wrap_dim(args, dim, ndim);
+  if (ndim == 0) return {};
+  return {d};
+}
+
+std::vector<SymInt> reduced_sizes(const Tensor& self, const std::vector<int64_t>& dims,
+                                  bool keepdim) {
+  std::vector<SymInt> sizes;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!std::binary_search(dims.begin(), dims.end(), d))
+      sizes.push_back(self.sizes()[d]);
+    else if (keepdim)
+      sizes.push_back(1);
+  }
+  return sizes;
+}
+
+void check_nonempty_dims(const OpArgs& args, const Tensor& self, const std::vector<int64_t>& dims) {
+  for (int64_t d : dims) {
+    XPORT_CHECK(!static_cast<bool>(self.sizes()[d] == 0), InvalidInput, args.name(),
+                ": Expected reduction dim ", d, " to have non-zero size (self has shape ",
+                shape_str(self.sizes()), "); this reduction has no value for an empty set");
+  }
+}
+
+namespace {
+
+namespace cpu = kernels::cpu;
+using ops::call1;
+
+// sum/prod result dtype: `dtype` when given, else int64 for integers and bool, else self's.
+DType sum_dtype(const Tensor& self, std::optional<DType> dtype) {
+  if (dtype) return *dtype;
+  return is_integral(self.dtype(), /*include_bool=*/true) ? DType::Int64 : self.dtype();
+}
+
+// mean has no integer result: the input (or `dtype`) must be floating.
+DType mean_dtype(const OpArgs& args, std::optional<DType> dtype) {
+  const Tensor& self = args.tensor(0);
+  if (dtype) {
+    XPORT_CHECK(is_floating(*dtype), InvalidInput, args.name(),
+                ": could not infer output dtype. Optional dtype must be a floating point dtype, "
+                "got ",
+                dtype_name(*dtype));
+    return *dtype;
+  }
+  XPORT_CHECK(is_floating(self.dtype()), InvalidInput, args.name(),
+              ": could not infer output dtype. Input dtype must be a floating point dtype, got ",
+              dtype_name(self.dtype()), "; pass dtype=float32 or convert the input first");
+  return self.dtype();
+}
+
+void check_var_dtype(const OpArgs& args) {
+  XPORT_CHECK(is_floating(args.tensor(0).dtype()), InvalidInput, args.name(),
+              ": std and var only support floating point dtypes, got ",
+              dtype_name(args.tensor(0).dtype()), "; convert the input to float first");
+}
+
+// any/all give uint8 for uint8 input (as ATen does), else bool.
+DType any_dtype(const Tensor& self) {
+  return self.dtype() == DType::UInt8 ? DType::UInt8 : DType::Bool;
+}
+
+std::vector<TensorMeta> one(std::vector<SymInt> sizes, DType dtype) {
+  return {contiguous_meta(std::move(sizes), dtype)};
+}
+
+// all = not any(not self), cast back to uint8 for uint8 input.
+Tensor all_from_any(const Tensor& self, const Tensor& any_of_not) {
+  const Tensor r = logical_not(any_of_not);
+  return self.dtype() == DType::UInt8 ? r.to(DType::UInt8) : r;
+}
+
+void register_sum_mean_prod() {
+  register_op({
+      .schema = "aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, "
+                "ScalarType? dtype=None) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            return one(reduced_sizes(self, reduction_dims(args, 1), args.boolean(2)),
+                       sum_dtype(self, args.optional_dtype(3)));
+          },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::sum_out(args.tensor(0), reduction_dims(args, 1), outs[0]);
+          },
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            return one({}, sum_dtype(args.tensor(0), args.optional_dtype(1)));
+          },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::sum_out(args.tensor(0), wrap_dims(args, {}, args.tensor(0).dim()), outs[0]);
+          },
+      .decomp =
+          [](const OpArgs& args) {
+            return std::vector<Tensor>{call1(XPORT_OP("aten::sum.dim_IntList"),
+                                             {args.tensor(0), Value(), false, args[1]})};
+          },
+  });
+  register_op({
+      .schema = "aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, "
+                "ScalarType? dtype=None) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const DType dtype = mean_dtype(args, args.optional_dtype(3));
+            return one(reduced_sizes(args.tensor(0), reduction_dims(args, 1), args.boolean(2)),
+                       dtype);
+          },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::mean_out(args.tensor(0), reduction_dims(args, 1), outs[0]);
+          },
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+      .meta = [](const OpArgs& args) { return one({}, mean_dtype(args, args.optional_dtype(1))); },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::mean_out(args.tensor(0), wrap_dims(args, {}, args.tensor(0).dim()), outs[0]);
+          },
+      .decomp =
+          [](const OpArgs& args) {
+            return std::vector<Tensor>{
+                call1(XPORT_OP("aten::mean.dim"), {args.tensor(0), Value(), false, args[1]})};
+          },
+  });
+  register_op({
+      .schema = "aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            return one({}, sum_dtype(args.tensor(0), args.optional_dtype(1)));
+          },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::prod_out(args.tensor(0), wrap_dims(args, {}, args.tensor(0).dim()), outs[0]);
+          },
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, "
+                "ScalarType? dtype=None) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            return one(reduced_sizes(self, single_dim(args, args.integer(1)), args.boolean(2)),
+                       sum_dtype(self, args.optional_dtype(3)));
+          },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::prod_out(args.tensor(0), single_dim(args, args.integer(1)), outs[0]);
+          },
+      .core = true,
+  });
+}
+
+void register_var_std() {
+  const auto meta = [](const OpArgs& args) {
+    check_var_dtype(args);
+    const Tensor& self = args.tensor(0);
+    return one(reduced_sizes(self, reduction_dims(args, 1), args.boolean(3)), self.dtype());
+  };
+  // correction None means 1 (Bessel's correction).
+  register_op({
+      .schema = "aten::var.correction(Tensor self, int[1]? dim, *, int? correction, "
+                "bool keepdim=False) -> Tensor",
+      .meta = meta,
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::var_out(args.tensor(0), reduction_dims(args, 1),
+                         static_cast<double>(args.optional_int(2).value_or(1)), false, outs[0]);
+          },
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::std.correction(Tensor self, int[1]? dim, *, int? correction, "
+                "bool keepdim=False) -> Tensor",
+      .meta = meta,
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::var_out(args.tensor(0), reduction_dims(args, 1),
+                         static_cast<double>(args.optional_int(2).value_or(1)), true, outs[0]);
+          },
+      .decomp =
+          [](const OpArgs& args) {
+            const Tensor var = call1(XPORT_OP("aten::var.correction"),
+                                     {args.tensor(0), args[1], args[2], args[3]});
+            return std::vector<Tensor>{sqrt(var)};
+          },
+  });
+}
+
+void register_any_all() {
+  register_op({
+      .schema = "aten::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            return one(reduced_sizes(self, single_dim(args, args.integer(1)), args.boolean(2)),
+                       any_dtype(self));
+          },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::any_out(args.tensor(0), single_dim(args, args.integer(1)), outs[0]);
+          },
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::any(Tensor self) -> Tensor",
+      .meta = [](const OpArgs& args) { return one({}, any_dtype(args.tensor(0))); },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::any_out(args.tensor(0), wrap_dims(args, {}, args.tensor(0).dim()), outs[0]);
+          },
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            return one(reduced_sizes(self, single_dim(args, args.integer(1)), args.boolean(2)),
+                       any_dtype(self));
+          },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::all_out(args.tensor(0), single_dim(args, args.integer(1)), outs[0]);
+          },
+      .decomp =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            const Tensor any =
+                call1(XPORT_OP("aten::any.dim"), {logical_not(self), args[1], args[2]});
+            return std::vector<Tensor>{all_from_any(self, any)};
+          },
+  });
+  register_op({
+      .schema = "aten::all(Tensor self) -> Tensor",
+      .meta = [](const OpArgs& args) { return one({}, any_dtype(args.tensor(0))); },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::all_out(args.tensor(0), wrap_dims(args, {}, args.tensor(0).dim()), outs[0]);
+          },
+      .decomp =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            const Tensor any = call1(XPORT_OP("aten::any"), {logical_not(self)});
+            return std::vector<Tensor>{all_from_any(self, any)};
+          },
+  });
+}
+
+void register_cumsum_logsumexp() {
+  register_op({
+      .schema = "aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            wrap_dim(args, args.integer(1), self.dim());
+            return one(self.sizes(), sum_dtype(self, args.optional_dtype(2)));
+          },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            const Tensor& self = args.tensor(0);
+            cpu::cumsum_out(self, wrap_dim(args, args.integer(1), self.dim()), outs[0]);
+          },
+      .core = true,
+  });
+  // log(sum(exp(x - m))) + m with m the max, taken as 0 where it is infinite (so all -inf gives
+  // -inf and any +inf gives +inf, as ATen does). Integers compute in float32.
+  register_op({
+      .schema = "aten::logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            return one(reduced_sizes(self, reduction_dims(args, 1), args.boolean(2)),
+                       is_floating(self.dtype()) ? self.dtype() : kDefaultFloat);
+          },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::logsumexp_out(args.tensor(0), reduction_dims(args, 1), outs[0]);
+          },
+      .decomp =
+          [](const OpArgs& args) {
+            Tensor x = args.tensor(0);
+            if (!is_floating(x.dtype())) x = x.to(kDefaultFloat);
+            const std::vector<int64_t> dims = reduction_dims(args, 1);
+            const bool keepdim = args.boolean(2);
+            if (static_cast<bool>(x.numel() == 0)) {
+              return std::vector<Tensor>{log(sum(exp(x), dims, keepdim))};
+            }
+            const Tensor m = amax(x, dims, /*keepdim=*/true);
+            const Tensor shift =
+                masked_fill(m, abs(m).eq(std::numeric_limits<double>::infinity()), 0.0);
+            Tensor r = log(sum(exp(x - shift), dims, /*keepdim=*/true)) + shift;
+            if (!keepdim) r = r.reshape(reduced_sizes(x, dims, false));
+            return std::vector<Tensor>{r};
+          },
+  });
+}
+
+}  // namespace
+
+void register_reduction_ops() {
+  register_sum_mean_prod();
+  register_var_std();
+  register_any_all();
+  register_cumsum_logsumexp();
+  register_minmax_ops();
+  register_softmax_ops();
+}
 
 }  // namespace xport::ops

@@ -1,0 +1,62 @@
+// _softmax / _log_softmax (core) and softmax.int / log_softmax.int, which convert to `dtype`
+// first and call them.
+#include "kernels/cpu/softmax.h"
+#include "ops/reduction/reduction_ops.h"
+
+namespace xport::ops {
+namespace {
+
+namespace cpu = kernels::cpu;
+
+void register_core(const char* schema, bool log) {
+  register_op({
+      .schema = schema,
+      .meta =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            XPORT_CHECK(is_floating(self.dtype()), InvalidInput, args.name(),
+                        ": needs a floating point tensor, got ", dtype_name(self.dtype()),
+                        "; call softmax with dtype=float32 or convert the input first");
+            wrap_dim(args, args.integer(1), self.dim());
+            const bool half_to_float = args.boolean(2);
+            XPORT_CHECK(!half_to_float || self.dtype() == DType::Float16, InvalidInput, args.name(),
+                        ": half_to_float needs a float16 input, got ", dtype_name(self.dtype()),
+                        "; pass half_to_float=False");
+            return std::vector<TensorMeta>{
+                contiguous_meta(self.sizes(), half_to_float ? DType::Float32 : self.dtype())};
+          },
+      .cpu =
+          [log](const OpArgs& args, std::vector<Tensor>& outs) {
+            const Tensor& self = args.tensor(0);
+            cpu::softmax_out(self, wrap_dim(args, args.integer(1), self.dim()), log, outs[0]);
+          },
+      .core = true,
+  });
+}
+
+void register_composite(const char* schema, const char* core_name) {
+  const OpDef* target = &find_op(core_name);  // registered just before
+  register_op({
+      .schema = schema,
+      .decomp =
+          [target](const OpArgs& args) {
+            Tensor x = args.tensor(0);
+            if (const std::optional<DType> dtype = args.optional_dtype(2)) x = x.to(*dtype);
+            return std::vector<Tensor>{call1(*target, {x, args[1], false})};
+          },
+  });
+}
+
+}  // namespace
+
+void register_softmax_ops() {
+  register_core("aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", false);
+  register_core("aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", true);
+  register_composite("aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+                     "aten::_softmax");
+  register_composite(
+      "aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+      "aten::_log_softmax");
+}
+
+}  // namespace xport::ops

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the build tree into a scratch prefix and builds a consumer project against it with
+# find_package(xport CONFIG REQUIRED), as a user would.
+set -euo pipefail
+build_dir=$1
+source_dir=$(cd "$(dirname "$0")" && pwd)
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+cmake --install "$build_dir" --prefix "$scratch/prefix" >/dev/null
+cmake -S "$source_dir/consumer" -B "$scratch/build" -G Ninja -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
+cmake --build "$scratch/build" >/dev/null
+"$scratch/build/consumer"
+"$scratch/build/runtime_consumer"
+test -x "$scratch/prefix/bin/xport"
+echo "install check passed"
