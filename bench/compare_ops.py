@@ -35,6 +35,11 @@ def gemm_case(m, n, k):
     return (lambda: torch.mm(a, b)), {"GFLOP/s": 2.0 * m * n * k}
 
 
+def bmm_case(heads, seq, d):
+    q, k = torch.randn(heads, seq, d), torch.randn(heads, seq, d)
+    return (lambda: torch.bmm(q, k.transpose(1, 2))), {"GFLOP/s": 2.0 * heads * seq * seq * d}
+
+
 def torch_cases():
     """xport benchmark name -> (PyTorch callable, work per call)."""
     a, b = torch.randn(N16M), torch.randn(N16M)
@@ -47,6 +52,8 @@ def torch_cases():
         "BM_LayerNorm": (lambda: F.layer_norm(x3, (768,), ln_w, ln_b), {"GB/s": 2 * x3.numel() * 4}),
         "BM_Gemm/1024": gemm_case(1024, 1024, 1024),
         "BM_Gemm/4096": gemm_case(4096, 4096, 4096),
+        "BM_Bmm/128": bmm_case(12, 128, 64),
+        "BM_Bmm/512": bmm_case(12, 512, 64),
     }
     for name, shape in CONV_SHAPES.items():
         cases["BM_Conv2d/" + name] = conv_case(*shape)
@@ -106,10 +113,11 @@ def main():
     for name in listed:
         if not re.search(args.filter, name):
             continue
-        if name not in cases:
+        key = name.replace("/real_time", "")  # Google Benchmark's suffix for UseRealTime()
+        if key not in cases:
             print("%-28s (no PyTorch counterpart)" % name)
             continue
-        fn, work = cases[name]
+        fn, work = cases[key]
         ours = time_xport(binary, name, args.threads)
         theirs = time_torch(fn)
         (unit, amount), = work.items()
@@ -117,7 +125,7 @@ def main():
         ratio = ours / theirs
         worst = max(worst, ratio)
         print("%-28s %12.3f %12.3f %8.2f %9.1f %-4s %9.1f %-4s" % (
-            name, ours * 1e3, theirs * 1e3, ratio, amount * scale / ours, unit,
+            key, ours * 1e3, theirs * 1e3, ratio, amount * scale / ours, unit,
             amount * scale / theirs, unit))
         sys.stdout.flush()
     print("worst ratio (xport / PyTorch): %.2f" % worst)

@@ -1,6 +1,6 @@
 // Microbenchmarks of the linalg family: float32 GEMM, attention-sized bmm and ResNet-50
-// convolutions (batch 1), through the public API (dispatch included). bench/compare_ops.py and
-// bench/torch_linalg_bench.py run the same cases on PyTorch.
+// convolutions (batch 1), through the public API (dispatch included). bench/compare_ops.py runs
+// the same cases on PyTorch.
 #include <benchmark/benchmark.h>
 
 #include <string>

@@ -59,7 +59,8 @@ int64_t element_size(DType dtype);
 const char* dtype_name(DType dtype);
 /// Short form used in printed graphs: f32, i64, b8, ...
 const char* dtype_short_name(DType dtype);
-/// Parses "float32" or "f32" (and PyTorch aliases "float", "long", "half", ...); throws InvalidInput.
+/// Parses "float32" or "f32" (and PyTorch aliases "float", "long", "half", ...); throws
+/// InvalidInput.
 DType parse_dtype(const std::string& name);
 
 inline bool is_floating(DType t) {
@@ -79,16 +80,46 @@ inline constexpr DType kDefaultFloat = DType::Float32;
 /// Maps a C++ element type to its DType.
 template <class T>
 struct dtype_of;
-template <> struct dtype_of<bool> { static constexpr DType value = DType::Bool; };
-template <> struct dtype_of<uint8_t> { static constexpr DType value = DType::UInt8; };
-template <> struct dtype_of<int8_t> { static constexpr DType value = DType::Int8; };
-template <> struct dtype_of<int16_t> { static constexpr DType value = DType::Int16; };
-template <> struct dtype_of<int32_t> { static constexpr DType value = DType::Int32; };
-template <> struct dtype_of<int64_t> { static constexpr DType value = DType::Int64; };
-template <> struct dtype_of<Half> { static constexpr DType value = DType::Float16; };
-template <> struct dtype_of<BFloat16> { static constexpr DType value = DType::BFloat16; };
-template <> struct dtype_of<float> { static constexpr DType value = DType::Float32; };
-template <> struct dtype_of<double> { static constexpr DType value = DType::Float64; };
+template <>
+struct dtype_of<bool> {
+  static constexpr DType value = DType::Bool;
+};
+template <>
+struct dtype_of<uint8_t> {
+  static constexpr DType value = DType::UInt8;
+};
+template <>
+struct dtype_of<int8_t> {
+  static constexpr DType value = DType::Int8;
+};
+template <>
+struct dtype_of<int16_t> {
+  static constexpr DType value = DType::Int16;
+};
+template <>
+struct dtype_of<int32_t> {
+  static constexpr DType value = DType::Int32;
+};
+template <>
+struct dtype_of<int64_t> {
+  static constexpr DType value = DType::Int64;
+};
+template <>
+struct dtype_of<Half> {
+  static constexpr DType value = DType::Float16;
+};
+template <>
+struct dtype_of<BFloat16> {
+  static constexpr DType value = DType::BFloat16;
+};
+template <>
+struct dtype_of<float> {
+  static constexpr DType value = DType::Float32;
+};
+template <>
+struct dtype_of<double> {
+  static constexpr DType value = DType::Float64;
+};
 template <class T>
 inline constexpr DType dtype_v = dtype_of<T>::value;
 
@@ -96,16 +127,26 @@ inline constexpr DType dtype_v = dtype_of<T>::value;
 template <class Fn>
 decltype(auto) visit_dtype(DType dtype, Fn&& fn) {
   switch (dtype) {
-    case DType::Bool: return fn(bool{});
-    case DType::UInt8: return fn(uint8_t{});
-    case DType::Int8: return fn(int8_t{});
-    case DType::Int16: return fn(int16_t{});
-    case DType::Int32: return fn(int32_t{});
-    case DType::Int64: return fn(int64_t{});
-    case DType::Float16: return fn(Half{});
-    case DType::BFloat16: return fn(BFloat16{});
-    case DType::Float32: return fn(float{});
-    case DType::Float64: return fn(double{});
+    case DType::Bool:
+      return fn(bool{});
+    case DType::UInt8:
+      return fn(uint8_t{});
+    case DType::Int8:
+      return fn(int8_t{});
+    case DType::Int16:
+      return fn(int16_t{});
+    case DType::Int32:
+      return fn(int32_t{});
+    case DType::Int64:
+      return fn(int64_t{});
+    case DType::Float16:
+      return fn(Half{});
+    case DType::BFloat16:
+      return fn(BFloat16{});
+    case DType::Float32:
+      return fn(float{});
+    case DType::Float64:
+      return fn(double{});
   }
   return fn(float{});
 }

@@ -48,12 +48,12 @@ std::string concat(const Args&... args) {
 }  // namespace xport
 
 /// Throws xport::Error(kind, message) when `cond` is false. The message is built only on failure.
-#define XPORT_CHECK(cond, kind, ...)                                                        \
-  do {                                                                                      \
-    if (!(cond)) [[unlikely]] {                                                             \
-      ::xport::detail::throw_error(::xport::ErrorKind::kind,                                \
-                                   ::xport::detail::concat(__VA_ARGS__), __FILE__, __LINE__); \
-    }                                                                                       \
+#define XPORT_CHECK(cond, kind, ...)                                                               \
+  do {                                                                                             \
+    if (!(cond)) [[unlikely]] {                                                                    \
+      ::xport::detail::throw_error(::xport::ErrorKind::kind, ::xport::detail::concat(__VA_ARGS__), \
+                                   __FILE__, __LINE__);                                            \
+    }                                                                                              \
   } while (0)
 
 /// Throws xport::Error(kind, message) unconditionally.

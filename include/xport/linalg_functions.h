@@ -28,7 +28,7 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Te
 /// 2-D convolution of a 4-D [N, C, H, W] or unbatched 3-D [C, H, W] input with weight
 /// [O, C / groups, kH, kW]; bias [O] may be undefined.
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
-              SymIntList stride = {1, 1}, SymIntList padding = {0, 0},
-              SymIntList dilation = {1, 1}, int64_t groups = 1);
+              SymIntList stride = {1, 1}, SymIntList padding = {0, 0}, SymIntList dilation = {1, 1},
+              int64_t groups = 1);
 
 }  // namespace xport

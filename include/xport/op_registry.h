@@ -90,12 +90,12 @@ using AllocKernelFn = std::function<std::vector<Tensor>(const OpArgs&)>;
 using DecompFn = std::function<std::vector<Tensor>(const OpArgs&)>;
 
 struct OpDef {
-  std::string schema;           ///< ATen schema text
-  MetaFn meta = {};             ///< shape/dtype inference; absent for composite ops
-  KernelFn cpu = {};            ///< out-variant CPU kernel; absent for views and composites
-  AllocKernelFn cpu_alloc = {}; ///< CPU kernel that allocates (data-dependent output sizes)
-  DecompFn decomp = {};         ///< decomposition into other ops
-  bool core = false;       ///< in the core op set a backend must implement
+  std::string schema;            ///< ATen schema text
+  MetaFn meta = {};              ///< shape/dtype inference; absent for composite ops
+  KernelFn cpu = {};             ///< out-variant CPU kernel; absent for views and composites
+  AllocKernelFn cpu_alloc = {};  ///< CPU kernel that allocates (data-dependent output sizes)
+  DecompFn decomp = {};          ///< decomposition into other ops
+  bool core = false;             ///< in the core op set a backend must implement
   std::vector<std::string> tags = {};
 
   // Filled in by register_op.

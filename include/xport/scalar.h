@@ -15,11 +15,11 @@ class Scalar {
  public:
   enum class Kind : uint8_t { Bool, Int, Float };
   Scalar() : Scalar(int64_t{0}) {}
-  Scalar(bool v) : kind_(Kind::Bool), i_(v) {}                 // NOLINT
-  Scalar(int v) : kind_(Kind::Int), i_(v) {}                   // NOLINT
-  Scalar(int64_t v) : kind_(Kind::Int), i_(v) {}               // NOLINT
-  Scalar(double v) : kind_(Kind::Float), d_(v) {}              // NOLINT
-  Scalar(float v) : kind_(Kind::Float), d_(v) {}               // NOLINT
+  Scalar(bool v) : kind_(Kind::Bool), i_(v) {}     // NOLINT
+  Scalar(int v) : kind_(Kind::Int), i_(v) {}       // NOLINT
+  Scalar(int64_t v) : kind_(Kind::Int), i_(v) {}   // NOLINT
+  Scalar(double v) : kind_(Kind::Float), d_(v) {}  // NOLINT
+  Scalar(float v) : kind_(Kind::Float), d_(v) {}   // NOLINT
 
   Kind kind() const { return kind_; }
   bool is_bool() const { return kind_ == Kind::Bool; }
@@ -35,9 +35,12 @@ class Scalar {
   /// Converts to element type T (the C++ cast, like ATen's Scalar::to<T>).
   template <class T>
   T to() const {
-    if constexpr (std::is_same_v<T, bool>) return to_bool();
-    else if constexpr (std::is_integral_v<T>) return static_cast<T>(to_int());
-    else return static_cast<T>(static_cast<float>(to_double()));
+    if constexpr (std::is_same_v<T, bool>)
+      return to_bool();
+    else if constexpr (std::is_integral_v<T>)
+      return static_cast<T>(to_int());
+    else
+      return static_cast<T>(static_cast<float>(to_double()));
   }
   std::string str() const;
 

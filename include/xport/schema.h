@@ -12,15 +12,25 @@ namespace xport {
 
 /// The base of an argument type; `optional`, `list` and a fixed list size refine it.
 enum class BaseType {
-  Tensor, Int, SymInt, Float, Bool, Scalar, ScalarType, Str, Layout, Device, MemoryFormat,
+  Tensor,
+  Int,
+  SymInt,
+  Float,
+  Bool,
+  Scalar,
+  ScalarType,
+  Str,
+  Layout,
+  Device,
+  MemoryFormat,
   Generator,
 };
 
 struct ArgType {
   BaseType base = BaseType::Tensor;
-  bool optional = false;       // `T?`
-  bool list = false;           // `T[]` or `T[N]`
-  int64_t fixed_size = 0;      // N of `int[N]`; 0 when not fixed
+  bool optional = false;          // `T?`
+  bool list = false;              // `T[]` or `T[N]`
+  int64_t fixed_size = 0;         // N of `int[N]`; 0 when not fixed
   bool element_optional = false;  // `Tensor?[]`
   std::string str() const;
 };

@@ -19,10 +19,22 @@ using SymNodePtr = std::shared_ptr<const SymNode>;
 
 /// Operations a shape environment implements on its expressions.
 enum class SymOp {
-  Add, Sub, Mul, FloorDiv, Mod, Min, Max,  // int -> int
-  Eq, Ne, Lt, Le, Gt, Ge,                  // int -> bool
-  And, Or,                                 // bool -> bool
-  TrueDiv,                                 // -> float
+  Add,
+  Sub,
+  Mul,
+  FloorDiv,
+  Mod,
+  Min,
+  Max,  // int -> int
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,  // int -> bool
+  And,
+  Or,       // bool -> bool
+  TrueDiv,  // -> float
 };
 
 /// A symbolic expression node. Implemented by the capture layer's shape environment; core only
@@ -65,7 +77,8 @@ class SymInt {
   const SymNodePtr& node() const { return node_; }
   /// Specialises: returns the value, recording an equality guard when symbolic.
   int64_t guard_int(const std::source_location& where = std::source_location::current()) const {
-    if (!node_) [[likely]] return value_;
+    if (!node_) [[likely]]
+      return value_;
     return node_->guard_int(where);
   }
   explicit operator int64_t() const { return guard_int(); }
@@ -110,7 +123,8 @@ class SymBool {
   std::optional<bool> maybe_bool() const;
   /// Evaluates, recording a guard when symbolic.
   bool guard_bool(const std::source_location& where = std::source_location::current()) const {
-    if (!node_) [[likely]] return value_;
+    if (!node_) [[likely]]
+      return value_;
     return node_->guard_bool(where);
   }
   explicit operator bool() const { return guard_bool(); }
@@ -132,7 +146,8 @@ class SymFloat {
   bool is_symbolic() const { return node_ != nullptr; }
   const SymNodePtr& node() const { return node_; }
   double guard_float(const std::source_location& where = std::source_location::current()) const {
-    if (!node_) [[likely]] return value_;
+    if (!node_) [[likely]]
+      return value_;
     return node_->guard_float(where);
   }
   explicit operator double() const { return guard_float(); }

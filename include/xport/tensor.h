@@ -46,7 +46,7 @@ class SymIntList {
   SymIntList(std::initializer_list<SymInt> values) : values_(values) {}     // NOLINT
   SymIntList(const std::vector<SymInt>& values) : values_(values) {}        // NOLINT
   SymIntList(std::vector<SymInt>&& values) : values_(std::move(values)) {}  // NOLINT
-  SymIntList(const std::vector<int64_t>& values)                           // NOLINT
+  SymIntList(const std::vector<int64_t>& values)                            // NOLINT
       : values_(values.begin(), values.end()) {}
   const std::vector<SymInt>& vec() const { return values_; }
   operator const std::vector<SymInt>&() const { return values_; }  // NOLINT
@@ -72,7 +72,6 @@ SymInt numel_of(const std::vector<SymInt>& sizes);
 struct TensorImpl {
   TensorMeta meta;
   std::shared_ptr<Storage> storage;  // null for a fake tensor (capture: sizes but no data)
-  bool sizes_concrete = true;        // every size, stride and the offset is a plain integer
   /// Set by the capture layer to link a fake tensor to its graph value.
   std::shared_ptr<void> capture_info;
 };

@@ -13,22 +13,22 @@ namespace xport {
 /// of integers, of doubles or of tensors, or none. Integers are kept as SymInt.
 class Value {
  public:
-  Value() = default;  // none
-  Value(Tensor v) : v_(std::move(v)) {}                         // NOLINT
-  Value(SymInt v) : v_(std::move(v)) {}                         // NOLINT
-  Value(int64_t v) : v_(SymInt(v)) {}                           // NOLINT
-  Value(int v) : v_(SymInt(v)) {}                               // NOLINT
-  Value(double v) : v_(v) {}                                    // NOLINT
-  Value(bool v) : v_(v) {}                                      // NOLINT
-  Value(std::string v) : v_(std::move(v)) {}                    // NOLINT
-  Value(const char* v) : v_(std::string(v)) {}                  // NOLINT
-  Value(DType v) : v_(v) {}                                     // NOLINT
-  Value(const Scalar& v);                                       // NOLINT
-  Value(std::vector<SymInt> v) : v_(std::move(v)) {}            // NOLINT
-  Value(const std::vector<int64_t>& v)                          // NOLINT
+  Value() = default;                                  // none
+  Value(Tensor v) : v_(std::move(v)) {}               // NOLINT
+  Value(SymInt v) : v_(std::move(v)) {}               // NOLINT
+  Value(int64_t v) : v_(SymInt(v)) {}                 // NOLINT
+  Value(int v) : v_(SymInt(v)) {}                     // NOLINT
+  Value(double v) : v_(v) {}                          // NOLINT
+  Value(bool v) : v_(v) {}                            // NOLINT
+  Value(std::string v) : v_(std::move(v)) {}          // NOLINT
+  Value(const char* v) : v_(std::string(v)) {}        // NOLINT
+  Value(DType v) : v_(v) {}                           // NOLINT
+  Value(const Scalar& v);                             // NOLINT
+  Value(std::vector<SymInt> v) : v_(std::move(v)) {}  // NOLINT
+  Value(const std::vector<int64_t>& v)                // NOLINT
       : v_(std::vector<SymInt>(v.begin(), v.end())) {}
-  Value(std::vector<double> v) : v_(std::move(v)) {}            // NOLINT
-  Value(std::vector<Tensor> v) : v_(std::move(v)) {}            // NOLINT
+  Value(std::vector<double> v) : v_(std::move(v)) {}  // NOLINT
+  Value(std::vector<Tensor> v) : v_(std::move(v)) {}  // NOLINT
 
   bool is_none() const { return v_.index() == 0; }
   bool is_tensor() const { return std::holds_alternative<Tensor>(v_); }

@@ -11,7 +11,7 @@ uint16_t Half::from_float(float value) {
   const uint32_t f = std::bit_cast<uint32_t>(value);
   const uint32_t sign = (f >> 16) & 0x8000u;
   const uint32_t abs = f & 0x7fffffffu;
-  if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
+  if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);   // NaN
   if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to inf
   if (abs < 0x38800000u) {
     // Result is subnormal (or zero): add 0.5 to move the bits into place with FP rounding.
@@ -46,9 +46,9 @@ struct DTypeNames {
   const char* short_name;
 };
 constexpr DTypeNames kNames[kNumDTypes] = {
-    {"bool", "b8"},      {"uint8", "u8"},      {"int8", "i8"},       {"int16", "i16"},
-    {"int32", "i32"},    {"int64", "i64"},     {"float16", "f16"},   {"bfloat16", "bf16"},
-    {"float32", "f32"},  {"float64", "f64"},
+    {"bool", "b8"},     {"uint8", "u8"},    {"int8", "i8"},     {"int16", "i16"},
+    {"int32", "i32"},   {"int64", "i64"},   {"float16", "f16"}, {"bfloat16", "bf16"},
+    {"float32", "f32"}, {"float64", "f64"},
 };
 }  // namespace
 
@@ -79,8 +79,8 @@ DType promote_types(DType a, DType b) {
   if (a == b) return a;
   // PyTorch's promotion table (c10/core/ScalarType.cpp) for our ten types.
   constexpr DType b1 = DType::Bool, u1 = DType::UInt8, i1 = DType::Int8, i2 = DType::Int16,
-                  i4 = DType::Int32, i8 = DType::Int64, f2 = DType::Float16,
-                  bf = DType::BFloat16, f4 = DType::Float32, f8 = DType::Float64;
+                  i4 = DType::Int32, i8 = DType::Int64, f2 = DType::Float16, bf = DType::BFloat16,
+                  f4 = DType::Float32, f8 = DType::Float64;
   static constexpr DType kTable[kNumDTypes][kNumDTypes] = {
       /*        b1  u1  i1  i2  i4  i8  f2  bf  f4  f8 */
       /* b1 */ {b1, u1, i1, i2, i4, i8, f2, bf, f4, f8},

@@ -6,13 +6,20 @@ namespace xport {
 
 const char* to_string(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::ConstraintViolation: return "ConstraintViolation";
-    case ErrorKind::DataDependent: return "DataDependent";
-    case ErrorKind::UnsupportedOp: return "UnsupportedOp";
-    case ErrorKind::InvalidSpec: return "InvalidSpec";
-    case ErrorKind::InvalidInput: return "InvalidInput";
-    case ErrorKind::InvalidArchive: return "InvalidArchive";
-    case ErrorKind::Internal: return "Internal";
+    case ErrorKind::ConstraintViolation:
+      return "ConstraintViolation";
+    case ErrorKind::DataDependent:
+      return "DataDependent";
+    case ErrorKind::UnsupportedOp:
+      return "UnsupportedOp";
+    case ErrorKind::InvalidSpec:
+      return "InvalidSpec";
+    case ErrorKind::InvalidInput:
+      return "InvalidInput";
+    case ErrorKind::InvalidArchive:
+      return "InvalidArchive";
+    case ErrorKind::Internal:
+      return "Internal";
   }
   return "Unknown";
 }

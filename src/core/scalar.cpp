@@ -6,8 +6,10 @@ namespace xport {
 
 std::string Scalar::str() const {
   switch (kind_) {
-    case Kind::Bool: return i_ ? "True" : "False";
-    case Kind::Int: return std::to_string(i_);
+    case Kind::Bool:
+      return i_ ? "True" : "False";
+    case Kind::Int:
+      return std::to_string(i_);
     case Kind::Float: {
       std::ostringstream out;
       out.precision(17);

@@ -38,13 +38,13 @@ SymInt SymInt::operator-() const {
   return SymInt(node_->negate());
 }
 
-#define XPORT_SYMINT_BINARY(OP, SYMOP, PLAIN)                            \
-  SymInt operator OP(const SymInt& a, const SymInt& b) {                 \
-    if (!a.node_ && !b.node_) [[likely]] {                               \
-      const int64_t x = a.value_, y = b.value_;                          \
-      return SymInt(PLAIN);                                              \
-    }                                                                    \
-    return int_op(SymOp::SYMOP, a, b);                                   \
+#define XPORT_SYMINT_BINARY(OP, SYMOP, PLAIN)            \
+  SymInt operator OP(const SymInt& a, const SymInt& b) { \
+    if (!a.node_ && !b.node_) [[likely]] {               \
+      const int64_t x = a.value_, y = b.value_;          \
+      return SymInt(PLAIN);                              \
+    }                                                    \
+    return int_op(SymOp::SYMOP, a, b);                   \
   }
 XPORT_SYMINT_BINARY(+, Add, x + y)
 XPORT_SYMINT_BINARY(-, Sub, x - y)
@@ -76,10 +76,11 @@ SymInt sym_max(const SymInt& a, const SymInt& b) {
   return int_op(SymOp::Max, a, b);
 }
 
-#define XPORT_SYMINT_COMPARE(OP, SYMOP)                                          \
-  SymBool operator OP(const SymInt& a, const SymInt& b) {                        \
-    if (!a.node_ && !b.node_) [[likely]] return SymBool(a.value_ OP b.value_);   \
-    return bool_op(SymOp::SYMOP, a, b);                                          \
+#define XPORT_SYMINT_COMPARE(OP, SYMOP)                   \
+  SymBool operator OP(const SymInt& a, const SymInt& b) { \
+    if (!a.node_ && !b.node_) [[likely]]                  \
+      return SymBool(a.value_ OP b.value_);               \
+    return bool_op(SymOp::SYMOP, a, b);                   \
   }
 XPORT_SYMINT_COMPARE(==, Eq)
 XPORT_SYMINT_COMPARE(!=, Ne)
@@ -124,9 +125,7 @@ SymBool operator||(const SymBool& a, const SymBool& b) {
   return logical(SymOp::Or, a, b);
 }
 
-std::string SymBool::str() const {
-  return node_ ? node_->str() : (value_ ? "True" : "False");
-}
+std::string SymBool::str() const { return node_ ? node_->str() : (value_ ? "True" : "False"); }
 std::string SymFloat::str() const { return node_ ? node_->str() : std::to_string(value_); }
 
 std::ostream& operator<<(std::ostream& out, const SymInt& v) { return out << v.str(); }

@@ -9,9 +9,8 @@ thread_local DispatchInterceptor* t_interceptor = nullptr;
 
 [[noreturn]] void bad_argument(const OpDef& op, const Argument& param, size_t index,
                                const Value& got) {
-  XPORT_FAIL(InvalidInput, op.qualified_name, ": argument '", param.name, "' (position ",
-             index + 1, ") must be ", param.type.str(), ", got ", got.type_name(),
-             "\n  schema: ", op.schema);
+  XPORT_FAIL(InvalidInput, op.qualified_name, ": argument '", param.name, "' (position ", index + 1,
+             ") must be ", param.type.str(), ", got ", got.type_name(), "\n  schema: ", op.schema);
 }
 
 // Checks one argument against its declared type, converting where ATen does implicitly

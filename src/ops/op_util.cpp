@@ -21,8 +21,7 @@ int64_t wrap_dim(const OpArgs& args, int64_t dim, int64_t ndim) {
   return dim < 0 ? dim + n : dim;
 }
 
-std::vector<int64_t> wrap_dims(const OpArgs& args, const std::vector<int64_t>& dims,
-                               int64_t ndim) {
+std::vector<int64_t> wrap_dims(const OpArgs& args, const std::vector<int64_t>& dims, int64_t ndim) {
   std::vector<int64_t> out;
   if (dims.empty()) {
     for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
@@ -54,10 +53,14 @@ std::vector<SymInt> broadcast_shapes(const OpArgs& args, const std::vector<SymIn
     const SymInt& sa = has_a ? a[a.size() - 1 - i] : b[b.size() - 1 - i];
     const SymInt& sb = has_b ? b[b.size() - 1 - i] : sa;
     SymInt r;
-    if (sa.is_same(sb)) r = sa;
-    else if (static_cast<bool>(sa == 1)) r = sb;
-    else if (static_cast<bool>(sb == 1)) r = sa;
-    else if (static_cast<bool>(sa == sb)) r = sa;
+    if (sa.is_same(sb))
+      r = sa;
+    else if (static_cast<bool>(sa == 1))
+      r = sb;
+    else if (static_cast<bool>(sb == 1))
+      r = sa;
+    else if (static_cast<bool>(sa == sb))
+      r = sa;
     else {
       XPORT_FAIL(InvalidInput, args.name(), ": shapes ", shape_str(a), " and ", shape_str(b),
                  " do not broadcast: size ", sa, " vs ", sb, " at dim ", n - 1 - i,
@@ -89,8 +92,7 @@ void register_inplace(const std::string& schema, const OpDef& functional) {
               XPORT_CHECK(static_cast<bool>(r.sizes[i] == self.sizes()[i]), InvalidInput,
                           args.name(), ": the result has shape ", shape_str(r.sizes),
                           ", which cannot be written in place into self of shape ",
-                          shape_str(self.sizes()), "; use the out-of-place ",
-                          f->qualified_name);
+                          shape_str(self.sizes()), "; use the out-of-place ", f->qualified_name);
             }
             XPORT_CHECK(can_cast(r.dtype, self.dtype()), InvalidInput, args.name(),
                         ": result type ", dtype_name(r.dtype),

@@ -22,12 +22,11 @@ std::vector<SymInt> broadcast_shapes(const OpArgs& args, const std::vector<SymIn
                                      const std::vector<SymInt>& b);
 std::string shape_str(const std::vector<SymInt>& sizes);
 
-
 /// Looks an op up once per call site.
-#define XPORT_OP(name)                                  \
-  ([]() -> const ::xport::OpDef& {                      \
+#define XPORT_OP(name)                                        \
+  ([]() -> const ::xport::OpDef& {                            \
     static const ::xport::OpDef& op = ::xport::find_op(name); \
-    return op;                                          \
+    return op;                                                \
   }())
 
 /// Calls a single-output op.

@@ -38,7 +38,8 @@ Registry& registry() {
 
 std::string canonical_name(const std::string& name) {
   const std::string suffix = ".default";
-  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+  if (name.size() > suffix.size() &&
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
     return name.substr(0, name.size() - suffix.size());
   return name;
 }

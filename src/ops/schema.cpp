@@ -93,12 +93,18 @@ class SchemaParser {
       const char* name;
       BaseType base;
     } kBases[] = {
-        {"Tensor", BaseType::Tensor},     {"int", BaseType::Int},
-        {"SymInt", BaseType::SymInt},     {"float", BaseType::Float},
-        {"bool", BaseType::Bool},         {"Scalar", BaseType::Scalar},
-        {"ScalarType", BaseType::ScalarType}, {"str", BaseType::Str},
-        {"Layout", BaseType::Layout},     {"Device", BaseType::Device},
-        {"MemoryFormat", BaseType::MemoryFormat}, {"Generator", BaseType::Generator},
+        {"Tensor", BaseType::Tensor},
+        {"int", BaseType::Int},
+        {"SymInt", BaseType::SymInt},
+        {"float", BaseType::Float},
+        {"bool", BaseType::Bool},
+        {"Scalar", BaseType::Scalar},
+        {"ScalarType", BaseType::ScalarType},
+        {"str", BaseType::Str},
+        {"Layout", BaseType::Layout},
+        {"Device", BaseType::Device},
+        {"MemoryFormat", BaseType::MemoryFormat},
+        {"Generator", BaseType::Generator},
     };
     const std::string name = identifier();
     ArgType t;
@@ -145,7 +151,8 @@ class SchemaParser {
     Argument arg;
     arg.type = type(arg);
     skip_space();
-    if (pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) {
+    if (pos_ < s_.size() &&
+        (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) {
       arg.name = identifier();
     } else if (named) {
       fail("expected an argument name");
@@ -171,7 +178,8 @@ class SchemaParser {
         ++pos_;
       }
       arg.default_text = s_.substr(start, pos_ - start);
-      while (!arg.default_text.empty() && std::isspace(static_cast<unsigned char>(arg.default_text.back())))
+      while (!arg.default_text.empty() &&
+             std::isspace(static_cast<unsigned char>(arg.default_text.back())))
         arg.default_text.pop_back();
       arg.default_value = default_value(arg.type, arg.default_text);
     }
@@ -181,8 +189,8 @@ class SchemaParser {
   Value number(const ArgType& t, const std::string& text) {
     if (text == "True") return true;
     if (text == "False") return false;
-    const bool is_float = text.find_first_of(".eE") != std::string::npos &&
-                          text.find("0x") == std::string::npos;
+    const bool is_float =
+        text.find_first_of(".eE") != std::string::npos && text.find("0x") == std::string::npos;
     if (t.base == BaseType::Float || is_float) {
       char* end = nullptr;
       const double v = std::strtod(text.c_str(), &end);
@@ -213,8 +221,10 @@ class SchemaParser {
           size_t comma = inner.find(',', start);
           if (comma == std::string::npos) comma = inner.size();
           std::string item = inner.substr(start, comma - start);
-          while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front()))) item.erase(0, 1);
-          while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back()))) item.pop_back();
+          while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front())))
+            item.erase(0, 1);
+          while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back())))
+            item.pop_back();
           if (!item.empty()) items.push_back(item);
           start = comma + 1;
         }
@@ -240,18 +250,30 @@ class SchemaParser {
 
 const char* base_name(BaseType b) {
   switch (b) {
-    case BaseType::Tensor: return "Tensor";
-    case BaseType::Int: return "int";
-    case BaseType::SymInt: return "SymInt";
-    case BaseType::Float: return "float";
-    case BaseType::Bool: return "bool";
-    case BaseType::Scalar: return "Scalar";
-    case BaseType::ScalarType: return "ScalarType";
-    case BaseType::Str: return "str";
-    case BaseType::Layout: return "Layout";
-    case BaseType::Device: return "Device";
-    case BaseType::MemoryFormat: return "MemoryFormat";
-    case BaseType::Generator: return "Generator";
+    case BaseType::Tensor:
+      return "Tensor";
+    case BaseType::Int:
+      return "int";
+    case BaseType::SymInt:
+      return "SymInt";
+    case BaseType::Float:
+      return "float";
+    case BaseType::Bool:
+      return "bool";
+    case BaseType::Scalar:
+      return "Scalar";
+    case BaseType::ScalarType:
+      return "ScalarType";
+    case BaseType::Str:
+      return "str";
+    case BaseType::Layout:
+      return "Layout";
+    case BaseType::Device:
+      return "Device";
+    case BaseType::MemoryFormat:
+      return "MemoryFormat";
+    case BaseType::Generator:
+      return "Generator";
   }
   return "?";
 }

@@ -6,16 +6,21 @@ namespace xport {
 
 Value::Value(const Scalar& v) {
   switch (v.kind()) {
-    case Scalar::Kind::Bool: v_ = v.to_bool(); break;
-    case Scalar::Kind::Int: v_ = SymInt(v.to_int()); break;
-    case Scalar::Kind::Float: v_ = v.to_double(); break;
+    case Scalar::Kind::Bool:
+      v_ = v.to_bool();
+      break;
+    case Scalar::Kind::Int:
+      v_ = SymInt(v.to_int());
+      break;
+    case Scalar::Kind::Float:
+      v_ = v.to_double();
+      break;
   }
 }
 
 const char* Value::type_name() const {
-  static constexpr const char* kNames[] = {"None",   "Tensor",     "int",   "float",
-                                           "bool",   "str",        "ScalarType", "int[]",
-                                           "float[]", "Tensor[]"};
+  static constexpr const char* kNames[] = {"None", "Tensor",     "int",   "float",   "bool",
+                                           "str",  "ScalarType", "int[]", "float[]", "Tensor[]"};
   return kNames[v_.index()];
 }
 

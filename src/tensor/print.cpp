@@ -18,8 +18,10 @@ double element(const Tensor& t, int64_t linear_offset) {
   return visit_dtype(t.dtype(), [&](auto tag) -> double {
     using T = decltype(tag);
     const T v = *reinterpret_cast<const T*>(base + linear_offset * sizeof(T));
-    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return static_cast<float>(v);
-    else return static_cast<double>(v);
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+      return static_cast<float>(v);
+    else
+      return static_cast<double>(v);
   });
 }
 
@@ -49,7 +51,8 @@ struct Formatter {
   }
 };
 
-void collect(const Tensor& t, int64_t dim, int64_t offset, bool summarize, std::vector<double>& out) {
+void collect(const Tensor& t, int64_t dim, int64_t offset, bool summarize,
+             std::vector<double>& out) {
   const std::vector<int64_t> sizes = t.int_sizes(), strides = t.int_strides();
   if (dim == t.dim()) {
     out.push_back(element(t, offset));
@@ -68,7 +71,8 @@ Formatter make_formatter(DType dtype, const std::vector<double>& values) {
     std::vector<double> finite;
     for (double v : values)
       if (std::isfinite(v)) finite.push_back(v);
-    f.int_mode = std::all_of(finite.begin(), finite.end(), [](double v) { return v == std::ceil(v); });
+    f.int_mode =
+        std::all_of(finite.begin(), finite.end(), [](double v) { return v == std::ceil(v); });
     std::vector<double> nonzero;
     for (double v : finite)
       if (v != 0) nonzero.push_back(std::fabs(v));
@@ -96,13 +100,17 @@ void print_rec(std::ostream& out, const Tensor& t, int64_t dim, int64_t offset, 
   for (int64_t i = 0; i < n; ++i) {
     if (i > 0) {
       out << ",";
-      if (last) out << " ";
-      else out << std::string(t.dim() - dim - 1, '\n') << std::string(indent + dim + 1, ' ');
+      if (last)
+        out << " ";
+      else
+        out << std::string(t.dim() - dim - 1, '\n') << std::string(indent + dim + 1, ' ');
     }
     if (summarize && n > 2 * kEdgeItems && i == kEdgeItems) {
       out << (last ? " ...," : "...,");  // PyTorch pads the innermost ellipsis like a value
-      if (last) out << " ";
-      else out << std::string(t.dim() - dim - 1, '\n') << std::string(indent + dim + 1, ' ');
+      if (last)
+        out << " ";
+      else
+        out << std::string(t.dim() - dim - 1, '\n') << std::string(indent + dim + 1, ' ');
       i = n - kEdgeItems;
     }
     print_rec(out, t, dim + 1, offset + i * strides[dim], f, summarize, indent);

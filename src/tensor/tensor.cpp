@@ -33,14 +33,6 @@ SymInt numel_of(const std::vector<SymInt>& sizes) {
 }
 
 namespace {
-bool all_concrete(const TensorMeta& m) {
-  for (const SymInt& s : m.sizes)
-    if (s.is_symbolic()) return false;
-  for (const SymInt& s : m.strides)
-    if (s.is_symbolic()) return false;
-  return !m.storage_offset.is_symbolic();
-}
-
 std::vector<int64_t> to_ints(const std::vector<SymInt>& v, const char* what) {
   std::vector<int64_t> out(v.size());
   for (size_t i = 0; i < v.size(); ++i) {
@@ -54,7 +46,6 @@ std::vector<int64_t> to_ints(const std::vector<SymInt>& v, const char* what) {
 
 Tensor Tensor::make(std::shared_ptr<Storage> storage, TensorMeta meta) {
   auto impl = std::make_shared<TensorImpl>();
-  impl->sizes_concrete = all_concrete(meta);
   impl->meta = std::move(meta);
   impl->storage = std::move(storage);
   return Tensor(std::move(impl));
@@ -124,8 +115,9 @@ void Tensor::check_data_access(DType expected, const char* what) const {
               "known until the program runs. Use xport::cond for a branch on a value, item_int() "
               "with xport::check for a value used as a size, or a custom op");
   XPORT_CHECK(expected == dtype(), InvalidInput, what, "<", dtype_name(expected),
-              ">(): the tensor holds ", dtype_name(dtype()), "; convert it first with .to(DType::",
-              dtype_name(dtype()), ") or read it as that type");
+              ">(): the tensor holds ", dtype_name(dtype()),
+              "; convert it first with .to(DType::", dtype_name(dtype()),
+              ") or read it as that type");
 }
 
 void* Tensor::raw_data() const {
@@ -147,9 +139,12 @@ Scalar Tensor::item_scalar() const {
     using T = decltype(v);
     T value;
     std::memcpy(&value, p, sizeof(T));
-    if constexpr (std::is_same_v<T, bool>) return Scalar(value);
-    else if constexpr (std::is_integral_v<T>) return Scalar(static_cast<int64_t>(value));
-    else return Scalar(static_cast<double>(static_cast<float>(value)));
+    if constexpr (std::is_same_v<T, bool>)
+      return Scalar(value);
+    else if constexpr (std::is_integral_v<T>)
+      return Scalar(static_cast<int64_t>(value));
+    else
+      return Scalar(static_cast<double>(static_cast<float>(value)));
   });
 }
 

@@ -10,7 +10,7 @@ namespace {
 TEST(Half, RoundsToNearestEven) {
   EXPECT_EQ(Half(1.0f).bits, 0x3c00);
   EXPECT_EQ(Half(65504.0f).bits, 0x7bff);
-  EXPECT_EQ(Half(65520.0f).bits, 0x7c00);  // rounds up to inf
+  EXPECT_EQ(Half(65520.0f).bits, 0x7c00);            // rounds up to inf
   EXPECT_EQ(Half(1.0f + 1.0f / 2048).bits, 0x3c00);  // tie rounds to even
   EXPECT_EQ(Half(1.0f + 3.0f / 2048).bits, 0x3c02);
   EXPECT_EQ(Half(5.9604644775390625e-8f).bits, 0x0001);  // smallest subnormal

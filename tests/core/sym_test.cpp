@@ -14,48 +14,93 @@ struct Recorder {
 
 class ToyNode : public SymNode, public std::enable_shared_from_this<ToyNode> {
  public:
-  ToyNode(std::string expr, int64_t hint, Recorder* rec) : expr_(std::move(expr)), hint_(hint), rec_(rec) {}
+  ToyNode(std::string expr, int64_t hint, Recorder* rec)
+      : expr_(std::move(expr)), hint_(hint), rec_(rec) {}
   SymNodePtr binary(SymOp op, const SymNodePtr& other) const override {
     const auto& o = static_cast<const ToyNode&>(*other);
     static const std::map<SymOp, std::string> kNames = {
-        {SymOp::Add, "+"}, {SymOp::Sub, "-"}, {SymOp::Mul, "*"}, {SymOp::FloorDiv, "//"},
-        {SymOp::Mod, "%"}, {SymOp::Eq, "=="}, {SymOp::Lt, "<"}, {SymOp::Ge, ">="},
-        {SymOp::And, "and"}, {SymOp::Or, "or"}, {SymOp::Ne, "!="}, {SymOp::Le, "<="},
-        {SymOp::Gt, ">"}, {SymOp::Min, "min"}, {SymOp::Max, "max"}, {SymOp::TrueDiv, "/"}};
+        {SymOp::Add, "+"},   {SymOp::Sub, "-"},   {SymOp::Mul, "*"},   {SymOp::FloorDiv, "//"},
+        {SymOp::Mod, "%"},   {SymOp::Eq, "=="},   {SymOp::Lt, "<"},    {SymOp::Ge, ">="},
+        {SymOp::And, "and"}, {SymOp::Or, "or"},   {SymOp::Ne, "!="},   {SymOp::Le, "<="},
+        {SymOp::Gt, ">"},    {SymOp::Min, "min"}, {SymOp::Max, "max"}, {SymOp::TrueDiv, "/"}};
     int64_t v = 0;
     switch (op) {
-      case SymOp::Add: v = hint_ + o.hint_; break;
-      case SymOp::Sub: v = hint_ - o.hint_; break;
-      case SymOp::Mul: v = hint_ * o.hint_; break;
-      case SymOp::FloorDiv: v = floor_div(hint_, o.hint_); break;
-      case SymOp::Mod: v = python_mod(hint_, o.hint_); break;
-      case SymOp::Eq: v = hint_ == o.hint_; break;
-      case SymOp::Ne: v = hint_ != o.hint_; break;
-      case SymOp::Lt: v = hint_ < o.hint_; break;
-      case SymOp::Le: v = hint_ <= o.hint_; break;
-      case SymOp::Gt: v = hint_ > o.hint_; break;
-      case SymOp::Ge: v = hint_ >= o.hint_; break;
-      case SymOp::And: v = hint_ && o.hint_; break;
-      case SymOp::Or: v = hint_ || o.hint_; break;
-      case SymOp::Min: v = std::min(hint_, o.hint_); break;
-      case SymOp::Max: v = std::max(hint_, o.hint_); break;
-      case SymOp::TrueDiv: v = 0; break;
+      case SymOp::Add:
+        v = hint_ + o.hint_;
+        break;
+      case SymOp::Sub:
+        v = hint_ - o.hint_;
+        break;
+      case SymOp::Mul:
+        v = hint_ * o.hint_;
+        break;
+      case SymOp::FloorDiv:
+        v = floor_div(hint_, o.hint_);
+        break;
+      case SymOp::Mod:
+        v = python_mod(hint_, o.hint_);
+        break;
+      case SymOp::Eq:
+        v = hint_ == o.hint_;
+        break;
+      case SymOp::Ne:
+        v = hint_ != o.hint_;
+        break;
+      case SymOp::Lt:
+        v = hint_ < o.hint_;
+        break;
+      case SymOp::Le:
+        v = hint_ <= o.hint_;
+        break;
+      case SymOp::Gt:
+        v = hint_ > o.hint_;
+        break;
+      case SymOp::Ge:
+        v = hint_ >= o.hint_;
+        break;
+      case SymOp::And:
+        v = hint_ && o.hint_;
+        break;
+      case SymOp::Or:
+        v = hint_ || o.hint_;
+        break;
+      case SymOp::Min:
+        v = std::min(hint_, o.hint_);
+        break;
+      case SymOp::Max:
+        v = std::max(hint_, o.hint_);
+        break;
+      case SymOp::TrueDiv:
+        v = 0;
+        break;
     }
-    return std::make_shared<ToyNode>("(" + expr_ + " " + kNames.at(op) + " " + o.expr_ + ")", v, rec_);
+    return std::make_shared<ToyNode>("(" + expr_ + " " + kNames.at(op) + " " + o.expr_ + ")", v,
+                                     rec_);
   }
-  SymNodePtr negate() const override { return std::make_shared<ToyNode>("-" + expr_, -hint_, rec_); }
-  SymNodePtr logical_not() const override { return std::make_shared<ToyNode>("not " + expr_, !hint_, rec_); }
-  SymNodePtr wrap_int(int64_t v) const override { return std::make_shared<ToyNode>(std::to_string(v), v, rec_); }
-  SymNodePtr wrap_bool(bool v) const override { return std::make_shared<ToyNode>(v ? "True" : "False", v, rec_); }
+  SymNodePtr negate() const override {
+    return std::make_shared<ToyNode>("-" + expr_, -hint_, rec_);
+  }
+  SymNodePtr logical_not() const override {
+    return std::make_shared<ToyNode>("not " + expr_, !hint_, rec_);
+  }
+  SymNodePtr wrap_int(int64_t v) const override {
+    return std::make_shared<ToyNode>(std::to_string(v), v, rec_);
+  }
+  SymNodePtr wrap_bool(bool v) const override {
+    return std::make_shared<ToyNode>(v ? "True" : "False", v, rec_);
+  }
   int64_t guard_int(const std::source_location&) const override {
     rec_->guards.push_back(expr_ + " == " + std::to_string(hint_));
     return hint_;
   }
   bool guard_bool(const std::source_location& where) const override {
-    rec_->guards.push_back(expr_ + " is " + (hint_ ? "True" : "False") + " @" + std::to_string(where.line()));
+    rec_->guards.push_back(expr_ + " is " + (hint_ ? "True" : "False") + " @" +
+                           std::to_string(where.line()));
     return hint_ != 0;
   }
-  double guard_float(const std::source_location&) const override { return static_cast<double>(hint_); }
+  double guard_float(const std::source_location&) const override {
+    return static_cast<double>(hint_);
+  }
   std::optional<int64_t> maybe_int() const override { return std::nullopt; }
   std::string str() const override { return expr_; }
 

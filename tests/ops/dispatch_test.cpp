@@ -19,24 +19,34 @@ std::string message_of(const std::function<void()>& fn, ErrorKind expected) {
 TEST(CallOp, BindsDefaultsAndKeywordOnlyArgumentsInSchemaOrder) {
   const Tensor a = from_vector<float>({1, 2}, {2});
   const Tensor b = from_vector<float>({10, 20}, {2});
-  EXPECT_EQ(call_op("aten::add.Tensor", {a, b}).to_tensor().to_vector<float>(), (std::vector<float>{11, 22}));
-  EXPECT_EQ(call_op("aten::add.Tensor", {a, b, 2}).to_tensor().to_vector<float>(), (std::vector<float>{21, 42}));
-  EXPECT_EQ(call_op("aten::relu.default", {a}).to_tensor().to_vector<float>(), (std::vector<float>{1, 2}));
+  EXPECT_EQ(call_op("aten::add.Tensor", {a, b}).to_tensor().to_vector<float>(),
+            (std::vector<float>{11, 22}));
+  EXPECT_EQ(call_op("aten::add.Tensor", {a, b, 2}).to_tensor().to_vector<float>(),
+            (std::vector<float>{21, 42}));
+  EXPECT_EQ(call_op("aten::relu.default", {a}).to_tensor().to_vector<float>(),
+            (std::vector<float>{1, 2}));
 }
 
 TEST(CallOp, WrongArgumentTypeNamesTheArgumentAndSchema) {
   const Tensor a = zeros({2});
-  const std::string msg = message_of([&] { call_op("aten::add.Tensor", {a, 2.0}); }, ErrorKind::InvalidInput);
-  EXPECT_NE(msg.find("argument 'other' (position 2) must be Tensor, got float"), std::string::npos) << msg;
+  const std::string msg = message_of(
+      [&] {
+        call_op("aten::add.Tensor", {a, 2.0});
+      },
+      ErrorKind::InvalidInput);
+  EXPECT_NE(msg.find("argument 'other' (position 2) must be Tensor, got float"), std::string::npos)
+      << msg;
 }
 
 TEST(CallOp, MissingArgumentIsNamed) {
-  const std::string msg = message_of([] { call_op("aten::add.Tensor", {zeros({2})}); }, ErrorKind::InvalidInput);
+  const std::string msg =
+      message_of([] { call_op("aten::add.Tensor", {zeros({2})}); }, ErrorKind::InvalidInput);
   EXPECT_NE(msg.find("missing argument 'other'"), std::string::npos) << msg;
 }
 
 TEST(CallOp, UnknownOpSuggestsOverloads) {
-  const std::string msg = message_of([] { call_op("aten::add.Bogus", {}); }, ErrorKind::UnsupportedOp);
+  const std::string msg =
+      message_of([] { call_op("aten::add.Bogus", {}); }, ErrorKind::UnsupportedOp);
   EXPECT_NE(msg.find("aten::add.Tensor"), std::string::npos) << msg;
 }
 
@@ -63,7 +73,8 @@ TEST(Dispatch, InterceptorSeesEveryOpCallOnItsThreadOnly) {
   }
   (void)ones({2});  // after the guard: not seen
   // ones is composite: its decomposition into full is seen too.
-  EXPECT_EQ(counter.seen, (std::vector<std::string>{"aten::ones", "aten::full", "aten::mul.Scalar", "aten::relu"}));
+  EXPECT_EQ(counter.seen, (std::vector<std::string>{"aten::ones", "aten::full", "aten::mul.Scalar",
+                                                    "aten::relu"}));
 }
 
 TEST(Registry, RegisteringTheSameNameTwiceIsRefused) {

@@ -27,8 +27,8 @@ Tensor Gen::bools(SymIntList shape) { return xport::rand(shape, next(), DType::F
 
 Tensor Gen::edge(DType dtype) {
   const double inf = std::numeric_limits<double>::infinity();
-  const std::vector<double> v = {0.0, -0.0, 1.0, -1.0, inf, -inf, std::nan(""), 1e-8, -1e-8,
-                                 20.0, -20.0, 100.0, -100.0, 0.5, 2.5, -2.5};
+  const std::vector<double> v = {0.0,   -0.0, 1.0,   -1.0,  inf,    -inf, std::nan(""), 1e-8,
+                                 -1e-8, 20.0, -20.0, 100.0, -100.0, 0.5,  2.5,          -2.5};
   return from_vector(v, {static_cast<int64_t>(v.size())}).to(dtype);
 }
 
@@ -46,12 +46,15 @@ void add_unary(Rows& rows, const std::string& op, bool floating_only, bool posit
     return positive_only ? g.positive(shape, dtype) : g.randn(shape, dtype);
   };
   rows.push_back({op, "f32 [3,4]", [=](Gen& g) { return Args{input(g, {3, 4}, DType::Float32)}; }});
-  rows.push_back({op, "f32 large [70000]", [=](Gen& g) { return Args{input(g, {70000}, DType::Float32)}; }});
+  rows.push_back(
+      {op, "f32 large [70000]", [=](Gen& g) { return Args{input(g, {70000}, DType::Float32)}; }});
   rows.push_back({op, "f64 [5]", [=](Gen& g) { return Args{input(g, {5}, DType::Float64)}; }});
   rows.push_back({op, "f16 [2,3]", [=](Gen& g) { return Args{input(g, {2, 3}, DType::Float16)}; }});
   rows.push_back({op, "bf16 [4]", [=](Gen& g) { return Args{input(g, {4}, DType::BFloat16)}; }});
   rows.push_back({op, "0-dim", [=](Gen& g) { return Args{input(g, {}, DType::Float32)}; }});
-  rows.push_back({op, "empty [0,3]", [=](Gen& g) { return Args{input(g, {0, 3}, DType::Float32)}; }});
+  rows.push_back({op, "empty [0,3]", [=](Gen& g) {
+                    return Args{input(g, {0, 3}, DType::Float32)};
+                  }});
   rows.push_back({op, "non-contiguous [4,5]", [=](Gen& g) {
                     const Tensor t = positive_only ? g.positive({5, 4}).t() : g.transposed({4, 5});
                     return Args{t};
@@ -59,12 +62,15 @@ void add_unary(Rows& rows, const std::string& op, bool floating_only, bool posit
   if (edge_values) rows.push_back({op, "edge values", [](Gen& g) { return Args{g.edge()}; }});
   if (ints) {
     if (floating_only) {
-      rows.push_back({op, "int64 refused", [](Gen& g) { return Args{g.ints({3}, 1, 5)}; },
-                      -1, -1, /*expect_error=*/true});
+      rows.push_back({op, "int64 refused", [](Gen& g) { return Args{g.ints({3}, 1, 5)}; }, -1, -1,
+                      /*expect_error=*/true});
     } else {
       rows.push_back({op, "int64 [6]", [](Gen& g) { return Args{g.ints({6}, 1, 9)}; }});
-      rows.push_back({op, "int32 [2,2]", [](Gen& g) { return Args{g.ints({2, 2}, 1, 9, DType::Int32)}; }});
-      rows.push_back({op, "uint8 [3]", [](Gen& g) { return Args{g.ints({3}, 1, 200, DType::UInt8)}; }});
+      rows.push_back({op, "int32 [2,2]", [](Gen& g) {
+                        return Args{g.ints({2, 2}, 1, 9, DType::Int32)};
+                      }});
+      rows.push_back(
+          {op, "uint8 [3]", [](Gen& g) { return Args{g.ints({3}, 1, 200, DType::UInt8)}; }});
     }
   }
 }
@@ -86,23 +92,33 @@ void add_binary(Rows& rows, const std::string& op, bool floating_only, bool posi
   rows.push_back({op, "broadcast [2,1,5]x[3,1]", [=](Gen& g) {
                     return Args{g.randn({2, 1, 5}), rhs(g, {3, 1}, DType::Float32)};
                   }});
-  rows.push_back({op, "f64", [=](Gen& g) { return Args{g.randn({5}, DType::Float64), rhs(g, {5}, DType::Float64)}; }});
+  rows.push_back({op, "f64", [=](Gen& g) {
+                    return Args{g.randn({5}, DType::Float64), rhs(g, {5}, DType::Float64)};
+                  }});
   rows.push_back({op, "f16 x f32 promotes", [=](Gen& g) {
                     return Args{g.randn({4}, DType::Float16), rhs(g, {4}, DType::Float32)};
                   }});
-  rows.push_back({op, "bf16", [=](Gen& g) { return Args{g.randn({4}, DType::BFloat16), rhs(g, {4}, DType::BFloat16)}; }});
+  rows.push_back({op, "bf16", [=](Gen& g) {
+                    return Args{g.randn({4}, DType::BFloat16), rhs(g, {4}, DType::BFloat16)};
+                  }});
   rows.push_back({op, "f32 x 0-dim f64 stays f32", [=](Gen& g) {
                     return Args{g.randn({3}), rhs(g, {}, DType::Float64)};
                   }});
-  rows.push_back({op, "empty", [=](Gen& g) { return Args{g.randn({0, 2}), rhs(g, {2}, DType::Float32)}; }});
+  rows.push_back({op, "empty", [=](Gen& g) {
+                    return Args{g.randn({0, 2}), rhs(g, {2}, DType::Float32)};
+                  }});
   rows.push_back({op, "non-contiguous", [=](Gen& g) {
                     return Args{g.transposed({4, 3}), rhs(g, {4, 3}, DType::Float32)};
                   }});
-  rows.push_back({op, "mismatched shapes refused", [](Gen& g) {
+  rows.push_back({op, "mismatched shapes refused",
+                  [](Gen& g) {
                     return Args{g.randn({3}), g.randn({4})};
-                  }, -1, -1, /*expect_error=*/true});
+                  },
+                  -1, -1, /*expect_error=*/true});
   if (ints && !floating_only) {
-    rows.push_back({op, "int64", [](Gen& g) { return Args{g.ints({6}, -9, 9), g.ints({6}, 1, 5)}; }});
+    rows.push_back({op, "int64", [](Gen& g) {
+                      return Args{g.ints({6}, -9, 9), g.ints({6}, 1, 5)};
+                    }});
     rows.push_back({op, "int32 x int64", [](Gen& g) {
                       return Args{g.ints({2, 3}, -9, 9, DType::Int32), g.ints({3}, 1, 5)};
                     }});

@@ -40,8 +40,8 @@ struct OpSample {
   std::function<std::vector<Value>(Gen&)> make;
   double rtol = -1;  ///< < 0: PyTorch's default for the output dtype
   double atol = -1;
-  bool expect_error = false;  ///< both PyTorch and xport must refuse these inputs
-  bool compare_values = true; ///< false for ops whose values are unspecified (empty)
+  bool expect_error = false;   ///< both PyTorch and xport must refuse these inputs
+  bool compare_values = true;  ///< false for ops whose values are unspecified (empty)
 };
 
 using Rows = std::vector<OpSample>;

@@ -20,9 +20,9 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 struct CaseRun {
-  std::vector<Value> args;        // as the sample made them (before our op ran)
-  std::vector<Tensor> outputs;    // ours
-  std::string error;              // ours, when the op refused
+  std::vector<Value> args;      // as the sample made them (before our op ran)
+  std::vector<Tensor> outputs;  // ours
+  std::string error;            // ours, when the op refused
   bool ran = false;
 };
 
@@ -113,8 +113,10 @@ Oracle& oracle() {
       for (size_t a = 0; op && a < run.args.size(); ++a) {
         const std::string name = "c" + std::to_string(i) + "_a" + std::to_string(a) + ".npy";
         const Argument& param = op->parsed.arguments.at(a);
-        if (param.kwarg_only) c["kwargs"][param.name] = encode(run.args[a], o.dir, name);
-        else c["args"].push_back(encode(run.args[a], o.dir, name));
+        if (param.kwarg_only)
+          c["kwargs"][param.name] = encode(run.args[a], o.dir, name);
+        else
+          c["args"].push_back(encode(run.args[a], o.dir, name));
       }
       cases.push_back(c);
       if (op && run.error.empty()) {
@@ -145,11 +147,16 @@ Oracle& oracle() {
 // torch.testing.assert_close's default tolerances for a dtype.
 std::pair<double, double> default_tolerance(DType dtype) {
   switch (dtype) {
-    case DType::Float16: return {1e-3, 1e-5};
-    case DType::BFloat16: return {1.6e-2, 1e-5};
-    case DType::Float32: return {1.3e-6, 1e-5};
-    case DType::Float64: return {1e-7, 1e-7};
-    default: return {0, 0};
+    case DType::Float16:
+      return {1e-3, 1e-5};
+    case DType::BFloat16:
+      return {1.6e-2, 1e-5};
+    case DType::Float32:
+      return {1.3e-6, 1e-5};
+    case DType::Float64:
+      return {1e-7, 1e-7};
+    default:
+      return {0, 0};
   }
 }
 
@@ -205,15 +212,15 @@ TEST_P(OpTable, MatchesPyTorchMetaAndDecomposition) {
     const DType torch_dtype = parse_dtype(outs[k].at("dtype").get<std::string>());
     EXPECT_EQ(dtype_name(ours.dtype()), dtype_name(torch_dtype)) << "output " << k << " dtype";
     const Tensor expected = load_npy((o.dir / outs[k].at("file").get<std::string>()).string());
-    ASSERT_EQ(ours.int_sizes(), expected.int_sizes()) << "output " << k << " shape: xport "
-                                                      << shape_of(ours);
+    ASSERT_EQ(ours.int_sizes(), expected.int_sizes())
+        << "output " << k << " shape: xport " << shape_of(ours);
     if (!s.compare_values) continue;
     auto [rtol, atol] = default_tolerance(ours.dtype());
     if (s.rtol >= 0) rtol = s.rtol;
     if (s.atol >= 0) atol = s.atol;
     const std::string diff = compare(ours, expected, rtol, atol);
-    EXPECT_TRUE(diff.empty()) << "output " << k << " vs PyTorch (rtol " << rtol << ", atol "
-                              << atol << "): " << diff;
+    EXPECT_TRUE(diff.empty()) << "output " << k << " vs PyTorch (rtol " << rtol << ", atol " << atol
+                              << "): " << diff;
   }
 }
 
@@ -252,7 +259,8 @@ TEST_P(OpTable, DecompositionAgreesWithKernel) {
   const OpSample& s = op_table()[i];
   const CaseRun& run = oracle().runs[i];
   const OpDef& op = find_op(s.op);
-  // Ops with a meta function ran their own kernel (or view) eagerly; composites ran the decomposition.
+  // Ops with a meta function ran their own kernel (or view) eagerly; composites ran the
+  // decomposition.
   if (!run.ran || !op.decomp || !op.meta || !s.compare_values) return;
   Gen gen(1000 * (i + 1));
   const std::vector<Tensor> decomposed = run_decomposition(bind_args(op, s.make(gen)));
@@ -274,7 +282,8 @@ std::string case_name(const ::testing::TestParamInfo<size_t>& info) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllOps, OpTable, ::testing::Range<size_t>(0, op_table().size()), case_name);
+INSTANTIATE_TEST_SUITE_P(AllOps, OpTable, ::testing::Range<size_t>(0, op_table().size()),
+                         case_name);
 
 // Removes the oracle's scratch folder unless XPORT_KEEP_ORACLE_DIR is set (for debugging).
 class OracleCleanup : public ::testing::Environment {
@@ -292,7 +301,8 @@ TEST(OpTableCoverage, EveryRegisteredOpHasSamples) {
   std::set<std::string> covered;
   for (const OpSample& s : op_table()) covered.insert(find_op(s.op).qualified_name);
   for (const OpDef* op : all_ops()) {
-    EXPECT_TRUE(covered.count(op->qualified_name)) << op->qualified_name << " has no sample in the op table";
+    EXPECT_TRUE(covered.count(op->qualified_name))
+        << op->qualified_name << " has no sample in the op table";
   }
 }
 
@@ -301,7 +311,8 @@ TEST(OpTableCoverage, EveryNonCoreOpHasADecomposition) {
     // copy_ is the one mutation everything else is written in terms of; functionalization, not
     // a decomposition, removes it from graphs.
     if (op->core || op->qualified_name == "aten::copy_") continue;
-    EXPECT_TRUE(op->decomp != nullptr) << op->qualified_name << " is not core and has no decomposition";
+    EXPECT_TRUE(op->decomp != nullptr)
+        << op->qualified_name << " is not core and has no decomposition";
   }
 }
 

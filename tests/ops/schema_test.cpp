@@ -6,7 +6,8 @@ namespace xport {
 namespace {
 
 TEST(Schema, ParsesOverloadDefaultsAndKeywordOnlyArguments) {
-  const Schema s = parse_schema("aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+  const Schema s =
+      parse_schema("aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
   EXPECT_EQ(s.qualified_name(), "aten::add.Tensor");
   ASSERT_EQ(s.arguments.size(), 3u);
   EXPECT_FALSE(s.arguments[1].kwarg_only);
@@ -19,7 +20,8 @@ TEST(Schema, ParsesOverloadDefaultsAndKeywordOnlyArguments) {
 
 TEST(Schema, ParsesOptionalListAndAliasTypes) {
   const Schema s = parse_schema(
-      "aten::index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)");
+      "aten::index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) "
+      "-> Tensor(a!)");
   EXPECT_TRUE(s.arguments[0].is_write);
   EXPECT_EQ(s.arguments[0].alias_set, "a");
   EXPECT_TRUE(s.arguments[1].type.list);
@@ -42,10 +44,12 @@ TEST(Schema, ExpandsFixedSizeListDefaults) {
 }
 
 TEST(Schema, ParsesNamedTupleAndListReturns) {
-  const Schema s = parse_schema("aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  const Schema s = parse_schema(
+      "aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
   ASSERT_EQ(s.returns.size(), 2u);
   EXPECT_EQ(s.returns[1].name, "indices");
-  const Schema split = parse_schema("aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]");
+  const Schema split = parse_schema(
+      "aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]");
   EXPECT_TRUE(split.returns_list);
 }
 

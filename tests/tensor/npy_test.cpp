@@ -16,8 +16,8 @@ fs::path temp_file(const std::string& name) {
 }
 
 TEST(Npy, RoundTripsEveryNumpyDtype) {
-  for (DType dtype : {DType::Bool, DType::UInt8, DType::Int8, DType::Int16, DType::Int32, DType::Int64,
-                      DType::Float16, DType::Float32, DType::Float64}) {
+  for (DType dtype : {DType::Bool, DType::UInt8, DType::Int8, DType::Int16, DType::Int32,
+                      DType::Int64, DType::Float16, DType::Float32, DType::Float64}) {
     const Tensor t = (randn({3, 5}, 1) * 10.0).to(dtype);
     const fs::path path = temp_file(std::string(dtype_name(dtype)) + ".npy");
     save_npy(t.t(), path.string());  // non-contiguous on purpose
@@ -31,9 +31,13 @@ TEST(Npy, RoundTripsEveryNumpyDtype) {
 
 TEST(Npy, ReadsFilesWrittenByNumpyIncludingFortranOrderAndBigEndian) {
   const fs::path f = temp_file("fortran.npy"), b = temp_file("big.npy");
-  const std::string cmd = "/usr/bin/python3 -c \"import numpy as np; "
-                          "np.save('" + f.string() + "', np.asfortranarray(np.arange(6.0).reshape(2, 3))); "
-                          "np.save('" + b.string() + "', np.arange(4, dtype='>i4'))\"";
+  const std::string cmd =
+      "/usr/bin/python3 -c \"import numpy as np; "
+      "np.save('" +
+      f.string() +
+      "', np.asfortranarray(np.arange(6.0).reshape(2, 3))); "
+      "np.save('" +
+      b.string() + "', np.arange(4, dtype='>i4'))\"";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << "numpy (python3-numpy) is needed for this test";
   const Tensor fortran = load_npy(f.string());
   EXPECT_EQ(fortran.int_sizes(), (std::vector<int64_t>{2, 3}));

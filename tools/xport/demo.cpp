@@ -16,10 +16,13 @@ int run_demo(std::ostream& out) {
   const auto start = std::chrono::steady_clock::now();
   const Tensor probs = forward();
   const auto [best, label] = probs.max(1);
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   out << "xport demo: a 16-32-10 MLP (GELU, softmax) run eagerly on a batch of 4\n\n"
-      << "input:\n" << x.slice(1, 0, 6) << "  (first 6 of 16 features)\n\n"
-      << "class probabilities:\n" << probs << "\n\n"
+      << "input:\n"
+      << x.slice(1, 0, 6) << "  (first 6 of 16 features)\n\n"
+      << "class probabilities:\n"
+      << probs << "\n\n"
       << "predicted class: " << label << "\n"
       << "confidence:      " << best << "\n\n"
       << "forward pass (warm): " << ms << " ms\n";

@@ -12,9 +12,8 @@ namespace xport::kernels::cpu {
 /// is true, any other is added to the scores; it broadcasts to [..., L, S].
 /// `is_causal` keeps key j <= query i. All floating dtypes; float32 runs on
 /// SGEMM.
-void scaled_dot_product_attention_out(const Tensor &q, const Tensor &k,
-                                      const Tensor &v, const Tensor &mask,
-                                      bool is_causal, double scale,
-                                      const Tensor &out);
+void scaled_dot_product_attention_out(const Tensor& q, const Tensor& k, const Tensor& v,
+                                      const Tensor& mask, bool is_causal, double scale,
+                                      const Tensor& out);
 
-} // namespace xport::kernels::cpu
+}  // namespace xport::kernels::cpu

@@ -14,13 +14,17 @@ constexpr bool kIsInt = std::is_same_v<T, int64_t>;
 // Integer + - * wrap like two's complement instead of overflowing (which C++ leaves undefined).
 template <class T>
 T wrap_add(T a, T b) {
-  if constexpr (kIsInt<T>) return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-  else return a + b;
+  if constexpr (kIsInt<T>)
+    return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  else
+    return a + b;
 }
 template <class T>
 T wrap_mul(T a, T b) {
-  if constexpr (kIsInt<T>) return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-  else return a * b;
+  if constexpr (kIsInt<T>)
+    return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  else
+    return a * b;
 }
 
 // The dtype both operands are converted to before the op (ATen's "common dtype").
@@ -29,8 +33,8 @@ DType common_dtype(const Tensor& a, const Tensor& b) {
 }
 
 template <class F>
-void run_binary(const Tensor& a, const Tensor& b, const Tensor& out, ComputeKind kind,
-                const F& f, BlockFn<float> f32 = nullptr) {
+void run_binary(const Tensor& a, const Tensor& b, const Tensor& out, ComputeKind kind, const F& f,
+                BlockFn<float> f32 = nullptr) {
   BlockFns fns{binary_block<float, F>, binary_block<double, F>, binary_block<int64_t, F>};
   if (f32) fns.f32 = f32;
   const Tensor inputs[] = {a, b};
@@ -49,23 +53,31 @@ struct AddAlpha {
   int64_t alpha_i;
   template <class T>
   T operator()(T a, T b) const {
-    if constexpr (kIsInt<T>) return wrap_add(a, wrap_mul(alpha_i, b));
-    else return a + static_cast<T>(alpha_f) * b;
+    if constexpr (kIsInt<T>)
+      return wrap_add(a, wrap_mul(alpha_i, b));
+    else
+      return a + static_cast<T>(alpha_f) * b;
   }
 };
 struct Mul {
   template <class T>
-  T operator()(T a, T b) const { return wrap_mul(a, b); }
+  T operator()(T a, T b) const {
+    return wrap_mul(a, b);
+  }
 };
 struct DivTrue {
   template <class T>
-  T operator()(T a, T b) const { return a / b; }
+  T operator()(T a, T b) const {
+    return a / b;
+  }
 };
 struct DivTrunc {
   template <class T>
   T operator()(T a, T b) const {
-    if constexpr (kIsInt<T>) return b == -1 ? wrap_mul(a, T(-1)) : a / b;
-    else return std::trunc(a / b);
+    if constexpr (kIsInt<T>)
+      return b == -1 ? wrap_mul(a, T(-1)) : a / b;
+    else
+      return std::trunc(a / b);
   }
 };
 // Python's floor division, as ATen's div_floor_floating computes it.
@@ -141,13 +153,17 @@ struct Minimum {
 };
 struct Atan2 {
   template <class T>
-  T operator()(T a, T b) const { return std::atan2(a, b); }
+  T operator()(T a, T b) const {
+    return std::atan2(a, b);
+  }
 };
 
-#define XPORT_PREDICATE(Name, expr)                                    \
-  struct Name {                                                        \
-    template <class T>                                                 \
-    T operator()(T a, T b) const { return (expr) ? T(1) : T(0); }      \
+#define XPORT_PREDICATE(Name, expr) \
+  struct Name {                     \
+    template <class T>              \
+    T operator()(T a, T b) const {  \
+      return (expr) ? T(1) : T(0);  \
+    }                               \
   };
 XPORT_PREDICATE(Eq, a == b)
 XPORT_PREDICATE(Ne, a != b)
@@ -160,13 +176,15 @@ XPORT_PREDICATE(LogicalOr, a != T(0) || b != T(0))
 XPORT_PREDICATE(LogicalXor, (a != T(0)) != (b != T(0)))
 #undef XPORT_PREDICATE
 
-#define XPORT_BITWISE(Name, OP)                                        \
-  struct Name {                                                        \
-    template <class T>                                                 \
-    T operator()(T a, T b) const {                                     \
-      if constexpr (kIsInt<T>) return a OP b;                          \
-      else return a;                                                   \
-    }                                                                  \
+#define XPORT_BITWISE(Name, OP)    \
+  struct Name {                    \
+    template <class T>             \
+    T operator()(T a, T b) const { \
+      if constexpr (kIsInt<T>)     \
+        return a OP b;             \
+      else                         \
+        return a;                  \
+    }                              \
   };
 XPORT_BITWISE(BitwiseAnd, &)
 XPORT_BITWISE(BitwiseOr, |)
@@ -269,7 +287,9 @@ void bitwise_xor_out(const Tensor& a, const Tensor& b, const Tensor& out) {
 namespace {
 struct Where {
   template <class T>
-  T operator()(T c, T a, T b) const { return c != T(0) ? a : b; }
+  T operator()(T c, T a, T b) const {
+    return c != T(0) ? a : b;
+  }
 };
 struct Clamp {
   bool has_lo, has_hi;
@@ -290,20 +310,20 @@ struct Clamp {
 void where_out(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
   static const Where f{};
   const Tensor inputs[] = {cond, a, b};
-  elementwise(out, inputs, compute_kind(out.dtype()),
-              {ternary_block<float, Where>, ternary_block<double, Where>,
-               ternary_block<int64_t, Where>},
-              &f);
+  elementwise(
+      out, inputs, compute_kind(out.dtype()),
+      {ternary_block<float, Where>, ternary_block<double, Where>, ternary_block<int64_t, Where>},
+      &f);
 }
 
 void clamp_out(const Tensor& self, const Tensor& lo, const Tensor& hi, const Tensor& out) {
   const Clamp f{lo.defined(), hi.defined()};
   // An absent bound is fed as the input itself, which the functor ignores.
   const Tensor inputs[] = {self, lo.defined() ? lo : self, hi.defined() ? hi : self};
-  elementwise(out, inputs, compute_kind(out.dtype()),
-              {ternary_block<float, Clamp>, ternary_block<double, Clamp>,
-               ternary_block<int64_t, Clamp>},
-              &f);
+  elementwise(
+      out, inputs, compute_kind(out.dtype()),
+      {ternary_block<float, Clamp>, ternary_block<double, Clamp>, ternary_block<int64_t, Clamp>},
+      &f);
 }
 
 Tensor scalar_tensor(const Scalar& value, DType dtype) {

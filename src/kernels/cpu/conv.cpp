@@ -16,12 +16,6 @@
 namespace xport::kernels::cpu {
 namespace {
 
-Tensor contiguous_as(const Tensor& t, DType dtype) {
-  if (t.dtype() == dtype && t.is_contiguous()) return t;
-  Tensor c = Tensor::empty_contiguous(t.int_sizes(), dtype);
-  copy_into(c, t);
-  return c;
-}
 
 // Sizes of one convolution, all the primitive depends on.
 struct ConvShape {
@@ -29,8 +23,23 @@ struct ConvShape {
   Conv2dParams p;
   bool bias;
   std::array<int64_t, 17> key() const {
-    return {n, c, h, w, o, kh, kw, oh, ow, p.stride[0], p.stride[1], p.padding[0], p.padding[1],
-            p.dilation[0], p.dilation[1], p.groups, bias ? 1 : 0};
+    return {n,
+            c,
+            h,
+            w,
+            o,
+            kh,
+            kw,
+            oh,
+            ow,
+            p.stride[0],
+            p.stride[1],
+            p.padding[0],
+            p.padding[1],
+            p.dilation[0],
+            p.dilation[1],
+            p.groups,
+            bias ? 1 : 0};
   }
 };
 
@@ -72,8 +81,8 @@ std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s) {
   const bool blocked_src = blocked && s.c / g >= 8;
   const memory::dims src_dims = {s.n, s.c, s.h, s.w};
   const memory::dims dst_dims = {s.n, s.o, s.oh, s.ow};
-  const memory::dims wei_dims = g == 1 ? memory::dims{s.o, s.c, s.kh, s.kw}
-                                       : memory::dims{g, s.o / g, s.c / g, s.kh, s.kw};
+  const memory::dims wei_dims =
+      g == 1 ? memory::dims{s.o, s.c, s.kh, s.kw} : memory::dims{g, s.o / g, s.c / g, s.kh, s.kw};
   const auto f32 = memory::data_type::f32;
   auto plan = std::make_shared<ConvPlan>();
   plan->user_src_md = memory::desc(src_dims, f32, Tag::nchw);
@@ -90,8 +99,8 @@ std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s) {
       dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
       blocked_src ? memory::desc(src_dims, f32, Tag::any) : plan->user_src_md,
       blocked ? memory::desc(wei_dims, f32, Tag::any) : plan->user_wei_md, bias_md,
-      blocked ? memory::desc(dst_dims, f32, Tag::any) : plan->user_dst_md, strides, dilates,
-      pad_l, pad_r);
+      blocked ? memory::desc(dst_dims, f32, Tag::any) : plan->user_dst_md, strides, dilates, pad_l,
+      pad_r);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const dnnl::convolution_forward::primitive_desc pd(desc, attr, engine());
@@ -104,9 +113,12 @@ std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s) {
   auto reorder = [](const memory::desc& from, const memory::desc& to) {
     return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), from, engine(), to));
   };
-  if (plan->src_md != plan->user_src_md) plan->src_reorder = reorder(plan->user_src_md, plan->src_md);
-  if (plan->wei_md != plan->user_wei_md) plan->wei_reorder = reorder(plan->user_wei_md, plan->wei_md);
-  if (plan->dst_md != plan->user_dst_md) plan->dst_reorder = reorder(plan->dst_md, plan->user_dst_md);
+  if (plan->src_md != plan->user_src_md)
+    plan->src_reorder = reorder(plan->user_src_md, plan->src_md);
+  if (plan->wei_md != plan->user_wei_md)
+    plan->wei_reorder = reorder(plan->user_wei_md, plan->wei_md);
+  if (plan->dst_md != plan->user_dst_md)
+    plan->dst_reorder = reorder(plan->dst_md, plan->user_dst_md);
   return plan;
 }
 
@@ -183,8 +195,8 @@ bool conv2d_onednn(const ConvShape& s, const Tensor& input, const Tensor& weight
 
 // Accumulates in Acc (double, or uint64 for integers so overflow wraps like C).
 template <class T, class Acc>
-void conv2d_loop(const ConvShape& s, const Tensor& input, const Tensor& weight,
-                 const Tensor& bias, const Tensor& out) {
+void conv2d_loop(const ConvShape& s, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                 const Tensor& out) {
   const T* x = input.data<T>();
   const T* w = weight.data<T>();
   const T* b = s.bias ? bias.data<T>() : nullptr;
@@ -232,10 +244,11 @@ void conv2d_out(const Tensor& input, const Tensor& weight, const Tensor& bias,
   const Tensor x = contiguous_as(input, ct);
   const Tensor w = contiguous_as(weight, ct);
   const Tensor b = bias.defined() ? contiguous_as(bias, ct) : Tensor();
-  const Tensor y = out.is_contiguous() && !half ? out : Tensor::empty_contiguous(out.int_sizes(), ct);
+  const Tensor y =
+      out.is_contiguous() && !half ? out : Tensor::empty_contiguous(out.int_sizes(), ct);
   const std::vector<int64_t> xs = x.int_sizes(), ws = w.int_sizes(), ys = y.int_sizes();
-  const ConvShape s{xs[0], xs[1], xs[2], xs[3], ws[0], ws[2], ws[3], ys[2], ys[3],
-                    params, b.defined()};
+  const ConvShape s{xs[0], xs[1], xs[2], xs[3],  ws[0],      ws[2],
+                    ws[3], ys[2], ys[3], params, b.defined()};
   if (ct == DType::Float32) {
     if (s.c == 0 || !conv2d_onednn(s, x, w, b, y)) conv2d_loop<float, float>(s, x, w, b, y);
   } else if (ct == DType::Float64) {

@@ -29,7 +29,8 @@ void load_block(const char* p, int64_t stride, DType dtype, T* dst, int64_t n) {
       const T v = convert<T>(*reinterpret_cast<const S*>(p));
       for (int64_t i = 0; i < n; ++i) dst[i] = v;
     } else {
-      for (int64_t i = 0; i < n; ++i) dst[i] = convert<T>(*reinterpret_cast<const S*>(p + i * stride));
+      for (int64_t i = 0; i < n; ++i)
+        dst[i] = convert<T>(*reinterpret_cast<const S*>(p + i * stride));
     }
   });
 }
@@ -117,7 +118,7 @@ Plan make_plan(const Tensor& out, std::span<const Tensor> inputs) {
 template <class T>
 void run_row(const Plan& plan, std::array<char*, kMaxOperands> ptr, int64_t len, BlockFn<T> fn,
              const void* ctx) {
-  constexpr DType kT = std::is_same_v<T, float> ? DType::Float32
+  constexpr DType kT = std::is_same_v<T, float>    ? DType::Float32
                        : std::is_same_v<T, double> ? DType::Float64
                                                    : DType::Int64;
   alignas(64) T buffers[kMaxOperands][kBlock];
@@ -204,6 +205,13 @@ void elementwise(const Tensor& out, std::span<const Tensor> inputs, ComputeKind 
       XPORT_CHECK(fns.i64, Internal, "elementwise: no integer kernel");
       return run<int64_t>(plan, fns.i64, ctx);
   }
+}
+
+Tensor contiguous_as(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype && t.is_contiguous()) return t;
+  Tensor c = Tensor::empty_contiguous(t.int_sizes(), dtype);
+  copy_into(c, t);
+  return c;
 }
 
 void copy_into(const Tensor& dst, const Tensor& src) {

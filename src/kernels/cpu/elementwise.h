@@ -32,6 +32,22 @@ void elementwise(const Tensor& out, std::span<const Tensor> inputs, ComputeKind 
 /// Copies src into dst (same shape after broadcasting src), converting the dtype.
 void copy_into(const Tensor& dst, const Tensor& src);
 
+/// `t` as a contiguous tensor of `dtype` (`t` itself when it already is one).
+Tensor contiguous_as(const Tensor& t, DType dtype);
+
+/// Calls fn(T* data) on `out` directly when it is contiguous T, else on a T staging buffer that
+/// is copied into `out` afterwards.
+template <class T, class Fn>
+void write_as(const Tensor& out, const Fn& fn) {
+  if (out.dtype() == dtype_v<T> && out.is_contiguous()) {
+    fn(out.mutable_data<T>());
+    return;
+  }
+  const Tensor tmp = Tensor::empty_contiguous(out.int_sizes(), dtype_v<T>);
+  fn(tmp.mutable_data<T>());
+  copy_into(out, tmp);
+}
+
 // ---- helpers that turn a scalar functor into block functions ----
 // A functor F has `template <class T> T operator()(T a[, T b, ...]) const`, and may read ctx.
 template <class T, class F>

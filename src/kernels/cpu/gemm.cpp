@@ -26,7 +26,8 @@ Tensor restride(const Tensor& t, std::vector<int64_t> sizes, std::vector<int64_t
 
 // A 2-D tensor as a batch of one.
 Tensor as_batch(const Tensor& t) {
-  return restride(t, {1, t.int_size(0), t.int_size(1)}, {0, t.int_strides()[0], t.int_strides()[1]});
+  return restride(t, {1, t.int_size(0), t.int_size(1)},
+                  {0, t.int_strides()[0], t.int_strides()[1]});
 }
 
 Tensor contiguous_copy(const Tensor& t, DType dtype) {
@@ -90,8 +91,10 @@ void sgemm_batched(Tensor a, Tensor b, float alpha, float beta, const Tensor& c)
                  cd + i * m * n, n);
     }
   };
-  if (batch > 1 && m * n * k <= kSmallGemm) parallel_for(0, batch, 1, run);
-  else run(0, batch);
+  if (batch > 1 && m * n * k <= kSmallGemm)
+    parallel_for(0, batch, 1, run);
+  else
+    run(0, batch);
 }
 
 // The portable path: one output row at a time, accumulating in Acc (double, or uint64 for
@@ -139,7 +142,8 @@ void gemm(const Tensor& self, const Tensor& a3, const Tensor& b3, const Scalar& 
   const DType dt = out3.dtype();
   const bool half = dt == DType::Float16 || dt == DType::BFloat16;
   const DType ct = half ? DType::Float32 : dt;
-  const Tensor c = out3.is_contiguous() && !half ? out3 : Tensor::empty_contiguous(out3.int_sizes(), ct);
+  const Tensor c =
+      out3.is_contiguous() && !half ? out3 : Tensor::empty_contiguous(out3.int_sizes(), ct);
   const bool use_beta = self.defined() && !is_zero(beta);
   if (use_beta) copy_into(c, self);
   const Tensor a = half ? contiguous_copy(a3, ct) : a3;

@@ -16,18 +16,16 @@ namespace xport::kernels::cpu {
 /// wrapped: a view of the index's own data when it is contiguous int64 with
 /// nothing to wrap, else a copy.
 class IndexValues {
-public:
+ public:
   IndexValues() = default;
-  IndexValues(const int64_t *data, int64_t n) : data_(data), n_(n) {}
+  IndexValues(const int64_t* data, int64_t n) : data_(data), n_(n) {}
   /// Views the data of `keep` (contiguous int64), which it keeps alive.
   explicit IndexValues(Tensor keep)
-      : keep_(std::move(keep)), data_(keep_.data<int64_t>()),
-        n_(keep_.int_numel()) {}
+      : keep_(std::move(keep)), data_(keep_.data<int64_t>()), n_(keep_.int_numel()) {}
   explicit IndexValues(std::vector<int64_t> owned)
-      : owned_(std::move(owned)), data_(owned_.data()),
-        n_(static_cast<int64_t>(owned_.size())) {}
-  IndexValues(IndexValues &&other) noexcept { *this = std::move(other); }
-  IndexValues &operator=(IndexValues &&other) noexcept {
+      : owned_(std::move(owned)), data_(owned_.data()), n_(static_cast<int64_t>(owned_.size())) {}
+  IndexValues(IndexValues&& other) noexcept { *this = std::move(other); }
+  IndexValues& operator=(IndexValues&& other) noexcept {
     const bool own = other.data_ == other.owned_.data();
     owned_ = std::move(other.owned_);
     keep_ = std::move(other.keep_);
@@ -35,54 +33,51 @@ public:
     n_ = other.n_;
     return *this;
   }
-  const int64_t &operator[](int64_t i) const { return data_[i]; }
+  const int64_t& operator[](int64_t i) const { return data_[i]; }
   int64_t size() const { return n_; }
 
-private:
+ private:
   std::vector<int64_t> owned_;
   Tensor keep_;
-  const int64_t *data_ = nullptr;
+  const int64_t* data_ = nullptr;
   int64_t n_ = 0;
 };
 
 /// Checks every value of `index` against [0, size) (or [-size, size) with
 /// `allow_negative`, negative ones wrapped); throws InvalidInput naming `op`,
 /// the bad index and the range.
-IndexValues checked_indices(const Tensor &index, int64_t size,
-                            bool allow_negative, std::string_view op,
-                            int64_t dim);
+IndexValues checked_indices(const Tensor& index, int64_t size, bool allow_negative,
+                            std::string_view op, int64_t dim);
 
 /// out = self indexed by the 1-D (or 0-D) `index` along dim.
-void index_select_out(const Tensor &self, int64_t dim, const Tensor &index,
-                      const Tensor &out, std::string_view op);
+void index_select_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out,
+                      std::string_view op);
 /// out[p] = self[p with p[dim] = index[p]], over index's shape.
-void gather_out(const Tensor &self, int64_t dim, const Tensor &index,
-                const Tensor &out, std::string_view op);
+void gather_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out,
+                std::string_view op);
 
 enum class ScatterMode { Assign, Add };
 /// out = self, then out[p with p[dim] = index[p]] = src[p] (or += with Add)
 /// over index's shape; an undefined src writes `value` instead.
-void scatter_out(const Tensor &self, int64_t dim, const Tensor &index,
-                 const Tensor &src, const Scalar &value, ScatterMode mode,
-                 const Tensor &out, std::string_view op);
+void scatter_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                 const Scalar& value, ScatterMode mode, const Tensor& out, std::string_view op);
 
 /// Replaces each bool/uint8 mask in `indices` by one int64 index tensor per
 /// mask dim (the columns of its nonzero()). Mask shapes must already match
 /// self's.
-std::vector<Tensor> expand_masks(const std::vector<Tensor> &indices);
+std::vector<Tensor> expand_masks(const std::vector<Tensor>& indices);
 /// out = self[indices] (advanced indexing; undefined entries take the whole
 /// dim). `indices` hold integer tensors only (see expand_masks); out has the
 /// indexing result's shape.
-void index_out(const Tensor &self, const std::vector<Tensor> &indices,
-               const Tensor &out, std::string_view op);
+void index_out(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& out,
+               std::string_view op);
 /// out = self with out[indices] = values (or += with accumulate); values
 /// broadcast to the indexing result's shape.
-void index_put_out(const Tensor &self, const std::vector<Tensor> &indices,
-                   const Tensor &values, bool accumulate, const Tensor &out,
-                   std::string_view op);
+void index_put_out(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                   bool accumulate, const Tensor& out, std::string_view op);
 
 /// The coordinates of self's nonzero elements, row-major: an int64 tensor
 /// [count, self.dim()].
-Tensor nonzero(const Tensor &self);
+Tensor nonzero(const Tensor& self);
 
-} // namespace xport::kernels::cpu
+}  // namespace xport::kernels::cpu

@@ -13,81 +13,60 @@
 namespace xport::kernels::cpu {
 namespace {
 
-Tensor contiguous_as(const Tensor &t, DType dtype) {
-  if (t.dtype() == dtype && t.is_contiguous())
-    return t;
-  Tensor c = Tensor::empty_contiguous(t.int_sizes(), dtype);
-  copy_into(c, t);
-  return c;
-}
 
-template <class T, class Fn> void write_as(const Tensor &out, const Fn &fn) {
-  if (out.dtype() == dtype_v<T> && out.is_contiguous()) {
-    fn(out.mutable_data<T>());
-    return;
-  }
-  const Tensor tmp = Tensor::empty_contiguous(out.int_sizes(), dtype_v<T>);
-  fn(tmp.mutable_data<T>());
-  copy_into(out, tmp);
-}
 
-template <class T> const T *data_or_null(const Tensor &t) {
+template <class T>
+const T* data_or_null(const Tensor& t) {
   return t.defined() ? t.data<T>() : nullptr;
 }
 
 // Two-pass layer norm of rows [r0, r1) in T (the float64 path; float32 uses
 // vec::layer_norm_rows).
 template <class T>
-void layer_norm_rows_scalar(const T *x, const T *w, const T *b, T *y, T *mean,
-                            T *rstd, int64_t rows, int64_t cols, T eps) {
+void layer_norm_rows_scalar(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd,
+                            int64_t rows, int64_t cols, T eps) {
   for (int64_t r = 0; r < rows; ++r) {
-    const T *xr = x + r * cols;
-    T *yr = y + r * cols;
+    const T* xr = x + r * cols;
+    T* yr = y + r * cols;
     T sum = 0;
-    for (int64_t i = 0; i < cols; ++i)
-      sum += xr[i];
+    for (int64_t i = 0; i < cols; ++i) sum += xr[i];
     const T mu = sum / static_cast<T>(cols);
     T var = 0;
-    for (int64_t i = 0; i < cols; ++i)
-      var += (xr[i] - mu) * (xr[i] - mu);
+    for (int64_t i = 0; i < cols; ++i) var += (xr[i] - mu) * (xr[i] - mu);
     var /= static_cast<T>(cols);
     const T rs = T(1) / std::sqrt(var + eps);
     mean[r] = mu;
     rstd[r] = rs;
     for (int64_t i = 0; i < cols; ++i) {
       T v = (xr[i] - mu) * rs;
-      if (w)
-        v *= w[i];
-      if (b)
-        v += b[i];
+      if (w) v *= w[i];
+      if (b) v += b[i];
       yr[i] = v;
     }
   }
 }
 
 template <class T>
-void layer_norm_typed(const Tensor &input, const Tensor &weight,
-                      const Tensor &bias, int64_t M, int64_t N, double eps,
-                      const Tensor &out, const Tensor &mean,
-                      const Tensor &rstd) {
+void layer_norm_typed(const Tensor& input, const Tensor& weight, const Tensor& bias, int64_t M,
+                      int64_t N, double eps, const Tensor& out, const Tensor& mean,
+                      const Tensor& rstd) {
   const Tensor x = contiguous_as(input, dtype_v<T>);
-  const Tensor w =
-      weight.defined() ? contiguous_as(weight, dtype_v<T>) : Tensor();
+  const Tensor w = weight.defined() ? contiguous_as(weight, dtype_v<T>) : Tensor();
   const Tensor b = bias.defined() ? contiguous_as(bias, dtype_v<T>) : Tensor();
-  const T *xp = x.data<T>();
-  const T *wp = data_or_null<T>(w);
-  const T *bp = data_or_null<T>(b);
+  const T* xp = x.data<T>();
+  const T* wp = data_or_null<T>(w);
+  const T* bp = data_or_null<T>(b);
   const int64_t grain = std::max<int64_t>(1, 16384 / N);
-  write_as<T>(out, [&](T *y) {
-    write_as<T>(mean, [&](T *mu) {
-      write_as<T>(rstd, [&](T *rs) {
+  write_as<T>(out, [&](T* y) {
+    write_as<T>(mean, [&](T* mu) {
+      write_as<T>(rstd, [&](T* rs) {
         parallel_for(0, M, grain, [&](int64_t r0, int64_t r1) {
           if constexpr (std::is_same_v<T, float>) {
-            vec::layer_norm_rows(xp + r0 * N, wp, bp, y + r0 * N, mu + r0,
-                                 rs + r0, r1 - r0, N, static_cast<float>(eps));
+            vec::layer_norm_rows(xp + r0 * N, wp, bp, y + r0 * N, mu + r0, rs + r0, r1 - r0, N,
+                                 static_cast<float>(eps));
           } else {
-            layer_norm_rows_scalar<T>(xp + r0 * N, wp, bp, y + r0 * N, mu + r0,
-                                      rs + r0, r1 - r0, N, static_cast<T>(eps));
+            layer_norm_rows_scalar<T>(xp + r0 * N, wp, bp, y + r0 * N, mu + r0, rs + r0, r1 - r0, N,
+                                      static_cast<T>(eps));
           }
         });
       });
@@ -97,58 +76,48 @@ void layer_norm_typed(const Tensor &input, const Tensor &weight,
 
 // out = x * alpha[c] + beta[c] over [outer, C, inner].
 template <class T>
-void scale_shift_channels(const T *x, T *y, const T *alpha, const T *beta,
-                          int64_t outer, int64_t C, int64_t inner) {
+void scale_shift_channels(const T* x, T* y, const T* alpha, const T* beta, int64_t outer, int64_t C,
+                          int64_t inner) {
   if (inner == 1) {
-    parallel_for(0, outer,
-                 std::max<int64_t>(1, 32768 / std::max<int64_t>(C, 1)),
+    parallel_for(0, outer, std::max<int64_t>(1, 32768 / std::max<int64_t>(C, 1)),
                  [&](int64_t b, int64_t e) {
                    for (int64_t n = b; n < e; ++n) {
-                     const T *xr = x + n * C;
-                     T *yr = y + n * C;
-                     for (int64_t c = 0; c < C; ++c)
-                       yr[c] = xr[c] * alpha[c] + beta[c];
+                     const T* xr = x + n * C;
+                     T* yr = y + n * C;
+                     for (int64_t c = 0; c < C; ++c) yr[c] = xr[c] * alpha[c] + beta[c];
                    }
                  });
     return;
   }
-  parallel_for(0, outer * C, std::max<int64_t>(1, 32768 / inner),
-               [&](int64_t b, int64_t e) {
-                 for (int64_t p = b; p < e; ++p) {
-                   const T a = alpha[p % C];
-                   const T s = beta[p % C];
-                   const T *xr = x + p * inner;
-                   T *yr = y + p * inner;
-                   for (int64_t i = 0; i < inner; ++i)
-                     yr[i] = xr[i] * a + s;
-                 }
-               });
+  parallel_for(0, outer * C, std::max<int64_t>(1, 32768 / inner), [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) {
+      const T a = alpha[p % C];
+      const T s = beta[p % C];
+      const T* xr = x + p * inner;
+      T* yr = y + p * inner;
+      for (int64_t i = 0; i < inner; ++i) yr[i] = xr[i] * a + s;
+    }
+  });
 }
 
-} // namespace
+}  // namespace
 
-void layer_norm_out(const Tensor &input, const Tensor &weight,
-                    const Tensor &bias, int64_t N, double eps,
-                    const Tensor &out, const Tensor &mean, const Tensor &rstd) {
+void layer_norm_out(const Tensor& input, const Tensor& weight, const Tensor& bias, int64_t N,
+                    double eps, const Tensor& out, const Tensor& mean, const Tensor& rstd) {
   const int64_t M = mean.int_numel();
-  if (M == 0)
-    return;
+  if (M == 0) return;
   const bool f64 = input.dtype() == DType::Float64;
   if (N == 0) {
     // ATen's result for empty rows: mean 0, rstd NaN (1 / sqrt(0 / 0)).
-    auto fill = [M](auto *p, double v) {
+    auto fill = [M](auto* p, double v) {
       std::fill(p, p + M, static_cast<std::remove_pointer_t<decltype(p)>>(v));
     };
     if (f64) {
-      write_as<double>(mean, [&](double *p) { fill(p, 0.0); });
-      write_as<double>(rstd, [&](double *p) {
-        fill(p, std::numeric_limits<double>::quiet_NaN());
-      });
+      write_as<double>(mean, [&](double* p) { fill(p, 0.0); });
+      write_as<double>(rstd, [&](double* p) { fill(p, std::numeric_limits<double>::quiet_NaN()); });
     } else {
-      write_as<float>(mean, [&](float *p) { fill(p, 0.0); });
-      write_as<float>(rstd, [&](float *p) {
-        fill(p, std::numeric_limits<double>::quiet_NaN());
-      });
+      write_as<float>(mean, [&](float* p) { fill(p, 0.0); });
+      write_as<float>(rstd, [&](float* p) { fill(p, std::numeric_limits<double>::quiet_NaN()); });
     }
     return;
   }
@@ -158,10 +127,9 @@ void layer_norm_out(const Tensor &input, const Tensor &weight,
     layer_norm_typed<float>(input, weight, bias, M, N, eps, out, mean, rstd);
 }
 
-void batch_norm_inference_out(const Tensor &input, const Tensor &weight,
-                              const Tensor &bias, const Tensor &running_mean,
-                              const Tensor &running_var, double eps,
-                              const Tensor &out) {
+void batch_norm_inference_out(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                              const Tensor& running_mean, const Tensor& running_var, double eps,
+                              const Tensor& out) {
   const int64_t C = input.int_size(1);
   const int64_t outer = input.int_size(0);
   const int64_t inner = C * outer == 0 ? 0 : input.int_numel() / (C * outer);
@@ -169,22 +137,18 @@ void batch_norm_inference_out(const Tensor &input, const Tensor &weight,
     using T = decltype(zero);
     const Tensor mean = contiguous_as(running_mean, dtype_v<T>);
     const Tensor var = contiguous_as(running_var, dtype_v<T>);
-    const Tensor w =
-        weight.defined() ? contiguous_as(weight, dtype_v<T>) : Tensor();
-    const Tensor b =
-        bias.defined() ? contiguous_as(bias, dtype_v<T>) : Tensor();
+    const Tensor w = weight.defined() ? contiguous_as(weight, dtype_v<T>) : Tensor();
+    const Tensor b = bias.defined() ? contiguous_as(bias, dtype_v<T>) : Tensor();
     // ATen's per-channel linear and constant terms.
     std::vector<T> alpha(C), beta(C);
     for (int64_t c = 0; c < C; ++c) {
       const T invstd = T(1) / std::sqrt(var.data<T>()[c] + static_cast<T>(eps));
       alpha[c] = invstd * (w.defined() ? w.data<T>()[c] : T(1));
-      beta[c] =
-          (b.defined() ? b.data<T>()[c] : T(0)) - mean.data<T>()[c] * alpha[c];
+      beta[c] = (b.defined() ? b.data<T>()[c] : T(0)) - mean.data<T>()[c] * alpha[c];
     }
     const Tensor x = contiguous_as(input, dtype_v<T>);
-    write_as<T>(out, [&](T *y) {
-      scale_shift_channels<T>(x.data<T>(), y, alpha.data(), beta.data(), outer,
-                              C, inner);
+    write_as<T>(out, [&](T* y) {
+      scale_shift_channels<T>(x.data<T>(), y, alpha.data(), beta.data(), outer, C, inner);
     });
   };
   if (input.dtype() == DType::Float64)
@@ -193,4 +157,4 @@ void batch_norm_inference_out(const Tensor &input, const Tensor &weight,
     run(float{});
 }
 
-} // namespace xport::kernels::cpu
+}  // namespace xport::kernels::cpu

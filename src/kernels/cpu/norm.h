@@ -9,16 +9,14 @@ namespace xport::kernels::cpu {
 /// Layer norm of `input` seen as [M, N] rows (N = the normalized trailing
 /// elements). weight and bias (N elements) may be undefined. `mean` and `rstd`
 /// get M values each.
-void layer_norm_out(const Tensor &input, const Tensor &weight,
-                    const Tensor &bias, int64_t N, double eps,
-                    const Tensor &out, const Tensor &mean, const Tensor &rstd);
+void layer_norm_out(const Tensor& input, const Tensor& weight, const Tensor& bias, int64_t N,
+                    double eps, const Tensor& out, const Tensor& mean, const Tensor& rstd);
 
 /// Inference batch norm over dim 1: out = (x - running_mean) / sqrt(running_var
 /// + eps) * w + b, applied as one scale and shift per channel. weight and bias
 /// may be undefined.
-void batch_norm_inference_out(const Tensor &input, const Tensor &weight,
-                              const Tensor &bias, const Tensor &running_mean,
-                              const Tensor &running_var, double eps,
-                              const Tensor &out);
+void batch_norm_inference_out(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                              const Tensor& running_mean, const Tensor& running_var, double eps,
+                              const Tensor& out);
 
-} // namespace xport::kernels::cpu
+}  // namespace xport::kernels::cpu

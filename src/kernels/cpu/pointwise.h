@@ -7,20 +7,22 @@
 namespace xport::kernels::cpu {
 
 // ---- unary: out = f(self) ----
-#define XPORT_UNARY_KERNELS(X)                                                                 \
-  X(neg) X(abs) X(sign) X(exp) X(expm1) X(log) X(log1p) X(log2) X(sqrt) X(rsqrt) X(sin) X(cos) \
-  X(tan) X(tanh) X(sigmoid) X(relu) X(silu) X(erf) X(reciprocal) X(floor) X(ceil) X(round)     \
-  X(trunc) X(logical_not) X(bitwise_not) X(isnan)
+#define XPORT_UNARY_KERNELS(X)                                                                   \
+  X(neg)                                                                                         \
+  X(abs) X(sign) X(exp) X(expm1) X(log) X(log1p) X(log2) X(sqrt) X(rsqrt) X(sin) X(cos) X(tan)   \
+      X(tanh) X(sigmoid) X(relu) X(silu) X(erf) X(reciprocal) X(floor) X(ceil) X(round) X(trunc) \
+          X(logical_not) X(bitwise_not) X(isnan)
 #define XPORT_DECLARE_UNARY(name) void name##_out(const Tensor& self, const Tensor& out);
 XPORT_UNARY_KERNELS(XPORT_DECLARE_UNARY)
 #undef XPORT_DECLARE_UNARY
 void gelu_out(const Tensor& self, bool tanh_approximation, const Tensor& out);
 
 // ---- binary: out = f(a, b) ----
-#define XPORT_BINARY_KERNELS(X)                                                                 \
-  X(mul) X(div_true) X(div_trunc) X(div_floor) X(remainder) X(pow) X(maximum) X(minimum)       \
-  X(atan2) X(eq) X(ne) X(lt) X(le) X(gt) X(ge) X(logical_and) X(logical_or) X(logical_xor)     \
-  X(bitwise_and) X(bitwise_or) X(bitwise_xor)
+#define XPORT_BINARY_KERNELS(X)                                                                  \
+  X(mul)                                                                                         \
+  X(div_true) X(div_trunc) X(div_floor) X(remainder) X(pow) X(maximum) X(minimum) X(atan2) X(eq) \
+      X(ne) X(lt) X(le) X(gt) X(ge) X(logical_and) X(logical_or) X(logical_xor) X(bitwise_and)   \
+          X(bitwise_or) X(bitwise_xor)
 #define XPORT_DECLARE_BINARY(name) \
   void name##_out(const Tensor& a, const Tensor& b, const Tensor& out);
 XPORT_BINARY_KERNELS(XPORT_DECLARE_BINARY)

@@ -11,26 +11,7 @@
 namespace xport::kernels::cpu {
 namespace {
 
-// `t` as a contiguous tensor of `dtype` (itself when it already is one).
-Tensor contiguous_as(const Tensor &t, DType dtype) {
-  if (t.dtype() == dtype && t.is_contiguous())
-    return t;
-  Tensor c = Tensor::empty_contiguous(t.int_sizes(), dtype);
-  copy_into(c, t);
-  return c;
-}
 
-// Calls fn(T* data) on `out` directly, or on a T staging buffer copied into
-// `out` afterwards.
-template <class T, class Fn> void write_as(const Tensor &out, const Fn &fn) {
-  if (out.dtype() == dtype_v<T> && out.is_contiguous()) {
-    fn(out.mutable_data<T>());
-    return;
-  }
-  const Tensor tmp = Tensor::empty_contiguous(out.int_sizes(), dtype_v<T>);
-  fn(tmp.mutable_data<T>());
-  copy_into(out, tmp);
-}
 
 // The plane geometry shared by the pools: `planes` planes of in_h x in_w in,
 // out_h x out_w out.
@@ -38,7 +19,7 @@ struct Planes {
   int64_t planes, in_h, in_w, out_h, out_w;
 };
 
-Planes planes_of(const Tensor &self, const Tensor &out) {
+Planes planes_of(const Tensor& self, const Tensor& out) {
   const int64_t d = self.dim();
   Planes p;
   p.in_h = self.int_size(d - 2);
@@ -50,152 +31,129 @@ Planes planes_of(const Tensor &self, const Tensor &out) {
 }
 
 // Planes per parallel chunk so that each chunk does at least ~32k window reads.
-int64_t plane_grain(const Planes &p, int64_t window) {
-  return std::max<int64_t>(
-      1, 32768 / std::max<int64_t>(1, p.out_h * p.out_w * window));
+int64_t plane_grain(const Planes& p, int64_t window) {
+  return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, p.out_h * p.out_w * window));
 }
 
 template <class T>
-void max_pool_planes(const T *in, T *out, int64_t *indices, const Planes &g,
-                     const Pool2d &k) {
-  parallel_for(
-      0, g.planes, plane_grain(g, k.kernel_h * k.kernel_w),
-      [&](int64_t b, int64_t e) {
-        for (int64_t plane = b; plane < e; ++plane) {
-          const T *x = in + plane * g.in_h * g.in_w;
-          T *y = out + plane * g.out_h * g.out_w;
-          int64_t *yi = indices ? indices + plane * g.out_h * g.out_w : nullptr;
-          for (int64_t oh = 0; oh < g.out_h; ++oh) {
-            int64_t ih0 = oh * k.stride_h - k.pad_h;
-            const int64_t ih1 =
-                std::min(ih0 + (k.kernel_h - 1) * k.dilation_h + 1, g.in_h);
-            while (ih0 < 0)
-              ih0 += k.dilation_h;
-            for (int64_t ow = 0; ow < g.out_w; ++ow) {
-              int64_t iw0 = ow * k.stride_w - k.pad_w;
-              const int64_t iw1 =
-                  std::min(iw0 + (k.kernel_w - 1) * k.dilation_w + 1, g.in_w);
-              while (iw0 < 0)
-                iw0 += k.dilation_w;
-              // ATen's order: the first maximum wins, and a NaN replaces
-              // anything.
-              int64_t best_index = ih0 * g.in_w + iw0;
-              T best = -std::numeric_limits<T>::infinity();
-              for (int64_t ih = ih0; ih < ih1; ih += k.dilation_h) {
-                for (int64_t iw = iw0; iw < iw1; iw += k.dilation_w) {
-                  const int64_t index = ih * g.in_w + iw;
-                  const T v = x[index];
-                  if (v > best || std::isnan(v)) {
-                    best = v;
-                    best_index = index;
-                  }
-                }
+void max_pool_planes(const T* in, T* out, int64_t* indices, const Planes& g, const Pool2d& k) {
+  parallel_for(0, g.planes, plane_grain(g, k.kernel_h * k.kernel_w), [&](int64_t b, int64_t e) {
+    for (int64_t plane = b; plane < e; ++plane) {
+      const T* x = in + plane * g.in_h * g.in_w;
+      T* y = out + plane * g.out_h * g.out_w;
+      int64_t* yi = indices ? indices + plane * g.out_h * g.out_w : nullptr;
+      for (int64_t oh = 0; oh < g.out_h; ++oh) {
+        int64_t ih0 = oh * k.stride_h - k.pad_h;
+        const int64_t ih1 = std::min(ih0 + (k.kernel_h - 1) * k.dilation_h + 1, g.in_h);
+        while (ih0 < 0) ih0 += k.dilation_h;
+        for (int64_t ow = 0; ow < g.out_w; ++ow) {
+          int64_t iw0 = ow * k.stride_w - k.pad_w;
+          const int64_t iw1 = std::min(iw0 + (k.kernel_w - 1) * k.dilation_w + 1, g.in_w);
+          while (iw0 < 0) iw0 += k.dilation_w;
+          // ATen's order: the first maximum wins, and a NaN replaces
+          // anything.
+          int64_t best_index = ih0 * g.in_w + iw0;
+          T best = -std::numeric_limits<T>::infinity();
+          for (int64_t ih = ih0; ih < ih1; ih += k.dilation_h) {
+            for (int64_t iw = iw0; iw < iw1; iw += k.dilation_w) {
+              const int64_t index = ih * g.in_w + iw;
+              const T v = x[index];
+              if (v > best || std::isnan(v)) {
+                best = v;
+                best_index = index;
               }
-              y[oh * g.out_w + ow] = best;
-              if (yi)
-                yi[oh * g.out_w + ow] = best_index;
             }
           }
+          y[oh * g.out_w + ow] = best;
+          if (yi) yi[oh * g.out_w + ow] = best_index;
         }
-      });
+      }
+    }
+  });
 }
 
 // Max values only, separably: the max down each window's rows for every input
 // column (vectorizes over the row), then across each window's columns. NaN wins
 // in both passes.
 template <class T>
-void max_pool_values_planes(const T *in, T *out, const Planes &g,
-                            const Pool2d &k) {
-  parallel_for(
-      0, g.planes, plane_grain(g, k.kernel_h * k.kernel_w),
-      [&](int64_t b, int64_t e) {
-        std::vector<T> column_max(static_cast<size_t>(g.in_w));
-        T *cm = column_max.data();
-        for (int64_t plane = b; plane < e; ++plane) {
-          const T *x = in + plane * g.in_h * g.in_w;
-          T *y = out + plane * g.out_h * g.out_w;
-          for (int64_t oh = 0; oh < g.out_h; ++oh) {
-            int64_t ih0 = oh * k.stride_h - k.pad_h;
-            const int64_t ih1 =
-                std::min(ih0 + (k.kernel_h - 1) * k.dilation_h + 1, g.in_h);
-            while (ih0 < 0)
-              ih0 += k.dilation_h;
-            if (ih0 >= ih1) {
-              std::fill(cm, cm + g.in_w, -std::numeric_limits<T>::infinity());
-            } else {
-              std::copy(x + ih0 * g.in_w, x + (ih0 + 1) * g.in_w, cm);
-              for (int64_t ih = ih0 + k.dilation_h; ih < ih1;
-                   ih += k.dilation_h) {
-                const T *row = x + ih * g.in_w;
-                for (int64_t iw = 0; iw < g.in_w; ++iw) {
-                  const T v = row[iw];
-                  cm[iw] = (v > cm[iw] || v != v) ? v : cm[iw];
-                }
-              }
-            }
-            for (int64_t ow = 0; ow < g.out_w; ++ow) {
-              int64_t iw0 = ow * k.stride_w - k.pad_w;
-              const int64_t iw1 =
-                  std::min(iw0 + (k.kernel_w - 1) * k.dilation_w + 1, g.in_w);
-              while (iw0 < 0)
-                iw0 += k.dilation_w;
-              T best = -std::numeric_limits<T>::infinity();
-              for (int64_t iw = iw0; iw < iw1; iw += k.dilation_w) {
-                const T v = cm[iw];
-                if (v > best || std::isnan(v))
-                  best = v;
-              }
-              y[oh * g.out_w + ow] = best;
+void max_pool_values_planes(const T* in, T* out, const Planes& g, const Pool2d& k) {
+  parallel_for(0, g.planes, plane_grain(g, k.kernel_h * k.kernel_w), [&](int64_t b, int64_t e) {
+    std::vector<T> column_max(static_cast<size_t>(g.in_w));
+    T* cm = column_max.data();
+    for (int64_t plane = b; plane < e; ++plane) {
+      const T* x = in + plane * g.in_h * g.in_w;
+      T* y = out + plane * g.out_h * g.out_w;
+      for (int64_t oh = 0; oh < g.out_h; ++oh) {
+        int64_t ih0 = oh * k.stride_h - k.pad_h;
+        const int64_t ih1 = std::min(ih0 + (k.kernel_h - 1) * k.dilation_h + 1, g.in_h);
+        while (ih0 < 0) ih0 += k.dilation_h;
+        if (ih0 >= ih1) {
+          std::fill(cm, cm + g.in_w, -std::numeric_limits<T>::infinity());
+        } else {
+          std::copy(x + ih0 * g.in_w, x + (ih0 + 1) * g.in_w, cm);
+          for (int64_t ih = ih0 + k.dilation_h; ih < ih1; ih += k.dilation_h) {
+            const T* row = x + ih * g.in_w;
+            for (int64_t iw = 0; iw < g.in_w; ++iw) {
+              const T v = row[iw];
+              cm[iw] = (v > cm[iw] || v != v) ? v : cm[iw];
             }
           }
         }
-      });
+        for (int64_t ow = 0; ow < g.out_w; ++ow) {
+          int64_t iw0 = ow * k.stride_w - k.pad_w;
+          const int64_t iw1 = std::min(iw0 + (k.kernel_w - 1) * k.dilation_w + 1, g.in_w);
+          while (iw0 < 0) iw0 += k.dilation_w;
+          T best = -std::numeric_limits<T>::infinity();
+          for (int64_t iw = iw0; iw < iw1; iw += k.dilation_w) {
+            const T v = cm[iw];
+            if (v > best || std::isnan(v)) best = v;
+          }
+          y[oh * g.out_w + ow] = best;
+        }
+      }
+    }
+  });
 }
 
 template <class T>
-void avg_pool_planes(const T *in, T *out, const Planes &g, const Pool2d &k,
-                     bool count_include_pad,
+void avg_pool_planes(const T* in, T* out, const Planes& g, const Pool2d& k, bool count_include_pad,
                      std::optional<int64_t> divisor_override) {
-  parallel_for(
-      0, g.planes, plane_grain(g, k.kernel_h * k.kernel_w),
-      [&](int64_t b, int64_t e) {
-        for (int64_t plane = b; plane < e; ++plane) {
-          const T *x = in + plane * g.in_h * g.in_w;
-          T *y = out + plane * g.out_h * g.out_w;
-          for (int64_t oh = 0; oh < g.out_h; ++oh) {
-            for (int64_t ow = 0; ow < g.out_w; ++ow) {
-              int64_t ih0 = oh * k.stride_h - k.pad_h;
-              int64_t iw0 = ow * k.stride_w - k.pad_w;
-              int64_t ih1 = std::min(ih0 + k.kernel_h, g.in_h + k.pad_h);
-              int64_t iw1 = std::min(iw0 + k.kernel_w, g.in_w + k.pad_w);
-              const int64_t pool_size = (ih1 - ih0) * (iw1 - iw0);
-              ih0 = std::max<int64_t>(ih0, 0);
-              iw0 = std::max<int64_t>(iw0, 0);
-              ih1 = std::min(ih1, g.in_h);
-              iw1 = std::min(iw1, g.in_w);
-              T &dst = y[oh * g.out_w + ow];
-              if (ih0 >= ih1 || iw0 >= iw1) {
-                dst = T(0);
-                continue;
-              }
-              T sum = T(0);
-              for (int64_t ih = ih0; ih < ih1; ++ih) {
-                for (int64_t iw = iw0; iw < iw1; ++iw)
-                  sum += x[ih * g.in_w + iw];
-              }
-              const int64_t divisor = divisor_override ? *divisor_override
-                                      : count_include_pad
-                                          ? pool_size
-                                          : (ih1 - ih0) * (iw1 - iw0);
-              dst = static_cast<T>(sum / static_cast<T>(divisor));
-            }
+  parallel_for(0, g.planes, plane_grain(g, k.kernel_h * k.kernel_w), [&](int64_t b, int64_t e) {
+    for (int64_t plane = b; plane < e; ++plane) {
+      const T* x = in + plane * g.in_h * g.in_w;
+      T* y = out + plane * g.out_h * g.out_w;
+      for (int64_t oh = 0; oh < g.out_h; ++oh) {
+        for (int64_t ow = 0; ow < g.out_w; ++ow) {
+          int64_t ih0 = oh * k.stride_h - k.pad_h;
+          int64_t iw0 = ow * k.stride_w - k.pad_w;
+          int64_t ih1 = std::min(ih0 + k.kernel_h, g.in_h + k.pad_h);
+          int64_t iw1 = std::min(iw0 + k.kernel_w, g.in_w + k.pad_w);
+          const int64_t pool_size = (ih1 - ih0) * (iw1 - iw0);
+          ih0 = std::max<int64_t>(ih0, 0);
+          iw0 = std::max<int64_t>(iw0, 0);
+          ih1 = std::min(ih1, g.in_h);
+          iw1 = std::min(iw1, g.in_w);
+          T& dst = y[oh * g.out_w + ow];
+          if (ih0 >= ih1 || iw0 >= iw1) {
+            dst = T(0);
+            continue;
           }
+          T sum = T(0);
+          for (int64_t ih = ih0; ih < ih1; ++ih) {
+            for (int64_t iw = iw0; iw < iw1; ++iw) sum += x[ih * g.in_w + iw];
+          }
+          const int64_t divisor = divisor_override    ? *divisor_override
+                                  : count_include_pad ? pool_size
+                                                      : (ih1 - ih0) * (iw1 - iw0);
+          dst = static_cast<T>(sum / static_cast<T>(divisor));
         }
-      });
+      }
+    }
+  });
 }
 
 template <class T>
-void adaptive_avg_planes(const T *in, T *out, const Planes &g) {
+void adaptive_avg_planes(const T* in, T* out, const Planes& g) {
   // ATen's start/end index arithmetic, exact in integers.
   auto start = [](int64_t o, int64_t out_size, int64_t in_size) {
     return (o / out_size) * in_size + ((o % out_size) * in_size) / out_size;
@@ -203,13 +161,12 @@ void adaptive_avg_planes(const T *in, T *out, const Planes &g) {
   auto end = [](int64_t o, int64_t out_size, int64_t in_size) {
     return 1 + ((o + 1) * in_size - 1) / out_size;
   };
-  const int64_t window =
-      ((g.in_h + g.out_h - 1) / std::max<int64_t>(g.out_h, 1) + 1) *
-      ((g.in_w + g.out_w - 1) / std::max<int64_t>(g.out_w, 1) + 1);
+  const int64_t window = ((g.in_h + g.out_h - 1) / std::max<int64_t>(g.out_h, 1) + 1) *
+                         ((g.in_w + g.out_w - 1) / std::max<int64_t>(g.out_w, 1) + 1);
   parallel_for(0, g.planes, plane_grain(g, window), [&](int64_t b, int64_t e) {
     for (int64_t plane = b; plane < e; ++plane) {
-      const T *x = in + plane * g.in_h * g.in_w;
-      T *y = out + plane * g.out_h * g.out_w;
+      const T* x = in + plane * g.in_h * g.in_w;
+      T* y = out + plane * g.out_h * g.out_w;
       for (int64_t oh = 0; oh < g.out_h; ++oh) {
         const int64_t ih0 = start(oh, g.out_h, g.in_h);
         const int64_t ih1 = end(oh, g.out_h, g.in_h);
@@ -218,11 +175,9 @@ void adaptive_avg_planes(const T *in, T *out, const Planes &g) {
           const int64_t iw1 = end(ow, g.out_w, g.in_w);
           T sum = T(0);
           for (int64_t ih = ih0; ih < ih1; ++ih) {
-            for (int64_t iw = iw0; iw < iw1; ++iw)
-              sum += x[ih * g.in_w + iw];
+            for (int64_t iw = iw0; iw < iw1; ++iw) sum += x[ih * g.in_w + iw];
           }
-          y[oh * g.out_w + ow] =
-              sum / static_cast<T>((ih1 - ih0) * (iw1 - iw0));
+          y[oh * g.out_w + ow] = sum / static_cast<T>((ih1 - ih0) * (iw1 - iw0));
         }
       }
     }
@@ -231,34 +186,31 @@ void adaptive_avg_planes(const T *in, T *out, const Planes &g) {
 
 // Runs fn(T{}) with the type a floating pool computes in: double for float64,
 // else float.
-template <class Fn> void visit_floating(DType dtype, const Fn &fn) {
+template <class Fn>
+void visit_floating(DType dtype, const Fn& fn) {
   if (dtype == DType::Float64)
     fn(double{});
   else
     fn(float{});
 }
 
-} // namespace
+}  // namespace
 
-void max_pool2d_out(const Tensor &self, const Pool2d &pool, const Tensor &out,
-                    const Tensor &indices) {
+void max_pool2d_out(const Tensor& self, const Pool2d& pool, const Tensor& out,
+                    const Tensor& indices) {
   const Planes g = planes_of(self, out);
-  if (g.planes == 0)
-    return;
+  if (g.planes == 0) return;
   Tensor staged_indices;
   if (indices.defined() && !indices.is_contiguous()) {
-    staged_indices =
-        Tensor::empty_contiguous(indices.int_sizes(), DType::Int64);
+    staged_indices = Tensor::empty_contiguous(indices.int_sizes(), DType::Int64);
   } else {
     staged_indices = indices;
   }
-  int64_t *idx = staged_indices.defined()
-                     ? staged_indices.mutable_data<int64_t>()
-                     : nullptr;
+  int64_t* idx = staged_indices.defined() ? staged_indices.mutable_data<int64_t>() : nullptr;
   visit_floating(self.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const Tensor in = contiguous_as(self, dtype_v<T>);
-    write_as<T>(out, [&](T *y) {
+    write_as<T>(out, [&](T* y) {
       if (idx)
         max_pool_planes<T>(in.data<T>(), y, idx, g, pool);
       else
@@ -269,19 +221,15 @@ void max_pool2d_out(const Tensor &self, const Pool2d &pool, const Tensor &out,
     copy_into(indices, staged_indices);
 }
 
-void avg_pool2d_out(const Tensor &self, const Pool2d &pool,
-                    bool count_include_pad,
-                    std::optional<int64_t> divisor_override,
-                    const Tensor &out) {
+void avg_pool2d_out(const Tensor& self, const Pool2d& pool, bool count_include_pad,
+                    std::optional<int64_t> divisor_override, const Tensor& out) {
   const Planes g = planes_of(self, out);
-  if (g.planes == 0)
-    return;
+  if (g.planes == 0) return;
   auto run = [&](auto zero) {
     using T = decltype(zero);
     const Tensor in = contiguous_as(self, dtype_v<T>);
-    write_as<T>(out, [&](T *y) {
-      avg_pool_planes<T>(in.data<T>(), y, g, pool, count_include_pad,
-                         divisor_override);
+    write_as<T>(out, [&](T* y) {
+      avg_pool_planes<T>(in.data<T>(), y, g, pool, count_include_pad, divisor_override);
     });
   };
   // Integers average in int64 and truncate, like ATen.
@@ -291,15 +239,14 @@ void avg_pool2d_out(const Tensor &self, const Pool2d &pool,
     visit_floating(self.dtype(), run);
 }
 
-void adaptive_avg_pool2d_out(const Tensor &self, const Tensor &out) {
+void adaptive_avg_pool2d_out(const Tensor& self, const Tensor& out) {
   const Planes g = planes_of(self, out);
-  if (g.planes == 0)
-    return;
+  if (g.planes == 0) return;
   visit_floating(self.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const Tensor in = contiguous_as(self, dtype_v<T>);
-    write_as<T>(out, [&](T *y) { adaptive_avg_planes<T>(in.data<T>(), y, g); });
+    write_as<T>(out, [&](T* y) { adaptive_avg_planes<T>(in.data<T>(), y, g); });
   });
 }
 
-} // namespace xport::kernels::cpu
+}  // namespace xport::kernels::cpu

@@ -19,14 +19,13 @@ struct Pool2d {
 
 /// Max over each window (NaN wins); `indices` (int64, may be undefined) gets
 /// the argmax as an index into the input's flattened H*W plane, like ATen.
-void max_pool2d_out(const Tensor &self, const Pool2d &pool, const Tensor &out,
-                    const Tensor &indices);
+void max_pool2d_out(const Tensor& self, const Pool2d& pool, const Tensor& out,
+                    const Tensor& indices);
 /// Mean over each window, ATen's avg_pool2d (padding counts unless
 /// !count_include_pad).
-void avg_pool2d_out(const Tensor &self, const Pool2d &pool,
-                    bool count_include_pad,
-                    std::optional<int64_t> divisor_override, const Tensor &out);
+void avg_pool2d_out(const Tensor& self, const Pool2d& pool, bool count_include_pad,
+                    std::optional<int64_t> divisor_override, const Tensor& out);
 /// Mean over adaptive windows [floor(o*I/O), ceil((o+1)*I/O)).
-void adaptive_avg_pool2d_out(const Tensor &self, const Tensor &out);
+void adaptive_avg_pool2d_out(const Tensor& self, const Tensor& out);
 
-} // namespace xport::kernels::cpu
+}  // namespace xport::kernels::cpu

@@ -15,11 +15,12 @@ void vec_block(float* out, const float* const* in, int64_t n, const void*) {
 }
 
 // Runs functor F in the compute kind of `kind_dtype`, with a SIMD loop for float32 when given.
-template <class F, VecFn V = nullptr>
-void run_unary(const Tensor& self, const Tensor& out, DType kind_dtype) {
+template <class F>
+void run_unary(const Tensor& self, const Tensor& out, DType kind_dtype,
+               BlockFn<float> simd_f32 = nullptr) {
   static const F f{};
   BlockFns fns{unary_block<float, F>, unary_block<double, F>, unary_block<int64_t, F>};
-  if constexpr (V != nullptr) fns.f32 = vec_block<V>;
+  if (simd_f32) fns.f32 = simd_f32;
   const Tensor inputs[] = {self};
   elementwise(out, inputs, compute_kind(kind_dtype), fns, &f);
 }
@@ -31,49 +32,67 @@ constexpr bool kIsInt = std::is_same_v<T, int64_t>;
 struct Neg {
   template <class T>
   T operator()(T x) const {
-    if constexpr (kIsInt<T>) return static_cast<T>(0ull - static_cast<uint64_t>(x));
-    else return -x;
+    if constexpr (kIsInt<T>)
+      return static_cast<T>(0ull - static_cast<uint64_t>(x));
+    else
+      return -x;
   }
 };
 struct Abs {
   template <class T>
   T operator()(T x) const {
-    if constexpr (kIsInt<T>) return x < 0 ? Neg{}(x) : x;
-    else return std::fabs(x);
+    if constexpr (kIsInt<T>)
+      return x < 0 ? Neg{}(x) : x;
+    else
+      return std::fabs(x);
   }
 };
 struct Sign {
   template <class T>
-  T operator()(T x) const { return static_cast<T>((T(0) < x) - (x < T(0))); }
+  T operator()(T x) const {
+    return static_cast<T>((T(0) < x) - (x < T(0)));
+  }
 };
 struct Relu {
   template <class T>
-  T operator()(T x) const { return x < T(0) ? T(0) : x; }  // NaN passes through
+  T operator()(T x) const {
+    return x < T(0) ? T(0) : x;
+  }  // NaN passes through
 };
 struct Identity {
   template <class T>
-  T operator()(T x) const { return x; }
+  T operator()(T x) const {
+    return x;
+  }
 };
 struct LogicalNot {
   template <class T>
-  T operator()(T x) const { return x == T(0) ? T(1) : T(0); }
+  T operator()(T x) const {
+    return x == T(0) ? T(1) : T(0);
+  }
 };
 struct BitwiseNot {
   template <class T>
   T operator()(T x) const {
-    if constexpr (kIsInt<T>) return ~x;
-    else return x;  // never used: bitwise ops have no float kernel
+    if constexpr (kIsInt<T>)
+      return ~x;
+    else
+      return x;  // never used: bitwise ops have no float kernel
   }
 };
 struct IsNan {
   template <class T>
-  T operator()(T x) const { return x != x ? T(1) : T(0); }
+  T operator()(T x) const {
+    return x != x ? T(1) : T(0);
+  }
 };
 
-#define XPORT_FLOAT_FUNCTOR(Name, expr)          \
-  struct Name {                                  \
-    template <class T>                           \
-    T operator()(T x) const { return expr; }     \
+#define XPORT_FLOAT_FUNCTOR(Name, expr) \
+  struct Name {                         \
+    template <class T>                  \
+    T operator()(T x) const {           \
+      return expr;                      \
+    }                                   \
   };
 XPORT_FLOAT_FUNCTOR(Exp, std::exp(x))
 XPORT_FLOAT_FUNCTOR(Expm1, std::expm1(x))
@@ -94,17 +113,19 @@ XPORT_FLOAT_FUNCTOR(Floor, std::floor(x))
 XPORT_FLOAT_FUNCTOR(Ceil, std::ceil(x))
 XPORT_FLOAT_FUNCTOR(Round, std::nearbyint(x))  // half to even, like PyTorch
 XPORT_FLOAT_FUNCTOR(Trunc, std::trunc(x))
-XPORT_FLOAT_FUNCTOR(GeluErf, x * T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440))))
-XPORT_FLOAT_FUNCTOR(GeluTanh,
-                    T(0.5) * x *
-                        (T(1) + std::tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x))))
+XPORT_FLOAT_FUNCTOR(GeluErf, x* T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440))))
+XPORT_FLOAT_FUNCTOR(GeluTanh, T(0.5) * x *
+                                  (T(1) + std::tanh(T(0.79788456080286535588) *
+                                                    (x + T(0.044715) * x * x * x))))
 #undef XPORT_FLOAT_FUNCTOR
 
 // Rounding an integer is the identity.
 template <class F>
 void rounding(const Tensor& self, const Tensor& out) {
-  if (is_floating(out.dtype())) run_unary<F>(self, out, out.dtype());
-  else run_unary<Identity>(self, out, out.dtype());
+  if (is_floating(out.dtype()))
+    run_unary<F>(self, out, out.dtype());
+  else
+    run_unary<Identity>(self, out, out.dtype());
 }
 
 }  // namespace
@@ -113,11 +134,11 @@ void neg_out(const Tensor& self, const Tensor& out) { run_unary<Neg>(self, out, 
 void abs_out(const Tensor& self, const Tensor& out) { run_unary<Abs>(self, out, out.dtype()); }
 void sign_out(const Tensor& self, const Tensor& out) { run_unary<Sign>(self, out, out.dtype()); }
 void exp_out(const Tensor& self, const Tensor& out) {
-  run_unary<Exp, vec::exp>(self, out, out.dtype());
+  run_unary<Exp>(self, out, out.dtype(), vec_block<vec::exp>);
 }
 void expm1_out(const Tensor& self, const Tensor& out) { run_unary<Expm1>(self, out, out.dtype()); }
 void log_out(const Tensor& self, const Tensor& out) {
-  run_unary<Log, vec::log>(self, out, out.dtype());
+  run_unary<Log>(self, out, out.dtype(), vec_block<vec::log>);
 }
 void log1p_out(const Tensor& self, const Tensor& out) { run_unary<Log1p>(self, out, out.dtype()); }
 void log2_out(const Tensor& self, const Tensor& out) { run_unary<Log2>(self, out, out.dtype()); }
@@ -127,23 +148,25 @@ void sin_out(const Tensor& self, const Tensor& out) { run_unary<Sin>(self, out, 
 void cos_out(const Tensor& self, const Tensor& out) { run_unary<Cos>(self, out, out.dtype()); }
 void tan_out(const Tensor& self, const Tensor& out) { run_unary<Tan>(self, out, out.dtype()); }
 void tanh_out(const Tensor& self, const Tensor& out) {
-  run_unary<Tanh, vec::tanh>(self, out, out.dtype());
+  run_unary<Tanh>(self, out, out.dtype(), vec_block<vec::tanh>);
 }
 void sigmoid_out(const Tensor& self, const Tensor& out) {
-  run_unary<Sigmoid, vec::sigmoid>(self, out, out.dtype());
+  run_unary<Sigmoid>(self, out, out.dtype(), vec_block<vec::sigmoid>);
 }
 void relu_out(const Tensor& self, const Tensor& out) {
-  run_unary<Relu, vec::relu>(self, out, out.dtype());
+  run_unary<Relu>(self, out, out.dtype(), vec_block<vec::relu>);
 }
 void silu_out(const Tensor& self, const Tensor& out) {
-  run_unary<Silu, vec::silu>(self, out, out.dtype());
+  run_unary<Silu>(self, out, out.dtype(), vec_block<vec::silu>);
 }
 void erf_out(const Tensor& self, const Tensor& out) {
-  run_unary<Erf, vec::erf>(self, out, out.dtype());
+  run_unary<Erf>(self, out, out.dtype(), vec_block<vec::erf>);
 }
 void gelu_out(const Tensor& self, bool tanh_approximation, const Tensor& out) {
-  if (tanh_approximation) run_unary<GeluTanh, vec::gelu_tanh>(self, out, out.dtype());
-  else run_unary<GeluErf, vec::gelu_erf>(self, out, out.dtype());
+  if (tanh_approximation)
+    run_unary<GeluTanh>(self, out, out.dtype(), vec_block<vec::gelu_tanh>);
+  else
+    run_unary<GeluErf>(self, out, out.dtype(), vec_block<vec::gelu_erf>);
 }
 void reciprocal_out(const Tensor& self, const Tensor& out) {
   run_unary<Reciprocal>(self, out, out.dtype());
@@ -159,8 +182,6 @@ void bitwise_not_out(const Tensor& self, const Tensor& out) {
   if (self.dtype() == DType::Bool) return logical_not_out(self, out);
   run_unary<BitwiseNot>(self, out, self.dtype());
 }
-void isnan_out(const Tensor& self, const Tensor& out) {
-  run_unary<IsNan>(self, out, self.dtype());
-}
+void isnan_out(const Tensor& self, const Tensor& out) { run_unary<IsNan>(self, out, self.dtype()); }
 
 }  // namespace xport::kernels::cpu

@@ -2,9 +2,12 @@
 // chosen at run time. Kept to the hot elementwise ops and row kernels.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/cpu/vec_math.cpp"
+// foreach_target.h must come first: it re-includes this file once per SIMD target.
+// clang-format off
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 #include <hwy/contrib/math/math-inl.h>
+// clang-format on
 
 #include <cmath>
 #include <limits>
@@ -241,13 +244,15 @@ template <bool kMax>
 HWY_INLINE float ExtremumNaN(const float* x, int64_t n) {
   const D d;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  const float init = kMax ? -std::numeric_limits<float>::infinity()
-                          : std::numeric_limits<float>::infinity();
+  const float init =
+      kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
   V a0 = hn::Set(d, init), a1 = a0;
   auto nan = hn::FirstN(d, 0);
   const auto pick = [](V a, V b) {
-    if constexpr (kMax) return hn::Max(a, b);
-    else return hn::Min(a, b);
+    if constexpr (kMax)
+      return hn::Max(a, b);
+    else
+      return hn::Min(a, b);
   };
   int64_t i = 0;
   for (; i + 2 * N <= n; i += 2 * N) {
@@ -340,9 +345,7 @@ void tanh(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(TanhImpl)(
 void sigmoid(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(SigmoidImpl)(x, y, n); }
 void erf(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ErfImpl)(x, y, n); }
 void gelu_erf(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluErfImpl)(x, y, n); }
-void gelu_tanh(const float* x, float* y, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(GeluTanhImpl)(x, y, n);
-}
+void gelu_tanh(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluTanhImpl)(x, y, n); }
 void silu(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(SiluImpl)(x, y, n); }
 void relu(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ReluImpl)(x, y, n); }
 void add(const float* a, const float* b, float* y, int64_t n, float alpha) {

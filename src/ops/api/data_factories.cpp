@@ -25,13 +25,15 @@ std::vector<int64_t> concrete(const SymIntList& size, const char* fn) {
   std::vector<int64_t> out;
   for (const SymInt& s : size.vec()) {
     XPORT_CHECK(!s.is_symbolic(), DataDependent, fn, ": needs concrete sizes");
-    XPORT_CHECK(s.as_int_unchecked() >= 0, InvalidInput, fn, ": negative size ", s.as_int_unchecked());
+    XPORT_CHECK(s.as_int_unchecked() >= 0, InvalidInput, fn, ": negative size ",
+                s.as_int_unchecked());
     out.push_back(s.as_int_unchecked());
   }
   return out;
 }
 
-Tensor from_doubles(const std::vector<double>& values, const std::vector<int64_t>& sizes, DType dtype) {
+Tensor from_doubles(const std::vector<double>& values, const std::vector<int64_t>& sizes,
+                    DType dtype) {
   Tensor src = Tensor::empty_contiguous(sizes, DType::Float64);
   std::copy(values.begin(), values.end(), src.mutable_data<double>());
   if (dtype == DType::Float64) return src;
@@ -49,7 +51,8 @@ int64_t product(const std::vector<int64_t>& sizes) {
 }  // namespace
 
 Tensor randn(SymIntList size, uint64_t seed, DType dtype) {
-  XPORT_CHECK(is_floating(dtype), InvalidInput, "randn: needs a floating dtype, got ", dtype_name(dtype));
+  XPORT_CHECK(is_floating(dtype), InvalidInput, "randn: needs a floating dtype, got ",
+              dtype_name(dtype));
   const std::vector<int64_t> sizes = concrete(size, "randn");
   SplitMix64 gen{seed};
   std::vector<double> values(product(sizes));
@@ -65,7 +68,8 @@ Tensor randn(SymIntList size, uint64_t seed, DType dtype) {
 }
 
 Tensor rand(SymIntList size, uint64_t seed, DType dtype) {
-  XPORT_CHECK(is_floating(dtype), InvalidInput, "rand: needs a floating dtype, got ", dtype_name(dtype));
+  XPORT_CHECK(is_floating(dtype), InvalidInput, "rand: needs a floating dtype, got ",
+              dtype_name(dtype));
   const std::vector<int64_t> sizes = concrete(size, "rand");
   SplitMix64 gen{seed};
   std::vector<double> values(product(sizes));

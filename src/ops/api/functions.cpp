@@ -14,8 +14,12 @@ Value opt(std::optional<DType> d) { return d ? Value(*d) : Value(); }
 Tensor empty(SymIntList size, DType dtype) {
   return call1(XPORT_OP("aten::empty.memory_format"), {size.vec(), dtype});
 }
-Tensor zeros(SymIntList size, DType dtype) { return call1(XPORT_OP("aten::zeros"), {size.vec(), dtype}); }
-Tensor ones(SymIntList size, DType dtype) { return call1(XPORT_OP("aten::ones"), {size.vec(), dtype}); }
+Tensor zeros(SymIntList size, DType dtype) {
+  return call1(XPORT_OP("aten::zeros"), {size.vec(), dtype});
+}
+Tensor ones(SymIntList size, DType dtype) {
+  return call1(XPORT_OP("aten::ones"), {size.vec(), dtype});
+}
 Tensor full(SymIntList size, const Scalar& value, std::optional<DType> dtype) {
   return call1(XPORT_OP("aten::full"), {size.vec(), value, opt(dtype)});
 }
@@ -31,7 +35,8 @@ Tensor full_like(const Tensor& t, const Scalar& value, std::optional<DType> dtyp
 Tensor arange(const Scalar& end, std::optional<DType> dtype) {
   return call1(XPORT_OP("aten::arange"), {end, opt(dtype)});
 }
-Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<DType> dtype) {
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
+              std::optional<DType> dtype) {
   return call1(XPORT_OP("aten::arange.start_step"), {start, end, step, opt(dtype)});
 }
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<DType> dtype) {
@@ -115,7 +120,8 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   return call1(XPORT_OP("aten::where.self"), {condition, a, b});
 }
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
-  return call1(XPORT_OP("aten::clamp"), {x, min ? Value(*min) : Value(), max ? Value(*max) : Value()});
+  return call1(XPORT_OP("aten::clamp"),
+               {x, min ? Value(*min) : Value(), max ? Value(*max) : Value()});
 }
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   return call1(XPORT_OP("aten::masked_fill.Scalar"), {x, mask, value});

@@ -11,7 +11,9 @@ namespace {
 Value optional(const Tensor& t) { return t.defined() ? Value(t) : Value(); }
 }  // namespace
 
-Tensor mm(const Tensor& self, const Tensor& mat2) { return call1(XPORT_OP("aten::mm"), {self, mat2}); }
+Tensor mm(const Tensor& self, const Tensor& mat2) {
+  return call1(XPORT_OP("aten::mm"), {self, mat2});
+}
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
   return call1(XPORT_OP("aten::bmm"), {self, mat2});
 }

@@ -30,18 +30,21 @@ std::string descr_of(DType dtype, const std::string& path) {
 }
 
 // Finds `'key': value` in the header dict and returns the raw value text.
-std::string header_value(const std::string& header, const std::string& key, const std::string& path) {
+std::string header_value(const std::string& header, const std::string& key,
+                         const std::string& path) {
   const size_t k = header.find("'" + key + "'");
   XPORT_CHECK(k != std::string::npos, InvalidInput, "load_npy(", path, "): header has no '", key,
               "' field: ", header);
   size_t v = header.find(':', k);
-  XPORT_CHECK(v != std::string::npos, InvalidInput, "load_npy(", path, "): malformed header: ", header);
+  XPORT_CHECK(v != std::string::npos, InvalidInput, "load_npy(", path,
+              "): malformed header: ", header);
   ++v;
   while (v < header.size() && header[v] == ' ') ++v;
   size_t end = v;
   if (header[v] == '(') {
     end = header.find(')', v);
-    XPORT_CHECK(end != std::string::npos, InvalidInput, "load_npy(", path, "): malformed shape in header");
+    XPORT_CHECK(end != std::string::npos, InvalidInput, "load_npy(", path,
+                "): malformed shape in header");
     return header.substr(v, end - v + 1);
   }
   while (end < header.size() && header[end] != ',' && header[end] != '}') ++end;
@@ -64,20 +67,23 @@ Tensor load_npy(const std::string& path) {
     in.read(reinterpret_cast<char*>(b), 2);
     header_len = b[0] | (b[1] << 8);
   } else {
-    XPORT_CHECK(major == 2 || major == 3, InvalidInput, "load_npy(", path, "): unsupported format version ", major);
+    XPORT_CHECK(major == 2 || major == 3, InvalidInput, "load_npy(", path,
+                "): unsupported format version ", major);
     unsigned char b[4];
     in.read(reinterpret_cast<char*>(b), 4);
     header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<uint32_t>(b[3]) << 24);
   }
-  XPORT_CHECK(in.good() && header_len < (1u << 20), InvalidInput, "load_npy(", path, "): bad header length");
+  XPORT_CHECK(in.good() && header_len < (1u << 20), InvalidInput, "load_npy(", path,
+              "): bad header length");
   std::string header(header_len, '\0');
   in.read(header.data(), header_len);
-  XPORT_CHECK(in.gcount() == static_cast<std::streamsize>(header_len), InvalidInput, "load_npy(", path,
-              "): file ends inside the header");
+  XPORT_CHECK(in.gcount() == static_cast<std::streamsize>(header_len), InvalidInput, "load_npy(",
+              path, "): file ends inside the header");
 
   std::string descr = header_value(header, "descr", path);
   descr.erase(std::remove(descr.begin(), descr.end(), '\''), descr.end());
-  const bool fortran = header_value(header, "fortran_order", path).find("True") != std::string::npos;
+  const bool fortran =
+      header_value(header, "fortran_order", path).find("True") != std::string::npos;
   const std::string shape_text = header_value(header, "shape", path);
 
   XPORT_CHECK(descr.size() >= 3, InvalidInput, "load_npy(", path, "): bad dtype '", descr, "'");
@@ -128,9 +134,11 @@ void save_npy(const Tensor& t, const std::string& path) {
   const std::string descr = descr_of(t.dtype(), path);
   const Tensor c = t.contiguous();
   std::string shape = "(";
-  for (int64_t d = 0; d < c.dim(); ++d) shape += std::to_string(c.int_size(d)) + (c.dim() == 1 ? "," : d + 1 < c.dim() ? ", " : "");
+  for (int64_t d = 0; d < c.dim(); ++d)
+    shape += std::to_string(c.int_size(d)) + (c.dim() == 1 ? "," : d + 1 < c.dim() ? ", " : "");
   shape += ")";
-  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  std::string header =
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces so the data starts at a multiple of 64 bytes, ending in a newline.
   const size_t total = 10 + header.size() + 1;
   header += std::string((64 - total % 64) % 64, ' ') + "\n";

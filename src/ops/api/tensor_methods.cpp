@@ -8,7 +8,9 @@ namespace xport {
 
 using ops::call1;
 
-Tensor Tensor::view(SymIntList shape) const { return call1(XPORT_OP("aten::view"), {*this, shape.vec()}); }
+Tensor Tensor::view(SymIntList shape) const {
+  return call1(XPORT_OP("aten::view"), {*this, shape.vec()});
+}
 Tensor Tensor::reshape(SymIntList shape) const {
   return call1(XPORT_OP("aten::reshape"), {*this, shape.vec()});
 }
@@ -36,9 +38,13 @@ Tensor Tensor::expand(SymIntList shape) const {
 Tensor Tensor::expand_as(const Tensor& other) const {
   return call1(XPORT_OP("aten::expand_as"), {*this, other});
 }
-Tensor Tensor::unsqueeze(int64_t dim) const { return call1(XPORT_OP("aten::unsqueeze"), {*this, dim}); }
+Tensor Tensor::unsqueeze(int64_t dim) const {
+  return call1(XPORT_OP("aten::unsqueeze"), {*this, dim});
+}
 Tensor Tensor::squeeze() const { return call1(XPORT_OP("aten::squeeze"), {*this}); }
-Tensor Tensor::squeeze(int64_t dim) const { return call1(XPORT_OP("aten::squeeze.dim"), {*this, dim}); }
+Tensor Tensor::squeeze(int64_t dim) const {
+  return call1(XPORT_OP("aten::squeeze.dim"), {*this, dim});
+}
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   return call1(XPORT_OP("aten::flatten.using_ints"), {*this, start_dim, end_dim});
 }
@@ -70,14 +76,26 @@ Tensor& Tensor::zero_() {
   return *this;
 }
 
-Tensor Tensor::add(const Tensor& other, const Scalar& alpha) const { return xport::add(*this, other, alpha); }
-Tensor Tensor::add(const Scalar& other) const { return call1(XPORT_OP("aten::add.Scalar"), {*this, other}); }
-Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const { return xport::sub(*this, other, alpha); }
-Tensor Tensor::sub(const Scalar& other) const { return call1(XPORT_OP("aten::sub.Scalar"), {*this, other}); }
+Tensor Tensor::add(const Tensor& other, const Scalar& alpha) const {
+  return xport::add(*this, other, alpha);
+}
+Tensor Tensor::add(const Scalar& other) const {
+  return call1(XPORT_OP("aten::add.Scalar"), {*this, other});
+}
+Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
+  return xport::sub(*this, other, alpha);
+}
+Tensor Tensor::sub(const Scalar& other) const {
+  return call1(XPORT_OP("aten::sub.Scalar"), {*this, other});
+}
 Tensor Tensor::mul(const Tensor& other) const { return xport::mul(*this, other); }
-Tensor Tensor::mul(const Scalar& other) const { return call1(XPORT_OP("aten::mul.Scalar"), {*this, other}); }
+Tensor Tensor::mul(const Scalar& other) const {
+  return call1(XPORT_OP("aten::mul.Scalar"), {*this, other});
+}
 Tensor Tensor::div(const Tensor& other) const { return xport::div(*this, other); }
-Tensor Tensor::div(const Scalar& other) const { return call1(XPORT_OP("aten::div.Scalar"), {*this, other}); }
+Tensor Tensor::div(const Scalar& other) const {
+  return call1(XPORT_OP("aten::div.Scalar"), {*this, other});
+}
 Tensor Tensor::pow(const Scalar& exponent) const { return xport::pow(*this, exponent); }
 Tensor Tensor::pow(const Tensor& exponent) const { return xport::pow(*this, exponent); }
 Tensor Tensor::neg() const { return xport::neg(*this); }
@@ -120,12 +138,16 @@ Tensor& Tensor::div_(const Scalar& other) {
 }
 
 Tensor Tensor::eq(const Tensor& other) const { return xport::eq(*this, other); }
-Tensor Tensor::eq(const Scalar& other) const { return call1(XPORT_OP("aten::eq.Scalar"), {*this, other}); }
+Tensor Tensor::eq(const Scalar& other) const {
+  return call1(XPORT_OP("aten::eq.Scalar"), {*this, other});
+}
 Tensor Tensor::ne(const Tensor& other) const { return xport::ne(*this, other); }
 Tensor Tensor::lt(const Tensor& other) const { return xport::lt(*this, other); }
 Tensor Tensor::le(const Tensor& other) const { return xport::le(*this, other); }
 Tensor Tensor::gt(const Tensor& other) const { return xport::gt(*this, other); }
-Tensor Tensor::gt(const Scalar& other) const { return call1(XPORT_OP("aten::gt.Scalar"), {*this, other}); }
+Tensor Tensor::gt(const Scalar& other) const {
+  return call1(XPORT_OP("aten::gt.Scalar"), {*this, other});
+}
 Tensor Tensor::ge(const Tensor& other) const { return xport::ge(*this, other); }
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return a.add(b); }
@@ -140,7 +162,8 @@ Tensor operator+(const Scalar& a, const Tensor& b) { return b.add(a); }
 Tensor operator-(const Scalar& a, const Tensor& b) { return b.neg().add(a); }
 Tensor operator*(const Scalar& a, const Tensor& b) { return b.mul(a); }
 Tensor operator/(const Scalar& a, const Tensor& b) {
-  const Tensor numerator = call1(XPORT_OP("aten::scalar_tensor"), {a, ResultType().tensor(b).scalar(a).get()});
+  const Tensor numerator =
+      call1(XPORT_OP("aten::scalar_tensor"), {a, ResultType().tensor(b).scalar(a).get()});
   return numerator.div(b);
 }
 Tensor operator-(const Tensor& a) { return a.neg(); }

@@ -57,7 +57,8 @@ void register_copy_ops() {
       .core = true,
   });
   register_op({
-      .schema = "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
+      .schema = "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) "
+                "-> Tensor(a)",
       .decomp =
           [](const OpArgs& args) {
             const Tensor& self = args.tensor(0);
@@ -82,14 +83,14 @@ void register_copy_ops() {
             check_broadcasts_to(args, args.tensor(1), args.tensor(0));
             return std::vector<TensorMeta>{args.tensor(0).meta()};
           },
-      .cpu = [](const OpArgs& args,
-                std::vector<Tensor>& outs) {
-        // Copy through a temporary when source and destination share storage, so an
-        // overlapping copy (x.copy_(x.flip(0))) reads every value before it is overwritten.
-        const Tensor& src = args.tensor(1);
-        const bool overlap = src.storage() == outs[0].storage();
-        cpu::copy_into(outs[0], overlap ? src.clone() : src);
-      },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            // Copy through a temporary when source and destination share storage, so an
+            // overlapping copy (x.copy_(x.flip(0))) reads every value before it is overwritten.
+            const Tensor& src = args.tensor(1);
+            const bool overlap = src.storage() == outs[0].storage();
+            cpu::copy_into(outs[0], overlap ? src.clone() : src);
+          },
   });
   register_op({
       .schema = "aten::fill.Scalar(Tensor self, Scalar value) -> Tensor",

@@ -1,8 +1,8 @@
 // Factory ops: tensors made from sizes and values (empty, full, zeros, arange, linspace, eye).
 #include <cmath>
 
-#include "kernels/cpu/pointwise.h"
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/pointwise.h"
 #include "ops/op_util.h"
 #include "ops/register_all.h"
 
@@ -43,8 +43,8 @@ ArangeParams arange_params(const OpArgs& args, const Scalar& start, const Scalar
   XPORT_CHECK(std::isfinite(s) && std::isfinite(e), InvalidInput, args.name(),
               ": unsupported range ", s, " -> ", e);
   XPORT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), InvalidInput, args.name(),
-              ": upper bound and larger bound inconsistent with step sign (start ", s, ", end ",
-              e, ", step ", st, ")");
+              ": upper bound and larger bound inconsistent with step sign (start ", s, ", end ", e,
+              ", step ", st, ")");
   int64_t length;
   if (start.is_float() || end.is_float() || step.is_float()) {
     length = static_cast<int64_t>(std::ceil((e - s) / st));
@@ -103,14 +103,16 @@ void register_factory_ops() {
     });
   }
   // *_like: the input's sizes, and its dtype unless one is given.
-  const std::string like_options = std::string(kFactoryOptions) + ", MemoryFormat? memory_format=None) -> Tensor";
+  const std::string like_options =
+      std::string(kFactoryOptions) + ", MemoryFormat? memory_format=None) -> Tensor";
   register_op({
       .schema = "aten::full_like(Tensor self, Scalar fill_value, *, " + like_options,
       .decomp =
           [](const OpArgs& args) {
             const Tensor& self = args.tensor(0);
-            return call_tensors(XPORT_OP("aten::full"),
-                                {self.sizes(), args[1], args.optional_dtype(2).value_or(self.dtype())});
+            return call_tensors(
+                XPORT_OP("aten::full"),
+                {self.sizes(), args[1], args.optional_dtype(2).value_or(self.dtype())});
           },
   });
   for (const char* name : {"zeros_like", "ones_like", "empty_like"}) {
@@ -142,7 +144,8 @@ void register_factory_ops() {
   });
 
   register_op({
-      .schema = factory_schema("aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, "),
+      .schema =
+          factory_schema("aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, "),
       .meta =
           [](const OpArgs& args) {
             const Scalar start = args.scalar(0), end = args.scalar(1), step = args.scalar(2);
@@ -150,28 +153,28 @@ void register_factory_ops() {
             return std::vector<TensorMeta>{
                 contiguous_meta({p.length}, arange_dtype(args, 3, {start, end, step}))};
           },
-      .cpu = [](const OpArgs& args,
-                std::vector<Tensor>& outs) {
-        const Scalar start = args.scalar(0), step = args.scalar(2);
-        const ArangeParams p = arange_params(args, start, args.scalar(1), step);
-        const Tensor& out = outs[0];
-        visit_dtype(out.dtype(), [&](auto tag) {
-          using T = decltype(tag);
-          T* data = out.mutable_data<T>();
-          const bool integral = !start.is_float() && !step.is_float();
-          for (int64_t i = 0; i < p.length; ++i) {
-            if constexpr (std::is_same_v<T, bool>) {
-              data[i] = (p.start + static_cast<double>(i) * p.step) != 0;
-            } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-              data[i] = T(static_cast<float>(p.start + static_cast<double>(i) * p.step));
-            } else if (integral) {
-              data[i] = static_cast<T>(start.to_int() + i * step.to_int());
-            } else {
-              data[i] = static_cast<T>(p.start + static_cast<double>(i) * p.step);
-            }
-          }
-        });
-      },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            const Scalar start = args.scalar(0), step = args.scalar(2);
+            const ArangeParams p = arange_params(args, start, args.scalar(1), step);
+            const Tensor& out = outs[0];
+            visit_dtype(out.dtype(), [&](auto tag) {
+              using T = decltype(tag);
+              T* data = out.mutable_data<T>();
+              const bool integral = !start.is_float() && !step.is_float();
+              for (int64_t i = 0; i < p.length; ++i) {
+                if constexpr (std::is_same_v<T, bool>) {
+                  data[i] = (p.start + static_cast<double>(i) * p.step) != 0;
+                } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+                  data[i] = T(static_cast<float>(p.start + static_cast<double>(i) * p.step));
+                } else if (integral) {
+                  data[i] = static_cast<T>(start.to_int() + i * step.to_int());
+                } else {
+                  data[i] = static_cast<T>(p.start + static_cast<double>(i) * p.step);
+                }
+              }
+            });
+          },
       .core = true,
   });
   register_op({
@@ -200,7 +203,8 @@ void register_factory_ops() {
       .meta =
           [](const OpArgs& args) {
             const int64_t steps = args.integer(2);
-            XPORT_CHECK(steps >= 0, InvalidInput, args.name(), ": number of steps must be non-negative");
+            XPORT_CHECK(steps >= 0, InvalidInput, args.name(),
+                        ": number of steps must be non-negative");
             return std::vector<TensorMeta>{
                 contiguous_meta({steps}, args.optional_dtype(3).value_or(kDefaultFloat))};
           },
@@ -208,7 +212,9 @@ void register_factory_ops() {
           [](const OpArgs& args) {
             const int64_t steps = args.integer(2);
             const DType dtype = args.optional_dtype(3).value_or(kDefaultFloat);
-            if (steps == 1) return call_tensors(XPORT_OP("aten::full"), {std::vector<int64_t>{1}, args[0], dtype});
+            if (steps == 1)
+              return call_tensors(XPORT_OP("aten::full"),
+                                  {std::vector<int64_t>{1}, args[0], dtype});
             const double start = args.scalar(0).to_double(), end = args.scalar(1).to_double();
             const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
             const DType compute = dtype == DType::Float64 ? DType::Float64 : DType::Float32;
@@ -216,10 +222,11 @@ void register_factory_ops() {
                                           {int64_t{0}, steps, int64_t{1}, compute})[0];
             const Tensor up = i * step + start;
             const Tensor down = (i - static_cast<double>(steps - 1)) * step + end;
-            const Tensor halfway = i.lt(cpu::scalar_tensor(static_cast<double>(steps / 2), compute));
-            return call_tensors(XPORT_OP("aten::_to_copy"),
-                                {call_tensors(XPORT_OP("aten::where.self"), {halfway, up, down})[0],
-                                 dtype});
+            const Tensor halfway =
+                i.lt(cpu::scalar_tensor(static_cast<double>(steps / 2), compute));
+            return call_tensors(
+                XPORT_OP("aten::_to_copy"),
+                {call_tensors(XPORT_OP("aten::where.self"), {halfway, up, down})[0], dtype});
           },
   });
 

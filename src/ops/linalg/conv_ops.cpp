@@ -14,7 +14,8 @@ std::vector<SymInt> spatial_param(const OpArgs& args, size_t index, const char* 
   const std::vector<SymInt>& v = args.sym_ints(index);
   XPORT_CHECK(v.size() == 1 || v.size() == 2, InvalidInput, args.name(), ": expected ", name,
               " to be a single integer value or a list of 2 values to match the convolution "
-              "dimensions, but got ", name, "=", shape_str(v));
+              "dimensions, but got ",
+              name, "=", shape_str(v));
   return v.size() == 1 ? std::vector<SymInt>{v[0], v[0]} : v;
 }
 
@@ -33,10 +34,9 @@ std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
   XPORT_CHECK(weight.dim() == 4, UnsupportedOp, args.name(),
               ": only 2-D convolution (4-D weight [out, in / groups, kh, kw]) is supported, got a ",
               weight.dim(), "-D weight of shape ", shape_str(weight.sizes()));
-  XPORT_CHECK(input.dim() == 4, InvalidInput, args.name(),
-              ": expected 4-D input for 4-D weight ", shape_str(weight.sizes()), ", but got ",
-              input.dim(), "-D input of shape ", shape_str(input.sizes()),
-              " instead; use conv2d for an unbatched 3-D input");
+  XPORT_CHECK(input.dim() == 4, InvalidInput, args.name(), ": expected 4-D input for 4-D weight ",
+              shape_str(weight.sizes()), ", but got ", input.dim(), "-D input of shape ",
+              shape_str(input.sizes()), " instead; use conv2d for an unbatched 3-D input");
   XPORT_CHECK(input.dtype() == weight.dtype(), InvalidInput, args.name(), ": input type (",
               dtype_name(input.dtype()), ") and weight type (", dtype_name(weight.dtype()),
               ") should be the same; convert one with .to(dtype)");
@@ -57,21 +57,21 @@ std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
   XPORT_CHECK(groups > 0, InvalidInput, args.name(), ": non-positive groups is not supported, got ",
               groups);
   const SymInt& out_channels = weight.sizes()[0];
-  XPORT_CHECK(static_cast<bool>(out_channels >= groups) &&
-                  static_cast<bool>(out_channels % groups == 0),
-              InvalidInput, args.name(), ": given groups=", groups,
-              ", expected weight to be at least ", groups, " and divisible by ", groups,
-              " at dimension 0, but got weight of shape ", shape_str(weight.sizes()));
+  XPORT_CHECK(
+      static_cast<bool>(out_channels >= groups) && static_cast<bool>(out_channels % groups == 0),
+      InvalidInput, args.name(), ": given groups=", groups, ", expected weight to be at least ",
+      groups, " and divisible by ", groups, " at dimension 0, but got weight of shape ",
+      shape_str(weight.sizes()));
   XPORT_CHECK(static_cast<bool>(input.sizes()[1] == weight.sizes()[1] * groups), InvalidInput,
               args.name(), ": given groups=", groups, ", weight of shape ",
               shape_str(weight.sizes()), " expects input ", shape_str(input.sizes()), " to have ",
               weight.sizes()[1] * groups, " channels, but got ", input.sizes()[1],
               " channels instead");
   if (bias.defined()) {
-    XPORT_CHECK(bias.dim() == 1 && static_cast<bool>(bias.sizes()[0] == out_channels),
-                InvalidInput, args.name(), ": given weight of shape ", shape_str(weight.sizes()),
-                ", expected bias to be 1-D with ", out_channels, " elements, but got bias of shape ",
-                shape_str(bias.sizes()), " instead");
+    XPORT_CHECK(bias.dim() == 1 && static_cast<bool>(bias.sizes()[0] == out_channels), InvalidInput,
+                args.name(), ": given weight of shape ", shape_str(weight.sizes()),
+                ", expected bias to be 1-D with ", out_channels,
+                " elements, but got bias of shape ", shape_str(bias.sizes()), " instead");
   }
   std::vector<SymInt> sizes = {input.sizes()[0], out_channels};
   for (int d = 0; d < 2; ++d) {
@@ -105,12 +105,13 @@ std::vector<Tensor> conv2d_decomp(const OpArgs& args) {
   const Tensor& input = args.tensor(0);
   XPORT_CHECK(input.dim() == 3 || input.dim() == 4, InvalidInput, args.name(),
               ": expected 3-D (unbatched) or 4-D (batched) input to conv2d, but got input of "
-              "shape ", shape_str(input.sizes()));
+              "shape ",
+              shape_str(input.sizes()));
   const bool unbatched = input.dim() == 3;
-  const Tensor r = call1(XPORT_OP("aten::convolution"),
-                         {unbatched ? input.unsqueeze(0) : input, args.tensor(1), args[2],
-                          args.sym_ints(3), args.sym_ints(4), args.sym_ints(5), false,
-                          std::vector<int64_t>{0, 0}, args.integer(6)});
+  const Tensor r = call1(
+      XPORT_OP("aten::convolution"),
+      {unbatched ? input.unsqueeze(0) : input, args.tensor(1), args[2], args.sym_ints(3),
+       args.sym_ints(4), args.sym_ints(5), false, std::vector<int64_t>{0, 0}, args.integer(6)});
   return {unbatched ? r.squeeze(0) : r};
 }
 

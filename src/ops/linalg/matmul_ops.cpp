@@ -72,11 +72,13 @@ std::vector<SymInt> bmm_shape(const OpArgs& args, const Tensor& a, const Tensor&
 }
 
 std::vector<TensorMeta> mm_meta(const OpArgs& args) {
-  return one(contiguous_meta(mm_shape(args, args.tensor(0), args.tensor(1)), args.tensor(0).dtype()));
+  return one(
+      contiguous_meta(mm_shape(args, args.tensor(0), args.tensor(1)), args.tensor(0).dtype()));
 }
 
 std::vector<TensorMeta> bmm_meta(const OpArgs& args) {
-  return one(contiguous_meta(bmm_shape(args, args.tensor(0), args.tensor(1)), args.tensor(0).dtype()));
+  return one(
+      contiguous_meta(bmm_shape(args, args.tensor(0), args.tensor(1)), args.tensor(0).dtype()));
 }
 
 // addmm and baddbmm: self broadcasts to the product and has its dtype.
@@ -166,7 +168,8 @@ Tensor linear(const OpArgs& args) {
                       (weight.dim() == 2 && bias.dim() <= 1));
   if (fused) {
     std::vector<SymInt> lead(input.sizes().begin(), input.sizes().end() - 1);
-    const Tensor rows = input.dim() == 2 ? input : input.reshape({product(lead), input.sizes().back()});
+    const Tensor rows =
+        input.dim() == 2 ? input : input.reshape({product(lead), input.sizes().back()});
     const Tensor r = call1(XPORT_OP("aten::addmm"), {bias, rows, weight.t()});
     if (input.dim() == 2) return r;
     lead.push_back(weight.sizes()[0]);
@@ -182,26 +185,30 @@ void register_matmul_ops() {
   register_op({
       .schema = "aten::mm(Tensor self, Tensor mat2) -> Tensor",
       .meta = mm_meta,
-      .cpu = [](const OpArgs& args,
-                std::vector<Tensor>& outs) { cpu::mm_out(args.tensor(0), args.tensor(1), outs[0]); },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::mm_out(args.tensor(0), args.tensor(1), outs[0]);
+          },
       .core = true,
   });
   register_op({
       .schema = "aten::bmm(Tensor self, Tensor mat2) -> Tensor",
       .meta = bmm_meta,
-      .cpu = [](const OpArgs& args,
-                std::vector<Tensor>& outs) { cpu::bmm_out(args.tensor(0), args.tensor(1), outs[0]); },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::bmm_out(args.tensor(0), args.tensor(1), outs[0]);
+          },
       .core = true,
   });
   register_op({
       .schema = "aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, "
                 "Scalar alpha=1) -> Tensor",
       .meta = add_product_meta(false),
-      .cpu = [](const OpArgs& args,
-                std::vector<Tensor>& outs) {
-        cpu::addmm_out(args.tensor(0), args.tensor(1), args.tensor(2), args.scalar(3),
-                       args.scalar(4), outs[0]);
-      },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::addmm_out(args.tensor(0), args.tensor(1), args.tensor(2), args.scalar(3),
+                           args.scalar(4), outs[0]);
+          },
       .core = true,
   });
   // Not in the core set: it decomposes to bmm, mul and add (ATen's decomposition), but keeps a
@@ -210,11 +217,11 @@ void register_matmul_ops() {
       .schema = "aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, "
                 "Scalar alpha=1) -> Tensor",
       .meta = add_product_meta(true),
-      .cpu = [](const OpArgs& args,
-                std::vector<Tensor>& outs) {
-        cpu::baddbmm_out(args.tensor(0), args.tensor(1), args.tensor(2), args.scalar(3),
-                         args.scalar(4), outs[0]);
-      },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::baddbmm_out(args.tensor(0), args.tensor(1), args.tensor(2), args.scalar(3),
+                             args.scalar(4), outs[0]);
+          },
       .decomp =
           [](const OpArgs& args) {
             const Tensor& self = args.tensor(0);
@@ -233,8 +240,10 @@ void register_matmul_ops() {
   register_op({
       .schema = "aten::dot(Tensor self, Tensor tensor) -> Tensor",
       .meta = dot_meta,
-      .cpu = [](const OpArgs& args,
-                std::vector<Tensor>& outs) { cpu::dot_out(args.tensor(0), args.tensor(1), outs[0]); },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::dot_out(args.tensor(0), args.tensor(1), outs[0]);
+          },
       .decomp =
           [](const OpArgs& args) {
             const Tensor r = mm(args.tensor(0).unsqueeze(0), args.tensor(1).unsqueeze(1));

@@ -14,37 +14,31 @@ namespace cpu = kernels::cpu;
 
 // scaled_dot_product_attention(query, key, value, attn_mask, dropout_p,
 // is_causal, *, scale)
-std::vector<TensorMeta> attention_meta(const OpArgs &args) {
-  const Tensor &q = args.tensor(0);
-  const Tensor &k = args.tensor(1);
-  const Tensor &v = args.tensor(2);
+std::vector<TensorMeta> attention_meta(const OpArgs& args) {
+  const Tensor& q = args.tensor(0);
+  const Tensor& k = args.tensor(1);
+  const Tensor& v = args.tensor(2);
   const Tensor mask = args.optional_tensor(3);
-  XPORT_CHECK(
-      q.dim() >= 2 && k.dim() >= 2 && v.dim() >= 2, InvalidInput, args.name(),
-      ": query, key and value need at least 2 dims [..., seq, features], got ",
-      shape_str(q.sizes()), ", ", shape_str(k.sizes()), " and ",
-      shape_str(v.sizes()));
-  XPORT_CHECK(q.dtype() == k.dtype() && q.dtype() == v.dtype(), InvalidInput,
-              args.name(), ": query, key and value must have one dtype, got ",
-              dtype_name(q.dtype()), ", ", dtype_name(k.dtype()), " and ",
-              dtype_name(v.dtype()));
+  XPORT_CHECK(q.dim() >= 2 && k.dim() >= 2 && v.dim() >= 2, InvalidInput, args.name(),
+              ": query, key and value need at least 2 dims [..., seq, features], got ",
+              shape_str(q.sizes()), ", ", shape_str(k.sizes()), " and ", shape_str(v.sizes()));
+  XPORT_CHECK(q.dtype() == k.dtype() && q.dtype() == v.dtype(), InvalidInput, args.name(),
+              ": query, key and value must have one dtype, got ", dtype_name(q.dtype()), ", ",
+              dtype_name(k.dtype()), " and ", dtype_name(v.dtype()));
   XPORT_CHECK(is_floating(q.dtype()), InvalidInput, args.name(),
-              ": needs floating point query, key and value, got ",
-              dtype_name(q.dtype()));
+              ": needs floating point query, key and value, got ", dtype_name(q.dtype()));
   const SymInt L = q.size(q.dim() - 2);
   const SymInt E = q.size(q.dim() - 1);
   const SymInt S = k.size(k.dim() - 2);
   const SymInt Ev = v.size(v.dim() - 1);
-  XPORT_CHECK(static_cast<bool>(k.size(k.dim() - 1) == E), InvalidInput,
-              args.name(), ": key's last dim must equal query's (", E,
-              "), got key ", shape_str(k.sizes()));
-  XPORT_CHECK(static_cast<bool>(v.size(v.dim() - 2) == S), InvalidInput,
-              args.name(), ": value must have as many rows as key (", S,
-              "), got value ", shape_str(v.sizes()));
+  XPORT_CHECK(static_cast<bool>(k.size(k.dim() - 1) == E), InvalidInput, args.name(),
+              ": key's last dim must equal query's (", E, "), got key ", shape_str(k.sizes()));
+  XPORT_CHECK(static_cast<bool>(v.size(v.dim() - 2) == S), InvalidInput, args.name(),
+              ": value must have as many rows as key (", S, "), got value ", shape_str(v.sizes()));
   XPORT_CHECK(args.real(4) == 0.0, UnsupportedOp, args.name(),
               ": dropout_p > 0 (random attention dropout) is not supported "
               "yet; pass dropout_p=0");
-  auto batch_of = [](const Tensor &t) {
+  auto batch_of = [](const Tensor& t) {
     return std::vector<SymInt>(t.sizes().begin(), t.sizes().end() - 2);
   };
   std::vector<SymInt> batch = broadcast_shapes(args, batch_of(q), batch_of(k));
@@ -53,19 +47,16 @@ std::vector<TensorMeta> attention_meta(const OpArgs &args) {
     XPORT_CHECK(!args.boolean(5), InvalidInput, args.name(),
                 ": attn_mask must be None when is_causal=True (the causal mask "
                 "replaces it)");
-    XPORT_CHECK(mask.dtype() == DType::Bool || mask.dtype() == q.dtype(),
-                InvalidInput, args.name(),
-                ": attn_mask must be bool or have the query's dtype (",
-                dtype_name(q.dtype()), "), got ", dtype_name(mask.dtype()));
+    XPORT_CHECK(mask.dtype() == DType::Bool || mask.dtype() == q.dtype(), InvalidInput, args.name(),
+                ": attn_mask must be bool or have the query's dtype (", dtype_name(q.dtype()),
+                "), got ", dtype_name(mask.dtype()));
     std::vector<SymInt> scores = batch;
     scores.push_back(L);
     scores.push_back(S);
-    const std::vector<SymInt> full =
-        broadcast_shapes(args, mask.sizes(), scores);
+    const std::vector<SymInt> full = broadcast_shapes(args, mask.sizes(), scores);
     XPORT_CHECK(static_cast<bool>(full[full.size() - 2] == L) &&
                     static_cast<bool>(full[full.size() - 1] == S),
-                InvalidInput, args.name(), ": attn_mask ",
-                shape_str(mask.sizes()),
+                InvalidInput, args.name(), ": attn_mask ", shape_str(mask.sizes()),
                 " does not broadcast to the scores' [..., ", L, ", ", S, "]");
     batch.assign(full.begin(), full.end() - 2);
   }
@@ -76,34 +67,31 @@ std::vector<TensorMeta> attention_meta(const OpArgs &args) {
 }
 
 // The softmax scale: given, or 1 / sqrt(E) (specialising a symbolic E).
-double attention_scale(const OpArgs &args) {
-  if (const auto scale = args.optional_real(6))
-    return *scale;
-  const Tensor &q = args.tensor(0);
+double attention_scale(const OpArgs& args) {
+  if (const auto scale = args.optional_real(6)) return *scale;
+  const Tensor& q = args.tensor(0);
   return 1.0 / std::sqrt(static_cast<double>(q.size(q.dim() - 1).guard_int()));
 }
 
-std::vector<Tensor> attention_decomp(const OpArgs &args) {
+std::vector<Tensor> attention_decomp(const OpArgs& args) {
   const std::vector<SymInt> out_sizes = attention_meta(args)[0].sizes;
-  const Tensor &q = args.tensor(0);
-  const Tensor &k = args.tensor(1);
-  const Tensor &v = args.tensor(2);
+  const Tensor& q = args.tensor(0);
+  const Tensor& k = args.tensor(1);
+  const Tensor& v = args.tensor(2);
   const Tensor mask = args.optional_tensor(3);
   const std::vector<SymInt> batch(out_sizes.begin(), out_sizes.end() - 2);
   const SymInt B = numel_of(batch);
   const SymInt L = q.size(q.dim() - 2);
   const SymInt S = k.size(k.dim() - 2);
   // [batch..., rows, cols] -> [B, rows, cols]
-  auto to_3d = [&](const Tensor &t) {
+  auto to_3d = [&](const Tensor& t) {
     std::vector<SymInt> full = batch;
     full.push_back(t.size(t.dim() - 2));
     full.push_back(t.size(t.dim() - 1));
-    return t.expand(full).reshape(
-        {B, t.size(t.dim() - 2), t.size(t.dim() - 1)});
+    return t.expand(full).reshape({B, t.size(t.dim() - 2), t.size(t.dim() - 1)});
   };
-  const OpDef &bmm = XPORT_OP("aten::bmm");
-  Tensor scores = call1(bmm, {to_3d(q), to_3d(k).transpose(1, 2)})
-                      .mul(attention_scale(args));
+  const OpDef& bmm = XPORT_OP("aten::bmm");
+  Tensor scores = call1(bmm, {to_3d(q), to_3d(k).transpose(1, 2)}).mul(attention_scale(args));
   std::vector<SymInt> score_sizes = batch;
   score_sizes.push_back(L);
   score_sizes.push_back(S);
@@ -111,26 +99,21 @@ std::vector<Tensor> attention_decomp(const OpArgs &args) {
   const double neg_inf = -std::numeric_limits<double>::infinity();
   if (args.boolean(5)) {
     // Query i attends to keys j <= i (top-left aligned, like PyTorch).
-    const Tensor rows =
-        call1(XPORT_OP("aten::arange"), {L, DType::Int64}).unsqueeze(1);
-    const Tensor cols =
-        call1(XPORT_OP("aten::arange"), {S, DType::Int64}).unsqueeze(0);
+    const Tensor rows = call1(XPORT_OP("aten::arange"), {L, DType::Int64}).unsqueeze(1);
+    const Tensor cols = call1(XPORT_OP("aten::arange"), {S, DType::Int64}).unsqueeze(0);
     const Tensor keep = rows.ge(cols);
-    scores = call1(XPORT_OP("aten::masked_fill.Scalar"),
-                   {scores, keep.eq(false), neg_inf});
+    scores = call1(XPORT_OP("aten::masked_fill.Scalar"), {scores, keep.eq(false), neg_inf});
   } else if (mask.defined() && mask.dtype() == DType::Bool) {
-    scores = call1(XPORT_OP("aten::masked_fill.Scalar"),
-                   {scores, mask.eq(false), neg_inf});
+    scores = call1(XPORT_OP("aten::masked_fill.Scalar"), {scores, mask.eq(false), neg_inf});
   } else if (mask.defined()) {
     scores = scores.add(mask);
   }
-  const Tensor probs =
-      call1(XPORT_OP("aten::_softmax"), {scores, int64_t{-1}, false});
+  const Tensor probs = call1(XPORT_OP("aten::_softmax"), {scores, int64_t{-1}, false});
   const Tensor out = call1(bmm, {probs.reshape({B, L, S}), to_3d(v)});
   return {out.reshape(out_sizes)};
 }
 
-} // namespace
+}  // namespace
 
 void register_attention_ops() {
   register_op({
@@ -141,14 +124,13 @@ void register_attention_ops() {
                 "float? scale=None) -> Tensor",
       .meta = attention_meta,
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
-            cpu::scaled_dot_product_attention_out(
-                args.tensor(0), args.tensor(1), args.tensor(2),
-                args.optional_tensor(3), args.boolean(5), attention_scale(args),
-                outs[0]);
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::scaled_dot_product_attention_out(args.tensor(0), args.tensor(1), args.tensor(2),
+                                                  args.optional_tensor(3), args.boolean(5),
+                                                  attention_scale(args), outs[0]);
           },
       .decomp = attention_decomp,
   });
 }
 
-} // namespace xport::ops
+}  // namespace xport::ops

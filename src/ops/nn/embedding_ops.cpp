@@ -10,34 +10,33 @@ namespace cpu = kernels::cpu;
 
 // embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse): the last
 // three only affect gradients.
-std::vector<TensorMeta> embedding_meta(const OpArgs &args) {
-  const Tensor &weight = args.tensor(0);
-  const Tensor &indices = args.tensor(1);
+std::vector<TensorMeta> embedding_meta(const OpArgs& args) {
+  const Tensor& weight = args.tensor(0);
+  const Tensor& indices = args.tensor(1);
   XPORT_CHECK(weight.dim() == 2, InvalidInput, args.name(),
               ": weight must be 2-D [num_embeddings, embedding_dim], got ",
               shape_str(weight.sizes()));
-  XPORT_CHECK(
-      indices.dtype() == DType::Int64 || indices.dtype() == DType::Int32,
-      InvalidInput, args.name(), ": indices must be int64 or int32, got ",
-      dtype_name(indices.dtype()), "; convert them with .to(DType::Int64)");
+  XPORT_CHECK(indices.dtype() == DType::Int64 || indices.dtype() == DType::Int32, InvalidInput,
+              args.name(), ": indices must be int64 or int32, got ", dtype_name(indices.dtype()),
+              "; convert them with .to(DType::Int64)");
   std::vector<SymInt> sizes = indices.sizes();
   sizes.push_back(weight.size(1));
   return {contiguous_meta(std::move(sizes), weight.dtype())};
 }
 
-void embedding_kernel(const OpArgs &args, std::vector<Tensor> &outs) {
-  const Tensor &weight = args.tensor(0);
-  const Tensor &indices = args.tensor(1);
+void embedding_kernel(const OpArgs& args, std::vector<Tensor>& outs) {
+  const Tensor& weight = args.tensor(0);
+  const Tensor& indices = args.tensor(1);
   // Validated here, before the (parallel) lookup.
   const auto [lo, hi] = cpu::index_min_max(indices);
   const int64_t rows = weight.int_size(0);
-  XPORT_CHECK(lo >= 0 && hi < rows, InvalidInput, args.name(), ": index ",
-              lo < 0 ? lo : hi, " is out of range for a weight of ", rows,
-              " rows (valid indices are 0 to ", rows - 1, ")");
+  XPORT_CHECK(lo >= 0 && hi < rows, InvalidInput, args.name(), ": index ", lo < 0 ? lo : hi,
+              " is out of range for a weight of ", rows, " rows (valid indices are 0 to ", rows - 1,
+              ")");
   cpu::embedding_out(weight, indices, outs[0]);
 }
 
-} // namespace
+}  // namespace
 
 void register_embedding_ops() {
   register_op({
@@ -52,20 +51,17 @@ void register_embedding_ops() {
   register_op({
       .schema = "aten::dropout(Tensor input, float p, bool train) -> Tensor",
       .decomp =
-          [](const OpArgs &args) {
+          [](const OpArgs& args) {
             const double p = args.real(1);
             XPORT_CHECK(p >= 0.0 && p <= 1.0, InvalidInput, args.name(),
-                        ": dropout probability must be between 0 and 1, got ",
-                        p);
-            XPORT_CHECK(!args.boolean(2) || p == 0.0, UnsupportedOp,
-                        args.name(),
+                        ": dropout probability must be between 0 and 1, got ", p);
+            XPORT_CHECK(!args.boolean(2) || p == 0.0, UnsupportedOp, args.name(),
                         ": training-mode dropout (random masks) is not "
                         "supported yet; call it with "
                         "train=False (eval mode) or p=0");
-            return std::vector<Tensor>{
-                call1(XPORT_OP("aten::clone"), {args[0]})};
+            return std::vector<Tensor>{call1(XPORT_OP("aten::clone"), {args[0]})};
           },
   });
 }
 
-} // namespace xport::ops
+}  // namespace xport::ops

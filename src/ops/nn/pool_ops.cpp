@@ -12,18 +12,16 @@ namespace {
 namespace cpu = kernels::cpu;
 
 // An `int[2]` argument; the dispatcher has already repeated a single value.
-std::pair<int64_t, int64_t> int_pair(const OpArgs &args, size_t i,
-                                     const char *what) {
+std::pair<int64_t, int64_t> int_pair(const OpArgs& args, size_t i, const char* what) {
   const std::vector<int64_t> v = args.ints(i);
   XPORT_CHECK(v.size() == 2, InvalidInput, args.name(), ": ", what,
-              " must be a single int or a tuple of two ints, got ", v.size(),
-              " values");
+              " must be a single int or a tuple of two ints, got ", v.size(), " values");
   return {v[0], v[1]};
 }
 
 // kernel_size (1), stride (2; empty means kernel_size), padding (3), and
 // dilation at `dilation_index` (0: none, i.e. 1).
-cpu::Pool2d read_pool(const OpArgs &args, size_t dilation_index) {
+cpu::Pool2d read_pool(const OpArgs& args, size_t dilation_index) {
   cpu::Pool2d p{};
   std::tie(p.kernel_h, p.kernel_w) = int_pair(args, 1, "kernel_size");
   if (args.ints(2).empty()) {
@@ -34,66 +32,55 @@ cpu::Pool2d read_pool(const OpArgs &args, size_t dilation_index) {
   }
   std::tie(p.pad_h, p.pad_w) = int_pair(args, 3, "padding");
   if (dilation_index != 0)
-    std::tie(p.dilation_h, p.dilation_w) =
-        int_pair(args, dilation_index, "dilation");
+    std::tie(p.dilation_h, p.dilation_w) = int_pair(args, dilation_index, "dilation");
   return p;
 }
 
 // ATen's pooling_output_shape: floor (or ceil) of the window count; in ceil
 // mode the last window must start inside the input or its left padding.
-SymInt pooled_size(const SymInt &in, int64_t kernel, int64_t pad,
-                   int64_t stride, int64_t dilation, bool ceil_mode) {
-  SymInt out = (in + 2 * pad - dilation * (kernel - 1) - 1 +
-                (ceil_mode ? stride - 1 : 0)) /
-                   stride +
-               1;
-  if (ceil_mode && static_cast<bool>((out - 1) * stride >= in + pad))
-    out = out - 1;
+SymInt pooled_size(const SymInt& in, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation,
+                   bool ceil_mode) {
+  SymInt out =
+      (in + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0)) / stride + 1;
+  if (ceil_mode && static_cast<bool>((out - 1) * stride >= in + pad)) out = out - 1;
   return out;
 }
 
-void check_pool_input_dims(const OpArgs &args, const Tensor &self) {
+void check_pool_input_dims(const OpArgs& args, const Tensor& self) {
   XPORT_CHECK(self.dim() == 3 || self.dim() == 4, InvalidInput, args.name(),
-              ": expected a 3-D [C, H, W] or 4-D [N, C, H, W] input, got ",
-              self.dim(), " dims ", shape_str(self.sizes()));
+              ": expected a 3-D [C, H, W] or 4-D [N, C, H, W] input, got ", self.dim(), " dims ",
+              shape_str(self.sizes()));
 }
 
 // The output of a 2-D pool with window `p`: validates like ATen's
 // pool2d_shape_check.
-std::vector<SymInt> pool_output_sizes(const OpArgs &args, const Tensor &self,
-                                      const cpu::Pool2d &p, bool ceil_mode) {
+std::vector<SymInt> pool_output_sizes(const OpArgs& args, const Tensor& self, const cpu::Pool2d& p,
+                                      bool ceil_mode) {
   check_pool_input_dims(args, self);
   XPORT_CHECK(p.kernel_h > 0 && p.kernel_w > 0, InvalidInput, args.name(),
-              ": kernel_size must be greater than zero, got (", p.kernel_h,
-              ", ", p.kernel_w, ")");
+              ": kernel_size must be greater than zero, got (", p.kernel_h, ", ", p.kernel_w, ")");
   XPORT_CHECK(p.stride_h > 0 && p.stride_w > 0, InvalidInput, args.name(),
-              ": stride must be greater than zero, got (", p.stride_h, ", ",
-              p.stride_w, ")");
+              ": stride must be greater than zero, got (", p.stride_h, ", ", p.stride_w, ")");
   XPORT_CHECK(p.dilation_h > 0 && p.dilation_w > 0, InvalidInput, args.name(),
-              ": dilation must be greater than zero, got (", p.dilation_h, ", ",
-              p.dilation_w, ")");
+              ": dilation must be greater than zero, got (", p.dilation_h, ", ", p.dilation_w, ")");
   XPORT_CHECK(p.pad_h >= 0 && p.pad_w >= 0, InvalidInput, args.name(),
-              ": padding must be non-negative, got (", p.pad_h, ", ", p.pad_w,
-              ")");
-  XPORT_CHECK(p.pad_h <= p.kernel_h / 2 && p.pad_w <= p.kernel_w / 2,
-              InvalidInput, args.name(),
-              ": padding must be at most half of kernel_size, got padding (",
-              p.pad_h, ", ", p.pad_w, ") for kernel_size (", p.kernel_h, ", ",
-              p.kernel_w, ")");
+              ": padding must be non-negative, got (", p.pad_h, ", ", p.pad_w, ")");
+  XPORT_CHECK(p.pad_h <= p.kernel_h / 2 && p.pad_w <= p.kernel_w / 2, InvalidInput, args.name(),
+              ": padding must be at most half of kernel_size, got padding (", p.pad_h, ", ",
+              p.pad_w, ") for kernel_size (", p.kernel_h, ", ", p.kernel_w, ")");
   const int64_t d = self.dim();
   for (int64_t i = d - 3; i < d; ++i) {
-    XPORT_CHECK(!static_cast<bool>(self.size(i) == 0), InvalidInput,
-                args.name(),
+    XPORT_CHECK(!static_cast<bool>(self.size(i) == 0), InvalidInput, args.name(),
                 ": expected non-zero channel, height and width (only the batch "
                 "dim may be 0), got ",
                 shape_str(self.sizes()));
   }
-  const SymInt oh = pooled_size(self.size(d - 2), p.kernel_h, p.pad_h,
-                                p.stride_h, p.dilation_h, ceil_mode);
-  const SymInt ow = pooled_size(self.size(d - 1), p.kernel_w, p.pad_w,
-                                p.stride_w, p.dilation_w, ceil_mode);
-  XPORT_CHECK(static_cast<bool>(oh >= 1) && static_cast<bool>(ow >= 1),
-              InvalidInput, args.name(), ": input ", shape_str(self.sizes()),
+  const SymInt oh =
+      pooled_size(self.size(d - 2), p.kernel_h, p.pad_h, p.stride_h, p.dilation_h, ceil_mode);
+  const SymInt ow =
+      pooled_size(self.size(d - 1), p.kernel_w, p.pad_w, p.stride_w, p.dilation_w, ceil_mode);
+  XPORT_CHECK(static_cast<bool>(oh >= 1) && static_cast<bool>(ow >= 1), InvalidInput, args.name(),
+              ": input ", shape_str(self.sizes()),
               " is too small for the window: the output would be ", oh, "x", ow,
               "; use a smaller kernel_size, or padding");
   std::vector<SymInt> sizes(self.sizes().begin(), self.sizes().end() - 2);
@@ -102,7 +89,7 @@ std::vector<SymInt> pool_output_sizes(const OpArgs &args, const Tensor &self,
   return sizes;
 }
 
-void check_floating(const OpArgs &args, const Tensor &self) {
+void check_floating(const OpArgs& args, const Tensor& self) {
   XPORT_CHECK(is_floating(self.dtype()), InvalidInput, args.name(),
               ": needs a floating point input, got ", dtype_name(self.dtype()),
               "; convert it with .to(DType::Float32)");
@@ -110,113 +97,101 @@ void check_floating(const OpArgs &args, const Tensor &self) {
 
 // max_pool2d[_with_indices](self, kernel_size, stride, padding, dilation,
 // ceil_mode)
-std::vector<TensorMeta> max_pool_meta(const OpArgs &args, bool with_indices) {
-  const Tensor &self = args.tensor(0);
+std::vector<TensorMeta> max_pool_meta(const OpArgs& args, bool with_indices) {
+  const Tensor& self = args.tensor(0);
   check_floating(args, self);
   const std::vector<SymInt> sizes =
       pool_output_sizes(args, self, read_pool(args, 4), args.boolean(5));
   std::vector<TensorMeta> metas{contiguous_meta(sizes, self.dtype())};
-  if (with_indices)
-    metas.push_back(contiguous_meta(sizes, DType::Int64));
+  if (with_indices) metas.push_back(contiguous_meta(sizes, DType::Int64));
   return metas;
 }
 
-std::vector<TensorMeta> avg_pool_meta(const OpArgs &args) {
-  const Tensor &self = args.tensor(0);
-  XPORT_CHECK(is_floating(self.dtype()) || self.dtype() == DType::Int64,
-              InvalidInput, args.name(),
-              ": needs a floating point or int64 input, got ",
-              dtype_name(self.dtype()));
+std::vector<TensorMeta> avg_pool_meta(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
+  XPORT_CHECK(is_floating(self.dtype()) || self.dtype() == DType::Int64, InvalidInput, args.name(),
+              ": needs a floating point or int64 input, got ", dtype_name(self.dtype()));
   const auto divisor = args.optional_int(6);
   XPORT_CHECK(!divisor || *divisor != 0, InvalidInput, args.name(),
               ": divisor_override must not be zero; pass None to divide by the "
               "window size");
-  return {contiguous_meta(
-      pool_output_sizes(args, self, read_pool(args, 0), args.boolean(4)),
-      self.dtype())};
+  return {contiguous_meta(pool_output_sizes(args, self, read_pool(args, 0), args.boolean(4)),
+                          self.dtype())};
 }
 
-std::vector<TensorMeta> adaptive_avg_meta(const OpArgs &args) {
-  const Tensor &self = args.tensor(0);
+std::vector<TensorMeta> adaptive_avg_meta(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
   check_pool_input_dims(args, self);
   check_floating(args, self);
-  const std::vector<SymInt> &out_size = args.sym_ints(1);
+  const std::vector<SymInt>& out_size = args.sym_ints(1);
   XPORT_CHECK(out_size.size() == 2, InvalidInput, args.name(),
               ": output_size must have 2 values, got ", out_size.size());
   const int64_t d = self.dim();
   for (int64_t i = d - 2; i < d; ++i) {
-    XPORT_CHECK(!static_cast<bool>(self.size(i) == 0), InvalidInput,
-                args.name(), ": expected non-zero height and width, got input ",
-                shape_str(self.sizes()));
+    XPORT_CHECK(!static_cast<bool>(self.size(i) == 0), InvalidInput, args.name(),
+                ": expected non-zero height and width, got input ", shape_str(self.sizes()));
   }
-  for (const SymInt &s : out_size) {
+  for (const SymInt& s : out_size) {
     XPORT_CHECK(static_cast<bool>(s >= 0), InvalidInput, args.name(),
-                ": output_size must be non-negative, got ",
-                shape_str(out_size));
+                ": output_size must be non-negative, got ", shape_str(out_size));
   }
   std::vector<SymInt> sizes(self.sizes().begin(), self.sizes().end() - 2);
   sizes.insert(sizes.end(), out_size.begin(), out_size.end());
   return {contiguous_meta(sizes, self.dtype())};
 }
 
-} // namespace
+}  // namespace
 
 void register_pool_ops() {
-  const OpDef &with_indices = register_op({
+  const OpDef& with_indices = register_op({
       .schema = "aten::max_pool2d_with_indices(Tensor self, int[2] "
                 "kernel_size, int[2] stride=[], "
                 "int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> "
                 "(Tensor, Tensor)",
-      .meta = [](const OpArgs &args) { return max_pool_meta(args, true); },
+      .meta = [](const OpArgs& args) { return max_pool_meta(args, true); },
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
-            cpu::max_pool2d_out(args.tensor(0), read_pool(args, 4), outs[0],
-                                outs[1]);
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::max_pool2d_out(args.tensor(0), read_pool(args, 4), outs[0], outs[1]);
           },
       .core = true,
   });
   register_op({
-      .schema =
-          "aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], "
-          "int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> "
-          "Tensor",
-      .meta = [](const OpArgs &args) { return max_pool_meta(args, false); },
+      .schema = "aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], "
+                "int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> "
+                "Tensor",
+      .meta = [](const OpArgs& args) { return max_pool_meta(args, false); },
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
-            cpu::max_pool2d_out(args.tensor(0), read_pool(args, 4), outs[0],
-                                Tensor());
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::max_pool2d_out(args.tensor(0), read_pool(args, 4), outs[0], Tensor());
           },
       .decomp =
-          [&with_indices](const OpArgs &args) {
+          [&with_indices](const OpArgs& args) {
             // An explicit stride: the dispatcher refuses an empty list for
             // `int[2]`.
             std::vector<Value> values = args.values();
-            if (args.ints(2).empty())
-              values[2] = args[1];
-            return std::vector<Tensor>{
-                call_tensors(with_indices, std::move(values))[0]};
+            if (args.ints(2).empty()) values[2] = args[1];
+            return std::vector<Tensor>{call_tensors(with_indices, std::move(values))[0]};
           },
   });
   register_op({
-      .schema =
-          "aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], "
-          "int[2] padding=0, bool ceil_mode=False, bool "
-          "count_include_pad=True, "
-          "int? divisor_override=None) -> Tensor",
+      .schema = "aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], "
+                "int[2] padding=0, bool ceil_mode=False, bool "
+                "count_include_pad=True, "
+                "int? divisor_override=None) -> Tensor",
       .meta = avg_pool_meta,
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
-            cpu::avg_pool2d_out(args.tensor(0), read_pool(args, 0),
-                                args.boolean(5), args.optional_int(6), outs[0]);
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::avg_pool2d_out(args.tensor(0), read_pool(args, 0), args.boolean(5),
+                                args.optional_int(6), outs[0]);
           },
       .core = true,
   });
-  const OpDef &adaptive = register_op({
+  const OpDef& adaptive = register_op({
       .schema = "aten::_adaptive_avg_pool2d(Tensor self, SymInt[2] "
                 "output_size) -> Tensor",
       .meta = adaptive_avg_meta,
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
             cpu::adaptive_avg_pool2d_out(args.tensor(0), outs[0]);
           },
       .core = true,
@@ -225,15 +200,14 @@ void register_pool_ops() {
       .schema = "aten::adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) "
                 "-> Tensor",
       .decomp =
-          [&adaptive](const OpArgs &args) {
-            for (const SymInt &s : args.sym_ints(1)) {
+          [&adaptive](const OpArgs& args) {
+            for (const SymInt& s : args.sym_ints(1)) {
               XPORT_CHECK(static_cast<bool>(s >= 0), InvalidInput, args.name(),
-                          ": output_size must be non-negative, got ",
-                          shape_str(args.sym_ints(1)));
+                          ": output_size must be non-negative, got ", shape_str(args.sym_ints(1)));
             }
             return call_tensors(adaptive, args.values());
           },
   });
 }
 
-} // namespace xport::ops
+}  // namespace xport::ops

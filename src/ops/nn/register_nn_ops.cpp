@@ -10,4 +10,4 @@ void register_nn_ops() {
   register_attention_ops();
 }
 
-} // namespace xport::ops
+}  // namespace xport::ops

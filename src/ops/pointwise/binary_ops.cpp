@@ -20,16 +20,21 @@ enum class Accepts { Any, IntegralOrBool, NoBool };
 DType common_dtype(const OpArgs& args) {
   ResultType rt;
   rt.tensor(args.tensor(0));
-  if (args[1].is_tensor()) rt.tensor(args.tensor(1));
-  else rt.scalar(args.scalar(1));
+  if (args[1].is_tensor())
+    rt.tensor(args.tensor(1));
+  else
+    rt.scalar(args.scalar(1));
   return rt.get();
 }
 
 DType result_dtype(Result rule, DType common) {
   switch (rule) {
-    case Result::Promote: return common;
-    case Result::Float: return is_floating(common) ? common : kDefaultFloat;
-    case Result::Bool: return DType::Bool;
+    case Result::Promote:
+      return common;
+    case Result::Float:
+      return is_floating(common) ? common : kDefaultFloat;
+    case Result::Bool:
+      return DType::Bool;
   }
   return common;
 }
@@ -46,9 +51,9 @@ MetaFn binary_meta(Result rule, Accepts accepts) {
                   ": subtraction of bool tensors is not supported; use logical_xor instead");
     }
     const Tensor& self = args.tensor(0);
-    std::vector<SymInt> sizes =
-        args[1].is_tensor() ? broadcast_shapes(args, self.sizes(), args.tensor(1).sizes())
-                            : self.sizes();
+    std::vector<SymInt> sizes = args[1].is_tensor()
+                                    ? broadcast_shapes(args, self.sizes(), args.tensor(1).sizes())
+                                    : self.sizes();
     return std::vector<TensorMeta>{contiguous_meta(std::move(sizes), result_dtype(rule, common))};
   };
 }
@@ -69,10 +74,10 @@ std::vector<const OpDef*> register_binary(const char* tensor_schema, const char*
     defs.push_back(&register_op({
         .schema = schema,
         .meta = binary_meta(rule, accepts),
-        .cpu = [kernel](const OpArgs& args,
-                        std::vector<Tensor>& outs) {
-          kernel(args.tensor(0), other_operand(args), outs[0]);
-        },
+        .cpu =
+            [kernel](const OpArgs& args, std::vector<Tensor>& outs) {
+              kernel(args.tensor(0), other_operand(args), outs[0]);
+            },
         .core = true,
     }));
   }
@@ -97,12 +102,13 @@ const OpDef& register_add(const char* schema, bool subtract) {
             check_alpha(args, args.scalar(2));
             return binary_meta(Result::Promote, subtract ? Accepts::NoBool : Accepts::Any)(args);
           },
-      .cpu = [subtract](const OpArgs& args,
-                        std::vector<Tensor>& outs) {
-        Scalar alpha = args.scalar(2);
-        if (subtract) alpha = alpha.is_float() ? Scalar(-alpha.to_double()) : Scalar(-alpha.to_int());
-        cpu::add_out(args.tensor(0), other_operand(args), alpha, outs[0]);
-      },
+      .cpu =
+          [subtract](const OpArgs& args, std::vector<Tensor>& outs) {
+            Scalar alpha = args.scalar(2);
+            if (subtract)
+              alpha = alpha.is_float() ? Scalar(-alpha.to_double()) : Scalar(-alpha.to_int());
+            cpu::add_out(args.tensor(0), other_operand(args), alpha, outs[0]);
+          },
       .core = true,
   });
 }
@@ -119,14 +125,22 @@ void check_integer_pow(const OpArgs& args) {
 }  // namespace
 
 void register_binary_ops() {
-  const OpDef& add = register_add("aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", false);
-  const OpDef& add_s = register_add("aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", false);
-  const OpDef& sub = register_add("aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", true);
-  const OpDef& sub_s = register_add("aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", true);
-  register_inplace("aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", add);
-  register_inplace("aten::add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", add_s);
-  register_inplace("aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", sub);
-  register_inplace("aten::sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", sub_s);
+  const OpDef& add = register_add(
+      "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", false);
+  const OpDef& add_s =
+      register_add("aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", false);
+  const OpDef& sub = register_add(
+      "aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", true);
+  const OpDef& sub_s =
+      register_add("aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", true);
+  register_inplace(
+      "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", add);
+  register_inplace("aten::add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
+                   add_s);
+  register_inplace(
+      "aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", sub);
+  register_inplace("aten::sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
+                   sub_s);
 
   auto mul = register_binary("aten::mul.Tensor(Tensor self, Tensor other) -> Tensor",
                              "aten::mul.Scalar(Tensor self, Scalar other) -> Tensor", cpu::mul_out);
@@ -147,19 +161,21 @@ void register_binary_ops() {
         .meta =
             [](const OpArgs& args) {
               const auto mode = args.optional_str(2);
-              XPORT_CHECK(!mode || *mode == "trunc" || *mode == "floor", InvalidInput,
-                          args.name(), ": rounding_mode must be None, 'trunc' or 'floor', got '",
-                          *mode, "'");
+              XPORT_CHECK(!mode || *mode == "trunc" || *mode == "floor", InvalidInput, args.name(),
+                          ": rounding_mode must be None, 'trunc' or 'floor', got '", *mode, "'");
               return binary_meta(mode ? Result::Promote : Result::Float, Accepts::Any)(args);
             },
-        .cpu = [](const OpArgs& args,
-                  std::vector<Tensor>& outs) {
-          const auto mode = args.optional_str(2);
-          const Tensor other = other_operand(args);
-          if (!mode) cpu::div_true_out(args.tensor(0), other, outs[0]);
-          else if (*mode == "trunc") cpu::div_trunc_out(args.tensor(0), other, outs[0]);
-          else cpu::div_floor_out(args.tensor(0), other, outs[0]);
-        },
+        .cpu =
+            [](const OpArgs& args, std::vector<Tensor>& outs) {
+              const auto mode = args.optional_str(2);
+              const Tensor other = other_operand(args);
+              if (!mode)
+                cpu::div_true_out(args.tensor(0), other, outs[0]);
+              else if (*mode == "trunc")
+                cpu::div_trunc_out(args.tensor(0), other, outs[0]);
+              else
+                cpu::div_floor_out(args.tensor(0), other, outs[0]);
+            },
         .core = true,
     });
   }
@@ -167,10 +183,8 @@ void register_binary_ops() {
   register_binary("aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor",
                   "aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor",
                   cpu::remainder_out);
-  register_binary("aten::maximum(Tensor self, Tensor other) -> Tensor", nullptr,
-                  cpu::maximum_out);
-  register_binary("aten::minimum(Tensor self, Tensor other) -> Tensor", nullptr,
-                  cpu::minimum_out);
+  register_binary("aten::maximum(Tensor self, Tensor other) -> Tensor", nullptr, cpu::maximum_out);
+  register_binary("aten::minimum(Tensor self, Tensor other) -> Tensor", nullptr, cpu::minimum_out);
   register_binary("aten::atan2(Tensor self, Tensor other) -> Tensor", nullptr, cpu::atan2_out,
                   Result::Float);
   register_binary("aten::eq.Tensor(Tensor self, Tensor other) -> Tensor",
@@ -213,11 +227,11 @@ void register_binary_ops() {
     register_op({
         .schema = schema,
         .meta = binary_meta(Result::Promote, Accepts::Any),
-        .cpu = [](const OpArgs& args,
-                  std::vector<Tensor>& outs) {
-          check_integer_pow(args);
-          cpu::pow_out(args.tensor(0), other_operand(args), outs[0]);
-        },
+        .cpu =
+            [](const OpArgs& args, std::vector<Tensor>& outs) {
+              check_integer_pow(args);
+              cpu::pow_out(args.tensor(0), other_operand(args), outs[0]);
+            },
         .core = true,
     });
   }

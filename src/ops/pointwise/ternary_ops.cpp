@@ -27,8 +27,10 @@ DType clamp_dtype(const OpArgs& args) {
   ResultType rt;
   rt.tensor(args.tensor(0));
   for (size_t i : {1, 2}) {
-    if (args[i].is_tensor()) rt.tensor(args.tensor(i));
-    else if (!args[i].is_none()) rt.scalar(args.scalar(i));
+    if (args[i].is_tensor())
+      rt.tensor(args.tensor(i));
+    else if (!args[i].is_none())
+      rt.scalar(args.scalar(i));
   }
   return rt.get();
 }
@@ -55,7 +57,8 @@ std::vector<TensorMeta> masked_fill_meta(const OpArgs& args) {
               shape_str(mask.sizes()), " must broadcast to self's shape ", shape_str(self.sizes()));
   if (args[2].is_tensor()) {
     XPORT_CHECK(args.tensor(2).dim() == 0, InvalidInput, args.name(),
-                ": only supports a 0-dimensional value tensor, got ", args.tensor(2).dim(), " dims");
+                ": only supports a 0-dimensional value tensor, got ", args.tensor(2).dim(),
+                " dims");
   }
   return {contiguous_meta(self.sizes(), self.dtype())};
 }
@@ -76,46 +79,49 @@ void register_ternary_ops() {
             return std::vector<TensorMeta>{
                 contiguous_meta(std::move(sizes), ResultType().tensor(a).tensor(b).get())};
           },
-      .cpu = [](const OpArgs& args,
-                std::vector<Tensor>& outs) {
-        cpu::where_out(args.tensor(0), args.tensor(1), args.tensor(2), outs[0]);
-      },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::where_out(args.tensor(0), args.tensor(1), args.tensor(2), outs[0]);
+          },
       .core = true,
   });
-  for (const char* schema : {"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
-                             "aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"}) {
+  for (const char* schema :
+       {"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+        "aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"}) {
     register_op({
         .schema = schema,
         .meta = clamp_meta,
-        .cpu = [](const OpArgs& args,
-                  std::vector<Tensor>& outs) {
-          const DType dtype = clamp_dtype(args);
-          cpu::clamp_out(args.tensor(0), bound(args, 1, dtype), bound(args, 2, dtype), outs[0]);
-        },
+        .cpu =
+            [](const OpArgs& args, std::vector<Tensor>& outs) {
+              const DType dtype = clamp_dtype(args);
+              cpu::clamp_out(args.tensor(0), bound(args, 1, dtype), bound(args, 2, dtype), outs[0]);
+            },
         .core = true,
     });
   }
-  for (const char* schema : {"aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
-                             "aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"}) {
+  for (const char* schema :
+       {"aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
+        "aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"}) {
     register_op({
         .schema = schema,
         .meta = masked_fill_meta,
-        .cpu = [](const OpArgs& args,
-                  std::vector<Tensor>& outs) {
-          const Tensor& self = args.tensor(0);
-          const Tensor value = args[2].is_tensor() ? args.tensor(2).to(self.dtype())
-                                                   : cpu::scalar_tensor(args.scalar(2), self.dtype());
-          cpu::where_out(args.tensor(1), value, self, outs[0]);
-        },
-        .decomp =
-            [](const OpArgs& args) {
+        .cpu =
+            [](const OpArgs& args, std::vector<Tensor>& outs) {
               const Tensor& self = args.tensor(0);
               const Tensor value = args[2].is_tensor()
                                        ? args.tensor(2).to(self.dtype())
-                                       : call_tensors(XPORT_OP("aten::scalar_tensor"),
-                                                      {args[2], self.dtype()})[0];
-              return single(call_tensors(XPORT_OP("aten::where.self"),
-                                         {args.tensor(1), value, self})[0]);
+                                       : cpu::scalar_tensor(args.scalar(2), self.dtype());
+              cpu::where_out(args.tensor(1), value, self, outs[0]);
+            },
+        .decomp =
+            [](const OpArgs& args) {
+              const Tensor& self = args.tensor(0);
+              const Tensor value =
+                  args[2].is_tensor()
+                      ? args.tensor(2).to(self.dtype())
+                      : call_tensors(XPORT_OP("aten::scalar_tensor"), {args[2], self.dtype()})[0];
+              return single(
+                  call_tensors(XPORT_OP("aten::where.self"), {args.tensor(1), value, self})[0]);
             },
     });
   }

@@ -9,9 +9,9 @@ namespace {
 namespace cpu = kernels::cpu;
 
 enum class OutDType {
-  Same,        // the input's dtype
-  Float,       // integers and bool become float32 (ops defined on reals)
-  Bool,        // predicates
+  Same,   // the input's dtype
+  Float,  // integers and bool become float32 (ops defined on reals)
+  Bool,   // predicates
 };
 enum class Accepts { Any, NotBool, Floating, IntegralOrBool };
 
@@ -25,16 +25,20 @@ struct UnaryRow {
 
 DType out_dtype(OutDType rule, DType in) {
   switch (rule) {
-    case OutDType::Same: return in;
-    case OutDType::Float: return is_floating(in) ? in : kDefaultFloat;
-    case OutDType::Bool: return DType::Bool;
+    case OutDType::Same:
+      return in;
+    case OutDType::Float:
+      return is_floating(in) ? in : kDefaultFloat;
+    case OutDType::Bool:
+      return DType::Bool;
   }
   return in;
 }
 
 void check_accepts(const OpArgs& args, Accepts accepts, DType in) {
   switch (accepts) {
-    case Accepts::Any: return;
+    case Accepts::Any:
+      return;
     case Accepts::NotBool:
       XPORT_CHECK(in != DType::Bool, InvalidInput, args.name(),
                   ": not supported for bool tensors; convert with .to(DType::Int64) or use "
@@ -108,15 +112,14 @@ void register_unary_ops() {
       .meta =
           [](const OpArgs& args) {
             const std::string& approximate = args.str(1);
-            XPORT_CHECK(approximate == "none" || approximate == "tanh", InvalidInput,
-                        args.name(), ": approximate must be 'none' or 'tanh', got '",
-                        approximate, "'");
+            XPORT_CHECK(approximate == "none" || approximate == "tanh", InvalidInput, args.name(),
+                        ": approximate must be 'none' or 'tanh', got '", approximate, "'");
             return unary_meta(O::Same, A::Floating)(args);
           },
-      .cpu = [](const OpArgs& args,
-                std::vector<Tensor>& outs) {
-        cpu::gelu_out(args.tensor(0), args.str(1) == "tanh", outs[0]);
-      },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::gelu_out(args.tensor(0), args.str(1) == "tanh", outs[0]);
+          },
       .core = true,
   });
 

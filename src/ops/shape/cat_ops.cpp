@@ -9,13 +9,11 @@ namespace cpu = kernels::cpu;
 
 // PyTorch still skips 1-D empty tensors in cat, whatever the other inputs'
 // shapes.
-bool legacy_empty(const Tensor &t) {
-  return t.dim() == 1 && static_cast<bool>(t.sizes()[0] == 0);
-}
+bool legacy_empty(const Tensor& t) { return t.dim() == 1 && static_cast<bool>(t.sizes()[0] == 0); }
 
 // The inputs that take part and the wrapped dim; checks ranks and sizes.
-std::pair<std::vector<Tensor>, int64_t> cat_inputs(const OpArgs &args) {
-  const std::vector<Tensor> &tensors = args.tensors(0);
+std::pair<std::vector<Tensor>, int64_t> cat_inputs(const OpArgs& args) {
+  const std::vector<Tensor>& tensors = args.tensors(0);
   XPORT_CHECK(!tensors.empty(), InvalidInput, args.name(),
               ": expected a non-empty list of tensors");
   std::vector<Tensor> inputs;
@@ -23,60 +21,51 @@ std::pair<std::vector<Tensor>, int64_t> cat_inputs(const OpArgs &args) {
     XPORT_CHECK(tensors[i].dim() > 0, InvalidInput, args.name(),
                 ": zero-dimensional tensor (at position ", i,
                 ") cannot be concatenated; unsqueeze it to 1-D first");
-    if (!legacy_empty(tensors[i]))
-      inputs.push_back(tensors[i]);
+    if (!legacy_empty(tensors[i])) inputs.push_back(tensors[i]);
   }
-  if (inputs.empty())
-    return {inputs, 0};
-  const Tensor &ref = inputs[0];
+  if (inputs.empty()) return {inputs, 0};
+  const Tensor& ref = inputs[0];
   const int64_t dim = wrap_dim(args, args.integer(1), ref.dim());
   for (size_t i = 0; i < tensors.size(); ++i) {
-    const Tensor &t = tensors[i];
-    if (legacy_empty(t))
-      continue;
+    const Tensor& t = tensors[i];
+    if (legacy_empty(t)) continue;
     XPORT_CHECK(t.dim() == ref.dim(), InvalidInput, args.name(),
-                ": tensors must have the same number of dims: got ", ref.dim(),
-                " and ", t.dim(), " (tensor ", i, ", shape ",
-                shape_str(t.sizes()), ")");
+                ": tensors must have the same number of dims: got ", ref.dim(), " and ", t.dim(),
+                " (tensor ", i, ", shape ", shape_str(t.sizes()), ")");
     for (int64_t d = 0; d < ref.dim(); ++d) {
-      XPORT_CHECK(d == dim || static_cast<bool>(t.sizes()[d] == ref.sizes()[d]),
-                  InvalidInput, args.name(),
-                  ": sizes of tensors must match except in dim ", dim,
-                  ": expected size ", ref.sizes()[d], " but got size ",
-                  t.sizes()[d], " at dim ", d, " for tensor ", i,
-                  " in the list");
+      XPORT_CHECK(d == dim || static_cast<bool>(t.sizes()[d] == ref.sizes()[d]), InvalidInput,
+                  args.name(), ": sizes of tensors must match except in dim ", dim,
+                  ": expected size ", ref.sizes()[d], " but got size ", t.sizes()[d], " at dim ", d,
+                  " for tensor ", i, " in the list");
     }
   }
   return {inputs, dim};
 }
 
-DType cat_dtype(const OpArgs &args) {
+DType cat_dtype(const OpArgs& args) {
   ResultType rt;
-  for (const Tensor &t : args.tensors(0))
-    rt.tensor(t);
+  for (const Tensor& t : args.tensors(0)) rt.tensor(t);
   return rt.get();
 }
 
-std::vector<TensorMeta> cat_meta(const OpArgs &args) {
+std::vector<TensorMeta> cat_meta(const OpArgs& args) {
   const auto [inputs, dim] = cat_inputs(args);
   const DType dtype = cat_dtype(args);
-  if (inputs.empty())
-    return {contiguous_meta({0}, dtype)};
+  if (inputs.empty()) return {contiguous_meta({0}, dtype)};
   std::vector<SymInt> sizes = inputs[0].sizes();
   sizes[dim] = 0;
-  for (const Tensor &t : inputs)
-    sizes[dim] = sizes[dim] + t.sizes()[dim];
+  for (const Tensor& t : inputs) sizes[dim] = sizes[dim] + t.sizes()[dim];
   return {contiguous_meta(std::move(sizes), dtype)};
 }
 
-} // namespace
+}  // namespace
 
 void register_cat_ops() {
   register_op({
       .schema = "aten::cat(Tensor[] tensors, int dim=0) -> Tensor",
       .meta = cat_meta,
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
             const auto [inputs, dim] = cat_inputs(args);
             cpu::cat_out(inputs, dim, outs[0]);
           },
@@ -85,22 +74,22 @@ void register_cat_ops() {
   register_op({
       .schema = "aten::stack(Tensor[] tensors, int dim=0) -> Tensor",
       .decomp =
-          [](const OpArgs &args) {
-            const std::vector<Tensor> &tensors = args.tensors(0);
+          [](const OpArgs& args) {
+            const std::vector<Tensor>& tensors = args.tensors(0);
             XPORT_CHECK(!tensors.empty(), InvalidInput, args.name(),
                         ": expected a non-empty list of tensors");
-            const Tensor &ref = tensors[0];
+            const Tensor& ref = tensors[0];
             const int64_t dim = wrap_dim(args, args.integer(1), ref.dim() + 1);
             std::vector<Tensor> parts;
             for (size_t i = 0; i < tensors.size(); ++i) {
-              const Tensor &t = tensors[i];
+              const Tensor& t = tensors[i];
               bool same = t.dim() == ref.dim();
               for (int64_t d = 0; same && d < t.dim(); ++d)
                 same = static_cast<bool>(t.sizes()[d] == ref.sizes()[d]);
               XPORT_CHECK(same, InvalidInput, args.name(),
                           ": expects each tensor to be equal size, but got ",
-                          shape_str(ref.sizes()), " at entry 0 and ",
-                          shape_str(t.sizes()), " at entry ", i);
+                          shape_str(ref.sizes()), " at entry 0 and ", shape_str(t.sizes()),
+                          " at entry ", i);
               parts.push_back(t.unsqueeze(dim));
             }
             return call_tensors(XPORT_OP("aten::cat"), {parts, dim});
@@ -108,4 +97,4 @@ void register_cat_ops() {
   });
 }
 
-} // namespace xport::ops
+}  // namespace xport::ops

@@ -8,35 +8,31 @@ namespace {
 
 namespace cpu = kernels::cpu;
 
-bool is_mask(const Tensor &t) {
+bool is_mask(const Tensor& t) {
   return t.defined() && (t.dtype() == DType::Bool || t.dtype() == DType::UInt8);
 }
 
 // Checks index dtypes, masks' shapes against self and the count of indexed
 // dims.
-void check_indices(const OpArgs &args, const Tensor &self,
-                   const std::vector<Tensor> &indices) {
+void check_indices(const OpArgs& args, const Tensor& self, const std::vector<Tensor>& indices) {
   int64_t consumed = 0;
-  for (const Tensor &t : indices) {
+  for (const Tensor& t : indices) {
     if (!t.defined()) {
       ++consumed;
       continue;
     }
-    XPORT_CHECK(is_mask(t) || t.dtype() == DType::Int64 ||
-                    t.dtype() == DType::Int32,
-                InvalidInput, args.name(),
+    XPORT_CHECK(is_mask(t) || t.dtype() == DType::Int64 || t.dtype() == DType::Int32, InvalidInput,
+                args.name(),
                 ": tensors used as indices must be long, int, byte or bool "
                 "tensors, got ",
                 dtype_name(t.dtype()));
     if (is_mask(t)) {
       for (int64_t j = 0; j < t.dim(); ++j) {
-        XPORT_CHECK(
-            consumed + j < self.dim() &&
-                static_cast<bool>(t.sizes()[j] == self.sizes()[consumed + j]),
-            InvalidInput, args.name(), ": the shape of the mask ",
-            shape_str(t.sizes()), " at index ", j,
-            " does not match the shape of the indexed tensor ",
-            shape_str(self.sizes()), " at index ", consumed + j);
+        XPORT_CHECK(consumed + j < self.dim() &&
+                        static_cast<bool>(t.sizes()[j] == self.sizes()[consumed + j]),
+                    InvalidInput, args.name(), ": the shape of the mask ", shape_str(t.sizes()),
+                    " at index ", j, " does not match the shape of the indexed tensor ",
+                    shape_str(self.sizes()), " at index ", consumed + j);
       }
       consumed += t.dim();
     } else {
@@ -44,20 +40,18 @@ void check_indices(const OpArgs &args, const Tensor &self,
     }
   }
   XPORT_CHECK(consumed <= self.dim(), InvalidInput, args.name(),
-              ": too many indices for tensor of dimension ", self.dim(),
-              " (got ", consumed, ")");
+              ": too many indices for tensor of dimension ", self.dim(), " (got ", consumed, ")");
 }
 
 // The shape of self[indices] for integer (not mask) indices: the broadcast
 // index shape replaces the indexed dims where they are adjacent, else goes
 // first.
-std::vector<SymInt> index_result_sizes(const OpArgs &args, const Tensor &self,
-                                       const std::vector<Tensor> &indices) {
+std::vector<SymInt> index_result_sizes(const OpArgs& args, const Tensor& self,
+                                       const std::vector<Tensor>& indices) {
   std::vector<int64_t> dims;
   std::vector<SymInt> b_sizes;
   for (size_t d = 0; d < indices.size(); ++d) {
-    if (!indices[d].defined())
-      continue;
+    if (!indices[d].defined()) continue;
     if (dims.empty())
       b_sizes = indices[d].sizes();
     else
@@ -67,130 +61,116 @@ std::vector<SymInt> index_result_sizes(const OpArgs &args, const Tensor &self,
   XPORT_CHECK(!dims.empty(), InvalidInput, args.name(),
               ": needs at least one index tensor, got only None; use the "
               "tensor itself");
-  const bool adjacent =
-      dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
+  const bool adjacent = dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
   std::vector<SymInt> sizes;
   if (adjacent) {
-    for (int64_t d = 0; d < dims.front(); ++d)
-      sizes.push_back(self.sizes()[d]);
+    for (int64_t d = 0; d < dims.front(); ++d) sizes.push_back(self.sizes()[d]);
   }
   sizes.insert(sizes.end(), b_sizes.begin(), b_sizes.end());
   for (int64_t d = adjacent ? dims.back() + 1 : 0; d < self.dim(); ++d) {
-    if (d < static_cast<int64_t>(indices.size()) && indices[d].defined())
-      continue;
+    if (d < static_cast<int64_t>(indices.size()) && indices[d].defined()) continue;
     sizes.push_back(self.sizes()[d]);
   }
   return sizes;
 }
 
-bool has_mask(const std::vector<Tensor> &indices) {
-  for (const Tensor &t : indices)
-    if (is_mask(t))
-      return true;
+bool has_mask(const std::vector<Tensor>& indices) {
+  for (const Tensor& t : indices)
+    if (is_mask(t)) return true;
   return false;
 }
 
-std::vector<TensorMeta> index_meta(const OpArgs &args) {
-  const Tensor &self = args.tensor(0);
-  const std::vector<Tensor> &indices = args.tensors(1);
+std::vector<TensorMeta> index_meta(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
+  const std::vector<Tensor>& indices = args.tensors(1);
   check_indices(args, self, indices);
-  XPORT_CHECK(
-      !has_mask(indices), DataDependent, args.name(),
-      ": indexing with a bool mask gives a result whose size depends on the "
-      "mask's "
-      "values; capture of it needs data-dependent (unbacked) sizes. Index with "
-      "nonzero(mask) instead, or use where(mask, x, other) to keep the shape");
-  return {
-      contiguous_meta(index_result_sizes(args, self, indices), self.dtype())};
+  XPORT_CHECK(!has_mask(indices), DataDependent, args.name(),
+              ": indexing with a bool mask gives a result whose size depends on the "
+              "mask's "
+              "values; capture of it needs data-dependent (unbacked) sizes. Index with "
+              "nonzero(mask) instead, or use where(mask, x, other) to keep the shape");
+  return {contiguous_meta(index_result_sizes(args, self, indices), self.dtype())};
 }
 
-std::vector<Tensor> index_eager(const OpArgs &args) {
-  const Tensor &self = args.tensor(0);
+std::vector<Tensor> index_eager(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
   check_indices(args, self, args.tensors(1));
   const std::vector<Tensor> indices = cpu::expand_masks(args.tensors(1));
   std::vector<int64_t> sizes;
-  for (const SymInt &s : index_result_sizes(args, self, indices))
+  for (const SymInt& s : index_result_sizes(args, self, indices))
     sizes.push_back(static_cast<int64_t>(s));
   Tensor out = Tensor::empty_contiguous(sizes, self.dtype());
   cpu::index_out(self, indices, out, args.name());
   return {out};
 }
 
-std::vector<TensorMeta> index_put_meta(const OpArgs &args) {
-  const Tensor &self = args.tensor(0);
-  const std::vector<Tensor> &indices = args.tensors(1);
-  const Tensor &values = args.tensor(2);
+std::vector<TensorMeta> index_put_meta(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
+  const std::vector<Tensor>& indices = args.tensors(1);
+  const Tensor& values = args.tensor(2);
   check_indices(args, self, indices);
   XPORT_CHECK(values.dtype() == self.dtype(), InvalidInput, args.name(),
-              ": the values' dtype must match self's, got ",
-              dtype_name(values.dtype()), " for ", dtype_name(self.dtype()),
-              "; convert values with .to(dtype)");
+              ": the values' dtype must match self's, got ", dtype_name(values.dtype()), " for ",
+              dtype_name(self.dtype()), "; convert values with .to(dtype)");
   // With a mask the indexing result's size depends on data: the kernel checks
   // values then.
   if (!has_mask(indices)) {
     const std::vector<SymInt> result = index_result_sizes(args, self, indices);
-    const std::vector<SymInt> &vs = values.sizes();
+    const std::vector<SymInt>& vs = values.sizes();
     bool ok = vs.size() <= result.size();
     for (size_t i = 0; ok && i < vs.size(); ++i) {
-      const SymInt &r = result[result.size() - vs.size() + i];
+      const SymInt& r = result[result.size() - vs.size() + i];
       ok = static_cast<bool>(vs[i] == 1) || static_cast<bool>(vs[i] == r);
     }
-    XPORT_CHECK(ok, InvalidInput, args.name(),
-                ": shape mismatch: value tensor of shape ", shape_str(vs),
-                " cannot be broadcast to indexing result of shape ",
+    XPORT_CHECK(ok, InvalidInput, args.name(), ": shape mismatch: value tensor of shape ",
+                shape_str(vs), " cannot be broadcast to indexing result of shape ",
                 shape_str(result));
   }
   return {contiguous_meta(self.sizes(), self.dtype())};
 }
 
-std::vector<TensorMeta> index_select_meta(const OpArgs &args) {
-  const Tensor &self = args.tensor(0);
-  const Tensor &index = args.tensor(2);
+std::vector<TensorMeta> index_select_meta(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
+  const Tensor& index = args.tensor(2);
   const int64_t dim = wrap_dim(args, args.integer(1), self.dim());
-  XPORT_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32,
-              InvalidInput, args.name(), ": index must be int64 or int32, got ",
-              dtype_name(index.dtype()));
+  XPORT_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, InvalidInput,
+              args.name(), ": index must be int64 or int32, got ", dtype_name(index.dtype()));
   XPORT_CHECK(index.dim() <= 1, InvalidInput, args.name(),
-              ": index must be a vector (1-D or 0-D), got shape ",
-              shape_str(index.sizes()));
+              ": index must be a vector (1-D or 0-D), got shape ", shape_str(index.sizes()));
   std::vector<SymInt> sizes = self.sizes();
-  if (self.dim() > 0)
-    sizes[dim] = index.numel();
+  if (self.dim() > 0) sizes[dim] = index.numel();
   return {contiguous_meta(std::move(sizes), self.dtype())};
 }
 
-std::vector<TensorMeta> gather_meta(const OpArgs &args) {
-  const Tensor &self = args.tensor(0);
-  const Tensor &index = args.tensor(2);
+std::vector<TensorMeta> gather_meta(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
+  const Tensor& index = args.tensor(2);
   const int64_t dim = wrap_dim(args, args.integer(1), self.dim());
   XPORT_CHECK(index.dtype() == DType::Int64, InvalidInput, args.name(),
               ": index must be int64, got ", dtype_name(index.dtype()));
-  XPORT_CHECK(nonempty_dim(index) == nonempty_dim(self), InvalidInput,
-              args.name(), ": index must have as many dims as self: index ",
-              shape_str(index.sizes()), ", self ", shape_str(self.sizes()));
+  XPORT_CHECK(nonempty_dim(index) == nonempty_dim(self), InvalidInput, args.name(),
+              ": index must have as many dims as self: index ", shape_str(index.sizes()), ", self ",
+              shape_str(self.sizes()));
   for (int64_t d = 0; d < nonempty_dim(self); ++d) {
-    XPORT_CHECK(d == dim || static_cast<bool>(nonempty_size(index, d) <=
-                                              nonempty_size(self, d)),
+    XPORT_CHECK(d == dim || static_cast<bool>(nonempty_size(index, d) <= nonempty_size(self, d)),
                 InvalidInput, args.name(), ": index ", shape_str(index.sizes()),
-                " must be no larger than self ", shape_str(self.sizes()),
-                " in every dim but dim ", dim);
+                " must be no larger than self ", shape_str(self.sizes()), " in every dim but dim ",
+                dim);
   }
   return {contiguous_meta(index.sizes(), self.dtype())};
 }
 
-} // namespace
+}  // namespace
 
 void register_index_ops() {
   register_op({
-      .schema =
-          "aten::index_select(Tensor self, int dim, Tensor index) -> Tensor",
+      .schema = "aten::index_select(Tensor self, int dim, Tensor index) -> Tensor",
       .meta = index_select_meta,
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
-            const Tensor &self = args.tensor(0);
-            cpu::index_select_out(self,
-                                  wrap_dim(args, args.integer(1), self.dim()),
-                                  args.tensor(2), outs[0], args.name());
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            const Tensor& self = args.tensor(0);
+            cpu::index_select_out(self, wrap_dim(args, args.integer(1), self.dim()), args.tensor(2),
+                                  outs[0], args.name());
           },
       .core = true,
   });
@@ -199,10 +179,10 @@ void register_index_ops() {
                 "sparse_grad=False) -> Tensor",
       .meta = gather_meta,
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
-            const Tensor &self = args.tensor(0);
-            cpu::gather_out(self, wrap_dim(args, args.integer(1), self.dim()),
-                            args.tensor(2), outs[0], args.name());
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            const Tensor& self = args.tensor(0);
+            cpu::gather_out(self, wrap_dim(args, args.integer(1), self.dim()), args.tensor(2),
+                            outs[0], args.name());
           },
       .core = true,
   });
@@ -217,10 +197,9 @@ void register_index_ops() {
                 "values, bool accumulate=False) -> Tensor",
       .meta = index_put_meta,
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
-            cpu::index_put_out(
-                args.tensor(0), cpu::expand_masks(args.tensors(1)),
-                args.tensor(2), args.boolean(3), outs[0], args.name());
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::index_put_out(args.tensor(0), cpu::expand_masks(args.tensors(1)), args.tensor(2),
+                               args.boolean(3), outs[0], args.name());
           },
       .core = true,
   });
@@ -229,11 +208,11 @@ void register_index_ops() {
   register_op({
       .schema = "aten::nonzero(Tensor self) -> Tensor",
       .cpu_alloc =
-          [](const OpArgs &args) {
+          [](const OpArgs& args) {
             return std::vector<Tensor>{kernels::cpu::nonzero(args.tensor(0))};
           },
       .core = true,
   });
 }
 
-} // namespace xport::ops
+}  // namespace xport::ops

@@ -12,14 +12,12 @@ namespace cpu = kernels::cpu;
 
 std::vector<Tensor> single(Tensor t) { return {std::move(t)}; }
 
-std::vector<TensorMeta> repeat_meta(const OpArgs &args) {
-  const Tensor &self = args.tensor(0);
-  const std::vector<SymInt> &repeats = args.sym_ints(1);
+std::vector<TensorMeta> repeat_meta(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
+  const std::vector<SymInt>& repeats = args.sym_ints(1);
   const int64_t n = static_cast<int64_t>(repeats.size());
-  XPORT_CHECK(n >= self.dim(), InvalidInput, args.name(), ": repeats ",
-              shape_str(repeats),
-              " must have at least as many entries as self has dims (",
-              self.dim(), ")");
+  XPORT_CHECK(n >= self.dim(), InvalidInput, args.name(), ": repeats ", shape_str(repeats),
+              " must have at least as many entries as self has dims (", self.dim(), ")");
   std::vector<SymInt> sizes;
   for (int64_t d = 0; d < n; ++d) {
     XPORT_CHECK(static_cast<bool>(repeats[d] >= 0), InvalidInput, args.name(),
@@ -31,23 +29,21 @@ std::vector<TensorMeta> repeat_meta(const OpArgs &args) {
 }
 
 // flip's dims, wrapped and checked for repeats; none for a 0-dim tensor.
-std::vector<int64_t> flip_dims(const OpArgs &args) {
-  const Tensor &self = args.tensor(0);
+std::vector<int64_t> flip_dims(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
   std::vector<int64_t> dims;
   for (int64_t d : args.ints(1)) {
     const int64_t w = wrap_dim(args, d, self.dim());
-    XPORT_CHECK(std::find(dims.begin(), dims.end(), w) == dims.end(),
-                InvalidInput, args.name(), ": dim ", w,
-                " appears multiple times in the list of dims");
+    XPORT_CHECK(std::find(dims.begin(), dims.end(), w) == dims.end(), InvalidInput, args.name(),
+                ": dim ", w, " appears multiple times in the list of dims");
     dims.push_back(w);
   }
-  if (self.dim() == 0)
-    dims.clear();
+  if (self.dim() == 0) dims.clear();
   return dims;
 }
 
-std::vector<TensorMeta> triangle_meta(const OpArgs &args) {
-  const Tensor &self = args.tensor(0);
+std::vector<TensorMeta> triangle_meta(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
   XPORT_CHECK(self.dim() >= 2, InvalidInput, args.name(),
               ": needs a tensor of at least 2 dims (a matrix or a batch of "
               "them), got shape ",
@@ -57,55 +53,49 @@ std::vector<TensorMeta> triangle_meta(const OpArgs &args) {
 
 // triu/tril as where(col - row >= / <= diagonal, self, 0).
 DecompFn triangle_decomp(bool upper) {
-  return [upper](const OpArgs &args) {
+  return [upper](const OpArgs& args) {
     triangle_meta(args);
-    const Tensor &self = args.tensor(0);
+    const Tensor& self = args.tensor(0);
     const int64_t n = self.dim();
-    const Tensor rows = call1(XPORT_OP("aten::arange"),
-                              {Value(self.sizes()[n - 2]), DType::Int64})
-                            .unsqueeze(-1);
-    const Tensor cols = call1(XPORT_OP("aten::arange"),
-                              {Value(self.sizes()[n - 1]), DType::Int64});
+    const Tensor rows =
+        call1(XPORT_OP("aten::arange"), {Value(self.sizes()[n - 2]), DType::Int64}).unsqueeze(-1);
+    const Tensor cols = call1(XPORT_OP("aten::arange"), {Value(self.sizes()[n - 1]), DType::Int64});
     const Tensor offset = call1(XPORT_OP("aten::sub.Tensor"), {cols, rows});
     const Tensor keep =
-        call1(upper ? XPORT_OP("aten::ge.Scalar") : XPORT_OP("aten::le.Scalar"),
-              {offset, args[1]});
-    const Tensor zero =
-        call1(XPORT_OP("aten::scalar_tensor"), {int64_t{0}, self.dtype()});
+        call1(upper ? XPORT_OP("aten::ge.Scalar") : XPORT_OP("aten::le.Scalar"), {offset, args[1]});
+    const Tensor zero = call1(XPORT_OP("aten::scalar_tensor"), {int64_t{0}, self.dtype()});
     return call_tensors(XPORT_OP("aten::where.self"), {keep, self, zero});
   };
 }
 
-std::vector<TensorMeta> constant_pad_meta(const OpArgs &args) {
-  const Tensor &self = args.tensor(0);
-  const std::vector<SymInt> &pad = args.sym_ints(1);
+std::vector<TensorMeta> constant_pad_meta(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
+  const std::vector<SymInt>& pad = args.sym_ints(1);
   const int64_t n = static_cast<int64_t>(pad.size());
-  XPORT_CHECK(n % 2 == 0, InvalidInput, args.name(),
-              ": the pad list must have even length, got ", n, " entries");
-  XPORT_CHECK(n / 2 <= self.dim(), InvalidInput, args.name(), ": the pad list ",
-              shape_str(pad), " pads ", n / 2, " dims, but self has only ",
-              self.dim());
+  XPORT_CHECK(n % 2 == 0, InvalidInput, args.name(), ": the pad list must have even length, got ",
+              n, " entries");
+  XPORT_CHECK(n / 2 <= self.dim(), InvalidInput, args.name(), ": the pad list ", shape_str(pad),
+              " pads ", n / 2, " dims, but self has only ", self.dim());
   std::vector<SymInt> sizes = self.sizes();
   for (int64_t i = 0; i < n / 2; ++i) {
     const int64_t d = self.dim() - 1 - i;
     const SymInt size = sizes[d] + pad[2 * i] + pad[2 * i + 1];
-    XPORT_CHECK(static_cast<bool>(size >= 0), InvalidInput, args.name(),
-                ": the size ", sizes[d], " of dim ", d, " plus padding ",
-                pad[2 * i], " and ", pad[2 * i + 1], " is negative (", size,
-                ")");
+    XPORT_CHECK(static_cast<bool>(size >= 0), InvalidInput, args.name(), ": the size ", sizes[d],
+                " of dim ", d, " plus padding ", pad[2 * i], " and ", pad[2 * i + 1],
+                " is negative (", size, ")");
     sizes[d] = size;
   }
   return {contiguous_meta(std::move(sizes), self.dtype())};
 }
 
-} // namespace
+}  // namespace
 
 void register_layout_ops() {
   register_op({
       .schema = "aten::repeat(Tensor self, SymInt[] repeats) -> Tensor",
       .meta = repeat_meta,
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
             cpu::repeat_out(args.tensor(0), args.ints(1), outs[0]);
           },
       .core = true,
@@ -113,8 +103,8 @@ void register_layout_ops() {
   register_op({
       .schema = "aten::tile(Tensor self, SymInt[] dims) -> Tensor",
       .decomp =
-          [](const OpArgs &args) {
-            const Tensor &self = args.tensor(0);
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
             std::vector<SymInt> reps = args.sym_ints(1);
             if (static_cast<int64_t>(reps.size()) < self.dim())
               reps.insert(reps.begin(), self.dim() - reps.size(), SymInt(1));
@@ -124,14 +114,13 @@ void register_layout_ops() {
   register_op({
       .schema = "aten::flip(Tensor self, int[] dims) -> Tensor",
       .meta =
-          [](const OpArgs &args) {
+          [](const OpArgs& args) {
             flip_dims(args);
-            const Tensor &self = args.tensor(0);
-            return std::vector<TensorMeta>{
-                contiguous_meta(self.sizes(), self.dtype())};
+            const Tensor& self = args.tensor(0);
+            return std::vector<TensorMeta>{contiguous_meta(self.sizes(), self.dtype())};
           },
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
             cpu::flip_out(args.tensor(0), flip_dims(args), outs[0]);
           },
       .core = true,
@@ -139,12 +128,11 @@ void register_layout_ops() {
   // roll: per dim, the last `shift` elements move to the front (a cat of two
   // slices).
   register_op({
-      .schema =
-          "aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor",
+      .schema = "aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor",
       .decomp =
-          [](const OpArgs &args) {
-            const Tensor &self = args.tensor(0);
-            const std::vector<SymInt> &shifts = args.sym_ints(1);
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            const std::vector<SymInt>& shifts = args.sym_ints(1);
             const std::vector<int64_t> dims = args.ints(2);
             if (dims.empty()) {
               XPORT_CHECK(shifts.size() == 1, InvalidInput, args.name(),
@@ -153,31 +141,25 @@ void register_layout_ops() {
                           "rolls), got ",
                           shifts.size());
               const Tensor flat = self.reshape({self.numel()});
-              return single(call1(XPORT_OP("aten::roll"),
-                                  {flat, shifts, std::vector<int64_t>{0}})
+              return single(call1(XPORT_OP("aten::roll"), {flat, shifts, std::vector<int64_t>{0}})
                                 .view(self.sizes()));
             }
             XPORT_CHECK(shifts.size() == dims.size(), InvalidInput, args.name(),
-                        ": shifts and dims must align, got ", shifts.size(),
-                        " shifts and ", dims.size(), " dims");
-            XPORT_CHECK(
-                self.dim() > 0, InvalidInput, args.name(),
-                ": a 0-dim tensor has no dims to roll; leave dims empty");
+                        ": shifts and dims must align, got ", shifts.size(), " shifts and ",
+                        dims.size(), " dims");
+            XPORT_CHECK(self.dim() > 0, InvalidInput, args.name(),
+                        ": a 0-dim tensor has no dims to roll; leave dims empty");
             Tensor result = self;
             for (size_t i = 0; i < dims.size(); ++i) {
               const int64_t d = wrap_dim(args, dims[i], self.dim());
               const int64_t size = static_cast<int64_t>(self.sizes()[d]);
-              if (size == 0)
-                continue;
-              const int64_t s =
-                  python_mod(static_cast<int64_t>(shifts[i]), size);
-              if (s == 0)
-                continue;
+              if (size == 0) continue;
+              const int64_t s = python_mod(static_cast<int64_t>(shifts[i]), size);
+              if (s == 0) continue;
               result =
-                  call1(XPORT_OP("aten::cat"),
-                        {std::vector<Tensor>{result.slice(d, size - s, size),
-                                             result.slice(d, 0, size - s)},
-                         d});
+                  call1(XPORT_OP("aten::cat"), {std::vector<Tensor>{result.slice(d, size - s, size),
+                                                                    result.slice(d, 0, size - s)},
+                                                d});
             }
             // Always a new tensor, never an alias of self.
             return single(result.is_same(self) ? self.clone() : result);
@@ -187,7 +169,7 @@ void register_layout_ops() {
       .schema = "aten::triu(Tensor self, int diagonal=0) -> Tensor",
       .meta = triangle_meta,
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
             cpu::triangle_out(args.tensor(0), args.integer(1), true, outs[0]);
           },
       .decomp = triangle_decomp(true),
@@ -196,7 +178,7 @@ void register_layout_ops() {
       .schema = "aten::tril(Tensor self, int diagonal=0) -> Tensor",
       .meta = triangle_meta,
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
             cpu::triangle_out(args.tensor(0), args.integer(1), false, outs[0]);
           },
       .decomp = triangle_decomp(false),
@@ -206,9 +188,8 @@ void register_layout_ops() {
                 "value=0) -> Tensor",
       .meta = constant_pad_meta,
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
-            cpu::constant_pad_out(args.tensor(0), args.ints(1), args.scalar(2),
-                                  outs[0]);
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            cpu::constant_pad_out(args.tensor(0), args.ints(1), args.scalar(2), outs[0]);
           },
       .core = true,
   });
@@ -216,20 +197,18 @@ void register_layout_ops() {
       .schema = "aten::pad(Tensor self, SymInt[] pad, str mode=\"constant\", "
                 "float? value=None) -> Tensor",
       .decomp =
-          [](const OpArgs &args) {
-            const std::string &mode = args.str(2);
-            XPORT_CHECK(
-                mode == "constant", UnsupportedOp, args.name(), ": mode '",
-                mode,
-                "' is not supported yet; only 'constant' is (reflect, "
-                "replicate and "
-                "circular padding can be written with cat of slices and flip)");
+          [](const OpArgs& args) {
+            const std::string& mode = args.str(2);
+            XPORT_CHECK(mode == "constant", UnsupportedOp, args.name(), ": mode '", mode,
+                        "' is not supported yet; only 'constant' is (reflect, "
+                        "replicate and "
+                        "circular padding can be written with cat of slices and flip)");
             const std::optional<double> value = args.optional_real(3);
-            return call_tensors(XPORT_OP("aten::constant_pad_nd"),
-                                {args.tensor(0), args[1],
-                                 value ? Value(*value) : Value(int64_t{0})});
+            return call_tensors(
+                XPORT_OP("aten::constant_pad_nd"),
+                {args.tensor(0), args[1], value ? Value(*value) : Value(int64_t{0})});
           },
   });
 }
 
-} // namespace xport::ops
+}  // namespace xport::ops

@@ -12,4 +12,4 @@ void register_shape_ops() {
   register_sort_ops();
 }
 
-} // namespace xport::ops
+}  // namespace xport::ops

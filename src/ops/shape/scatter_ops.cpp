@@ -11,93 +11,86 @@ namespace cpu = kernels::cpu;
 
 // Checks scatter's index against self and src (undefined for the value
 // overload).
-std::vector<TensorMeta> scatter_meta(const OpArgs &args, const Tensor &src) {
-  const Tensor &self = args.tensor(0);
-  const Tensor &index = args.tensor(2);
+std::vector<TensorMeta> scatter_meta(const OpArgs& args, const Tensor& src) {
+  const Tensor& self = args.tensor(0);
+  const Tensor& index = args.tensor(2);
   const int64_t dim = wrap_dim(args, args.integer(1), self.dim());
   XPORT_CHECK(index.dtype() == DType::Int64, InvalidInput, args.name(),
               ": index must be int64, got ", dtype_name(index.dtype()));
-  XPORT_CHECK(nonempty_dim(index) == nonempty_dim(self), InvalidInput,
-              args.name(), ": index must have as many dims as self: index ",
-              shape_str(index.sizes()), ", self ", shape_str(self.sizes()));
+  XPORT_CHECK(nonempty_dim(index) == nonempty_dim(self), InvalidInput, args.name(),
+              ": index must have as many dims as self: index ", shape_str(index.sizes()), ", self ",
+              shape_str(self.sizes()));
   if (src.defined()) {
     XPORT_CHECK(src.dtype() == self.dtype(), InvalidInput, args.name(),
-                ": src's dtype must match self's, got ",
-                dtype_name(src.dtype()), " for ", dtype_name(self.dtype()));
-    XPORT_CHECK(nonempty_dim(src) == nonempty_dim(self), InvalidInput,
-                args.name(), ": src must have as many dims as self: src ",
-                shape_str(src.sizes()), ", self ", shape_str(self.sizes()));
+                ": src's dtype must match self's, got ", dtype_name(src.dtype()), " for ",
+                dtype_name(self.dtype()));
+    XPORT_CHECK(nonempty_dim(src) == nonempty_dim(self), InvalidInput, args.name(),
+                ": src must have as many dims as self: src ", shape_str(src.sizes()), ", self ",
+                shape_str(self.sizes()));
   }
   for (int64_t d = 0; d < nonempty_dim(self); ++d) {
     const SymInt i = nonempty_size(index, d);
-    XPORT_CHECK(d == dim || static_cast<bool>(i <= nonempty_size(self, d)),
-                InvalidInput, args.name(), ": index ", shape_str(index.sizes()),
-                " must be no larger than self ", shape_str(self.sizes()),
-                " in every dim but dim ", dim);
-    XPORT_CHECK(!src.defined() || static_cast<bool>(i <= nonempty_size(src, d)),
-                InvalidInput, args.name(), ": index ", shape_str(index.sizes()),
-                " must be no larger than src ", shape_str(src.sizes()),
-                " in every dim");
+    XPORT_CHECK(d == dim || static_cast<bool>(i <= nonempty_size(self, d)), InvalidInput,
+                args.name(), ": index ", shape_str(index.sizes()), " must be no larger than self ",
+                shape_str(self.sizes()), " in every dim but dim ", dim);
+    XPORT_CHECK(!src.defined() || static_cast<bool>(i <= nonempty_size(src, d)), InvalidInput,
+                args.name(), ": index ", shape_str(index.sizes()), " must be no larger than src ",
+                shape_str(src.sizes()), " in every dim");
   }
   return {contiguous_meta(self.sizes(), self.dtype())};
 }
 
 KernelFn scatter_kernel(cpu::ScatterMode mode, bool has_src) {
-  return [mode, has_src](const OpArgs &args, std::vector<Tensor> &outs) {
-    const Tensor &self = args.tensor(0);
+  return [mode, has_src](const OpArgs& args, std::vector<Tensor>& outs) {
+    const Tensor& self = args.tensor(0);
     const int64_t dim = wrap_dim(args, args.integer(1), self.dim());
-    cpu::scatter_out(
-        self, dim, args.tensor(2), has_src ? args.tensor(3) : Tensor(),
-        has_src ? Scalar() : args.scalar(3), mode, outs[0], args.name());
+    cpu::scatter_out(self, dim, args.tensor(2), has_src ? args.tensor(3) : Tensor(),
+                     has_src ? Scalar() : args.scalar(3), mode, outs[0], args.name());
   };
 }
 
 // The view of `base` that slice.Tensor / select.int give for these arguments.
-TensorMeta view_meta(const OpDef &view_op, std::vector<Value> view_args) {
+TensorMeta view_meta(const OpDef& view_op, std::vector<Value> view_args) {
   return view_op.meta(bind_args(view_op, std::move(view_args)))[0];
 }
 
-void check_src_shape(const OpArgs &args, const Tensor &src,
-                     const TensorMeta &view, const char *what) {
+void check_src_shape(const OpArgs& args, const Tensor& src, const TensorMeta& view,
+                     const char* what) {
   bool same = src.dim() == static_cast<int64_t>(view.sizes.size());
   for (int64_t d = 0; same && d < src.dim(); ++d)
     same = static_cast<bool>(src.sizes()[d] == view.sizes[d]);
-  XPORT_CHECK(same, InvalidInput, args.name(),
-              ": src must have the shape of the ", what, " of self: src ",
-              shape_str(src.sizes()), ", ", what, " ", shape_str(view.sizes));
+  XPORT_CHECK(same, InvalidInput, args.name(), ": src must have the shape of the ", what,
+              " of self: src ", shape_str(src.sizes()), ", ", what, " ", shape_str(view.sizes));
 }
 
 // Copies src into the view of out (already a copy of self) that `view`
 // describes.
-void scatter_into_view(const OpArgs &args, const Tensor &out, TensorMeta view) {
+void scatter_into_view(const OpArgs& args, const Tensor& out, TensorMeta view) {
   const Tensor part = Tensor::make(out.storage(), std::move(view));
-  if (part.int_numel() > 0)
-    cpu::copy_tensor(part, args.tensor(1));
+  if (part.int_numel() > 0) cpu::copy_tensor(part, args.tensor(1));
 }
 
-} // namespace
+}  // namespace
 
 void register_scatter_ops() {
   register_op({
       .schema = "aten::scatter.src(Tensor self, int dim, Tensor index, Tensor "
                 "src) -> Tensor",
-      .meta =
-          [](const OpArgs &args) { return scatter_meta(args, args.tensor(3)); },
+      .meta = [](const OpArgs& args) { return scatter_meta(args, args.tensor(3)); },
       .cpu = scatter_kernel(cpu::ScatterMode::Assign, true),
       .core = true,
   });
   register_op({
       .schema = "aten::scatter.value(Tensor self, int dim, Tensor index, "
                 "Scalar value) -> Tensor",
-      .meta = [](const OpArgs &args) { return scatter_meta(args, Tensor()); },
+      .meta = [](const OpArgs& args) { return scatter_meta(args, Tensor()); },
       .cpu = scatter_kernel(cpu::ScatterMode::Assign, false),
       .core = true,
   });
   register_op({
       .schema = "aten::scatter_add(Tensor self, int dim, Tensor index, Tensor "
                 "src) -> Tensor",
-      .meta =
-          [](const OpArgs &args) { return scatter_meta(args, args.tensor(3)); },
+      .meta = [](const OpArgs& args) { return scatter_meta(args, args.tensor(3)); },
       .cpu = scatter_kernel(cpu::ScatterMode::Add, true),
       .core = true,
   });
@@ -106,22 +99,19 @@ void register_scatter_ops() {
                 "SymInt? start=None, "
                 "SymInt? end=None, SymInt step=1) -> Tensor",
       .meta =
-          [](const OpArgs &args) {
-            const Tensor &self = args.tensor(0);
-            const TensorMeta view =
-                view_meta(XPORT_OP("aten::slice.Tensor"),
-                          {self, args[2], args[3], args[4], args[5]});
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            const TensorMeta view = view_meta(XPORT_OP("aten::slice.Tensor"),
+                                              {self, args[2], args[3], args[4], args[5]});
             check_src_shape(args, args.tensor(1), view, "slice");
-            return std::vector<TensorMeta>{
-                contiguous_meta(self.sizes(), self.dtype())};
+            return std::vector<TensorMeta>{contiguous_meta(self.sizes(), self.dtype())};
           },
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
             cpu::copy_tensor(outs[0], args.tensor(0));
-            scatter_into_view(
-                args, outs[0],
-                view_meta(XPORT_OP("aten::slice.Tensor"),
-                          {outs[0], args[2], args[3], args[4], args[5]}));
+            scatter_into_view(args, outs[0],
+                              view_meta(XPORT_OP("aten::slice.Tensor"),
+                                        {outs[0], args[2], args[3], args[4], args[5]}));
           },
       .core = true,
   });
@@ -129,23 +119,21 @@ void register_scatter_ops() {
       .schema = "aten::select_scatter(Tensor self, Tensor src, int dim, SymInt "
                 "index) -> Tensor",
       .meta =
-          [](const OpArgs &args) {
-            const Tensor &self = args.tensor(0);
-            const TensorMeta view = view_meta(XPORT_OP("aten::select.int"),
-                                              {self, args[2], args[3]});
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            const TensorMeta view =
+                view_meta(XPORT_OP("aten::select.int"), {self, args[2], args[3]});
             check_src_shape(args, args.tensor(1), view, "selected slice");
-            return std::vector<TensorMeta>{
-                contiguous_meta(self.sizes(), self.dtype())};
+            return std::vector<TensorMeta>{contiguous_meta(self.sizes(), self.dtype())};
           },
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
             cpu::copy_tensor(outs[0], args.tensor(0));
             scatter_into_view(args, outs[0],
-                              view_meta(XPORT_OP("aten::select.int"),
-                                        {outs[0], args[2], args[3]}));
+                              view_meta(XPORT_OP("aten::select.int"), {outs[0], args[2], args[3]}));
           },
       .core = true,
   });
 }
 
-} // namespace xport::ops
+}  // namespace xport::ops

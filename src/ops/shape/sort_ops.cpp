@@ -8,30 +8,25 @@ namespace {
 
 namespace cpu = kernels::cpu;
 
-std::vector<TensorMeta> values_and_indices(const Tensor &self,
-                                           std::vector<SymInt> sizes) {
-  return {contiguous_meta(sizes, self.dtype()),
-          contiguous_meta(sizes, DType::Int64)};
+std::vector<TensorMeta> values_and_indices(const Tensor& self, std::vector<SymInt> sizes) {
+  return {contiguous_meta(sizes, self.dtype()), contiguous_meta(sizes, DType::Int64)};
 }
 
-std::vector<TensorMeta> topk_meta(const OpArgs &args) {
-  const Tensor &self = args.tensor(0);
+std::vector<TensorMeta> topk_meta(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
   const SymInt k = args.sym_int(1);
   const int64_t dim = wrap_dim(args, args.integer(2), self.dim());
-  XPORT_CHECK(
-      self.dtype() != DType::Bool, InvalidInput, args.name(),
-      ": bool tensors are not supported; convert to uint8 or int first");
+  XPORT_CHECK(self.dtype() != DType::Bool, InvalidInput, args.name(),
+              ": bool tensors are not supported; convert to uint8 or int first");
   const SymInt size = self.dim() == 0 ? SymInt(1) : self.sizes()[dim];
-  XPORT_CHECK(static_cast<bool>(k >= 0) && static_cast<bool>(k <= size),
-              InvalidInput, args.name(), ": k (", k, ") must be in [0, ", size,
-              "], the size of dim ", dim);
+  XPORT_CHECK(static_cast<bool>(k >= 0) && static_cast<bool>(k <= size), InvalidInput, args.name(),
+              ": k (", k, ") must be in [0, ", size, "], the size of dim ", dim);
   std::vector<SymInt> sizes = self.sizes();
-  if (self.dim() > 0)
-    sizes[dim] = k;
+  if (self.dim() > 0) sizes[dim] = k;
   return values_and_indices(self, std::move(sizes));
 }
 
-} // namespace
+}  // namespace
 
 void register_sort_ops() {
   // The kernel is stable, so sort.stable's decomposition to sort keeps its
@@ -40,17 +35,15 @@ void register_sort_ops() {
       .schema = "aten::sort(Tensor self, int dim=-1, bool descending=False) -> "
                 "(Tensor values, Tensor indices)",
       .meta =
-          [](const OpArgs &args) {
-            const Tensor &self = args.tensor(0);
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
             wrap_dim(args, args.integer(1), self.dim());
             return values_and_indices(self, self.sizes());
           },
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
-            const Tensor &self = args.tensor(0);
-            const int64_t dim =
-                self.dim() == 0 ? 0
-                                : wrap_dim(args, args.integer(1), self.dim());
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            const Tensor& self = args.tensor(0);
+            const int64_t dim = self.dim() == 0 ? 0 : wrap_dim(args, args.integer(1), self.dim());
             cpu::sort_out(self, dim, args.boolean(2), outs[0], outs[1]);
           },
       .core = true,
@@ -60,9 +53,8 @@ void register_sort_ops() {
                 "bool descending=False) "
                 "-> (Tensor values, Tensor indices)",
       .decomp =
-          [](const OpArgs &args) {
-            return call_tensors(XPORT_OP("aten::sort"),
-                                {args.tensor(0), args[2], args[3]});
+          [](const OpArgs& args) {
+            return call_tensors(XPORT_OP("aten::sort"), {args.tensor(0), args[2], args[3]});
           },
   });
   register_op({
@@ -71,19 +63,16 @@ void register_sort_ops() {
                 "-> (Tensor values, Tensor indices)",
       .meta = topk_meta,
       .cpu =
-          [](const OpArgs &args, std::vector<Tensor> &outs) {
-            const Tensor &self = args.tensor(0);
-            const int64_t dim =
-                self.dim() == 0 ? 0
-                                : wrap_dim(args, args.integer(2), self.dim());
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            const Tensor& self = args.tensor(0);
+            const int64_t dim = self.dim() == 0 ? 0 : wrap_dim(args, args.integer(2), self.dim());
             // A 0-dim self gives its one element whatever k (0 or 1) is, as
             // PyTorch does.
             const int64_t k = self.dim() == 0 ? 1 : args.integer(1);
-            cpu::topk_out(self, k, dim, args.boolean(3), args.boolean(4),
-                          outs[0], outs[1]);
+            cpu::topk_out(self, k, dim, args.boolean(3), args.boolean(4), outs[0], outs[1]);
           },
       .core = true,
   });
 }
 
-} // namespace xport::ops
+}  // namespace xport::ops

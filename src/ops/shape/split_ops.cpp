@@ -4,25 +4,24 @@
 namespace xport::ops {
 namespace {
 
-std::vector<TensorMeta> split_with_sizes_meta(const OpArgs &args) {
-  const Tensor &self = args.tensor(0);
+std::vector<TensorMeta> split_with_sizes_meta(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
   XPORT_CHECK(self.dim() > 0, InvalidInput, args.name(),
               ": expects at least a 1-dimensional tensor, got a 0-dim one");
   const int64_t dim = wrap_dim(args, args.integer(2), self.dim());
-  const std::vector<SymInt> &parts = args.sym_ints(1);
+  const std::vector<SymInt>& parts = args.sym_ints(1);
   SymInt total = 0;
-  for (const SymInt &s : parts) {
+  for (const SymInt& s : parts) {
     XPORT_CHECK(static_cast<bool>(s >= 0), InvalidInput, args.name(),
                 ": split_sizes must be non-negative, got ", shape_str(parts));
     total = total + s;
   }
-  XPORT_CHECK(static_cast<bool>(total == self.sizes()[dim]), InvalidInput,
-              args.name(), ": split_sizes ", shape_str(parts),
-              " must sum exactly to ", self.sizes()[dim], " (the size of dim ",
-              dim, ")");
+  XPORT_CHECK(static_cast<bool>(total == self.sizes()[dim]), InvalidInput, args.name(),
+              ": split_sizes ", shape_str(parts), " must sum exactly to ", self.sizes()[dim],
+              " (the size of dim ", dim, ")");
   std::vector<TensorMeta> outs;
   SymInt start = 0;
-  for (const SymInt &s : parts) {
+  for (const SymInt& s : parts) {
     TensorMeta m;
     m.sizes = self.sizes();
     m.sizes[dim] = s;
@@ -36,29 +35,26 @@ std::vector<TensorMeta> split_with_sizes_meta(const OpArgs &args) {
 }
 
 // split's part sizes: split_size each, the last one smaller.
-std::vector<SymInt> split_sizes(const OpArgs &args, const SymInt &size,
-                                const SymInt &split) {
+std::vector<SymInt> split_sizes(const OpArgs& args, const SymInt& size, const SymInt& split) {
   XPORT_CHECK(static_cast<bool>(split >= 0), InvalidInput, args.name(),
               ": split_size must be non-negative, got ", split);
-  if (static_cast<bool>(size == 0))
-    return {SymInt(0)};
+  if (static_cast<bool>(size == 0)) return {SymInt(0)};
   XPORT_CHECK(!static_cast<bool>(split == 0), InvalidInput, args.name(),
-              ": split_size can only be 0 if the dim's size is 0, but it is ",
-              size);
+              ": split_size can only be 0 if the dim's size is 0, but it is ", size);
   const int64_t count = static_cast<int64_t>((size + split - 1) / split);
   std::vector<SymInt> sizes(count, split);
   sizes.back() = size - split * (count - 1);
   return sizes;
 }
 
-int64_t checked_dim(const OpArgs &args, int64_t dim_arg) {
-  const Tensor &self = args.tensor(0);
+int64_t checked_dim(const OpArgs& args, int64_t dim_arg) {
+  const Tensor& self = args.tensor(0);
   XPORT_CHECK(self.dim() > 0, InvalidInput, args.name(),
               ": expects at least a 1-dimensional tensor, got a 0-dim one");
   return wrap_dim(args, args.integer(dim_arg), self.dim());
 }
 
-} // namespace
+}  // namespace
 
 void register_split_ops() {
   register_op({
@@ -72,50 +68,44 @@ void register_split_ops() {
       .schema = "aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, "
                 "int dim=0) -> Tensor(a)[]",
       .decomp =
-          [](const OpArgs &args) {
+          [](const OpArgs& args) {
             const int64_t dim = checked_dim(args, 2);
-            const Tensor &self = args.tensor(0);
-            return call_tensors(
-                XPORT_OP("aten::split_with_sizes"),
-                {self, split_sizes(args, self.sizes()[dim], args.sym_int(1)),
-                 dim});
+            const Tensor& self = args.tensor(0);
+            return call_tensors(XPORT_OP("aten::split_with_sizes"),
+                                {self, split_sizes(args, self.sizes()[dim], args.sym_int(1)), dim});
           },
   });
   register_op({
       .schema = "aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> "
                 "Tensor(a)[]",
       .decomp =
-          [](const OpArgs &args) {
+          [](const OpArgs& args) {
             const int64_t dim = checked_dim(args, 2);
-            const Tensor &self = args.tensor(0);
+            const Tensor& self = args.tensor(0);
             const int64_t chunks = args.integer(1);
             XPORT_CHECK(chunks > 0, InvalidInput, args.name(),
                         ": chunks must be greater than 0, got ", chunks);
             const SymInt size = self.sizes()[dim];
             const SymInt split = (size + chunks - 1) / chunks;
             // An empty dim still gives `chunks` (empty) parts.
-            const std::vector<SymInt> sizes =
-                static_cast<bool>(size == 0)
-                    ? std::vector<SymInt>(chunks, SymInt(0))
-                    : split_sizes(args, size, split);
-            return call_tensors(XPORT_OP("aten::split_with_sizes"),
-                                {self, sizes, dim});
+            const std::vector<SymInt> sizes = static_cast<bool>(size == 0)
+                                                  ? std::vector<SymInt>(chunks, SymInt(0))
+                                                  : split_sizes(args, size, split);
+            return call_tensors(XPORT_OP("aten::split_with_sizes"), {self, sizes, dim});
           },
   });
   register_op({
-      .schema =
-          "aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
+      .schema = "aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
       .decomp =
-          [](const OpArgs &args) {
+          [](const OpArgs& args) {
             const int64_t dim = checked_dim(args, 1);
-            const Tensor &self = args.tensor(0);
+            const Tensor& self = args.tensor(0);
             const int64_t n = static_cast<int64_t>(self.sizes()[dim]);
             std::vector<Tensor> parts;
-            for (int64_t i = 0; i < n; ++i)
-              parts.push_back(self.select(dim, i));
+            for (int64_t i = 0; i < n; ++i) parts.push_back(self.select(dim, i));
             return parts;
           },
   });
 }
 
-} // namespace xport::ops
+}  // namespace xport::ops

@@ -32,14 +32,15 @@ std::vector<SymInt> infer_size(const OpArgs& args, const std::vector<SymInt>& sh
                   shape_str(shape));
       infer = i;
     } else {
-      XPORT_CHECK(static_cast<bool>(shape[i] >= 0), InvalidInput, args.name(),
-                  ": invalid size ", shape[i], " in ", shape_str(shape));
+      XPORT_CHECK(static_cast<bool>(shape[i] >= 0), InvalidInput, args.name(), ": invalid size ",
+                  shape[i], " in ", shape_str(shape));
       known = known * shape[i];
     }
   }
   if (infer) {
     XPORT_CHECK(!static_cast<bool>(known == 0), InvalidInput, args.name(), ": cannot infer -1 in ",
-                shape_str(shape), " for a tensor of ", numel, " elements, because the other sizes multiply to 0");
+                shape_str(shape), " for a tensor of ", numel,
+                " elements, because the other sizes multiply to 0");
     XPORT_CHECK(static_cast<bool>(numel % known == 0), InvalidInput, args.name(), ": shape ",
                 shape_str(shape), " is invalid for input of size ", numel);
     out[*infer] = numel / known;
@@ -77,8 +78,8 @@ std::optional<std::vector<SymInt>> view_strides(const std::vector<SymInt>& sizes
         d == 0 || (!static_cast<bool>(sizes[d - 1] == 1) &&
                    !static_cast<bool>(strides[d - 1] == tensor_numel * chunk_base_stride));
     if (chunk_ends) {
-      while (view_d >= 0 &&
-             (static_cast<bool>(view_numel < tensor_numel) || static_cast<bool>(new_sizes[view_d] == 1))) {
+      while (view_d >= 0 && (static_cast<bool>(view_numel < tensor_numel) ||
+                             static_cast<bool>(new_sizes[view_d] == 1))) {
         out[view_d] = view_numel * chunk_base_stride;
         view_numel = view_numel * new_sizes[view_d];
         --view_d;
@@ -100,8 +101,8 @@ std::vector<TensorMeta> view_meta(const OpArgs& args) {
   const std::vector<SymInt> sizes = infer_size(args, args.sym_ints(1), self.numel());
   auto strides = view_strides(self.sizes(), self.strides(), sizes);
   XPORT_CHECK(strides.has_value(), InvalidInput, args.name(), ": view size ", shape_str(sizes),
-              " is not compatible with the input's size ", shape_str(self.sizes()),
-              " and stride ", shape_str(self.strides()),
+              " is not compatible with the input's size ", shape_str(self.sizes()), " and stride ",
+              shape_str(self.strides()),
               " (at least one dimension spans two contiguous subspaces); use reshape instead");
   return one(view_of(self, sizes, *strides, self.storage_offset()));
 }
@@ -116,7 +117,8 @@ std::vector<TensorMeta> permute_meta(const OpArgs& args) {
   std::vector<SymInt> sizes(n), strides(n);
   for (int64_t i = 0; i < n; ++i) {
     const int64_t d = wrap_dim(args, dims[i], n);
-    XPORT_CHECK(!seen[d], InvalidInput, args.name(), ": dim ", dims[i], " repeats in the permutation");
+    XPORT_CHECK(!seen[d], InvalidInput, args.name(), ": dim ", dims[i],
+                " repeats in the permutation");
     seen[d] = true;
     sizes[i] = self.sizes()[d];
     strides[i] = self.strides()[d];
@@ -142,7 +144,8 @@ std::vector<TensorMeta> slice_meta(const OpArgs& args) {
   const int64_t d = wrap_dim(args, args.integer(1), self.dim());
   const SymInt size = self.sizes()[d];
   const SymInt step = args.sym_int(4);
-  XPORT_CHECK(static_cast<bool>(step > 0), InvalidInput, args.name(), ": slice step must be positive, got ", step);
+  XPORT_CHECK(static_cast<bool>(step > 0), InvalidInput, args.name(),
+              ": slice step must be positive, got ", step);
   // Python slicing semantics: negative bounds count from the end; everything clamps.
   auto clamp_bound = [&](std::optional<SymInt> v, const SymInt& fallback) {
     if (!v) return fallback;
@@ -181,8 +184,8 @@ std::vector<TensorMeta> expand_meta(const OpArgs& args) {
   const Tensor& self = args.tensor(0);
   const std::vector<SymInt>& target = args.sym_ints(1);
   const int64_t n = static_cast<int64_t>(target.size());
-  XPORT_CHECK(n >= self.dim(), InvalidInput, args.name(), ": the expanded size ",
-              shape_str(target), " must have at least ", self.dim(), " dims (the tensor's)");
+  XPORT_CHECK(n >= self.dim(), InvalidInput, args.name(), ": the expanded size ", shape_str(target),
+              " must have at least ", self.dim(), " dims (the tensor's)");
   std::vector<SymInt> sizes(n), strides(n);
   for (int64_t i = n - 1; i >= 0; --i) {
     const int64_t j = i - (n - self.dim());
@@ -202,9 +205,9 @@ std::vector<TensorMeta> expand_meta(const OpArgs& args) {
       sizes[i] = want;
       strides[i] = 0;
     } else {
-      XPORT_CHECK(static_cast<bool>(have == want), InvalidInput, args.name(), ": the expanded size ",
-                  want, " must match the existing size ", have, " at dim ", i,
-                  " (only size-1 dims can be expanded); tensor shape ", shape_str(self.sizes()));
+      XPORT_CHECK(static_cast<bool>(have == want), InvalidInput, args.name(),
+                  ": the expanded size ", want, " must match the existing size ", have, " at dim ",
+                  i, " (only size-1 dims can be expanded); tensor shape ", shape_str(self.sizes()));
       sizes[i] = have;
       strides[i] = self.strides()[j];
     }
@@ -300,26 +303,23 @@ void register_view_ops() {
                .core = true});
   register_op({.schema = "aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
                .meta = transpose_meta,
-               .decomp =
-                   [](const OpArgs& args) {
-                     const Tensor& self = args.tensor(0);
-                     std::vector<int64_t> dims(self.dim());
-                     std::iota(dims.begin(), dims.end(), 0);
-                     if (self.dim() > 0) {
-                       std::swap(dims[wrap_dim(args, args.integer(1), self.dim())],
-                                 dims[wrap_dim(args, args.integer(2), self.dim())]);
-                     }
-                     return single(self.permute(dims));
-                   }});
-  register_op({.schema = "aten::t(Tensor(a) self) -> Tensor(a)",
-               .decomp =
-                   [](const OpArgs& args) {
-                     const Tensor& self = args.tensor(0);
-                     XPORT_CHECK(self.dim() <= 2, InvalidInput, args.name(),
-                                 ": expects a tensor with <= 2 dims, got ", self.dim(),
-                                 "; use transpose(dim0, dim1) or permute");
-                     return single(self.dim() < 2 ? self : self.transpose(0, 1));
-                   }});
+               .decomp = [](const OpArgs& args) {
+                 const Tensor& self = args.tensor(0);
+                 std::vector<int64_t> dims(self.dim());
+                 std::iota(dims.begin(), dims.end(), 0);
+                 if (self.dim() > 0) {
+                   std::swap(dims[wrap_dim(args, args.integer(1), self.dim())],
+                             dims[wrap_dim(args, args.integer(2), self.dim())]);
+                 }
+                 return single(self.permute(dims));
+               }});
+  register_op({.schema = "aten::t(Tensor(a) self) -> Tensor(a)", .decomp = [](const OpArgs& args) {
+                 const Tensor& self = args.tensor(0);
+                 XPORT_CHECK(self.dim() <= 2, InvalidInput, args.name(),
+                             ": expects a tensor with <= 2 dims, got ", self.dim(),
+                             "; use transpose(dim0, dim1) or permute");
+                 return single(self.dim() < 2 ? self : self.transpose(0, 1));
+               }});
   register_op({.schema = "aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, "
                          "SymInt? end=None, SymInt step=1) -> Tensor(a)",
                .meta = slice_meta,
@@ -327,25 +327,26 @@ void register_view_ops() {
   register_op({.schema = "aten::select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)",
                .meta = select_meta,
                .core = true});
-  register_op({.schema = "aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
-               .decomp =
-                   [](const OpArgs& args) {
-                     const Tensor& self = args.tensor(0);
-                     XPORT_CHECK(self.dim() > 0, InvalidInput, args.name(), ": cannot narrow a 0-dim tensor");
-                     const int64_t d = wrap_dim(args, args.integer(1), self.dim());
-                     SymInt start = args.sym_int(2);
-                     const SymInt length = args.sym_int(3);
-                     const SymInt size = self.sizes()[d];
-                     if (static_cast<bool>(start < 0)) start = start + size;
-                     XPORT_CHECK(static_cast<bool>(start >= 0) && static_cast<bool>(length >= 0) &&
-                                     static_cast<bool>(start + length <= size),
-                                 InvalidInput, args.name(), ": start (", start, ") + length (",
-                                 length, ") exceeds dimension size (", size, ")");
-                     return single(self.slice(d, start, start + length));
-                   }});
-  register_op({.schema = "aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)",
-               .meta = expand_meta,
-               .core = true});
+  register_op(
+      {.schema = "aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
+       .decomp = [](const OpArgs& args) {
+         const Tensor& self = args.tensor(0);
+         XPORT_CHECK(self.dim() > 0, InvalidInput, args.name(), ": cannot narrow a 0-dim tensor");
+         const int64_t d = wrap_dim(args, args.integer(1), self.dim());
+         SymInt start = args.sym_int(2);
+         const SymInt length = args.sym_int(3);
+         const SymInt size = self.sizes()[d];
+         if (static_cast<bool>(start < 0)) start = start + size;
+         XPORT_CHECK(static_cast<bool>(start >= 0) && static_cast<bool>(length >= 0) &&
+                         static_cast<bool>(start + length <= size),
+                     InvalidInput, args.name(), ": start (", start, ") + length (", length,
+                     ") exceeds dimension size (", size, ")");
+         return single(self.slice(d, start, start + length));
+       }});
+  register_op(
+      {.schema = "aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)",
+       .meta = expand_meta,
+       .core = true});
   register_op({.schema = "aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)",
                .meta = unsqueeze_meta,
                .core = true});
@@ -358,20 +359,22 @@ void register_view_ops() {
                      return one(squeeze_dims(self, dims, false));
                    },
                .core = true});
-  register_op({.schema = "aten::squeeze(Tensor(a) self) -> Tensor(a)",
-               .meta = [](const OpArgs& args) { return one(squeeze_dims(args.tensor(0), {}, true)); },
-               .decomp =
-                   [](const OpArgs& args) {
-                     const Tensor& self = args.tensor(0);
-                     std::vector<int64_t> dims;
-                     for (int64_t d = 0; d < self.dim(); ++d) dims.push_back(d);
-                     return call_tensors(XPORT_OP("aten::squeeze.dims"), {self, dims});
-                   }});
+  register_op(
+      {.schema = "aten::squeeze(Tensor(a) self) -> Tensor(a)",
+       .meta = [](const OpArgs& args) { return one(squeeze_dims(args.tensor(0), {}, true)); },
+       .decomp =
+           [](const OpArgs& args) {
+             const Tensor& self = args.tensor(0);
+             std::vector<int64_t> dims;
+             for (int64_t d = 0; d < self.dim(); ++d) dims.push_back(d);
+             return call_tensors(XPORT_OP("aten::squeeze.dims"), {self, dims});
+           }});
   register_op({.schema = "aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)",
                .meta =
                    [](const OpArgs& args) {
                      const Tensor& self = args.tensor(0);
-                     return one(squeeze_dims(self, {wrap_dim(args, args.integer(1), self.dim())}, false));
+                     return one(
+                         squeeze_dims(self, {wrap_dim(args, args.integer(1), self.dim())}, false));
                    },
                .decomp =
                    [](const OpArgs& args) {
@@ -382,54 +385,55 @@ void register_view_ops() {
                          "SymInt? storage_offset=None) -> Tensor(a)",
                .meta = as_strided_meta,
                .core = true});
-  register_op({.schema = "aten::diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)",
-               .meta = diagonal_meta,
-               .decomp =
-                   [](const OpArgs& args) {
-                     const TensorMeta m = diagonal_meta(args)[0];
-                     return single(args.tensor(0).as_strided(m.sizes, m.strides, m.storage_offset));
-                   }});
+  register_op(
+      {.schema =
+           "aten::diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)",
+       .meta = diagonal_meta,
+       .decomp = [](const OpArgs& args) {
+         const TensorMeta m = diagonal_meta(args)[0];
+         return single(args.tensor(0).as_strided(m.sizes, m.strides, m.storage_offset));
+       }});
   // Composite ops: they run as views (or copies) of other ops.
   register_op({.schema = "aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)",
-               .decomp =
-                   [](const OpArgs& args) {
-                     const Tensor& self = args.tensor(0);
-                     const std::vector<SymInt> sizes = infer_size(args, args.sym_ints(1), self.numel());
-                     if (view_strides(self.sizes(), self.strides(), sizes)) return single(self.view(sizes));
-                     return single(self.clone().view(sizes));
-                   }});
-  register_op({.schema = "aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
-               .decomp =
-                   [](const OpArgs& args) {
-                     const Tensor& self = args.tensor(0);
-                     if (self.dim() == 0) return single(self.reshape({1}));
-                     const int64_t s = wrap_dim(args, args.integer(1), self.dim());
-                     const int64_t e = wrap_dim(args, args.integer(2), self.dim());
-                     XPORT_CHECK(s <= e, InvalidInput, args.name(), ": start_dim (", s,
-                                 ") cannot come after end_dim (", e, ")");
-                     std::vector<SymInt> sizes(self.sizes().begin(), self.sizes().begin() + s);
-                     SymInt flat = 1;
-                     for (int64_t d = s; d <= e; ++d) flat = flat * self.sizes()[d];
-                     sizes.push_back(flat);
-                     sizes.insert(sizes.end(), self.sizes().begin() + e + 1, self.sizes().end());
-                     return single(self.reshape(sizes));
-                   }});
-  register_op({.schema = "aten::unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)",
-               .decomp =
-                   [](const OpArgs& args) {
-                     const Tensor& self = args.tensor(0);
-                     const int64_t d = wrap_dim(args, args.integer(1), self.dim());
-                     const std::vector<SymInt> inner = infer_size(args, args.sym_ints(2), self.sizes()[d]);
-                     std::vector<SymInt> sizes(self.sizes().begin(), self.sizes().begin() + d);
-                     sizes.insert(sizes.end(), inner.begin(), inner.end());
-                     sizes.insert(sizes.end(), self.sizes().begin() + d + 1, self.sizes().end());
-                     return single(self.view(sizes));
-                   }});
+               .decomp = [](const OpArgs& args) {
+                 const Tensor& self = args.tensor(0);
+                 const std::vector<SymInt> sizes = infer_size(args, args.sym_ints(1), self.numel());
+                 if (view_strides(self.sizes(), self.strides(), sizes))
+                   return single(self.view(sizes));
+                 return single(self.clone().view(sizes));
+               }});
+  register_op(
+      {.schema =
+           "aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
+       .decomp = [](const OpArgs& args) {
+         const Tensor& self = args.tensor(0);
+         if (self.dim() == 0) return single(self.reshape({1}));
+         const int64_t s = wrap_dim(args, args.integer(1), self.dim());
+         const int64_t e = wrap_dim(args, args.integer(2), self.dim());
+         XPORT_CHECK(s <= e, InvalidInput, args.name(), ": start_dim (", s,
+                     ") cannot come after end_dim (", e, ")");
+         std::vector<SymInt> sizes(self.sizes().begin(), self.sizes().begin() + s);
+         SymInt flat = 1;
+         for (int64_t d = s; d <= e; ++d) flat = flat * self.sizes()[d];
+         sizes.push_back(flat);
+         sizes.insert(sizes.end(), self.sizes().begin() + e + 1, self.sizes().end());
+         return single(self.reshape(sizes));
+       }});
+  register_op(
+      {.schema = "aten::unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)",
+       .decomp = [](const OpArgs& args) {
+         const Tensor& self = args.tensor(0);
+         const int64_t d = wrap_dim(args, args.integer(1), self.dim());
+         const std::vector<SymInt> inner = infer_size(args, args.sym_ints(2), self.sizes()[d]);
+         std::vector<SymInt> sizes(self.sizes().begin(), self.sizes().begin() + d);
+         sizes.insert(sizes.end(), inner.begin(), inner.end());
+         sizes.insert(sizes.end(), self.sizes().begin() + d + 1, self.sizes().end());
+         return single(self.view(sizes));
+       }});
   register_op({.schema = "aten::expand_as(Tensor(a) self, Tensor other) -> Tensor(a)",
-               .decomp =
-                   [](const OpArgs& args) {
-                     return single(args.tensor(0).expand(args.tensor(1).sizes()));
-                   }});
+               .decomp = [](const OpArgs& args) {
+                 return single(args.tensor(0).expand(args.tensor(1).sizes()));
+               }});
 }
 
 }  // namespace xport::ops

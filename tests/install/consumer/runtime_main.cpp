@@ -2,5 +2,6 @@
 
 int main() {
   const xport::Tensor t = xport::ones({4});
-  return xport::call_op("aten::add.Tensor", {t, t}).to_tensor().to_vector<float>()[0] == 2.0f ? 0 : 1;
+  return xport::call_op("aten::add.Tensor", {t, t}).to_tensor().to_vector<float>()[0] == 2.0f ? 0
+                                                                                              : 1;
 }

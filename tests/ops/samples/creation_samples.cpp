@@ -5,62 +5,142 @@ namespace xport::testing {
 Rows creation_samples() {
   Rows rows;
   // ---- factories ----
-  rows.push_back({"aten::empty.memory_format", "f32", [](Gen&) { return Args{std::vector<int64_t>{2, 3}}; },
+  rows.push_back({"aten::empty.memory_format", "f32",
+                  [](Gen&) {
+                    return Args{std::vector<int64_t>{2, 3}};
+                  },
                   -1, -1, false, /*compare_values=*/false});
-  rows.push_back({"aten::empty.memory_format", "int32", [](Gen&) { return Args{std::vector<int64_t>{4}, DType::Int32}; },
+  rows.push_back({"aten::empty.memory_format", "int32",
+                  [](Gen&) {
+                    return Args{std::vector<int64_t>{4}, DType::Int32};
+                  },
                   -1, -1, false, false});
-  rows.push_back({"aten::full", "float fill gives f32", [](Gen&) { return Args{std::vector<int64_t>{2, 3}, 1.5}; }});
-  rows.push_back({"aten::full", "int fill gives int64", [](Gen&) { return Args{std::vector<int64_t>{3}, int64_t{7}}; }});
+  rows.push_back({"aten::full", "float fill gives f32", [](Gen&) {
+                    return Args{std::vector<int64_t>{2, 3}, 1.5};
+                  }});
+  rows.push_back({"aten::full", "int fill gives int64", [](Gen&) {
+                    return Args{std::vector<int64_t>{3}, int64_t{7}};
+                  }});
   // A bool fill with no dtype gives bool, as torch.full does (1.13's aten-level op says int64).
-  rows.push_back({"aten::full", "bool fill", [](Gen&) { return Args{std::vector<int64_t>{2}, true, DType::Bool}; }});
-  rows.push_back({"aten::full", "dtype given", [](Gen&) { return Args{std::vector<int64_t>{2, 2}, 2.75, DType::BFloat16}; }});
-  rows.push_back({"aten::full", "negative size refused", [](Gen&) { return Args{std::vector<int64_t>{-1}, 1.0}; },
+  rows.push_back({"aten::full", "bool fill", [](Gen&) {
+                    return Args{std::vector<int64_t>{2}, true, DType::Bool};
+                  }});
+  rows.push_back({"aten::full", "dtype given", [](Gen&) {
+                    return Args{std::vector<int64_t>{2, 2}, 2.75, DType::BFloat16};
+                  }});
+  rows.push_back({"aten::full", "negative size refused",
+                  [](Gen&) {
+                    return Args{std::vector<int64_t>{-1}, 1.0};
+                  },
                   -1, -1, true});
-  rows.push_back({"aten::zeros", "f64", [](Gen&) { return Args{std::vector<int64_t>{2, 3}, DType::Float64}; }});
+  rows.push_back({"aten::zeros", "f64", [](Gen&) {
+                    return Args{std::vector<int64_t>{2, 3}, DType::Float64};
+                  }});
   rows.push_back({"aten::zeros", "0-dim", [](Gen&) { return Args{std::vector<int64_t>{}}; }});
-  rows.push_back({"aten::ones", "int8", [](Gen&) { return Args{std::vector<int64_t>{4}, DType::Int8}; }});
-  rows.push_back({"aten::zeros_like", "keeps dtype", [](Gen& g) { return Args{g.ints({2, 3}, 0, 9, DType::Int16)}; }});
-  rows.push_back({"aten::ones_like", "dtype given", [](Gen& g) { return Args{g.randn({3}), DType::Float64}; }});
-  rows.push_back({"aten::full_like", "non-contiguous", [](Gen& g) { return Args{g.transposed({2, 3}), -2.5}; }});
-  rows.push_back({"aten::empty_like", "shape only", [](Gen& g) { return Args{g.randn({3, 2})}; }, -1, -1, false, false});
+  rows.push_back({"aten::ones", "int8", [](Gen&) {
+                    return Args{std::vector<int64_t>{4}, DType::Int8};
+                  }});
+  rows.push_back({"aten::zeros_like", "keeps dtype", [](Gen& g) {
+                    return Args{g.ints({2, 3}, 0, 9, DType::Int16)};
+                  }});
+  rows.push_back({"aten::ones_like", "dtype given", [](Gen& g) {
+                    return Args{g.randn({3}), DType::Float64};
+                  }});
+  rows.push_back({"aten::full_like", "non-contiguous", [](Gen& g) {
+                    return Args{g.transposed({2, 3}), -2.5};
+                  }});
+  rows.push_back({"aten::empty_like", "shape only",
+                  [](Gen& g) {
+                    return Args{g.randn({3, 2})};
+                  },
+                  -1, -1, false, false});
   rows.push_back({"aten::scalar_tensor", "float", [](Gen&) { return Args{3.25}; }});
-  rows.push_back({"aten::scalar_tensor", "int as f64", [](Gen&) { return Args{int64_t{3}, DType::Float64}; }});
-  rows.push_back({"aten::arange.start_step", "ints", [](Gen&) { return Args{int64_t{2}, int64_t{17}, int64_t{3}}; }});
-  rows.push_back({"aten::arange.start_step", "negative step", [](Gen&) { return Args{int64_t{5}, int64_t{-5}, int64_t{-2}}; }});
+  rows.push_back({"aten::scalar_tensor", "int as f64", [](Gen&) {
+                    return Args{int64_t{3}, DType::Float64};
+                  }});
+  rows.push_back({"aten::arange.start_step", "ints", [](Gen&) {
+                    return Args{int64_t{2}, int64_t{17}, int64_t{3}};
+                  }});
+  rows.push_back({"aten::arange.start_step", "negative step", [](Gen&) {
+                    return Args{int64_t{5}, int64_t{-5}, int64_t{-2}};
+                  }});
   rows.push_back({"aten::arange.start_step", "floats", [](Gen&) { return Args{0.5, 3.0, 0.25}; }});
-  rows.push_back({"aten::arange.start_step", "int range as f64", [](Gen&) { return Args{int64_t{0}, int64_t{5}, int64_t{1}, DType::Float64}; }});
-  rows.push_back({"aten::arange.start_step", "zero step refused", [](Gen&) { return Args{int64_t{0}, int64_t{5}, int64_t{0}}; },
+  rows.push_back({"aten::arange.start_step", "int range as f64", [](Gen&) {
+                    return Args{int64_t{0}, int64_t{5}, int64_t{1}, DType::Float64};
+                  }});
+  rows.push_back({"aten::arange.start_step", "zero step refused",
+                  [](Gen&) {
+                    return Args{int64_t{0}, int64_t{5}, int64_t{0}};
+                  },
                   -1, -1, true});
-  rows.push_back({"aten::arange.start_step", "wrong direction refused", [](Gen&) { return Args{int64_t{5}, int64_t{0}, int64_t{1}}; },
+  rows.push_back({"aten::arange.start_step", "wrong direction refused",
+                  [](Gen&) {
+                    return Args{int64_t{5}, int64_t{0}, int64_t{1}};
+                  },
                   -1, -1, true});
-  rows.push_back({"aten::arange.start", "ints", [](Gen&) { return Args{int64_t{-3}, int64_t{4}}; }});
+  rows.push_back({"aten::arange.start", "ints", [](Gen&) {
+                    return Args{int64_t{-3}, int64_t{4}};
+                  }});
   rows.push_back({"aten::arange", "end only", [](Gen&) { return Args{int64_t{6}}; }});
   rows.push_back({"aten::arange", "float end", [](Gen&) { return Args{2.5}; }});
   rows.push_back({"aten::linspace", "f32", [](Gen&) { return Args{-1.0, 2.0, int64_t{7}}; }});
-  rows.push_back({"aten::linspace", "f64", [](Gen&) { return Args{0.0, 1.0, int64_t{11}, DType::Float64}; }});
+  rows.push_back({"aten::linspace", "f64", [](Gen&) {
+                    return Args{0.0, 1.0, int64_t{11}, DType::Float64};
+                  }});
   rows.push_back({"aten::linspace", "one step", [](Gen&) { return Args{3.0, 5.0, int64_t{1}}; }});
   rows.push_back({"aten::linspace", "zero steps", [](Gen&) { return Args{3.0, 5.0, int64_t{0}}; }});
   rows.push_back({"aten::eye", "square", [](Gen&) { return Args{int64_t{4}}; }});
-  rows.push_back({"aten::eye.m", "rectangular int", [](Gen&) { return Args{int64_t{2}, int64_t{5}, DType::Int64}; }});
+  rows.push_back({"aten::eye.m", "rectangular int", [](Gen&) {
+                    return Args{int64_t{2}, int64_t{5}, DType::Int64};
+                  }});
 
   // ---- copies and conversions ----
-  rows.push_back({"aten::_to_copy", "f32 to f16", [](Gen& g) { return Args{g.randn({3, 4}), DType::Float16}; }});
-  rows.push_back({"aten::_to_copy", "f32 to int32 truncates", [](Gen& g) { return Args{g.randn({20}) * 10.0, DType::Int32}; }});
-  rows.push_back({"aten::_to_copy", "f32 to bool", [](Gen& g) { return Args{g.edge(), DType::Bool}; }});
-  rows.push_back({"aten::_to_copy", "int64 to uint8 wraps", [](Gen& g) { return Args{g.ints({10}, -300, 300), DType::UInt8}; }});
-  rows.push_back({"aten::_to_copy", "bf16 to f64", [](Gen& g) { return Args{g.randn({5}, DType::BFloat16), DType::Float64}; }});
-  rows.push_back({"aten::_to_copy", "non-contiguous", [](Gen& g) { return Args{g.transposed({3, 5}), DType::Float64}; }});
-  rows.push_back({"aten::to.dtype", "f64 to f32", [](Gen& g) { return Args{g.randn({4}, DType::Float64), DType::Float32}; }});
-  rows.push_back({"aten::to.dtype", "same dtype", [](Gen& g) { return Args{g.randn({4}), DType::Float32}; }});
-  rows.push_back({"aten::clone", "non-contiguous", [](Gen& g) { return Args{g.transposed({3, 4}, DType::Int64)}; }});
+  rows.push_back({"aten::_to_copy", "f32 to f16", [](Gen& g) {
+                    return Args{g.randn({3, 4}), DType::Float16};
+                  }});
+  rows.push_back({"aten::_to_copy", "f32 to int32 truncates", [](Gen& g) {
+                    return Args{g.randn({20}) * 10.0, DType::Int32};
+                  }});
+  rows.push_back({"aten::_to_copy", "f32 to bool", [](Gen& g) {
+                    return Args{g.edge(), DType::Bool};
+                  }});
+  rows.push_back({"aten::_to_copy", "int64 to uint8 wraps", [](Gen& g) {
+                    return Args{g.ints({10}, -300, 300), DType::UInt8};
+                  }});
+  rows.push_back({"aten::_to_copy", "bf16 to f64", [](Gen& g) {
+                    return Args{g.randn({5}, DType::BFloat16), DType::Float64};
+                  }});
+  rows.push_back({"aten::_to_copy", "non-contiguous", [](Gen& g) {
+                    return Args{g.transposed({3, 5}), DType::Float64};
+                  }});
+  rows.push_back({"aten::to.dtype", "f64 to f32", [](Gen& g) {
+                    return Args{g.randn({4}, DType::Float64), DType::Float32};
+                  }});
+  rows.push_back({"aten::to.dtype", "same dtype", [](Gen& g) {
+                    return Args{g.randn({4}), DType::Float32};
+                  }});
+  rows.push_back({"aten::clone", "non-contiguous", [](Gen& g) {
+                    return Args{g.transposed({3, 4}, DType::Int64)};
+                  }});
   rows.push_back({"aten::clone", "0-dim bool", [](Gen& g) { return Args{g.bools({})}; }});
-  rows.push_back({"aten::copy", "broadcast and convert", [](Gen& g) { return Args{g.randn({3, 4}), g.ints({4}, 0, 9)}; }});
-  rows.push_back({"aten::copy_", "into a transposed tensor", [](Gen& g) { return Args{g.transposed({3, 4}), g.randn({3, 4}, DType::Float64)}; }});
-  rows.push_back({"aten::copy_", "broadcast source", [](Gen& g) { return Args{g.randn({2, 3}), g.randn({3})}; }});
-  rows.push_back({"aten::copy_", "non-broadcastable refused", [](Gen& g) { return Args{g.randn({2, 3}), g.randn({2})}; },
+  rows.push_back({"aten::copy", "broadcast and convert", [](Gen& g) {
+                    return Args{g.randn({3, 4}), g.ints({4}, 0, 9)};
+                  }});
+  rows.push_back({"aten::copy_", "into a transposed tensor", [](Gen& g) {
+                    return Args{g.transposed({3, 4}), g.randn({3, 4}, DType::Float64)};
+                  }});
+  rows.push_back({"aten::copy_", "broadcast source", [](Gen& g) {
+                    return Args{g.randn({2, 3}), g.randn({3})};
+                  }});
+  rows.push_back({"aten::copy_", "non-broadcastable refused",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 3}), g.randn({2})};
+                  },
                   -1, -1, true});
   rows.push_back({"aten::fill.Scalar", "f32", [](Gen& g) { return Args{g.randn({2, 3}), 4.5}; }});
-  rows.push_back({"aten::fill_.Scalar", "int into f16", [](Gen& g) { return Args{g.randn({3}, DType::Float16), int64_t{-2}}; }});
+  rows.push_back({"aten::fill_.Scalar", "int into f16", [](Gen& g) {
+                    return Args{g.randn({3}, DType::Float16), int64_t{-2}};
+                  }});
   rows.push_back({"aten::zero_", "int64", [](Gen& g) { return Args{g.ints({4}, 1, 9)}; }});
   return rows;
 }

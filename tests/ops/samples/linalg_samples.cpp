@@ -34,129 +34,228 @@ void mm_rows(Rows& rows) {
   const std::string op = "aten::mm";
   add_row(rows, op, "f32", [](Gen& g) { return Args{g.randn({3, 4}), g.randn({4, 5})}; });
   add_row(rows, op, "f32 1x1", [](Gen& g) { return Args{g.randn({1, 1}), g.randn({1, 1})}; });
-  add_row(rows, op, "f32 vector shapes", [](Gen& g) { return Args{g.randn({1, 7}), g.randn({7, 1})}; });
-  add_long_k(rows, op, "f32 large", [](Gen& g) { return Args{g.randn({65, 300}), g.randn({300, 47})}; });
-  add_row(rows, op, "transposed self", [](Gen& g) { return Args{g.transposed({4, 3}), g.randn({3, 5})}; });
-  add_row(rows, op, "transposed mat2", [](Gen& g) { return Args{g.randn({4, 3}), g.transposed({3, 5})}; });
-  add_row(rows, op, "both transposed", [](Gen& g) { return Args{g.transposed({4, 3}), g.transposed({3, 5})}; });
+  add_row(rows, op, "f32 vector shapes", [](Gen& g) {
+    return Args{g.randn({1, 7}), g.randn({7, 1})};
+  });
+  add_long_k(rows, op, "f32 large", [](Gen& g) {
+    return Args{g.randn({65, 300}), g.randn({300, 47})};
+  });
+  add_row(rows, op, "transposed self", [](Gen& g) {
+    return Args{g.transposed({4, 3}), g.randn({3, 5})};
+  });
+  add_row(rows, op, "transposed mat2", [](Gen& g) {
+    return Args{g.randn({4, 3}), g.transposed({3, 5})};
+  });
+  add_row(rows, op, "both transposed", [](Gen& g) {
+    return Args{g.transposed({4, 3}), g.transposed({3, 5})};
+  });
   add_row(rows, op, "strided slices", [](Gen& g) {
     return Args{g.randn({6, 8}).slice(1, 0, 8, 2), g.randn({8, 5}).slice(0, 0, 8, 2)};
   });
   add_row(rows, op, "row slice (leading dim > cols)", [](Gen& g) {
     return Args{g.randn({4, 9}).slice(1, 2, 5), g.randn({3, 6}).slice(1, 1, 5)};
   });
-  add_row(rows, op, "expanded operand", [](Gen& g) { return Args{g.randn({1, 4}).expand({3, 4}), g.randn({4, 2})}; });
-  add_row(rows, op, "K = 0 gives zeros", [](Gen& g) { return Args{g.randn({3, 0}), g.randn({0, 4})}; });
+  add_row(rows, op, "expanded operand", [](Gen& g) {
+    return Args{g.randn({1, 4}).expand({3, 4}), g.randn({4, 2})};
+  });
+  add_row(rows, op, "K = 0 gives zeros", [](Gen& g) {
+    return Args{g.randn({3, 0}), g.randn({0, 4})};
+  });
   add_row(rows, op, "M = 0", [](Gen& g) { return Args{g.randn({0, 3}), g.randn({3, 4})}; });
   add_row(rows, op, "N = 0", [](Gen& g) { return Args{g.randn({2, 3}), g.randn({3, 0})}; });
-  add_row(rows, op, "f64", [](Gen& g) { return Args{g.randn({5, 6}, DType::Float64), g.randn({6, 3}, DType::Float64)}; });
+  add_row(rows, op, "f64", [](Gen& g) {
+    return Args{g.randn({5, 6}, DType::Float64), g.randn({6, 3}, DType::Float64)};
+  });
   add_row(rows, op, "f64 transposed", [](Gen& g) {
     return Args{g.transposed({5, 6}, DType::Float64), g.transposed({6, 3}, DType::Float64)};
   });
-  add_row(rows, op, "int64", [](Gen& g) { return Args{g.ints({4, 5}, -9, 9), g.ints({5, 3}, -9, 9)}; });
+  add_row(rows, op, "int64", [](Gen& g) {
+    return Args{g.ints({4, 5}, -9, 9), g.ints({5, 3}, -9, 9)};
+  });
   add_row(rows, op, "int32 transposed", [](Gen& g) {
     return Args{g.ints({5, 4}, -9, 9, DType::Int32).t(), g.ints({5, 3}, -9, 9, DType::Int32)};
   });
   add_row(rows, op, "uint8 wraps", [](Gen& g) {
     return Args{g.ints({3, 6}, 0, 255, DType::UInt8), g.ints({6, 2}, 0, 255, DType::UInt8)};
   });
-  add_bf16(rows, op, "bf16", [](Gen& g) { return Args{g.randn({4, 8}, DType::BFloat16), g.randn({8, 3}, DType::BFloat16)}; });
-  add_row(rows, op, "f16", [](Gen& g) { return Args{g.randn({4, 8}, DType::Float16), g.randn({8, 3}, DType::Float16)}; });
-  add_error(rows, op, "inner sizes differ", [](Gen& g) { return Args{g.randn({2, 3}), g.randn({4, 4})}; });
+  add_bf16(rows, op, "bf16", [](Gen& g) {
+    return Args{g.randn({4, 8}, DType::BFloat16), g.randn({8, 3}, DType::BFloat16)};
+  });
+  add_row(rows, op, "f16", [](Gen& g) {
+    return Args{g.randn({4, 8}, DType::Float16), g.randn({8, 3}, DType::Float16)};
+  });
+  add_error(rows, op, "inner sizes differ", [](Gen& g) {
+    return Args{g.randn({2, 3}), g.randn({4, 4})};
+  });
   add_error(rows, op, "1-D self", [](Gen& g) { return Args{g.randn({3}), g.randn({3, 4})}; });
   add_error(rows, op, "3-D mat2", [](Gen& g) { return Args{g.randn({2, 3}), g.randn({1, 3, 4})}; });
-  add_error(rows, op, "dtypes differ", [](Gen& g) { return Args{g.randn({2, 3}), g.randn({3, 4}, DType::Float64)}; });
+  add_error(rows, op, "dtypes differ", [](Gen& g) {
+    return Args{g.randn({2, 3}), g.randn({3, 4}, DType::Float64)};
+  });
   add_error(rows, op, "bool", [](Gen& g) { return Args{g.bools({2, 3}), g.bools({3, 4})}; });
 }
 
 void bmm_rows(Rows& rows) {
   const std::string op = "aten::bmm";
   add_row(rows, op, "f32", [](Gen& g) { return Args{g.randn({2, 3, 4}), g.randn({2, 4, 5})}; });
-  add_row(rows, op, "many small matrices", [](Gen& g) { return Args{g.randn({64, 8, 16}), g.randn({64, 16, 8})}; });
-  add_long_k(rows, op, "large matrices", [](Gen& g) { return Args{g.randn({3, 70, 260}), g.randn({3, 260, 40})}; });
+  add_row(rows, op, "many small matrices", [](Gen& g) {
+    return Args{g.randn({64, 8, 16}), g.randn({64, 16, 8})};
+  });
+  add_long_k(rows, op, "large matrices", [](Gen& g) {
+    return Args{g.randn({3, 70, 260}), g.randn({3, 260, 40})};
+  });
   add_row(rows, op, "transposed matrices", [](Gen& g) {
     return Args{g.randn({2, 4, 3}).transpose(1, 2), g.randn({2, 5, 4}).transpose(1, 2)};
   });
-  add_row(rows, op, "fully transposed (copied)", [](Gen& g) { return Args{g.transposed({2, 3, 4}), g.transposed({2, 4, 5})}; });
+  add_row(rows, op, "fully transposed (copied)", [](Gen& g) {
+    return Args{g.transposed({2, 3, 4}), g.transposed({2, 4, 5})};
+  });
   add_row(rows, op, "batch-first permuted", [](Gen& g) {
     return Args{g.randn({3, 2, 4}).transpose(0, 1), g.randn({2, 4, 5})};
   });
-  add_row(rows, op, "expanded batch", [](Gen& g) { return Args{g.randn({1, 3, 4}).expand({5, 3, 4}), g.randn({5, 4, 2})}; });
+  add_row(rows, op, "expanded batch", [](Gen& g) {
+    return Args{g.randn({1, 3, 4}).expand({5, 3, 4}), g.randn({5, 4, 2})};
+  });
   add_row(rows, op, "batch 0", [](Gen& g) { return Args{g.randn({0, 3, 4}), g.randn({0, 4, 5})}; });
-  add_row(rows, op, "K = 0 gives zeros", [](Gen& g) { return Args{g.randn({2, 3, 0}), g.randn({2, 0, 5})}; });
-  add_row(rows, op, "f64", [](Gen& g) { return Args{g.randn({3, 4, 5}, DType::Float64), g.randn({3, 5, 2}, DType::Float64)}; });
-  add_row(rows, op, "int64", [](Gen& g) { return Args{g.ints({2, 3, 4}, -9, 9), g.ints({2, 4, 5}, -9, 9)}; });
-  add_bf16(rows, op, "bf16", [](Gen& g) { return Args{g.randn({2, 3, 8}, DType::BFloat16), g.randn({2, 8, 4}, DType::BFloat16)}; });
-  add_error(rows, op, "batch sizes differ (no broadcasting)", [](Gen& g) { return Args{g.randn({1, 2, 3}), g.randn({2, 3, 4})}; });
-  add_error(rows, op, "inner sizes differ", [](Gen& g) { return Args{g.randn({2, 2, 3}), g.randn({2, 4, 4})}; });
-  add_error(rows, op, "2-D operand", [](Gen& g) { return Args{g.randn({2, 3}), g.randn({2, 3, 4})}; });
-  add_error(rows, op, "dtypes differ", [](Gen& g) { return Args{g.randn({2, 2, 3}), g.randn({2, 3, 4}, DType::Float64)}; });
+  add_row(rows, op, "K = 0 gives zeros", [](Gen& g) {
+    return Args{g.randn({2, 3, 0}), g.randn({2, 0, 5})};
+  });
+  add_row(rows, op, "f64", [](Gen& g) {
+    return Args{g.randn({3, 4, 5}, DType::Float64), g.randn({3, 5, 2}, DType::Float64)};
+  });
+  add_row(rows, op, "int64", [](Gen& g) {
+    return Args{g.ints({2, 3, 4}, -9, 9), g.ints({2, 4, 5}, -9, 9)};
+  });
+  add_bf16(rows, op, "bf16", [](Gen& g) {
+    return Args{g.randn({2, 3, 8}, DType::BFloat16), g.randn({2, 8, 4}, DType::BFloat16)};
+  });
+  add_error(rows, op, "batch sizes differ (no broadcasting)", [](Gen& g) {
+    return Args{g.randn({1, 2, 3}), g.randn({2, 3, 4})};
+  });
+  add_error(rows, op, "inner sizes differ", [](Gen& g) {
+    return Args{g.randn({2, 2, 3}), g.randn({2, 4, 4})};
+  });
+  add_error(rows, op, "2-D operand", [](Gen& g) {
+    return Args{g.randn({2, 3}), g.randn({2, 3, 4})};
+  });
+  add_error(rows, op, "dtypes differ", [](Gen& g) {
+    return Args{g.randn({2, 2, 3}), g.randn({2, 3, 4}, DType::Float64)};
+  });
 }
 
 void addmm_rows(Rows& rows) {
   const std::string op = "aten::addmm";
-  add_row(rows, op, "vector bias", [](Gen& g) { return Args{g.randn({5}), g.randn({3, 4}), g.randn({4, 5})}; });
-  add_row(rows, op, "matrix self", [](Gen& g) { return Args{g.randn({3, 5}), g.randn({3, 4}), g.randn({4, 5})}; });
-  add_row(rows, op, "column self [3, 1]", [](Gen& g) { return Args{g.randn({3, 1}), g.randn({3, 4}), g.randn({4, 5})}; });
-  add_row(rows, op, "0-dim self", [](Gen& g) { return Args{g.randn({}), g.randn({3, 4}), g.randn({4, 5})}; });
-  add_row(rows, op, "beta and alpha", [](Gen& g) { return Args{g.randn({5}), g.randn({3, 4}), g.randn({4, 5}), 0.5, 2.0}; });
-  add_row(rows, op, "beta 0 ignores NaN self", [](Gen& g) { return Args{nans({3, 5}), g.randn({3, 4}), g.randn({4, 5}), 0.0}; });
+  add_row(rows, op, "vector bias", [](Gen& g) {
+    return Args{g.randn({5}), g.randn({3, 4}), g.randn({4, 5})};
+  });
+  add_row(rows, op, "matrix self", [](Gen& g) {
+    return Args{g.randn({3, 5}), g.randn({3, 4}), g.randn({4, 5})};
+  });
+  add_row(rows, op, "column self [3, 1]", [](Gen& g) {
+    return Args{g.randn({3, 1}), g.randn({3, 4}), g.randn({4, 5})};
+  });
+  add_row(rows, op, "0-dim self", [](Gen& g) {
+    return Args{g.randn({}), g.randn({3, 4}), g.randn({4, 5})};
+  });
+  add_row(rows, op, "beta and alpha", [](Gen& g) {
+    return Args{g.randn({5}), g.randn({3, 4}), g.randn({4, 5}), 0.5, 2.0};
+  });
+  add_row(rows, op, "beta 0 ignores NaN self", [](Gen& g) {
+    return Args{nans({3, 5}), g.randn({3, 4}), g.randn({4, 5}), 0.0};
+  });
   add_row(rows, op, "linear layout (transposed weight)", [](Gen& g) {
     return Args{g.randn({6}), g.randn({4, 8}), g.randn({6, 8}).t()};
   });
-  add_long_k(rows, op, "large", [](Gen& g) { return Args{g.randn({40}), g.randn({33, 500}), g.randn({40, 500}).t()}; });
-  add_row(rows, op, "K = 0 gives beta * self", [](Gen& g) { return Args{g.randn({5}), g.randn({3, 0}), g.randn({0, 5}), 3.0}; });
-  add_row(rows, op, "empty rows", [](Gen& g) { return Args{g.randn({5}), g.randn({0, 4}), g.randn({4, 5})}; });
+  add_long_k(rows, op, "large", [](Gen& g) {
+    return Args{g.randn({40}), g.randn({33, 500}), g.randn({40, 500}).t()};
+  });
+  add_row(rows, op, "K = 0 gives beta * self", [](Gen& g) {
+    return Args{g.randn({5}), g.randn({3, 0}), g.randn({0, 5}), 3.0};
+  });
+  add_row(rows, op, "empty rows", [](Gen& g) {
+    return Args{g.randn({5}), g.randn({0, 4}), g.randn({4, 5})};
+  });
   add_row(rows, op, "f64", [](Gen& g) {
-    return Args{g.randn({5}, DType::Float64), g.randn({3, 4}, DType::Float64), g.randn({4, 5}, DType::Float64), 0.5, -1.5};
+    return Args{g.randn({5}, DType::Float64), g.randn({3, 4}, DType::Float64),
+                g.randn({4, 5}, DType::Float64), 0.5, -1.5};
   });
   add_row(rows, op, "int64 with integer beta and alpha", [](Gen& g) {
-    return Args{g.ints({5}, -9, 9), g.ints({3, 4}, -9, 9), g.ints({4, 5}, -9, 9), int64_t{2}, int64_t{-3}};
+    return Args{g.ints({5}, -9, 9), g.ints({3, 4}, -9, 9), g.ints({4, 5}, -9, 9), int64_t{2},
+                int64_t{-3}};
   });
   add_bf16(rows, op, "bf16", [](Gen& g) {
-    return Args{g.randn({5}, DType::BFloat16), g.randn({3, 8}, DType::BFloat16), g.randn({8, 5}, DType::BFloat16)};
+    return Args{g.randn({5}, DType::BFloat16), g.randn({3, 8}, DType::BFloat16),
+                g.randn({8, 5}, DType::BFloat16)};
   });
-  add_error(rows, op, "self does not broadcast", [](Gen& g) { return Args{g.randn({3}), g.randn({2, 3}), g.randn({3, 4})}; });
-  add_error(rows, op, "3-D self", [](Gen& g) { return Args{g.randn({2, 2, 4}), g.randn({2, 3}), g.randn({3, 4})}; });
+  add_error(rows, op, "self does not broadcast", [](Gen& g) {
+    return Args{g.randn({3}), g.randn({2, 3}), g.randn({3, 4})};
+  });
+  add_error(rows, op, "3-D self", [](Gen& g) {
+    return Args{g.randn({2, 2, 4}), g.randn({2, 3}), g.randn({3, 4})};
+  });
   add_error(rows, op, "self dtype differs", [](Gen& g) {
     return Args{g.randn({4}, DType::Float64), g.randn({2, 3}), g.randn({3, 4})};
   });
-  add_error(rows, op, "inner sizes differ", [](Gen& g) { return Args{g.randn({4}), g.randn({2, 3}), g.randn({2, 4})}; });
+  add_error(rows, op, "inner sizes differ", [](Gen& g) {
+    return Args{g.randn({4}), g.randn({2, 3}), g.randn({2, 4})};
+  });
 }
 
 void baddbmm_rows(Rows& rows) {
   const std::string op = "aten::baddbmm";
-  add_row(rows, op, "vector self", [](Gen& g) { return Args{g.randn({5}), g.randn({2, 3, 4}), g.randn({2, 4, 5})}; });
-  add_row(rows, op, "full self", [](Gen& g) { return Args{g.randn({2, 3, 5}), g.randn({2, 3, 4}), g.randn({2, 4, 5})}; });
-  add_row(rows, op, "beta and alpha (attention scaling)", [](Gen& g) {
-    return Args{g.randn({1, 3, 5}), g.randn({4, 3, 8}), g.randn({4, 5, 8}).transpose(1, 2), 0.5, 0.125};
+  add_row(rows, op, "vector self", [](Gen& g) {
+    return Args{g.randn({5}), g.randn({2, 3, 4}), g.randn({2, 4, 5})};
   });
-  add_row(rows, op, "beta 0 ignores NaN self", [](Gen& g) { return Args{nans({2, 3, 5}), g.randn({2, 3, 4}), g.randn({2, 4, 5}), 0.0}; });
+  add_row(rows, op, "full self", [](Gen& g) {
+    return Args{g.randn({2, 3, 5}), g.randn({2, 3, 4}), g.randn({2, 4, 5})};
+  });
+  add_row(rows, op, "beta and alpha (attention scaling)", [](Gen& g) {
+    return Args{g.randn({1, 3, 5}), g.randn({4, 3, 8}), g.randn({4, 5, 8}).transpose(1, 2), 0.5,
+                0.125};
+  });
+  add_row(rows, op, "beta 0 ignores NaN self", [](Gen& g) {
+    return Args{nans({2, 3, 5}), g.randn({2, 3, 4}), g.randn({2, 4, 5}), 0.0};
+  });
   add_row(rows, op, "f64", [](Gen& g) {
-    return Args{g.randn({3, 1}, DType::Float64), g.randn({2, 3, 4}, DType::Float64), g.randn({2, 4, 5}, DType::Float64), 2.0, 0.5};
+    return Args{g.randn({3, 1}, DType::Float64), g.randn({2, 3, 4}, DType::Float64),
+                g.randn({2, 4, 5}, DType::Float64), 2.0, 0.5};
   });
   add_row(rows, op, "int64", [](Gen& g) {
-    return Args{g.ints({5}, -9, 9), g.ints({2, 3, 4}, -9, 9), g.ints({2, 4, 5}, -9, 9), int64_t{2}, int64_t{3}};
+    return Args{g.ints({5}, -9, 9), g.ints({2, 3, 4}, -9, 9), g.ints({2, 4, 5}, -9, 9), int64_t{2},
+                int64_t{3}};
   });
   add_bf16(rows, op, "bf16", [](Gen& g) {
-    return Args{g.randn({5}, DType::BFloat16), g.randn({2, 3, 8}, DType::BFloat16), g.randn({2, 8, 5}, DType::BFloat16)};
+    return Args{g.randn({5}, DType::BFloat16), g.randn({2, 3, 8}, DType::BFloat16),
+                g.randn({2, 8, 5}, DType::BFloat16)};
   });
-  add_error(rows, op, "self does not broadcast", [](Gen& g) { return Args{g.randn({3, 3, 5}), g.randn({2, 3, 4}), g.randn({2, 4, 5})}; });
-  add_error(rows, op, "batch sizes differ", [](Gen& g) { return Args{g.randn({5}), g.randn({2, 3, 4}), g.randn({3, 4, 5})}; });
+  add_error(rows, op, "self does not broadcast", [](Gen& g) {
+    return Args{g.randn({3, 3, 5}), g.randn({2, 3, 4}), g.randn({2, 4, 5})};
+  });
+  add_error(rows, op, "batch sizes differ", [](Gen& g) {
+    return Args{g.randn({5}), g.randn({2, 3, 4}), g.randn({3, 4, 5})};
+  });
 }
 
 void dot_rows(Rows& rows) {
   const std::string op = "aten::dot";
   add_row(rows, op, "f32", [](Gen& g) { return Args{g.randn({7}), g.randn({7})}; });
   add_long_k(rows, op, "f32 long", [](Gen& g) { return Args{g.randn({5000}), g.randn({5000})}; });
-  add_row(rows, op, "strided", [](Gen& g) { return Args{g.randn({12}).slice(0, 0, 12, 3), g.randn({4, 2}).select(1, 1)}; });
+  add_row(rows, op, "strided", [](Gen& g) {
+    return Args{g.randn({12}).slice(0, 0, 12, 3), g.randn({4, 2}).select(1, 1)};
+  });
   add_row(rows, op, "empty gives 0", [](Gen& g) { return Args{g.randn({0}), g.randn({0})}; });
-  add_row(rows, op, "f64", [](Gen& g) { return Args{g.randn({9}, DType::Float64), g.randn({9}, DType::Float64)}; });
+  add_row(rows, op, "f64", [](Gen& g) {
+    return Args{g.randn({9}, DType::Float64), g.randn({9}, DType::Float64)};
+  });
   add_row(rows, op, "int64", [](Gen& g) { return Args{g.ints({9}, -9, 9), g.ints({9}, -9, 9)}; });
-  add_bf16(rows, op, "bf16", [](Gen& g) { return Args{g.randn({9}, DType::BFloat16), g.randn({9}, DType::BFloat16)}; });
+  add_bf16(rows, op, "bf16", [](Gen& g) {
+    return Args{g.randn({9}, DType::BFloat16), g.randn({9}, DType::BFloat16)};
+  });
   add_error(rows, op, "sizes differ", [](Gen& g) { return Args{g.randn({3}), g.randn({4})}; });
   add_error(rows, op, "2-D", [](Gen& g) { return Args{g.randn({2, 3}), g.randn({3})}; });
-  add_error(rows, op, "dtypes differ", [](Gen& g) { return Args{g.randn({3}), g.randn({3}, DType::Float64)}; });
+  add_error(rows, op, "dtypes differ", [](Gen& g) {
+    return Args{g.randn({3}), g.randn({3}, DType::Float64)};
+  });
 }
 
 void matmul_rows(Rows& rows) {
@@ -187,64 +286,120 @@ void matmul_rows(Rows& rows) {
            {"1-D empty", {0}, {0}},
        }) {
     const S a = c.a, b = c.b;
-    add_row(rows, op, std::string("f32 ") + c.label, [a, b](Gen& g) { return Args{g.randn(a), g.randn(b)}; });
+    add_row(rows, op, std::string("f32 ") + c.label, [a, b](Gen& g) {
+      return Args{g.randn(a), g.randn(b)};
+    });
   }
-  add_row(rows, op, "transposed 2-D x 2-D", [](Gen& g) { return Args{g.transposed({3, 5}), g.transposed({5, 4})}; });
+  add_row(rows, op, "transposed 2-D x 2-D", [](Gen& g) {
+    return Args{g.transposed({3, 5}), g.transposed({5, 4})};
+  });
   add_row(rows, op, "non-contiguous 3-D x 2-D (copied fold)", [](Gen& g) {
     return Args{g.randn({3, 2, 5}).transpose(0, 1), g.transposed({5, 4})};
   });
-  add_row(rows, op, "transposed batches", [](Gen& g) { return Args{g.transposed({2, 3, 5}), g.randn({2, 4, 5}).transpose(1, 2)}; });
-  add_long_k(rows, op, "large 3-D x 2-D", [](Gen& g) { return Args{g.randn({4, 32, 256}), g.randn({256, 48})}; });
+  add_row(rows, op, "transposed batches", [](Gen& g) {
+    return Args{g.transposed({2, 3, 5}), g.randn({2, 4, 5}).transpose(1, 2)};
+  });
+  add_long_k(rows, op, "large 3-D x 2-D", [](Gen& g) {
+    return Args{g.randn({4, 32, 256}), g.randn({256, 48})};
+  });
   add_row(rows, op, "f64 batched broadcast", [](Gen& g) {
     return Args{g.randn({2, 1, 3, 4}, DType::Float64), g.randn({3, 4, 2}, DType::Float64)};
   });
-  add_row(rows, op, "int64 3-D x 2-D", [](Gen& g) { return Args{g.ints({2, 3, 4}, -9, 9), g.ints({4, 2}, -9, 9)}; });
+  add_row(rows, op, "int64 3-D x 2-D", [](Gen& g) {
+    return Args{g.ints({2, 3, 4}, -9, 9), g.ints({4, 2}, -9, 9)};
+  });
   add_bf16(rows, op, "bf16 batched", [](Gen& g) {
     return Args{g.randn({2, 3, 8}, DType::BFloat16), g.randn({2, 8, 4}, DType::BFloat16)};
   });
   add_error(rows, op, "0-dim operand", [](Gen& g) { return Args{g.randn({}), g.randn({3})}; });
   add_error(rows, op, "1-D sizes differ", [](Gen& g) { return Args{g.randn({3}), g.randn({4})}; });
-  add_error(rows, op, "inner sizes differ", [](Gen& g) { return Args{g.randn({2, 3}), g.randn({4, 2})}; });
-  add_error(rows, op, "batched inner sizes differ", [](Gen& g) { return Args{g.randn({2, 2, 3}), g.randn({2, 4, 2})}; });
-  add_error(rows, op, "batch dims do not broadcast", [](Gen& g) { return Args{g.randn({2, 2, 3}), g.randn({3, 3, 2})}; });
-  add_error(rows, op, "dtypes differ", [](Gen& g) { return Args{g.randn({2, 3}), g.randn({3, 2}, DType::Float64)}; });
+  add_error(rows, op, "inner sizes differ", [](Gen& g) {
+    return Args{g.randn({2, 3}), g.randn({4, 2})};
+  });
+  add_error(rows, op, "batched inner sizes differ", [](Gen& g) {
+    return Args{g.randn({2, 2, 3}), g.randn({2, 4, 2})};
+  });
+  add_error(rows, op, "batch dims do not broadcast", [](Gen& g) {
+    return Args{g.randn({2, 2, 3}), g.randn({3, 3, 2})};
+  });
+  add_error(rows, op, "dtypes differ", [](Gen& g) {
+    return Args{g.randn({2, 3}), g.randn({3, 2}, DType::Float64)};
+  });
 }
 
 void linear_rows(Rows& rows) {
   const std::string op = "aten::linear";
-  add_row(rows, op, "2-D with bias", [](Gen& g) { return Args{g.randn({4, 6}), g.randn({3, 6}), g.randn({3})}; });
-  add_row(rows, op, "2-D without bias", [](Gen& g) { return Args{g.randn({4, 6}), g.randn({3, 6})}; });
-  add_row(rows, op, "3-D with bias (flattened)", [](Gen& g) { return Args{g.randn({2, 4, 6}), g.randn({3, 6}), g.randn({3})}; });
-  add_row(rows, op, "4-D without bias", [](Gen& g) { return Args{g.randn({2, 2, 4, 6}), g.randn({3, 6}), Value()}; });
+  add_row(rows, op, "2-D with bias", [](Gen& g) {
+    return Args{g.randn({4, 6}), g.randn({3, 6}), g.randn({3})};
+  });
+  add_row(rows, op, "2-D without bias", [](Gen& g) {
+    return Args{g.randn({4, 6}), g.randn({3, 6})};
+  });
+  add_row(rows, op, "3-D with bias (flattened)", [](Gen& g) {
+    return Args{g.randn({2, 4, 6}), g.randn({3, 6}), g.randn({3})};
+  });
+  add_row(rows, op, "4-D without bias", [](Gen& g) {
+    return Args{g.randn({2, 2, 4, 6}), g.randn({3, 6}), Value()};
+  });
   add_row(rows, op, "non-contiguous 3-D input", [](Gen& g) {
     return Args{g.randn({4, 2, 6}).transpose(0, 1), g.randn({3, 6}), g.randn({3})};
   });
-  add_row(rows, op, "1-D input", [](Gen& g) { return Args{g.randn({6}), g.randn({3, 6}), g.randn({3})}; });
-  add_row(rows, op, "1-D weight", [](Gen& g) { return Args{g.randn({4, 6}), g.randn({6}), Value()}; });
-  add_row(rows, op, "1-D weight, 4-D input, bias", [](Gen& g) { return Args{g.randn({2, 2, 4, 6}), g.randn({6}), g.randn({})}; });
-  add_row(rows, op, "0-dim bias", [](Gen& g) { return Args{g.randn({4, 6}), g.randn({3, 6}), g.randn({})}; });
-  add_row(rows, op, "2-D bias", [](Gen& g) { return Args{g.randn({4, 6}), g.randn({3, 6}), g.randn({4, 3})}; });
-  add_row(rows, op, "2-D bias, 4-D input", [](Gen& g) { return Args{g.randn({2, 2, 4, 6}), g.randn({3, 6}), g.randn({4, 3})}; });
+  add_row(rows, op, "1-D input", [](Gen& g) {
+    return Args{g.randn({6}), g.randn({3, 6}), g.randn({3})};
+  });
+  add_row(rows, op, "1-D weight", [](Gen& g) {
+    return Args{g.randn({4, 6}), g.randn({6}), Value()};
+  });
+  add_row(rows, op, "1-D weight, 4-D input, bias", [](Gen& g) {
+    return Args{g.randn({2, 2, 4, 6}), g.randn({6}), g.randn({})};
+  });
+  add_row(rows, op, "0-dim bias", [](Gen& g) {
+    return Args{g.randn({4, 6}), g.randn({3, 6}), g.randn({})};
+  });
+  add_row(rows, op, "2-D bias", [](Gen& g) {
+    return Args{g.randn({4, 6}), g.randn({3, 6}), g.randn({4, 3})};
+  });
+  add_row(rows, op, "2-D bias, 4-D input", [](Gen& g) {
+    return Args{g.randn({2, 2, 4, 6}), g.randn({3, 6}), g.randn({4, 3})};
+  });
   add_row(rows, op, "2-D bias, non-contiguous 3-D input", [](Gen& g) {
     return Args{g.randn({4, 2, 6}).transpose(0, 1), g.randn({3, 6}), g.randn({4, 3})};
   });
-  add_row(rows, op, "empty batch", [](Gen& g) { return Args{g.randn({0, 6}), g.randn({3, 6}), g.randn({3})}; });
-  add_long_k(rows, op, "large", [](Gen& g) { return Args{g.randn({8, 16, 384}), g.randn({96, 384}), g.randn({96})}; });
+  add_row(rows, op, "empty batch", [](Gen& g) {
+    return Args{g.randn({0, 6}), g.randn({3, 6}), g.randn({3})};
+  });
+  add_long_k(rows, op, "large", [](Gen& g) {
+    return Args{g.randn({8, 16, 384}), g.randn({96, 384}), g.randn({96})};
+  });
   add_row(rows, op, "f64", [](Gen& g) {
-    return Args{g.randn({2, 4, 6}, DType::Float64), g.randn({3, 6}, DType::Float64), g.randn({3}, DType::Float64)};
+    return Args{g.randn({2, 4, 6}, DType::Float64), g.randn({3, 6}, DType::Float64),
+                g.randn({3}, DType::Float64)};
   });
-  add_row(rows, op, "int64", [](Gen& g) { return Args{g.ints({4, 6}, -9, 9), g.ints({3, 6}, -9, 9), g.ints({3}, -9, 9)}; });
+  add_row(rows, op, "int64", [](Gen& g) {
+    return Args{g.ints({4, 6}, -9, 9), g.ints({3, 6}, -9, 9), g.ints({3}, -9, 9)};
+  });
   add_bf16(rows, op, "bf16", [](Gen& g) {
-    return Args{g.randn({4, 8}, DType::BFloat16), g.randn({3, 8}, DType::BFloat16), g.randn({3}, DType::BFloat16)};
+    return Args{g.randn({4, 8}, DType::BFloat16), g.randn({3, 8}, DType::BFloat16),
+                g.randn({3}, DType::BFloat16)};
   });
-  add_error(rows, op, "in_features differ", [](Gen& g) { return Args{g.randn({4, 6}), g.randn({3, 5}), g.randn({3})}; });
-  add_error(rows, op, "bias size differs", [](Gen& g) { return Args{g.randn({4, 6}), g.randn({3, 6}), g.randn({4})}; });
-  add_error(rows, op, "1-D weight with contiguous 3-D input and bias", [](Gen& g) { return Args{g.randn({2, 4, 6}), g.randn({6}), g.randn({})}; });
-  add_error(rows, op, "1-D weight with 2-D input and bias", [](Gen& g) { return Args{g.randn({4, 6}), g.randn({6}), g.randn({})}; });
+  add_error(rows, op, "in_features differ", [](Gen& g) {
+    return Args{g.randn({4, 6}), g.randn({3, 5}), g.randn({3})};
+  });
+  add_error(rows, op, "bias size differs", [](Gen& g) {
+    return Args{g.randn({4, 6}), g.randn({3, 6}), g.randn({4})};
+  });
+  add_error(rows, op, "1-D weight with contiguous 3-D input and bias", [](Gen& g) {
+    return Args{g.randn({2, 4, 6}), g.randn({6}), g.randn({})};
+  });
+  add_error(rows, op, "1-D weight with 2-D input and bias", [](Gen& g) {
+    return Args{g.randn({4, 6}), g.randn({6}), g.randn({})};
+  });
   add_error(rows, op, "2-D bias, contiguous 3-D input (flattened by ATen)", [](Gen& g) {
     return Args{g.randn({2, 4, 6}), g.randn({3, 6}), g.randn({4, 3})};
   });
-  add_error(rows, op, "3-D weight", [](Gen& g) { return Args{g.randn({4, 6}), g.randn({2, 3, 6}), Value()}; });
+  add_error(rows, op, "3-D weight", [](Gen& g) {
+    return Args{g.randn({4, 6}), g.randn({2, 3, 6}), Value()};
+  });
 }
 
 // convolution's positional arguments after input, weight and bias.
@@ -255,46 +410,59 @@ Args conv_args(Tensor x, Tensor w, Value bias, S stride, S padding, S dilation, 
 void convolution_rows(Rows& rows) {
   const std::string op = "aten::convolution";
   add_row(rows, op, "3x3 with bias", [](Gen& g) {
-    return conv_args(g.randn({2, 3, 8, 8}), g.randn({4, 3, 3, 3}), g.randn({4}), {1, 1}, {0, 0}, {1, 1}, 1);
+    return conv_args(g.randn({2, 3, 8, 8}), g.randn({4, 3, 3, 3}), g.randn({4}), {1, 1}, {0, 0},
+                     {1, 1}, 1);
   });
   add_row(rows, op, "no bias, stride 2, padding 1", [](Gen& g) {
-    return conv_args(g.randn({1, 3, 9, 9}), g.randn({5, 3, 3, 3}), Value(), {2, 2}, {1, 1}, {1, 1}, 1);
+    return conv_args(g.randn({1, 3, 9, 9}), g.randn({5, 3, 3, 3}), Value(), {2, 2}, {1, 1}, {1, 1},
+                     1);
   });
   add_row(rows, op, "single-value lists", [](Gen& g) {
     return conv_args(g.randn({1, 2, 7, 7}), g.randn({3, 2, 3, 3}), g.randn({3}), {2}, {1}, {1}, 1);
   });
   add_row(rows, op, "dilation 2", [](Gen& g) {
-    return conv_args(g.randn({3, 2, 10, 9}), g.randn({4, 2, 3, 3}), g.randn({4}), {1, 1}, {2, 2}, {2, 2}, 1);
+    return conv_args(g.randn({3, 2, 10, 9}), g.randn({4, 2, 3, 3}), g.randn({4}), {1, 1}, {2, 2},
+                     {2, 2}, 1);
   });
   add_row(rows, op, "asymmetric stride, padding, kernel", [](Gen& g) {
-    return conv_args(g.randn({2, 3, 11, 8}), g.randn({4, 3, 5, 2}), g.randn({4}), {3, 1}, {2, 0}, {1, 2}, 1);
+    return conv_args(g.randn({2, 3, 11, 8}), g.randn({4, 3, 5, 2}), g.randn({4}), {3, 1}, {2, 0},
+                     {1, 2}, 1);
   });
   add_row(rows, op, "groups 2", [](Gen& g) {
-    return conv_args(g.randn({2, 4, 6, 6}), g.randn({6, 2, 3, 3}), g.randn({6}), {1, 1}, {1, 1}, {1, 1}, 2);
+    return conv_args(g.randn({2, 4, 6, 6}), g.randn({6, 2, 3, 3}), g.randn({6}), {1, 1}, {1, 1},
+                     {1, 1}, 2);
   });
   add_row(rows, op, "depthwise", [](Gen& g) {
-    return conv_args(g.randn({2, 8, 7, 7}), g.randn({8, 1, 3, 3}), g.randn({8}), {1, 1}, {1, 1}, {1, 1}, 8);
+    return conv_args(g.randn({2, 8, 7, 7}), g.randn({8, 1, 3, 3}), g.randn({8}), {1, 1}, {1, 1},
+                     {1, 1}, 8);
   });
   add_row(rows, op, "depthwise stride 2, channel multiplier 2", [](Gen& g) {
-    return conv_args(g.randn({1, 4, 9, 9}), g.randn({8, 1, 3, 3}), Value(), {2, 2}, {1, 1}, {1, 1}, 4);
+    return conv_args(g.randn({1, 4, 9, 9}), g.randn({8, 1, 3, 3}), Value(), {2, 2}, {1, 1}, {1, 1},
+                     4);
   });
   add_row(rows, op, "1x1", [](Gen& g) {
-    return conv_args(g.randn({3, 16, 5, 5}), g.randn({8, 16, 1, 1}), g.randn({8}), {1, 1}, {0, 0}, {1, 1}, 1);
+    return conv_args(g.randn({3, 16, 5, 5}), g.randn({8, 16, 1, 1}), g.randn({8}), {1, 1}, {0, 0},
+                     {1, 1}, 1);
   });
   add_row(rows, op, "7x7 stride 2 (ResNet stem, small)", [](Gen& g) {
-    return conv_args(g.randn({1, 3, 32, 32}), g.randn({16, 3, 7, 7}), Value(), {2, 2}, {3, 3}, {1, 1}, 1);
+    return conv_args(g.randn({1, 3, 32, 32}), g.randn({16, 3, 7, 7}), Value(), {2, 2}, {3, 3},
+                     {1, 1}, 1);
   });
   add_long_k(rows, op, "many input channels", [](Gen& g) {
-    return conv_args(g.randn({1, 64, 10, 10}), g.randn({32, 64, 3, 3}), g.randn({32}), {1, 1}, {1, 1}, {1, 1}, 1);
+    return conv_args(g.randn({1, 64, 10, 10}), g.randn({32, 64, 3, 3}), g.randn({32}), {1, 1},
+                     {1, 1}, {1, 1}, 1);
   });
   add_row(rows, op, "non-contiguous input and weight", [](Gen& g) {
-    return conv_args(g.transposed({2, 3, 6, 6}), g.transposed({4, 3, 3, 3}), g.randn({4}), {1, 1}, {1, 1}, {1, 1}, 1);
+    return conv_args(g.transposed({2, 3, 6, 6}), g.transposed({4, 3, 3, 3}), g.randn({4}), {1, 1},
+                     {1, 1}, {1, 1}, 1);
   });
   add_row(rows, op, "kernel equals padded input", [](Gen& g) {
-    return conv_args(g.randn({1, 2, 3, 3}), g.randn({2, 2, 5, 5}), g.randn({2}), {1, 1}, {1, 1}, {1, 1}, 1);
+    return conv_args(g.randn({1, 2, 3, 3}), g.randn({2, 2, 5, 5}), g.randn({2}), {1, 1}, {1, 1},
+                     {1, 1}, 1);
   });
   add_row(rows, op, "batch 0", [](Gen& g) {
-    return conv_args(g.randn({0, 2, 5, 5}), g.randn({3, 2, 3, 3}), Value(), {1, 1}, {0, 0}, {1, 1}, 1);
+    return conv_args(g.randn({0, 2, 5, 5}), g.randn({3, 2, 3, 3}), Value(), {1, 1}, {0, 0}, {1, 1},
+                     1);
   });
   add_row(rows, op, "f64", [](Gen& g) {
     return conv_args(g.randn({2, 4, 7, 6}, DType::Float64), g.randn({6, 2, 3, 2}, DType::Float64),
@@ -305,7 +473,8 @@ void convolution_rows(Rows& rows) {
                      g.randn({3}), {1, 1}, {0, 0}, {1, 1}, 1);
   });
   add_row(rows, op, "int64", [](Gen& g) {
-    return conv_args(g.ints({1, 2, 5, 5}, -9, 9), g.ints({3, 2, 3, 3}, -9, 9), g.ints({3}, -9, 9), {1, 1}, {1, 1}, {1, 1}, 1);
+    return conv_args(g.ints({1, 2, 5, 5}, -9, 9), g.ints({3, 2, 3, 3}, -9, 9), g.ints({3}, -9, 9),
+                     {1, 1}, {1, 1}, {1, 1}, 1);
   });
   add_row(rows, op, "bf16", [](Gen& g) {
     return conv_args(g.randn({1, 4, 6, 6}, DType::BFloat16), g.randn({4, 4, 3, 3}, DType::BFloat16),
@@ -319,56 +488,93 @@ void convolution_rows(Rows& rows) {
     return conv_args(g.randn({2, 5, 5}), g.randn({3, 2, 3, 3}), Value(), {1, 1}, {0, 0}, {1, 1}, 1);
   });
   add_error(rows, op, "channels differ", [](Gen& g) {
-    return conv_args(g.randn({1, 3, 5, 5}), g.randn({4, 2, 3, 3}), Value(), {1, 1}, {0, 0}, {1, 1}, 1);
+    return conv_args(g.randn({1, 3, 5, 5}), g.randn({4, 2, 3, 3}), Value(), {1, 1}, {0, 0}, {1, 1},
+                     1);
   });
   add_error(rows, op, "out channels not divisible by groups", [](Gen& g) {
-    return conv_args(g.randn({1, 4, 5, 5}), g.randn({3, 2, 3, 3}), Value(), {1, 1}, {0, 0}, {1, 1}, 2);
+    return conv_args(g.randn({1, 4, 5, 5}), g.randn({3, 2, 3, 3}), Value(), {1, 1}, {0, 0}, {1, 1},
+                     2);
   });
   add_error(rows, op, "bias size differs", [](Gen& g) {
-    return conv_args(g.randn({1, 2, 5, 5}), g.randn({3, 2, 3, 3}), g.randn({4}), {1, 1}, {0, 0}, {1, 1}, 1);
+    return conv_args(g.randn({1, 2, 5, 5}), g.randn({3, 2, 3, 3}), g.randn({4}), {1, 1}, {0, 0},
+                     {1, 1}, 1);
   });
   add_error(rows, op, "kernel larger than padded input", [](Gen& g) {
-    return conv_args(g.randn({1, 2, 2, 2}), g.randn({3, 2, 3, 3}), Value(), {1, 1}, {0, 0}, {1, 1}, 1);
+    return conv_args(g.randn({1, 2, 2, 2}), g.randn({3, 2, 3, 3}), Value(), {1, 1}, {0, 0}, {1, 1},
+                     1);
   });
   add_error(rows, op, "negative padding", [](Gen& g) {
-    return conv_args(g.randn({1, 2, 5, 5}), g.randn({3, 2, 3, 3}), Value(), {1, 1}, {-1, 0}, {1, 1}, 1);
+    return conv_args(g.randn({1, 2, 5, 5}), g.randn({3, 2, 3, 3}), Value(), {1, 1}, {-1, 0}, {1, 1},
+                     1);
   });
   add_error(rows, op, "stride 0", [](Gen& g) {
-    return conv_args(g.randn({1, 2, 5, 5}), g.randn({3, 2, 3, 3}), Value(), {0, 1}, {0, 0}, {1, 1}, 1);
+    return conv_args(g.randn({1, 2, 5, 5}), g.randn({3, 2, 3, 3}), Value(), {0, 1}, {0, 0}, {1, 1},
+                     1);
   });
   add_error(rows, op, "weight dtype differs", [](Gen& g) {
-    return conv_args(g.randn({1, 2, 5, 5}, DType::Float64), g.randn({3, 2, 3, 3}), Value(), {1, 1}, {0, 0}, {1, 1}, 1);
+    return conv_args(g.randn({1, 2, 5, 5}, DType::Float64), g.randn({3, 2, 3, 3}), Value(), {1, 1},
+                     {0, 0}, {1, 1}, 1);
   });
   add_error(rows, op, "three strides", [](Gen& g) {
-    return conv_args(g.randn({1, 2, 5, 5}), g.randn({3, 2, 3, 3}), Value(), {1, 1, 1}, {0, 0}, {1, 1}, 1);
+    return conv_args(g.randn({1, 2, 5, 5}), g.randn({3, 2, 3, 3}), Value(), {1, 1, 1}, {0, 0},
+                     {1, 1}, 1);
   });
 }
 
 void conv2d_rows(Rows& rows) {
   const std::string op = "aten::conv2d";
-  add_row(rows, op, "defaults", [](Gen& g) { return Args{g.randn({2, 3, 6, 6}), g.randn({4, 3, 3, 3})}; });
+  add_row(rows, op, "defaults", [](Gen& g) {
+    return Args{g.randn({2, 3, 6, 6}), g.randn({4, 3, 3, 3})};
+  });
   add_row(rows, op, "bias, stride, padding, dilation", [](Gen& g) {
-    return Args{g.randn({3, 3, 9, 8}), g.randn({4, 3, 3, 3}), g.randn({4}), S{2, 1}, S{1, 2}, S{1, 2}, int64_t{1}};
+    return Args{g.randn({3, 3, 9, 8}),
+                g.randn({4, 3, 3, 3}),
+                g.randn({4}),
+                S{2, 1},
+                S{1, 2},
+                S{1, 2},
+                int64_t{1}};
   });
   add_row(rows, op, "integer stride and padding", [](Gen& g) {
     return Args{g.randn({1, 3, 9, 9}), g.randn({4, 3, 3, 3}), g.randn({4}), int64_t{2}, int64_t{1}};
   });
   add_row(rows, op, "depthwise", [](Gen& g) {
-    return Args{g.randn({1, 6, 8, 8}), g.randn({6, 1, 3, 3}), g.randn({6}), S{1, 1}, S{1, 1}, S{1, 1}, int64_t{6}};
+    return Args{g.randn({1, 6, 8, 8}),
+                g.randn({6, 1, 3, 3}),
+                g.randn({6}),
+                S{1, 1},
+                S{1, 1},
+                S{1, 1},
+                int64_t{6}};
   });
   add_row(rows, op, "groups 3", [](Gen& g) {
-    return Args{g.randn({2, 6, 5, 5}), g.randn({9, 2, 3, 3}), Value(), S{1, 1}, S{0, 0}, S{1, 1}, int64_t{3}};
+    return Args{g.randn({2, 6, 5, 5}),
+                g.randn({9, 2, 3, 3}),
+                Value(),
+                S{1, 1},
+                S{0, 0},
+                S{1, 1},
+                int64_t{3}};
   });
-  add_row(rows, op, "unbatched 3-D input", [](Gen& g) { return Args{g.randn({3, 6, 6}), g.randn({4, 3, 3, 3}), g.randn({4})}; });
+  add_row(rows, op, "unbatched 3-D input", [](Gen& g) {
+    return Args{g.randn({3, 6, 6}), g.randn({4, 3, 3, 3}), g.randn({4})};
+  });
   add_row(rows, op, "f64", [](Gen& g) {
-    return Args{g.randn({1, 2, 6, 6}, DType::Float64), g.randn({3, 2, 3, 3}, DType::Float64), g.randn({3}, DType::Float64)};
+    return Args{g.randn({1, 2, 6, 6}, DType::Float64), g.randn({3, 2, 3, 3}, DType::Float64),
+                g.randn({3}, DType::Float64)};
   });
   add_row(rows, op, "bf16", [](Gen& g) {
     return Args{g.randn({1, 2, 6, 6}, DType::BFloat16), g.randn({3, 2, 3, 3}, DType::BFloat16)};
   });
-  add_error(rows, op, "2-D input", [](Gen& g) { return Args{g.randn({6, 6}), g.randn({4, 3, 3, 3})}; });
-  add_error(rows, op, "5-D input", [](Gen& g) { return Args{g.randn({1, 1, 3, 6, 6}), g.randn({4, 3, 3, 3})}; });
-  add_error(rows, op, "channels differ", [](Gen& g) { return Args{g.randn({1, 2, 6, 6}), g.randn({4, 3, 3, 3})}; });
+  add_error(rows, op, "2-D input", [](Gen& g) {
+    return Args{g.randn({6, 6}), g.randn({4, 3, 3, 3})};
+  });
+  add_error(rows, op, "5-D input", [](Gen& g) {
+    return Args{g.randn({1, 1, 3, 6, 6}), g.randn({4, 3, 3, 3})};
+  });
+  add_error(rows, op, "channels differ", [](Gen& g) {
+    return Args{g.randn({1, 2, 6, 6}), g.randn({4, 3, 3, 3})};
+  });
 }
 
 }  // namespace

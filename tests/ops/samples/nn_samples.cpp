@@ -10,62 +10,136 @@ using IL = std::vector<int64_t>;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 void pool_samples(Rows& rows) {
-  // ---- max_pool2d_with_indices(self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode) ----
+  // ---- max_pool2d_with_indices(self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode)
+  // ----
   const std::string mpi = "aten::max_pool2d_with_indices";
-  rows.push_back({mpi, "f32 k2, default stride", [](Gen& g) { return Args{g.randn({2, 3, 8, 8}), IL{2, 2}}; }});
-  rows.push_back({mpi, "single int kernel", [](Gen& g) { return Args{g.randn({1, 2, 6, 6}), int64_t{3}}; }});
-  rows.push_back({mpi, "k3 s2 p1", [](Gen& g) { return Args{g.randn({1, 4, 9, 9}), IL{3, 3}, IL{2, 2}, IL{1, 1}}; }});
+  rows.push_back({mpi, "f32 k2, default stride", [](Gen& g) {
+                    return Args{g.randn({2, 3, 8, 8}), IL{2, 2}};
+                  }});
+  rows.push_back({mpi, "single int kernel", [](Gen& g) {
+                    return Args{g.randn({1, 2, 6, 6}), int64_t{3}};
+                  }});
+  rows.push_back({mpi, "k3 s2 p1", [](Gen& g) {
+                    return Args{g.randn({1, 4, 9, 9}), IL{3, 3}, IL{2, 2}, IL{1, 1}};
+                  }});
   rows.push_back({mpi, "dilation 2", [](Gen& g) {
                     return Args{g.randn({2, 2, 10, 11}), IL{3, 3}, IL{1, 1}, IL{1, 1}, IL{2, 2}};
                   }});
   rows.push_back({mpi, "asymmetric kernel, stride, padding, dilation", [](Gen& g) {
                     return Args{g.randn({1, 3, 9, 12}), IL{2, 3}, IL{1, 2}, IL{1, 0}, IL{2, 1}};
                   }});
-  rows.push_back({mpi, "ceil_mode", [](Gen& g) { return Args{g.randn({1, 2, 7, 7}), IL{2, 2}, IL{2, 2}, IL{0, 0}, IL{1, 1}, true}; }});
-  rows.push_back({mpi, "ceil_mode with padding", [](Gen& g) {
-                    return Args{g.randn({1, 1, 6, 6}), IL{3, 3}, IL{2, 2}, IL{1, 1}, IL{1, 1}, true};
-                  }});
+  rows.push_back(
+      {mpi, "ceil_mode", [](Gen& g) {
+         return Args{g.randn({1, 2, 7, 7}), IL{2, 2}, IL{2, 2}, IL{0, 0}, IL{1, 1}, true};
+       }});
+  rows.push_back(
+      {mpi, "ceil_mode with padding", [](Gen& g) {
+         return Args{g.randn({1, 1, 6, 6}), IL{3, 3}, IL{2, 2}, IL{1, 1}, IL{1, 1}, true};
+       }});
   rows.push_back({mpi, "3-D input", [](Gen& g) { return Args{g.randn({3, 6, 6}), IL{2, 2}}; }});
-  rows.push_back({mpi, "f64", [](Gen& g) { return Args{g.randn({2, 2, 5, 5}, DType::Float64), IL{3, 3}, IL{1, 1}, IL{1, 1}}; }});
-  rows.push_back({mpi, "bf16", [](Gen& g) { return Args{g.randn({1, 2, 6, 6}, DType::BFloat16), IL{2, 2}}; }});
-  rows.push_back({mpi, "f16", [](Gen& g) { return Args{g.randn({1, 2, 6, 6}, DType::Float16), IL{2, 2}}; }});
-  rows.push_back({mpi, "non-contiguous", [](Gen& g) { return Args{g.transposed({2, 3, 6, 7}), IL{3, 2}, IL{1, 2}}; }});
-  rows.push_back({mpi, "empty batch", [](Gen& g) { return Args{g.randn({0, 3, 4, 4}), IL{2, 2}}; }});
-  rows.push_back({mpi, "large", [](Gen& g) { return Args{g.randn({8, 16, 32, 32}), IL{3, 3}, IL{2, 2}, IL{1, 1}}; }});
-  rows.push_back({mpi, "nan and inf", [](Gen& g) { return Args{g.edge().view({1, 4, 4}), IL{2, 2}, IL{1, 1}}; }});
+  rows.push_back(
+      {mpi, "f64", [](Gen& g) {
+         return Args{g.randn({2, 2, 5, 5}, DType::Float64), IL{3, 3}, IL{1, 1}, IL{1, 1}};
+       }});
+  rows.push_back({mpi, "bf16", [](Gen& g) {
+                    return Args{g.randn({1, 2, 6, 6}, DType::BFloat16), IL{2, 2}};
+                  }});
+  rows.push_back({mpi, "f16", [](Gen& g) {
+                    return Args{g.randn({1, 2, 6, 6}, DType::Float16), IL{2, 2}};
+                  }});
+  rows.push_back({mpi, "non-contiguous", [](Gen& g) {
+                    return Args{g.transposed({2, 3, 6, 7}), IL{3, 2}, IL{1, 2}};
+                  }});
+  rows.push_back({mpi, "empty batch", [](Gen& g) {
+                    return Args{g.randn({0, 3, 4, 4}), IL{2, 2}};
+                  }});
+  rows.push_back({mpi, "large", [](Gen& g) {
+                    return Args{g.randn({8, 16, 32, 32}), IL{3, 3}, IL{2, 2}, IL{1, 1}};
+                  }});
+  rows.push_back({mpi, "nan and inf", [](Gen& g) {
+                    return Args{g.edge().view({1, 4, 4}), IL{2, 2}, IL{1, 1}};
+                  }});
   rows.push_back({mpi, "-inf everywhere with padding", [](Gen&) {
                     return Args{full({1, 3, 3}, -kInf), IL{2, 2}, IL{2, 2}, IL{1, 1}};
                   }});
-  rows.push_back({mpi, "int64 refused", [](Gen& g) { return Args{g.ints({1, 2, 4, 4}, 0, 9), IL{2, 2}}; }, -1, -1, true});
-  rows.push_back({mpi, "2-D input refused", [](Gen& g) { return Args{g.randn({4, 4}), IL{2, 2}}; }, -1, -1, true});
-  rows.push_back({mpi, "5-D input refused", [](Gen& g) { return Args{g.randn({1, 1, 2, 4, 4}), IL{2, 2}}; }, -1, -1, true});
-  rows.push_back({mpi, "padding over half the kernel refused", [](Gen& g) {
+  rows.push_back({mpi, "int64 refused",
+                  [](Gen& g) {
+                    return Args{g.ints({1, 2, 4, 4}, 0, 9), IL{2, 2}};
+                  },
+                  -1, -1, true});
+  rows.push_back({mpi, "2-D input refused",
+                  [](Gen& g) {
+                    return Args{g.randn({4, 4}), IL{2, 2}};
+                  },
+                  -1, -1, true});
+  rows.push_back({mpi, "5-D input refused",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 1, 2, 4, 4}), IL{2, 2}};
+                  },
+                  -1, -1, true});
+  rows.push_back({mpi, "padding over half the kernel refused",
+                  [](Gen& g) {
                     return Args{g.randn({1, 2, 6, 6}), IL{2, 2}, IL{1, 1}, IL{2, 2}};
-                  }, -1, -1, true});
-  rows.push_back({mpi, "output too small refused", [](Gen& g) { return Args{g.randn({1, 2, 5, 5}), IL{6, 6}}; }, -1, -1, true});
-  rows.push_back({mpi, "zero channels refused", [](Gen& g) { return Args{g.randn({2, 0, 4, 4}), IL{2, 2}}; }, -1, -1, true});
-  rows.push_back({mpi, "zero kernel refused", [](Gen& g) { return Args{g.randn({1, 2, 4, 4}), IL{0, 2}}; }, -1, -1, true});
-  rows.push_back({mpi, "zero dilation refused", [](Gen& g) {
+                  },
+                  -1, -1, true});
+  rows.push_back({mpi, "output too small refused",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 2, 5, 5}), IL{6, 6}};
+                  },
+                  -1, -1, true});
+  rows.push_back({mpi, "zero channels refused",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 0, 4, 4}), IL{2, 2}};
+                  },
+                  -1, -1, true});
+  rows.push_back({mpi, "zero kernel refused",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 2, 4, 4}), IL{0, 2}};
+                  },
+                  -1, -1, true});
+  rows.push_back({mpi, "zero dilation refused",
+                  [](Gen& g) {
                     return Args{g.randn({1, 2, 4, 4}), IL{2, 2}, IL{1, 1}, IL{0, 0}, IL{0, 1}};
-                  }, -1, -1, true});
-  rows.push_back({mpi, "three strides refused", [](Gen& g) { return Args{g.randn({1, 2, 4, 4}), IL{2, 2}, IL{1, 1, 1}}; }, -1, -1, true});
+                  },
+                  -1, -1, true});
+  rows.push_back({mpi, "three strides refused",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 2, 4, 4}), IL{2, 2}, IL{1, 1, 1}};
+                  },
+                  -1, -1, true});
 
   // ---- max_pool2d ----
   const std::string mp = "aten::max_pool2d";
   rows.push_back({mp, "f32 k2", [](Gen& g) { return Args{g.randn({2, 3, 8, 8}), IL{2, 2}}; }});
-  rows.push_back({mp, "k3 s2 p1 ceil_mode", [](Gen& g) {
-                    return Args{g.randn({2, 3, 8, 8}), IL{3, 3}, IL{2, 2}, IL{1, 1}, IL{1, 1}, true};
+  rows.push_back(
+      {mp, "k3 s2 p1 ceil_mode", [](Gen& g) {
+         return Args{g.randn({2, 3, 8, 8}), IL{3, 3}, IL{2, 2}, IL{1, 1}, IL{1, 1}, true};
+       }});
+  rows.push_back({mp, "dilation", [](Gen& g) {
+                    return Args{g.randn({1, 2, 9, 9}), IL{2, 2}, IL{1, 1}, IL{1, 1}, IL{3, 3}};
                   }});
-  rows.push_back({mp, "dilation", [](Gen& g) { return Args{g.randn({1, 2, 9, 9}), IL{2, 2}, IL{1, 1}, IL{1, 1}, IL{3, 3}}; }});
-  rows.push_back({mp, "3-D f64", [](Gen& g) { return Args{g.randn({2, 5, 5}, DType::Float64), IL{2, 2}}; }});
-  rows.push_back({mp, "non-contiguous", [](Gen& g) { return Args{g.transposed({1, 2, 6, 6}), IL{2, 2}}; }});
-  rows.push_back({mp, "bf16", [](Gen& g) { return Args{g.randn({1, 2, 6, 6}, DType::BFloat16), IL{3, 3}, IL{1, 1}}; }});
-  rows.push_back({mp, "5-D refused", [](Gen& g) { return Args{g.randn({1, 1, 2, 4, 4}), IL{2, 2}}; }, -1, -1, true});
+  rows.push_back({mp, "3-D f64", [](Gen& g) {
+                    return Args{g.randn({2, 5, 5}, DType::Float64), IL{2, 2}};
+                  }});
+  rows.push_back({mp, "non-contiguous", [](Gen& g) {
+                    return Args{g.transposed({1, 2, 6, 6}), IL{2, 2}};
+                  }});
+  rows.push_back({mp, "bf16", [](Gen& g) {
+                    return Args{g.randn({1, 2, 6, 6}, DType::BFloat16), IL{3, 3}, IL{1, 1}};
+                  }});
+  rows.push_back({mp, "5-D refused",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 1, 2, 4, 4}), IL{2, 2}};
+                  },
+                  -1, -1, true});
 
-  // ---- avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) ----
+  // ---- avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+  // divisor_override) ----
   const std::string ap = "aten::avg_pool2d";
   rows.push_back({ap, "f32 k2", [](Gen& g) { return Args{g.randn({2, 3, 8, 8}), IL{2, 2}}; }});
-  rows.push_back({ap, "k3 s2 p1 counts padding", [](Gen& g) { return Args{g.randn({1, 4, 9, 9}), IL{3, 3}, IL{2, 2}, IL{1, 1}}; }});
+  rows.push_back({ap, "k3 s2 p1 counts padding", [](Gen& g) {
+                    return Args{g.randn({1, 4, 9, 9}), IL{3, 3}, IL{2, 2}, IL{1, 1}};
+                  }});
   rows.push_back({ap, "k3 s2 p1 without padding in the count", [](Gen& g) {
                     return Args{g.randn({1, 4, 9, 9}), IL{3, 3}, IL{2, 2}, IL{1, 1}, false, false};
                   }});
@@ -75,45 +149,111 @@ void pool_samples(Rows& rows) {
   rows.push_back({ap, "ceil_mode, padding not counted", [](Gen& g) {
                     return Args{g.randn({1, 2, 8, 7}), IL{3, 3}, IL{2, 2}, IL{1, 1}, true, false};
                   }});
-  rows.push_back({ap, "divisor_override", [](Gen& g) {
-                    return Args{g.randn({1, 2, 6, 6}), IL{2, 3}, IL{2, 1}, IL{1, 1}, false, true, int64_t{3}};
+  rows.push_back(
+      {ap, "divisor_override", [](Gen& g) {
+         return Args{g.randn({1, 2, 6, 6}), IL{2, 3}, IL{2, 1}, IL{1, 1}, false, true, int64_t{3}};
+       }});
+  rows.push_back({ap, "int64 truncates", [](Gen& g) {
+                    return Args{g.ints({1, 2, 6, 6}, -20, 20), IL{2, 2}};
                   }});
-  rows.push_back({ap, "int64 truncates", [](Gen& g) { return Args{g.ints({1, 2, 6, 6}, -20, 20), IL{2, 2}}; }});
-  rows.push_back({ap, "3-D f64", [](Gen& g) { return Args{g.randn({3, 5, 5}, DType::Float64), IL{2, 2}, IL{1, 1}}; }});
-  rows.push_back({ap, "bf16", [](Gen& g) { return Args{g.randn({1, 2, 6, 6}, DType::BFloat16), IL{2, 2}}; }});
-  rows.push_back({ap, "f16", [](Gen& g) { return Args{g.randn({1, 2, 6, 6}, DType::Float16), IL{2, 2}}; }});
-  rows.push_back({ap, "non-contiguous", [](Gen& g) { return Args{g.transposed({2, 3, 7, 6}), IL{3, 3}, IL{1, 1}, IL{1, 1}}; }});
+  rows.push_back({ap, "3-D f64", [](Gen& g) {
+                    return Args{g.randn({3, 5, 5}, DType::Float64), IL{2, 2}, IL{1, 1}};
+                  }});
+  rows.push_back({ap, "bf16", [](Gen& g) {
+                    return Args{g.randn({1, 2, 6, 6}, DType::BFloat16), IL{2, 2}};
+                  }});
+  rows.push_back({ap, "f16", [](Gen& g) {
+                    return Args{g.randn({1, 2, 6, 6}, DType::Float16), IL{2, 2}};
+                  }});
+  rows.push_back({ap, "non-contiguous", [](Gen& g) {
+                    return Args{g.transposed({2, 3, 7, 6}), IL{3, 3}, IL{1, 1}, IL{1, 1}};
+                  }});
   rows.push_back({ap, "empty batch", [](Gen& g) { return Args{g.randn({0, 3, 4, 4}), IL{2, 2}}; }});
-  rows.push_back({ap, "large", [](Gen& g) { return Args{g.randn({8, 16, 32, 32}), IL{3, 3}, IL{2, 2}, IL{1, 1}}; }});
-  rows.push_back({ap, "zero divisor refused", [](Gen& g) {
-                    return Args{g.randn({1, 2, 4, 4}), IL{2, 2}, IL{2, 2}, IL{0, 0}, false, true, int64_t{0}};
-                  }, -1, -1, true});
-  rows.push_back({ap, "bool refused", [](Gen& g) { return Args{g.bools({1, 2, 4, 4}), IL{2, 2}}; }, -1, -1, true});
-  rows.push_back({ap, "int32 refused", [](Gen& g) { return Args{g.ints({1, 2, 4, 4}, 0, 9, DType::Int32), IL{2, 2}}; }, -1, -1, true});
-  rows.push_back({ap, "padding over half the kernel refused", [](Gen& g) {
+  rows.push_back({ap, "large", [](Gen& g) {
+                    return Args{g.randn({8, 16, 32, 32}), IL{3, 3}, IL{2, 2}, IL{1, 1}};
+                  }});
+  rows.push_back(
+      {ap, "zero divisor refused",
+       [](Gen& g) {
+         return Args{g.randn({1, 2, 4, 4}), IL{2, 2}, IL{2, 2}, IL{0, 0}, false, true, int64_t{0}};
+       },
+       -1, -1, true});
+  rows.push_back({ap, "bool refused",
+                  [](Gen& g) {
+                    return Args{g.bools({1, 2, 4, 4}), IL{2, 2}};
+                  },
+                  -1, -1, true});
+  rows.push_back({ap, "int32 refused",
+                  [](Gen& g) {
+                    return Args{g.ints({1, 2, 4, 4}, 0, 9, DType::Int32), IL{2, 2}};
+                  },
+                  -1, -1, true});
+  rows.push_back({ap, "padding over half the kernel refused",
+                  [](Gen& g) {
                     return Args{g.randn({1, 2, 6, 6}), IL{2, 2}, IL{1, 1}, IL{2, 2}};
-                  }, -1, -1, true});
-  rows.push_back({ap, "zero channels refused", [](Gen& g) { return Args{g.randn({2, 0, 4, 4}), IL{2, 2}}; }, -1, -1, true});
+                  },
+                  -1, -1, true});
+  rows.push_back({ap, "zero channels refused",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 0, 4, 4}), IL{2, 2}};
+                  },
+                  -1, -1, true});
 
   // ---- _adaptive_avg_pool2d / adaptive_avg_pool2d ----
   const std::string aap = "aten::_adaptive_avg_pool2d";
-  rows.push_back({aap, "f32 7x9 -> 3x4", [](Gen& g) { return Args{g.randn({2, 3, 7, 9}), IL{3, 4}}; }});
-  rows.push_back({aap, "upsampling 3x3 -> 5x4", [](Gen& g) { return Args{g.randn({2, 3, 3, 3}), IL{5, 4}}; }});
+  rows.push_back({aap, "f32 7x9 -> 3x4", [](Gen& g) {
+                    return Args{g.randn({2, 3, 7, 9}), IL{3, 4}};
+                  }});
+  rows.push_back({aap, "upsampling 3x3 -> 5x4", [](Gen& g) {
+                    return Args{g.randn({2, 3, 3, 3}), IL{5, 4}};
+                  }});
   rows.push_back({aap, "global 1x1", [](Gen& g) { return Args{g.randn({2, 3, 6, 5}), IL{1, 1}}; }});
-  rows.push_back({aap, "zero output size", [](Gen& g) { return Args{g.randn({2, 3, 6, 5}), IL{0, 2}}; }});
-  rows.push_back({aap, "3-D f64", [](Gen& g) { return Args{g.randn({3, 10, 7}, DType::Float64), IL{4, 3}}; }});
-  rows.push_back({aap, "bf16", [](Gen& g) { return Args{g.randn({1, 2, 6, 6}, DType::BFloat16), IL{4, 4}}; }});
-  rows.push_back({aap, "non-contiguous", [](Gen& g) { return Args{g.transposed({2, 3, 7, 9}), IL{2, 3}}; }});
-  rows.push_back({aap, "empty batch", [](Gen& g) { return Args{g.randn({0, 3, 4, 4}), IL{2, 2}}; }});
+  rows.push_back({aap, "zero output size", [](Gen& g) {
+                    return Args{g.randn({2, 3, 6, 5}), IL{0, 2}};
+                  }});
+  rows.push_back({aap, "3-D f64", [](Gen& g) {
+                    return Args{g.randn({3, 10, 7}, DType::Float64), IL{4, 3}};
+                  }});
+  rows.push_back({aap, "bf16", [](Gen& g) {
+                    return Args{g.randn({1, 2, 6, 6}, DType::BFloat16), IL{4, 4}};
+                  }});
+  rows.push_back({aap, "non-contiguous", [](Gen& g) {
+                    return Args{g.transposed({2, 3, 7, 9}), IL{2, 3}};
+                  }});
+  rows.push_back({aap, "empty batch", [](Gen& g) {
+                    return Args{g.randn({0, 3, 4, 4}), IL{2, 2}};
+                  }});
   rows.push_back({aap, "large", [](Gen& g) { return Args{g.randn({8, 32, 28, 28}), IL{7, 7}}; }});
-  rows.push_back({aap, "2-D input refused", [](Gen& g) { return Args{g.randn({4, 4}), IL{2, 2}}; }, -1, -1, true});
-  rows.push_back({aap, "zero height refused", [](Gen& g) { return Args{g.randn({2, 3, 0, 4}), IL{2, 2}}; }, -1, -1, true});
-  rows.push_back({aap, "int64 refused", [](Gen& g) { return Args{g.ints({1, 2, 4, 4}, 0, 9), IL{2, 2}}; }, -1, -1, true});
+  rows.push_back({aap, "2-D input refused",
+                  [](Gen& g) {
+                    return Args{g.randn({4, 4}), IL{2, 2}};
+                  },
+                  -1, -1, true});
+  rows.push_back({aap, "zero height refused",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 3, 0, 4}), IL{2, 2}};
+                  },
+                  -1, -1, true});
+  rows.push_back({aap, "int64 refused",
+                  [](Gen& g) {
+                    return Args{g.ints({1, 2, 4, 4}, 0, 9), IL{2, 2}};
+                  },
+                  -1, -1, true});
   const std::string aap_nc = "aten::adaptive_avg_pool2d";
-  rows.push_back({aap_nc, "f32 7x9 -> 3x4", [](Gen& g) { return Args{g.randn({2, 3, 7, 9}), IL{3, 4}}; }});
-  rows.push_back({aap_nc, "global 1x1", [](Gen& g) { return Args{g.randn({2, 3, 6, 5}), IL{1, 1}}; }});
-  rows.push_back({aap_nc, "3-D non-contiguous", [](Gen& g) { return Args{g.transposed({3, 8, 6}), IL{3, 3}}; }});
-  rows.push_back({aap_nc, "negative output size refused", [](Gen& g) { return Args{g.randn({2, 3, 4, 4}), IL{-1, 2}}; }, -1, -1, true});
+  rows.push_back({aap_nc, "f32 7x9 -> 3x4", [](Gen& g) {
+                    return Args{g.randn({2, 3, 7, 9}), IL{3, 4}};
+                  }});
+  rows.push_back({aap_nc, "global 1x1", [](Gen& g) {
+                    return Args{g.randn({2, 3, 6, 5}), IL{1, 1}};
+                  }});
+  rows.push_back({aap_nc, "3-D non-contiguous", [](Gen& g) {
+                    return Args{g.transposed({3, 8, 6}), IL{3, 3}};
+                  }});
+  rows.push_back({aap_nc, "negative output size refused",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 3, 4, 4}), IL{-1, 2}};
+                  },
+                  -1, -1, true});
 }
 
 void norm_samples(Rows& rows) {
@@ -122,48 +262,94 @@ void norm_samples(Rows& rows) {
   rows.push_back({nln, "f32 with weight and bias", [](Gen& g) {
                     return Args{g.randn({4, 8}), IL{8}, g.randn({8}), g.randn({8}), 1e-5};
                   }});
-  rows.push_back({nln, "no weight or bias", [](Gen& g) { return Args{g.randn({2, 3, 16}), IL{16}, Value(), Value(), 1e-5}; }});
+  rows.push_back({nln, "no weight or bias", [](Gen& g) {
+                    return Args{g.randn({2, 3, 16}), IL{16}, Value(), Value(), 1e-5};
+                  }});
   rows.push_back({nln, "two normalized dims", [](Gen& g) {
                     return Args{g.randn({2, 3, 4}), IL{3, 4}, g.randn({3, 4}), Value(), 1e-3};
                   }});
-  rows.push_back({nln, "whole tensor, odd width", [](Gen& g) { return Args{g.randn({5, 37}) * 3.0 + 1.0, IL{5, 37}, Value(), g.randn({5, 37}), 1e-5}; }});
+  rows.push_back(
+      {nln, "whole tensor, odd width", [](Gen& g) {
+         return Args{g.randn({5, 37}) * 3.0 + 1.0, IL{5, 37}, Value(), g.randn({5, 37}), 1e-5};
+       }});
   rows.push_back({nln, "f64", [](Gen& g) {
-                    return Args{g.randn({3, 10}, DType::Float64), IL{10}, g.randn({10}, DType::Float64),
-                                g.randn({10}, DType::Float64), 1e-5};
+                    return Args{g.randn({3, 10}, DType::Float64), IL{10},
+                                g.randn({10}, DType::Float64), g.randn({10}, DType::Float64), 1e-5};
                   }});
   // PyTorch 1.13 keeps bf16 layer-norm statistics in bf16 (errors ~1e-2); we accumulate in float.
-  rows.push_back({nln, "bf16", [](Gen& g) {
-                    return Args{g.randn({3, 16}, DType::BFloat16), IL{16}, g.randn({16}, DType::BFloat16), Value(), 1e-5};
-                  }, 1.6e-2, 2e-2});
-  rows.push_back({nln, "non-contiguous", [](Gen& g) { return Args{g.transposed({6, 5}), IL{5}, g.randn({5}), g.randn({5}), 1e-5}; }});
-  rows.push_back({nln, "empty rows", [](Gen& g) { return Args{g.randn({0, 4}), IL{4}, Value(), Value(), 1e-5}; }});
-  rows.push_back({nln, "empty normalized dim", [](Gen& g) { return Args{g.randn({3, 0}), IL{0}, Value(), Value(), 1e-5}; }});
+  rows.push_back({nln, "bf16",
+                  [](Gen& g) {
+                    return Args{g.randn({3, 16}, DType::BFloat16), IL{16},
+                                g.randn({16}, DType::BFloat16), Value(), 1e-5};
+                  },
+                  1.6e-2, 2e-2});
+  rows.push_back({nln, "non-contiguous", [](Gen& g) {
+                    return Args{g.transposed({6, 5}), IL{5}, g.randn({5}), g.randn({5}), 1e-5};
+                  }});
+  rows.push_back({nln, "empty rows", [](Gen& g) {
+                    return Args{g.randn({0, 4}), IL{4}, Value(), Value(), 1e-5};
+                  }});
+  rows.push_back({nln, "empty normalized dim", [](Gen& g) {
+                    return Args{g.randn({3, 0}), IL{0}, Value(), Value(), 1e-5};
+                  }});
   // Long rows: PyTorch accumulates the moments in a different order.
-  rows.push_back({nln, "large [32,128,768]", [](Gen& g) {
-                    return Args{g.randn({32, 128, 768}), IL{768}, g.randn({768}), g.randn({768}), 1e-5};
-                  }, 1e-5, 1e-5});
-  rows.push_back({nln, "empty normalized_shape refused", [](Gen& g) { return Args{g.randn({3, 4}), IL{}, Value(), Value(), 1e-5}; }, -1, -1, true});
-  rows.push_back({nln, "shape mismatch refused", [](Gen& g) { return Args{g.randn({3, 4}), IL{5}, Value(), Value(), 1e-5}; }, -1, -1, true});
-  rows.push_back({nln, "weight shape mismatch refused", [](Gen& g) {
+  rows.push_back(
+      {nln, "large [32,128,768]",
+       [](Gen& g) {
+         return Args{g.randn({32, 128, 768}), IL{768}, g.randn({768}), g.randn({768}), 1e-5};
+       },
+       1e-5, 1e-5});
+  rows.push_back({nln, "empty normalized_shape refused",
+                  [](Gen& g) {
+                    return Args{g.randn({3, 4}), IL{}, Value(), Value(), 1e-5};
+                  },
+                  -1, -1, true});
+  rows.push_back({nln, "shape mismatch refused",
+                  [](Gen& g) {
+                    return Args{g.randn({3, 4}), IL{5}, Value(), Value(), 1e-5};
+                  },
+                  -1, -1, true});
+  rows.push_back({nln, "weight shape mismatch refused",
+                  [](Gen& g) {
                     return Args{g.randn({3, 4}), IL{4}, g.randn({5}), Value(), 1e-5};
-                  }, -1, -1, true});
-  rows.push_back({nln, "weight dtype mismatch refused", [](Gen& g) {
-                    return Args{g.randn({3, 4}), IL{4}, g.randn({4}, DType::Float64), Value(), 1e-5};
-                  }, -1, -1, true});
-  rows.push_back({nln, "int64 refused", [](Gen& g) { return Args{g.ints({3, 4}, 0, 9), IL{4}, Value(), Value(), 1e-5}; }, -1, -1, true});
-  rows.push_back({nln, "0-dim refused", [](Gen& g) { return Args{g.randn({}), IL{1}, Value(), Value(), 1e-5}; }, -1, -1, true});
+                  },
+                  -1, -1, true});
+  rows.push_back(
+      {nln, "weight dtype mismatch refused",
+       [](Gen& g) {
+         return Args{g.randn({3, 4}), IL{4}, g.randn({4}, DType::Float64), Value(), 1e-5};
+       },
+       -1, -1, true});
+  rows.push_back({nln, "int64 refused",
+                  [](Gen& g) {
+                    return Args{g.ints({3, 4}, 0, 9), IL{4}, Value(), Value(), 1e-5};
+                  },
+                  -1, -1, true});
+  rows.push_back({nln, "0-dim refused",
+                  [](Gen& g) {
+                    return Args{g.randn({}), IL{1}, Value(), Value(), 1e-5};
+                  },
+                  -1, -1, true});
 
   const std::string ln = "aten::layer_norm";
   rows.push_back({ln, "defaults", [](Gen& g) { return Args{g.randn({4, 8}), IL{8}}; }});
-  rows.push_back({ln, "weight, bias, eps", [](Gen& g) { return Args{g.randn({2, 3, 8}), IL{3, 8}, g.randn({3, 8}), g.randn({3, 8}), 1e-3}; }});
+  rows.push_back(
+      {ln, "weight, bias, eps", [](Gen& g) {
+         return Args{g.randn({2, 3, 8}), IL{3, 8}, g.randn({3, 8}), g.randn({3, 8}), 1e-3};
+       }});
   rows.push_back({ln, "f64", [](Gen& g) { return Args{g.randn({4, 6}, DType::Float64), IL{6}}; }});
-  rows.push_back({ln, "shape mismatch refused", [](Gen& g) { return Args{g.randn({3, 4}), IL{3}}; }, -1, -1, true});
+  rows.push_back({ln, "shape mismatch refused",
+                  [](Gen& g) {
+                    return Args{g.randn({3, 4}), IL{3}};
+                  },
+                  -1, -1, true});
 
   // ---- batch norm in inference mode ----
   // (input, weight, bias, running_mean, running_var, momentum, eps)
   const std::string bnl = "aten::_native_batch_norm_legit_no_training";
   auto stats = [](Gen& g, int64_t c, DType dtype) {
-    return Args{g.randn({c}, dtype), g.randn({c}, dtype), g.randn({c}, dtype), g.positive({c}, dtype)};
+    return Args{g.randn({c}, dtype), g.randn({c}, dtype), g.randn({c}, dtype),
+                g.positive({c}, dtype)};
   };
   auto with = [](Tensor x, Args params, std::vector<Value> tail) {
     Args a{std::move(x)};
@@ -171,75 +357,169 @@ void norm_samples(Rows& rows) {
     a.insert(a.end(), tail.begin(), tail.end());
     return a;
   };
-  rows.push_back({bnl, "f32 [4,3,5,5]", [=](Gen& g) { return with(g.randn({4, 3, 5, 5}), stats(g, 3, DType::Float32), {0.1, 1e-5}); }});
+  rows.push_back({bnl, "f32 [4,3,5,5]", [=](Gen& g) {
+                    return with(g.randn({4, 3, 5, 5}), stats(g, 3, DType::Float32), {0.1, 1e-5});
+                  }});
   rows.push_back({bnl, "no weight or bias", [](Gen& g) {
-                    return Args{g.randn({2, 4, 3, 3}), Value(), Value(), g.randn({4}), g.positive({4}), 0.1, 1e-3};
+                    return Args{g.randn({2, 4, 3, 3}), Value(), Value(), g.randn({4}),
+                                g.positive({4}),       0.1,     1e-3};
                   }});
-  rows.push_back({bnl, "2-D [8,5]", [=](Gen& g) { return with(g.randn({8, 5}), stats(g, 5, DType::Float32), {0.1, 1e-5}); }});
-  rows.push_back({bnl, "3-D [2,3,7]", [=](Gen& g) { return with(g.randn({2, 3, 7}), stats(g, 3, DType::Float32), {0.1, 1e-5}); }});
-  rows.push_back({bnl, "f64", [=](Gen& g) { return with(g.randn({2, 3, 4, 4}, DType::Float64), stats(g, 3, DType::Float64), {0.1, 1e-5}); }});
-  rows.push_back({bnl, "bf16", [=](Gen& g) { return with(g.randn({2, 3, 4, 4}, DType::BFloat16), stats(g, 3, DType::BFloat16), {0.1, 1e-5}); }});
+  rows.push_back({bnl, "2-D [8,5]", [=](Gen& g) {
+                    return with(g.randn({8, 5}), stats(g, 5, DType::Float32), {0.1, 1e-5});
+                  }});
+  rows.push_back({bnl, "3-D [2,3,7]", [=](Gen& g) {
+                    return with(g.randn({2, 3, 7}), stats(g, 3, DType::Float32), {0.1, 1e-5});
+                  }});
+  rows.push_back({bnl, "f64", [=](Gen& g) {
+                    return with(g.randn({2, 3, 4, 4}, DType::Float64), stats(g, 3, DType::Float64),
+                                {0.1, 1e-5});
+                  }});
+  rows.push_back({bnl, "bf16", [=](Gen& g) {
+                    return with(g.randn({2, 3, 4, 4}, DType::BFloat16),
+                                stats(g, 3, DType::BFloat16), {0.1, 1e-5});
+                  }});
   rows.push_back({bnl, "bf16 input, f32 parameters", [=](Gen& g) {
-                    return with(g.randn({2, 3, 4, 4}, DType::BFloat16), stats(g, 3, DType::Float32), {0.1, 1e-5});
+                    return with(g.randn({2, 3, 4, 4}, DType::BFloat16), stats(g, 3, DType::Float32),
+                                {0.1, 1e-5});
                   }});
-  rows.push_back({bnl, "non-contiguous", [=](Gen& g) { return with(g.transposed({2, 3, 4, 5}), stats(g, 3, DType::Float32), {0.1, 1e-5}); }});
-  rows.push_back({bnl, "large", [=](Gen& g) { return with(g.randn({8, 32, 16, 16}), stats(g, 32, DType::Float32), {0.1, 1e-5}); }});
-  rows.push_back({bnl, "int64 refused", [=](Gen& g) {
+  rows.push_back(
+      {bnl, "non-contiguous", [=](Gen& g) {
+         return with(g.transposed({2, 3, 4, 5}), stats(g, 3, DType::Float32), {0.1, 1e-5});
+       }});
+  rows.push_back(
+      {bnl, "large", [=](Gen& g) {
+         return with(g.randn({8, 32, 16, 16}), stats(g, 32, DType::Float32), {0.1, 1e-5});
+       }});
+  rows.push_back({bnl, "int64 refused",
+                  [=](Gen& g) {
                     return with(g.ints({2, 3}, 0, 9), stats(g, 3, DType::Float32), {0.1, 1e-5});
-                  }, -1, -1, true});
+                  },
+                  -1, -1, true});
   // (input, weight, bias, running_mean, running_var, training, momentum, eps)
   const std::string nbn = "aten::native_batch_norm";
-  rows.push_back({nbn, "eval f32", [=](Gen& g) { return with(g.randn({4, 3, 5, 5}), stats(g, 3, DType::Float32), {false, 0.1, 1e-5}); }});
-  rows.push_back({nbn, "eval f64 3-D", [=](Gen& g) { return with(g.randn({2, 3, 7}, DType::Float64), stats(g, 3, DType::Float64), {false, 0.1, 1e-5}); }});
-  rows.push_back({nbn, "eval non-contiguous", [=](Gen& g) { return with(g.transposed({2, 3, 4, 5}), stats(g, 3, DType::Float32), {false, 0.1, 1e-5}); }});
+  rows.push_back(
+      {nbn, "eval f32", [=](Gen& g) {
+         return with(g.randn({4, 3, 5, 5}), stats(g, 3, DType::Float32), {false, 0.1, 1e-5});
+       }});
+  rows.push_back({nbn, "eval f64 3-D", [=](Gen& g) {
+                    return with(g.randn({2, 3, 7}, DType::Float64), stats(g, 3, DType::Float64),
+                                {false, 0.1, 1e-5});
+                  }});
+  rows.push_back(
+      {nbn, "eval non-contiguous", [=](Gen& g) {
+         return with(g.transposed({2, 3, 4, 5}), stats(g, 3, DType::Float32), {false, 0.1, 1e-5});
+       }});
   // (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
   const std::string bn = "aten::batch_norm";
-  rows.push_back({bn, "eval f32", [=](Gen& g) { return with(g.randn({4, 3, 5, 5}), stats(g, 3, DType::Float32), {false, 0.1, 1e-5, true}); }});
-  rows.push_back({bn, "eval 2-D f64", [=](Gen& g) { return with(g.randn({6, 4}, DType::Float64), stats(g, 4, DType::Float64), {false, 0.1, 1e-5, false}); }});
-  rows.push_back({bn, "eval empty batch", [=](Gen& g) { return with(g.randn({0, 3, 2}), stats(g, 3, DType::Float32), {false, 0.1, 1e-5, true}); }});
-  rows.push_back({bn, "running_mean size refused", [](Gen& g) {
-                    return Args{g.randn({2, 3, 4}), Value(), Value(), g.randn({4}), g.positive({4}), false, 0.1, 1e-5, true};
-                  }, -1, -1, true});
-  rows.push_back({bn, "weight size refused", [](Gen& g) {
-                    return Args{g.randn({2, 3, 4}), g.randn({4}), Value(), g.randn({3}), g.positive({3}), false, 0.1, 1e-5, true};
-                  }, -1, -1, true});
+  rows.push_back(
+      {bn, "eval f32", [=](Gen& g) {
+         return with(g.randn({4, 3, 5, 5}), stats(g, 3, DType::Float32), {false, 0.1, 1e-5, true});
+       }});
+  rows.push_back({bn, "eval 2-D f64", [=](Gen& g) {
+                    return with(g.randn({6, 4}, DType::Float64), stats(g, 4, DType::Float64),
+                                {false, 0.1, 1e-5, false});
+                  }});
+  rows.push_back(
+      {bn, "eval empty batch", [=](Gen& g) {
+         return with(g.randn({0, 3, 2}), stats(g, 3, DType::Float32), {false, 0.1, 1e-5, true});
+       }});
+  rows.push_back({bn, "running_mean size refused",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 3, 4}),
+                                Value(),
+                                Value(),
+                                g.randn({4}),
+                                g.positive({4}),
+                                false,
+                                0.1,
+                                1e-5,
+                                true};
+                  },
+                  -1, -1, true});
+  rows.push_back({bn, "weight size refused",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 3, 4}),
+                                g.randn({4}),
+                                Value(),
+                                g.randn({3}),
+                                g.positive({3}),
+                                false,
+                                0.1,
+                                1e-5,
+                                true};
+                  },
+                  -1, -1, true});
 }
 
 void embedding_and_dropout_samples(Rows& rows) {
   // ---- embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False) ----
   const std::string emb = "aten::embedding";
-  rows.push_back({emb, "f32 [10,4] by int64 [2,3]", [](Gen& g) { return Args{g.randn({10, 4}), g.ints({2, 3}, 0, 9)}; }});
-  rows.push_back({emb, "int32 indices", [](Gen& g) { return Args{g.randn({10, 4}), g.ints({5}, 0, 9, DType::Int32)}; }});
-  rows.push_back({emb, "0-dim index", [](Gen& g) { return Args{g.randn({10, 4}), g.ints({}, 0, 9)}; }});
-  rows.push_back({emb, "empty indices", [](Gen& g) { return Args{g.randn({10, 4}), g.ints({0}, 0, 9)}; }});
+  rows.push_back({emb, "f32 [10,4] by int64 [2,3]", [](Gen& g) {
+                    return Args{g.randn({10, 4}), g.ints({2, 3}, 0, 9)};
+                  }});
+  rows.push_back({emb, "int32 indices", [](Gen& g) {
+                    return Args{g.randn({10, 4}), g.ints({5}, 0, 9, DType::Int32)};
+                  }});
+  rows.push_back({emb, "0-dim index", [](Gen& g) {
+                    return Args{g.randn({10, 4}), g.ints({}, 0, 9)};
+                  }});
+  rows.push_back({emb, "empty indices", [](Gen& g) {
+                    return Args{g.randn({10, 4}), g.ints({0}, 0, 9)};
+                  }});
   rows.push_back({emb, "padding_idx does not change the lookup", [](Gen& g) {
                     return Args{g.randn({10, 4}), g.ints({6}, 0, 9), int64_t{0}};
                   }});
-  rows.push_back({emb, "f64 weight", [](Gen& g) { return Args{g.randn({7, 3}, DType::Float64), g.ints({4}, 0, 6)}; }});
-  rows.push_back({emb, "bf16 weight", [](Gen& g) { return Args{g.randn({7, 3}, DType::BFloat16), g.ints({4}, 0, 6)}; }});
-  rows.push_back({emb, "int64 weight", [](Gen& g) { return Args{g.ints({7, 3}, -9, 9), g.ints({4}, 0, 6)}; }});
+  rows.push_back({emb, "f64 weight", [](Gen& g) {
+                    return Args{g.randn({7, 3}, DType::Float64), g.ints({4}, 0, 6)};
+                  }});
+  rows.push_back({emb, "bf16 weight", [](Gen& g) {
+                    return Args{g.randn({7, 3}, DType::BFloat16), g.ints({4}, 0, 6)};
+                  }});
+  rows.push_back({emb, "int64 weight", [](Gen& g) {
+                    return Args{g.ints({7, 3}, -9, 9), g.ints({4}, 0, 6)};
+                  }});
   rows.push_back({emb, "non-contiguous weight and indices", [](Gen& g) {
                     return Args{g.transposed({9, 5}), g.ints({4, 3}, 0, 8).t()};
                   }});
-  rows.push_back({emb, "large", [](Gen& g) { return Args{g.randn({1000, 64}), g.ints({32, 128}, 0, 999)}; }});
-  rows.push_back({emb, "index out of range refused", [](Gen& g) {
+  rows.push_back({emb, "large", [](Gen& g) {
+                    return Args{g.randn({1000, 64}), g.ints({32, 128}, 0, 999)};
+                  }});
+  rows.push_back({emb, "index out of range refused",
+                  [](Gen& g) {
                     return Args{g.randn({4, 3}), from_vector<int64_t>({1, 4}, {2})};
-                  }, -1, -1, true});
-  rows.push_back({emb, "negative index refused", [](Gen& g) {
+                  },
+                  -1, -1, true});
+  rows.push_back({emb, "negative index refused",
+                  [](Gen& g) {
                     return Args{g.randn({4, 3}), from_vector<int64_t>({-1}, {1})};
-                  }, -1, -1, true});
-  rows.push_back({emb, "float indices refused", [](Gen& g) { return Args{g.randn({4, 3}), g.randn({2})}; }, -1, -1, true});
-  rows.push_back({emb, "1-D weight refused", [](Gen& g) { return Args{g.randn({4}), g.ints({2}, 0, 3)}; }, -1, -1, true});
+                  },
+                  -1, -1, true});
+  rows.push_back({emb, "float indices refused",
+                  [](Gen& g) {
+                    return Args{g.randn({4, 3}), g.randn({2})};
+                  },
+                  -1, -1, true});
+  rows.push_back({emb, "1-D weight refused",
+                  [](Gen& g) {
+                    return Args{g.randn({4}), g.ints({2}, 0, 3)};
+                  },
+                  -1, -1, true});
 
   // ---- dropout(input, p, train) ----
   const std::string dr = "aten::dropout";
   rows.push_back({dr, "eval f32", [](Gen& g) { return Args{g.randn({3, 4}), 0.5, false}; }});
   rows.push_back({dr, "train with p=0", [](Gen& g) { return Args{g.randn({3, 4}), 0.0, true}; }});
-  rows.push_back({dr, "eval f64 non-contiguous", [](Gen& g) { return Args{g.transposed({4, 5}, DType::Float64), 0.1, false}; }});
+  rows.push_back({dr, "eval f64 non-contiguous", [](Gen& g) {
+                    return Args{g.transposed({4, 5}, DType::Float64), 0.1, false};
+                  }});
   rows.push_back({dr, "eval 0-dim", [](Gen& g) { return Args{g.randn({}), 0.2, false}; }});
   rows.push_back({dr, "eval empty", [](Gen& g) { return Args{g.randn({0, 3}), 0.2, false}; }});
   rows.push_back({dr, "eval int64", [](Gen& g) { return Args{g.ints({5}, 0, 9), 0.2, false}; }});
-  rows.push_back({dr, "p > 1 refused", [](Gen& g) { return Args{g.randn({3}), 1.5, false}; }, -1, -1, true});
+  rows.push_back({dr, "p > 1 refused",
+                  [](Gen& g) {
+                    return Args{g.randn({3}), 1.5, false};
+                  },
+                  -1, -1, true});
 }
 
 void attention_samples(Rows& rows) {
@@ -253,7 +533,9 @@ void attention_samples(Rows& rows) {
   f32("f32 [2,4,8,16], S=10, Ev=12", [](Gen& g) {
     return Args{g.randn({2, 4, 8, 16}), g.randn({2, 4, 10, 16}), g.randn({2, 4, 10, 12})};
   });
-  f32("3-D", [](Gen& g) { return Args{g.randn({3, 5, 8}), g.randn({3, 7, 8}), g.randn({3, 7, 8})}; });
+  f32("3-D", [](Gen& g) {
+    return Args{g.randn({3, 5, 8}), g.randn({3, 7, 8}), g.randn({3, 7, 8})};
+  });
   f32("2-D", [](Gen& g) { return Args{g.randn({5, 8}), g.randn({6, 8}), g.randn({6, 4})}; });
   f32("bool mask, broadcast", [](Gen& g) {
     // Every query keeps key 0, so no row is fully masked (that would give NaN rows).
@@ -262,7 +544,8 @@ void attention_samples(Rows& rows) {
     return Args{g.randn({2, 4, 8, 16}), g.randn({2, 4, 10, 16}), g.randn({2, 4, 10, 16}), mask};
   });
   f32("float mask [2,1,8,10]", [](Gen& g) {
-    return Args{g.randn({2, 4, 8, 16}), g.randn({2, 4, 10, 16}), g.randn({2, 4, 10, 16}), g.randn({2, 1, 8, 10})};
+    return Args{g.randn({2, 4, 8, 16}), g.randn({2, 4, 10, 16}), g.randn({2, 4, 10, 16}),
+                g.randn({2, 1, 8, 10})};
   });
   f32("float mask [10] broadcast over rows", [](Gen& g) {
     return Args{g.randn({2, 8, 16}), g.randn({2, 10, 16}), g.randn({2, 10, 16}), g.randn({10})};
@@ -271,7 +554,8 @@ void attention_samples(Rows& rows) {
     return Args{g.randn({4, 8}), g.randn({6, 8}), g.randn({6, 8}), g.randn({3, 4, 6})};
   });
   f32("causal L == S", [](Gen& g) {
-    return Args{g.randn({2, 3, 9, 8}), g.randn({2, 3, 9, 8}), g.randn({2, 3, 9, 8}), Value(), 0.0, true};
+    return Args{
+        g.randn({2, 3, 9, 8}), g.randn({2, 3, 9, 8}), g.randn({2, 3, 9, 8}), Value(), 0.0, true};
   });
   f32("causal L < S", [](Gen& g) {
     return Args{g.randn({2, 6, 8}), g.randn({2, 9, 8}), g.randn({2, 9, 8}), Value(), 0.0, true};
@@ -280,7 +564,8 @@ void attention_samples(Rows& rows) {
     return Args{g.randn({2, 9, 8}), g.randn({2, 5, 8}), g.randn({2, 5, 8}), Value(), 0.0, true};
   });
   f32("scale", [](Gen& g) {
-    return Args{g.randn({2, 5, 8}), g.randn({2, 6, 8}), g.randn({2, 6, 8}), Value(), 0.0, false, 0.3};
+    return Args{
+        g.randn({2, 5, 8}), g.randn({2, 6, 8}), g.randn({2, 6, 8}), Value(), 0.0, false, 0.3};
   });
   f32("broadcast batch (key and value shared across heads)", [](Gen& g) {
     return Args{g.randn({2, 4, 5, 8}), g.randn({2, 1, 6, 8}), g.randn({1, 6, 8})};
@@ -289,34 +574,63 @@ void attention_samples(Rows& rows) {
     return Args{g.randn({2, 8, 4, 16}).transpose(1, 2), g.randn({2, 10, 4, 16}).transpose(1, 2),
                 g.transposed({2, 4, 10, 16})};
   });
-  f32("no keys", [](Gen& g) { return Args{g.randn({2, 3, 4}), g.randn({2, 0, 4}), g.randn({2, 0, 5})}; });
-  f32("empty batch", [](Gen& g) { return Args{g.randn({0, 3, 4}), g.randn({0, 5, 4}), g.randn({0, 5, 4})}; });
+  f32("no keys", [](Gen& g) {
+    return Args{g.randn({2, 3, 4}), g.randn({2, 0, 4}), g.randn({2, 0, 5})};
+  });
+  f32("empty batch", [](Gen& g) {
+    return Args{g.randn({0, 3, 4}), g.randn({0, 5, 4}), g.randn({0, 5, 4})};
+  });
   f32("large, several query blocks", [](Gen& g) {
     return Args{g.randn({2, 4, 200, 64}), g.randn({2, 4, 200, 64}), g.randn({2, 4, 200, 64})};
   });
   f32("large causal", [](Gen& g) {
-    return Args{g.randn({2, 4, 200, 64}), g.randn({2, 4, 200, 64}), g.randn({2, 4, 200, 64}), Value(), 0.0, true};
+    return Args{g.randn({2, 4, 200, 64}),
+                g.randn({2, 4, 200, 64}),
+                g.randn({2, 4, 200, 64}),
+                Value(),
+                0.0,
+                true};
   });
   rows.push_back({sdpa, "f64", [](Gen& g) {
-                    return Args{g.randn({2, 5, 8}, DType::Float64), g.randn({2, 6, 8}, DType::Float64),
-                                g.randn({2, 6, 8}, DType::Float64), g.randn({5, 6}, DType::Float64)};
+                    return Args{
+                        g.randn({2, 5, 8}, DType::Float64), g.randn({2, 6, 8}, DType::Float64),
+                        g.randn({2, 6, 8}, DType::Float64), g.randn({5, 6}, DType::Float64)};
                   }});
   // PyTorch computes bf16 attention with bf16 intermediates; we keep them in float.
-  rows.push_back({sdpa, "bf16", [](Gen& g) {
-                    return Args{g.randn({2, 5, 8}, DType::BFloat16), g.randn({2, 6, 8}, DType::BFloat16),
+  rows.push_back({sdpa, "bf16",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 5, 8}, DType::BFloat16),
+                                g.randn({2, 6, 8}, DType::BFloat16),
                                 g.randn({2, 6, 8}, DType::BFloat16)};
-                  }, 3e-2, 3e-2});
-  rows.push_back({sdpa, "1-D query refused", [](Gen& g) { return Args{g.randn({8}), g.randn({6, 8}), g.randn({6, 8})}; }, -1, -1, true});
-  rows.push_back({sdpa, "mixed dtypes refused", [](Gen& g) {
+                  },
+                  3e-2, 3e-2});
+  rows.push_back({sdpa, "1-D query refused",
+                  [](Gen& g) {
+                    return Args{g.randn({8}), g.randn({6, 8}), g.randn({6, 8})};
+                  },
+                  -1, -1, true});
+  rows.push_back({sdpa, "mixed dtypes refused",
+                  [](Gen& g) {
                     return Args{g.randn({5, 8}), g.randn({6, 8}, DType::Float64), g.randn({6, 8})};
-                  }, -1, -1, true});
-  rows.push_back({sdpa, "key features mismatch refused", [](Gen& g) { return Args{g.randn({5, 8}), g.randn({6, 7}), g.randn({6, 8})}; }, -1, -1, true});
-  rows.push_back({sdpa, "mask with is_causal refused", [](Gen& g) {
-                    return Args{g.randn({5, 8}), g.randn({5, 8}), g.randn({5, 8}), g.bools({5, 5}), 0.0, true};
-                  }, -1, -1, true});
-  rows.push_back({sdpa, "int64 mask refused", [](Gen& g) {
-                    return Args{g.randn({5, 8}), g.randn({6, 8}), g.randn({6, 8}), g.ints({5, 6}, 0, 1)};
-                  }, -1, -1, true});
+                  },
+                  -1, -1, true});
+  rows.push_back({sdpa, "key features mismatch refused",
+                  [](Gen& g) {
+                    return Args{g.randn({5, 8}), g.randn({6, 7}), g.randn({6, 8})};
+                  },
+                  -1, -1, true});
+  rows.push_back(
+      {sdpa, "mask with is_causal refused",
+       [](Gen& g) {
+         return Args{g.randn({5, 8}), g.randn({5, 8}), g.randn({5, 8}), g.bools({5, 5}), 0.0, true};
+       },
+       -1, -1, true});
+  rows.push_back(
+      {sdpa, "int64 mask refused",
+       [](Gen& g) {
+         return Args{g.randn({5, 8}), g.randn({6, 8}), g.randn({6, 8}), g.ints({5, 6}, 0, 1)};
+       },
+       -1, -1, true});
 }
 
 }  // namespace

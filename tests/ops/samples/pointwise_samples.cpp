@@ -19,19 +19,29 @@ Rows pointwise_samples() {
   }
   add_unary(rows, "aten::silu", /*floating_only=*/true);
   add_unary(rows, "aten::gelu", /*floating_only=*/true);
-  rows.push_back({"aten::gelu", "tanh approximation", [](Gen& g) { return Args{g.randn({5, 7}), "tanh"}; }});
-  rows.push_back({"aten::gelu", "tanh approximation, large", [](Gen& g) { return Args{g.randn({70000}), "tanh"}; }});
-  rows.push_back({"aten::gelu", "bad approximation refused", [](Gen& g) { return Args{g.randn({3}), "fast"}; },
+  rows.push_back({"aten::gelu", "tanh approximation", [](Gen& g) {
+                    return Args{g.randn({5, 7}), "tanh"};
+                  }});
+  rows.push_back({"aten::gelu", "tanh approximation, large", [](Gen& g) {
+                    return Args{g.randn({70000}), "tanh"};
+                  }});
+  rows.push_back({"aten::gelu", "bad approximation refused",
+                  [](Gen& g) {
+                    return Args{g.randn({3}), "fast"};
+                  },
                   -1, -1, true});
-  rows.push_back({"aten::neg", "bool refused", [](Gen& g) { return Args{g.bools({3})}; }, -1, -1, true});
+  rows.push_back(
+      {"aten::neg", "bool refused", [](Gen& g) { return Args{g.bools({3})}; }, -1, -1, true});
   for (const char* op : {"aten::logical_not", "aten::isnan"}) {
     add_unary(rows, op);
     rows.push_back({op, "bool", [op](Gen& g) { return Args{g.bools({5})}; }});
   }
   rows.push_back({"aten::bitwise_not", "int64", [](Gen& g) { return Args{g.ints({5}, -9, 9)}; }});
-  rows.push_back({"aten::bitwise_not", "uint8", [](Gen& g) { return Args{g.ints({5}, 0, 255, DType::UInt8)}; }});
+  rows.push_back({"aten::bitwise_not", "uint8",
+                  [](Gen& g) { return Args{g.ints({5}, 0, 255, DType::UInt8)}; }});
   rows.push_back({"aten::bitwise_not", "bool", [](Gen& g) { return Args{g.bools({5})}; }});
-  rows.push_back({"aten::bitwise_not", "float refused", [](Gen& g) { return Args{g.randn({5})}; }, -1, -1, true});
+  rows.push_back({"aten::bitwise_not", "float refused", [](Gen& g) { return Args{g.randn({5})}; },
+                  -1, -1, true});
 
   // ---- binary ----
   add_binary(rows, "aten::add.Tensor");
@@ -49,98 +59,209 @@ Rows pointwise_samples() {
     add_binary(rows, op);
     rows.push_back({op, "bool x bool", [](Gen& g) { return Args{g.bools({6}), g.bools({6})}; }});
   }
-  for (const char* op : {"aten::bitwise_and.Tensor", "aten::bitwise_or.Tensor", "aten::bitwise_xor.Tensor"}) {
-    rows.push_back({op, "int64", [](Gen& g) { return Args{g.ints({6}, -50, 50), g.ints({6}, -50, 50)}; }});
-    rows.push_back({op, "uint8 x int16 broadcast", [](Gen& g) {
-                      return Args{g.ints({2, 3}, 0, 255, DType::UInt8), g.ints({3}, -99, 99, DType::Int16)};
+  for (const char* op :
+       {"aten::bitwise_and.Tensor", "aten::bitwise_or.Tensor", "aten::bitwise_xor.Tensor"}) {
+    rows.push_back({op, "int64", [](Gen& g) {
+                      return Args{g.ints({6}, -50, 50), g.ints({6}, -50, 50)};
                     }});
+    rows.push_back(
+        {op, "uint8 x int16 broadcast", [](Gen& g) {
+           return Args{g.ints({2, 3}, 0, 255, DType::UInt8), g.ints({3}, -99, 99, DType::Int16)};
+         }});
     rows.push_back({op, "bool", [](Gen& g) { return Args{g.bools({6}), g.bools({6})}; }});
-    rows.push_back({op, "float refused", [](Gen& g) { return Args{g.randn({2}), g.randn({2})}; }, -1, -1, true});
+    rows.push_back({op, "float refused",
+                    [](Gen& g) {
+                      return Args{g.randn({2}), g.randn({2})};
+                    },
+                    -1, -1, true});
   }
-  for (const char* op : {"aten::bitwise_and.Scalar", "aten::bitwise_or.Scalar", "aten::bitwise_xor.Scalar"}) {
-    rows.push_back({op, "int32 with int", [](Gen& g) { return Args{g.ints({6}, -50, 50, DType::Int32), int64_t{6}}; }});
+  for (const char* op :
+       {"aten::bitwise_and.Scalar", "aten::bitwise_or.Scalar", "aten::bitwise_xor.Scalar"}) {
+    rows.push_back({op, "int32 with int", [](Gen& g) {
+                      return Args{g.ints({6}, -50, 50, DType::Int32), int64_t{6}};
+                    }});
   }
-  rows.push_back({"aten::add.Tensor", "alpha", [](Gen& g) { return Args{g.randn({4}), g.randn({4}), 2.5}; }});
-  rows.push_back({"aten::add.Tensor", "int alpha", [](Gen& g) { return Args{g.ints({4}, -5, 5), g.ints({4}, -5, 5), int64_t{3}}; }});
-  rows.push_back({"aten::add.Tensor", "float alpha with ints refused", [](Gen& g) {
+  rows.push_back({"aten::add.Tensor", "alpha", [](Gen& g) {
+                    return Args{g.randn({4}), g.randn({4}), 2.5};
+                  }});
+  rows.push_back({"aten::add.Tensor", "int alpha", [](Gen& g) {
+                    return Args{g.ints({4}, -5, 5), g.ints({4}, -5, 5), int64_t{3}};
+                  }});
+  rows.push_back({"aten::add.Tensor", "float alpha with ints refused",
+                  [](Gen& g) {
                     return Args{g.ints({4}, -5, 5), g.ints({4}, -5, 5), 0.5};
-                  }, -1, -1, true});
-  rows.push_back({"aten::add.Tensor", "bool + bool", [](Gen& g) { return Args{g.bools({5}), g.bools({5})}; }});
-  rows.push_back({"aten::sub.Tensor", "bool - bool refused", [](Gen& g) { return Args{g.bools({5}), g.bools({5})}; },
+                  },
                   -1, -1, true});
-  rows.push_back({"aten::sub.Tensor", "alpha", [](Gen& g) { return Args{g.randn({4}), g.randn({4}), 0.5}; }});
-  rows.push_back({"aten::div.Tensor", "int / int is float", [](Gen& g) { return Args{g.ints({6}, -9, 9), g.ints({6}, 1, 4)}; }});
-  rows.push_back({"aten::div.Tensor", "division by zero", [](Gen& g) { return Args{g.edge(), g.edge().mul(0.0)}; }});
+  rows.push_back({"aten::add.Tensor", "bool + bool", [](Gen& g) {
+                    return Args{g.bools({5}), g.bools({5})};
+                  }});
+  rows.push_back({"aten::sub.Tensor", "bool - bool refused",
+                  [](Gen& g) {
+                    return Args{g.bools({5}), g.bools({5})};
+                  },
+                  -1, -1, true});
+  rows.push_back({"aten::sub.Tensor", "alpha", [](Gen& g) {
+                    return Args{g.randn({4}), g.randn({4}), 0.5};
+                  }});
+  rows.push_back({"aten::div.Tensor", "int / int is float", [](Gen& g) {
+                    return Args{g.ints({6}, -9, 9), g.ints({6}, 1, 4)};
+                  }});
+  rows.push_back({"aten::div.Tensor", "division by zero", [](Gen& g) {
+                    return Args{g.edge(), g.edge().mul(0.0)};
+                  }});
   for (const char* mode : {"trunc", "floor"}) {
     const std::string m = mode;
-    rows.push_back({"aten::div.Tensor_mode", m + " f32", [m](Gen& g) { return Args{g.randn({50}) * 10.0, g.randn({50}), m}; }});
-    rows.push_back({"aten::div.Tensor_mode", m + " f64", [m](Gen& g) { return Args{g.randn({20}, DType::Float64) * 10.0, g.randn({20}, DType::Float64), m}; }});
-    rows.push_back({"aten::div.Tensor_mode", m + " int", [m](Gen& g) { return Args{g.ints({20}, -20, 20), g.ints({20}, 1, 6) * int64_t{-1}, m}; }});
-    rows.push_back({"aten::div.Tensor_mode", m + " int by zero refused", [m](Gen& g) {
+    rows.push_back({"aten::div.Tensor_mode", m + " f32", [m](Gen& g) {
+                      return Args{g.randn({50}) * 10.0, g.randn({50}), m};
+                    }});
+    rows.push_back(
+        {"aten::div.Tensor_mode", m + " f64", [m](Gen& g) {
+           return Args{g.randn({20}, DType::Float64) * 10.0, g.randn({20}, DType::Float64), m};
+         }});
+    rows.push_back({"aten::div.Tensor_mode", m + " int", [m](Gen& g) {
+                      return Args{g.ints({20}, -20, 20), g.ints({20}, 1, 6) * int64_t{-1}, m};
+                    }});
+    rows.push_back({"aten::div.Tensor_mode", m + " int by zero refused",
+                    [m](Gen& g) {
                       return Args{g.ints({3}, 1, 5), zeros({3}, DType::Int64), m};
-                    }, -1, -1, true});
-    rows.push_back({"aten::div.Scalar_mode", m + " int by int", [m](Gen& g) { return Args{g.ints({20}, -20, 20), int64_t{-3}, m}; }});
+                    },
+                    -1, -1, true});
+    rows.push_back({"aten::div.Scalar_mode", m + " int by int", [m](Gen& g) {
+                      return Args{g.ints({20}, -20, 20), int64_t{-3}, m};
+                    }});
   }
-  rows.push_back({"aten::div.Tensor_mode", "None mode is true division", [](Gen& g) { return Args{g.ints({5}, 1, 9), g.ints({5}, 1, 3), Value()}; }});
-  rows.push_back({"aten::remainder.Tensor", "negative ints", [](Gen& g) { return Args{g.ints({20}, -20, 20), g.ints({20}, -6, -1)}; }});
-  rows.push_back({"aten::remainder.Tensor", "negative floats", [](Gen& g) { return Args{g.randn({20}) * 10.0, g.randn({20})}; }});
-  rows.push_back({"aten::remainder.Scalar", "f32 by int", [](Gen& g) { return Args{g.randn({20}) * 10.0, int64_t{3}}; }});
-  rows.push_back({"aten::pow.Tensor_Tensor", "int", [](Gen& g) { return Args{g.ints({8}, -4, 4), g.ints({8}, 0, 5)}; }});
+  rows.push_back({"aten::div.Tensor_mode", "None mode is true division", [](Gen& g) {
+                    return Args{g.ints({5}, 1, 9), g.ints({5}, 1, 3), Value()};
+                  }});
+  rows.push_back({"aten::remainder.Tensor", "negative ints", [](Gen& g) {
+                    return Args{g.ints({20}, -20, 20), g.ints({20}, -6, -1)};
+                  }});
+  rows.push_back({"aten::remainder.Tensor", "negative floats", [](Gen& g) {
+                    return Args{g.randn({20}) * 10.0, g.randn({20})};
+                  }});
+  rows.push_back({"aten::remainder.Scalar", "f32 by int", [](Gen& g) {
+                    return Args{g.randn({20}) * 10.0, int64_t{3}};
+                  }});
+  rows.push_back({"aten::pow.Tensor_Tensor", "int", [](Gen& g) {
+                    return Args{g.ints({8}, -4, 4), g.ints({8}, 0, 5)};
+                  }});
   rows.push_back({"aten::pow.Tensor_Tensor", "int negative exponents truncate", [](Gen& g) {
                     return Args{g.ints({12}, -2, 2), g.ints({12}, -3, -1)};
                   }});
-  rows.push_back({"aten::pow.Tensor_Scalar", "int ^ negative int refused", [](Gen& g) {
+  rows.push_back({"aten::pow.Tensor_Scalar", "int ^ negative int refused",
+                  [](Gen& g) {
                     return Args{g.ints({3}, 1, 4), int64_t{-2}};
-                  }, -1, -1, true});
-  rows.push_back({"aten::pow.Tensor_Scalar", "f32 ^ 2", [](Gen& g) { return Args{g.randn({9}), int64_t{2}}; }});
-  rows.push_back({"aten::pow.Tensor_Scalar", "f32 ^ 0.5", [](Gen& g) { return Args{g.positive({9}), 0.5}; }});
-  rows.push_back({"aten::pow.Tensor_Scalar", "int ^ 3", [](Gen& g) { return Args{g.ints({9}, -5, 5), int64_t{3}}; }});
-  rows.push_back({"aten::pow.Tensor_Scalar", "int ^ 0.5 is float", [](Gen& g) { return Args{g.ints({9}, 0, 9), 0.5}; }});
-  rows.push_back({"aten::maximum", "nan propagates", [](Gen& g) { return Args{g.edge(), g.randn({16})}; }});
+                  },
+                  -1, -1, true});
+  rows.push_back({"aten::pow.Tensor_Scalar", "f32 ^ 2", [](Gen& g) {
+                    return Args{g.randn({9}), int64_t{2}};
+                  }});
+  rows.push_back({"aten::pow.Tensor_Scalar", "f32 ^ 0.5", [](Gen& g) {
+                    return Args{g.positive({9}), 0.5};
+                  }});
+  rows.push_back({"aten::pow.Tensor_Scalar", "int ^ 3", [](Gen& g) {
+                    return Args{g.ints({9}, -5, 5), int64_t{3}};
+                  }});
+  rows.push_back({"aten::pow.Tensor_Scalar", "int ^ 0.5 is float", [](Gen& g) {
+                    return Args{g.ints({9}, 0, 9), 0.5};
+                  }});
+  rows.push_back({"aten::maximum", "nan propagates", [](Gen& g) {
+                    return Args{g.edge(), g.randn({16})};
+                  }});
 
   // Scalar overloads: a number takes part in promotion weakly.
-  for (const char* op : {"aten::add.Scalar", "aten::sub.Scalar", "aten::mul.Scalar", "aten::div.Scalar",
-                         "aten::eq.Scalar", "aten::ne.Scalar", "aten::lt.Scalar", "aten::le.Scalar",
-                         "aten::gt.Scalar", "aten::ge.Scalar"}) {
+  for (const char* op :
+       {"aten::add.Scalar", "aten::sub.Scalar", "aten::mul.Scalar", "aten::div.Scalar",
+        "aten::eq.Scalar", "aten::ne.Scalar", "aten::lt.Scalar", "aten::le.Scalar",
+        "aten::gt.Scalar", "aten::ge.Scalar"}) {
     rows.push_back({op, "f32 with float", [](Gen& g) { return Args{g.randn({3, 4}), 0.25}; }});
-    rows.push_back({op, "f16 with float stays f16", [](Gen& g) { return Args{g.randn({5}, DType::Float16), 1.5}; }});
-    rows.push_back({op, "int32 with int stays int32", [](Gen& g) { return Args{g.ints({5}, -5, 5, DType::Int32), int64_t{2}}; }});
-    rows.push_back({op, "int64 with float is float32", [](Gen& g) { return Args{g.ints({5}, -5, 5), 1.5}; }});
+    rows.push_back({op, "f16 with float stays f16", [](Gen& g) {
+                      return Args{g.randn({5}, DType::Float16), 1.5};
+                    }});
+    rows.push_back({op, "int32 with int stays int32", [](Gen& g) {
+                      return Args{g.ints({5}, -5, 5, DType::Int32), int64_t{2}};
+                    }});
+    rows.push_back({op, "int64 with float is float32", [](Gen& g) {
+                      return Args{g.ints({5}, -5, 5), 1.5};
+                    }});
     rows.push_back({op, "0-dim", [](Gen& g) { return Args{g.randn({}), int64_t{3}}; }});
   }
   // In place: the result is cast into self.
-  rows.push_back({"aten::add_.Tensor", "f32 += f32", [](Gen& g) { return Args{g.randn({3, 4}), g.randn({4})}; }});
-  rows.push_back({"aten::add_.Tensor", "f32 += f64", [](Gen& g) { return Args{g.randn({3}), g.randn({3}, DType::Float64)}; }});
-  rows.push_back({"aten::add_.Tensor", "int += float refused", [](Gen& g) { return Args{g.ints({3}, 0, 5), g.randn({3})}; },
+  rows.push_back({"aten::add_.Tensor", "f32 += f32", [](Gen& g) {
+                    return Args{g.randn({3, 4}), g.randn({4})};
+                  }});
+  rows.push_back({"aten::add_.Tensor", "f32 += f64", [](Gen& g) {
+                    return Args{g.randn({3}), g.randn({3}, DType::Float64)};
+                  }});
+  rows.push_back({"aten::add_.Tensor", "int += float refused",
+                  [](Gen& g) {
+                    return Args{g.ints({3}, 0, 5), g.randn({3})};
+                  },
                   -1, -1, true});
-  rows.push_back({"aten::add_.Tensor", "broadcast that grows self refused", [](Gen& g) {
+  rows.push_back({"aten::add_.Tensor", "broadcast that grows self refused",
+                  [](Gen& g) {
                     return Args{g.randn({4}), g.randn({3, 4})};
-                  }, -1, -1, true});
-  rows.push_back({"aten::add_.Scalar", "f32 += 2", [](Gen& g) { return Args{g.randn({3}), int64_t{2}}; }});
-  rows.push_back({"aten::sub_.Tensor", "f32 -= f32", [](Gen& g) { return Args{g.randn({3}), g.randn({3})}; }});
-  rows.push_back({"aten::sub_.Scalar", "f32 -= 2", [](Gen& g) { return Args{g.randn({3}), int64_t{2}}; }});
-  rows.push_back({"aten::mul_.Tensor", "f32 *= f32", [](Gen& g) { return Args{g.transposed({3, 4}), g.randn({4})}; }});
-  rows.push_back({"aten::mul_.Scalar", "int *= 3", [](Gen& g) { return Args{g.ints({3}, 0, 5), int64_t{3}}; }});
-  rows.push_back({"aten::div_.Tensor", "f32 /= f32", [](Gen& g) { return Args{g.randn({3}), g.positive({3})}; }});
-  rows.push_back({"aten::div_.Scalar", "f64 /= 4", [](Gen& g) { return Args{g.randn({3}, DType::Float64), int64_t{4}}; }});
+                  },
+                  -1, -1, true});
+  rows.push_back({"aten::add_.Scalar", "f32 += 2", [](Gen& g) {
+                    return Args{g.randn({3}), int64_t{2}};
+                  }});
+  rows.push_back({"aten::sub_.Tensor", "f32 -= f32", [](Gen& g) {
+                    return Args{g.randn({3}), g.randn({3})};
+                  }});
+  rows.push_back({"aten::sub_.Scalar", "f32 -= 2", [](Gen& g) {
+                    return Args{g.randn({3}), int64_t{2}};
+                  }});
+  rows.push_back({"aten::mul_.Tensor", "f32 *= f32", [](Gen& g) {
+                    return Args{g.transposed({3, 4}), g.randn({4})};
+                  }});
+  rows.push_back({"aten::mul_.Scalar", "int *= 3", [](Gen& g) {
+                    return Args{g.ints({3}, 0, 5), int64_t{3}};
+                  }});
+  rows.push_back({"aten::div_.Tensor", "f32 /= f32", [](Gen& g) {
+                    return Args{g.randn({3}), g.positive({3})};
+                  }});
+  rows.push_back({"aten::div_.Scalar", "f64 /= 4", [](Gen& g) {
+                    return Args{g.randn({3}, DType::Float64), int64_t{4}};
+                  }});
 
   // ---- where, clamp, masked_fill ----
-  rows.push_back({"aten::where.self", "broadcast", [](Gen& g) { return Args{g.bools({3, 1}), g.randn({4}), g.randn({3, 4})}; }});
-  rows.push_back({"aten::where.self", "promotes int and float", [](Gen& g) { return Args{g.bools({5}), g.ints({5}, 0, 9), g.randn({5})}; }});
-  rows.push_back({"aten::where.self", "0-dim other", [](Gen& g) { return Args{g.bools({2, 3}), g.randn({2, 3}), g.randn({}, DType::Float64)}; }});
-  rows.push_back({"aten::where.self", "float condition refused", [](Gen& g) { return Args{g.randn({3}), g.randn({3}), g.randn({3})}; },
+  rows.push_back({"aten::where.self", "broadcast", [](Gen& g) {
+                    return Args{g.bools({3, 1}), g.randn({4}), g.randn({3, 4})};
+                  }});
+  rows.push_back({"aten::where.self", "promotes int and float", [](Gen& g) {
+                    return Args{g.bools({5}), g.ints({5}, 0, 9), g.randn({5})};
+                  }});
+  rows.push_back({"aten::where.self", "0-dim other", [](Gen& g) {
+                    return Args{g.bools({2, 3}), g.randn({2, 3}), g.randn({}, DType::Float64)};
+                  }});
+  rows.push_back({"aten::where.self", "float condition refused",
+                  [](Gen& g) {
+                    return Args{g.randn({3}), g.randn({3}), g.randn({3})};
+                  },
                   -1, -1, true});
-  rows.push_back({"aten::clamp", "min and max", [](Gen& g) { return Args{g.randn({50}), -0.5, 0.5}; }});
+  rows.push_back({"aten::clamp", "min and max", [](Gen& g) {
+                    return Args{g.randn({50}), -0.5, 0.5};
+                  }});
   rows.push_back({"aten::clamp", "min only", [](Gen& g) { return Args{g.randn({50}), -0.5}; }});
-  rows.push_back({"aten::clamp", "max only, ints", [](Gen& g) { return Args{g.ints({20}, -9, 9), Value(), int64_t{3}}; }});
+  rows.push_back({"aten::clamp", "max only, ints", [](Gen& g) {
+                    return Args{g.ints({20}, -9, 9), Value(), int64_t{3}};
+                  }});
   rows.push_back({"aten::clamp", "nan stays", [](Gen& g) { return Args{g.edge(), -1.0, 1.0}; }});
-  rows.push_back({"aten::clamp", "no bounds refused", [](Gen& g) { return Args{g.randn({3})}; }, -1, -1, true});
+  rows.push_back({"aten::clamp", "no bounds refused", [](Gen& g) { return Args{g.randn({3})}; }, -1,
+                  -1, true});
   rows.push_back({"aten::clamp.Tensor", "tensor bounds broadcast", [](Gen& g) {
                     return Args{g.randn({3, 4}), g.randn({4}) - 0.5, g.randn({3, 1}) + 0.5};
                   }});
-  rows.push_back({"aten::masked_fill.Scalar", "broadcast mask", [](Gen& g) { return Args{g.randn({3, 4}), g.bools({4}), -1e9}; }});
-  rows.push_back({"aten::masked_fill.Scalar", "int tensor", [](Gen& g) { return Args{g.ints({6}, 0, 9), g.bools({6}), int64_t{-1}}; }});
-  rows.push_back({"aten::masked_fill.Tensor", "0-dim value", [](Gen& g) { return Args{g.randn({2, 3}), g.bools({2, 3}), g.randn({})}; }});
+  rows.push_back({"aten::masked_fill.Scalar", "broadcast mask", [](Gen& g) {
+                    return Args{g.randn({3, 4}), g.bools({4}), -1e9};
+                  }});
+  rows.push_back({"aten::masked_fill.Scalar", "int tensor", [](Gen& g) {
+                    return Args{g.ints({6}, 0, 9), g.bools({6}), int64_t{-1}};
+                  }});
+  rows.push_back({"aten::masked_fill.Tensor", "0-dim value", [](Gen& g) {
+                    return Args{g.randn({2, 3}), g.bools({2, 3}), g.randn({})};
+                  }});
   return rows;
 }
 
