@@ -45,7 +45,9 @@ def torch_cases():
     a, b = torch.randn(N16M), torch.randn(N16M)
     x3 = torch.randn(64, 128, 768)
     ln_w, ln_b = torch.randn(768), torch.randn(768)
+    s1, s2 = torch.randn(16), torch.randn(16)
     cases = {
+        "BM_AddSmall": (lambda: s1 + s2, {"GB/s": 3 * 16 * 4}),
         "BM_Add16M": (lambda: a + b, {"GB/s": 3 * N16M * 4}),
         "BM_Gelu16M": (lambda: F.gelu(a), {"GB/s": 2 * N16M * 4}),
         "BM_Softmax": (lambda: torch.softmax(x3, -1), {"GB/s": 2 * x3.numel() * 4}),
@@ -124,7 +126,7 @@ def main():
         scale = 1e-9
         ratio = ours / theirs
         worst = max(worst, ratio)
-        print("%-28s %12.3f %12.3f %8.2f %9.1f %-4s %9.1f %-4s" % (
+        print("%-28s %12.4f %12.4f %8.2f %9.1f %-4s %9.1f %-4s" % (
             key, ours * 1e3, theirs * 1e3, ratio, amount * scale / ours, unit,
             amount * scale / theirs, unit))
         sys.stdout.flush()

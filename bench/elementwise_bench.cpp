@@ -23,6 +23,14 @@ void BM_Gelu16M(benchmark::State& state) {
 }
 BENCHMARK(BM_Gelu16M)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// Per-call overhead: argument binding, meta function, allocation, dispatch.
+void BM_AddSmall(benchmark::State& state) {
+  const xport::Tensor a = xport::randn({16}, 1), b = xport::randn({16}, 2);
+  for (auto _ : state) benchmark::DoNotOptimize(a + b);
+  xport::bench::set_bytes(state, 3 * 16 * sizeof(float));
+}
+BENCHMARK(BM_AddSmall)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 void BM_Softmax(benchmark::State& state) {
   const xport::Tensor x = xport::randn({64, 128, 768}, 3);
   for (auto _ : state) benchmark::DoNotOptimize(xport::softmax(x, -1));
