@@ -75,6 +75,25 @@ std::vector<SymInt> broadcast_shapes(const OpArgs& args, const std::vector<SymIn
 
 namespace xport::ops {
 
+namespace {
+bool same_ints(const std::vector<SymInt>& a, const std::vector<SymInt>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!a[i].is_same(b[i])) return false;
+  return true;
+}
+}  // namespace
+
+void check_no_internal_overlap(const OpArgs& args, const Tensor& self) {
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    XPORT_CHECK(!(self.strides()[d].maybe_int() == std::optional<int64_t>(0) &&
+                  static_cast<bool>(self.sizes()[d] > 1)),
+                InvalidInput, args.name(),
+                ": more than one element of the written-to tensor refers to a single memory "
+                "location (dim ", d, " is expanded); write into a .clone() of it instead");
+  }
+}
+
 void register_inplace(const std::string& schema, const OpDef& functional) {
   const OpDef* f = &functional;
   register_op({
@@ -98,10 +117,25 @@ void register_inplace(const std::string& schema, const OpDef& functional) {
                         ": result type ", dtype_name(r.dtype),
                         " can't be cast to the desired output type ", dtype_name(self.dtype()),
                         "; use the out-of-place ", f->qualified_name, " or convert self first");
+            check_no_internal_overlap(args, self);
             return std::vector<TensorMeta>{self.meta()};
           },
-      .cpu = [f](const OpArgs& args,
-                 std::vector<Tensor>& outs) { f->cpu(OpArgs(*f, args.values()), outs); },
+      .cpu =
+          [f](const OpArgs& args, std::vector<Tensor>& outs) {
+            // An input that shares self's memory in another layout (a[1:].add_(a[:-1])) is
+            // read from a copy, so no element is read after it was written.
+            std::vector<Value> values = args.values();
+            const Tensor& self = args.tensor(0);
+            for (size_t i = 1; i < values.size(); ++i) {
+              if (!values[i].is_tensor()) continue;
+              const Tensor& t = values[i].to_tensor();
+              const bool same_layout = t.storage_offset().is_same(self.storage_offset()) &&
+                                       same_ints(t.sizes(), self.sizes()) &&
+                                       same_ints(t.strides(), self.strides());
+              if (t.storage() == self.storage() && !same_layout) values[i] = t.clone();
+            }
+            f->cpu(OpArgs(*f, std::move(values)), outs);
+          },
       .decomp =
           [f](const OpArgs& args) {
             const Tensor result = call_tensors(*f, args.values())[0];

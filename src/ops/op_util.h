@@ -38,6 +38,10 @@ inline Tensor call1(const OpDef& op, std::vector<Value> args) {
 
 namespace xport::ops {
 
+/// Refuses to write into a tensor whose elements share memory (an expanded dim), where the
+/// result would depend on the order of writes.
+void check_no_internal_overlap(const OpArgs& args, const Tensor& self);
+
 /// Registers the in-place form of `functional` (same arguments, `self` written): it uses the
 /// functional op's meta function and kernel, writing into `self`, and checks that the result
 /// keeps self's shape and can be cast to self's dtype.

@@ -94,3 +94,27 @@ TEST(Allclose, ComparesWithToleranceBroadcastingAndNaN) {
 
 }  // namespace
 }  // namespace xport
+
+namespace xport {
+namespace {
+
+TEST(InPlace, ReadsAnOverlappingInputBeforeWriting) {
+  Tensor a = arange(5, DType::Float32);
+  a.slice(0, 1).add_(a.slice(0, 0, 4));  // every element reads its left neighbour's old value
+  EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{0, 1, 3, 5, 7}));
+}
+
+TEST(InPlace, RefusesToWriteIntoAnExpandedTensor) {
+  Tensor e = zeros({1}).expand({4});
+  try {
+    e.add_(arange(4, DType::Float32));
+    FAIL();
+  } catch (const Error& err) {
+    EXPECT_EQ(err.kind(), ErrorKind::InvalidInput);
+    EXPECT_NE(std::string(err.what()).find("single memory location"), std::string::npos);
+  }
+  EXPECT_THROW(e.copy_(ones({4})), Error);
+}
+
+}  // namespace
+}  // namespace xport

@@ -1,5 +1,6 @@
 #include "kernels/cpu/gemm.h"
 
+#include <atomic>
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
@@ -85,16 +86,21 @@ void sgemm_batched(Tensor a, Tensor b, float alpha, float beta, const Tensor& c)
   }
   const float* ad = a.data<float>();
   const float* bd = b.data<float>();
+  // A status can't be thrown from the parallel region: it is recorded and checked after.
+  std::atomic<int> status{dnnl_success};
   auto run = [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
-      dnnl_sgemm(ta, tb, m, n, k, alpha, ad + i * as[0], lda, bd + i * bs[0], ldb, beta,
-                 cd + i * m * n, n);
+      const dnnl_status_t s = dnnl_sgemm(ta, tb, m, n, k, alpha, ad + i * as[0], lda,
+                                         bd + i * bs[0], ldb, beta, cd + i * m * n, n);
+      if (s != dnnl_success) status.store(s);
     }
   };
   if (batch > 1 && m * n * k <= kSmallGemm)
     parallel_for(0, batch, 1, run);
   else
     run(0, batch);
+  XPORT_CHECK(status.load() == dnnl_success, Internal, "oneDNN sgemm failed with status ",
+              status.load(), " for m=", m, " n=", n, " k=", k);
 }
 
 // The portable path: one output row at a time, accumulating in Acc (double, or uint64 for

@@ -130,6 +130,7 @@ void layer_norm_out(const Tensor& input, const Tensor& weight, const Tensor& bia
 void batch_norm_inference_out(const Tensor& input, const Tensor& weight, const Tensor& bias,
                               const Tensor& running_mean, const Tensor& running_var, double eps,
                               const Tensor& out) {
+  if (input.int_numel() == 0) return;  // e.g. a batch of 0: nothing to write
   const int64_t C = input.int_size(1);
   const int64_t outer = input.int_size(0);
   const int64_t inner = C * outer == 0 ? 0 : input.int_numel() / (C * outer);

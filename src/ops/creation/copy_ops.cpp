@@ -81,6 +81,7 @@ void register_copy_ops() {
       .meta =
           [](const OpArgs& args) {
             check_broadcasts_to(args, args.tensor(1), args.tensor(0));
+            check_no_internal_overlap(args, args.tensor(0));
             return std::vector<TensorMeta>{args.tensor(0).meta()};
           },
       .cpu =

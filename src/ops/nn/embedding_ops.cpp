@@ -28,6 +28,7 @@ void embedding_kernel(const OpArgs& args, std::vector<Tensor>& outs) {
   const Tensor& weight = args.tensor(0);
   const Tensor& indices = args.tensor(1);
   // Validated here, before the (parallel) lookup.
+  if (indices.int_numel() == 0) return;
   const auto [lo, hi] = cpu::index_min_max(indices);
   const int64_t rows = weight.int_size(0);
   XPORT_CHECK(lo >= 0 && hi < rows, InvalidInput, args.name(), ": index ", lo < 0 ? lo : hi,

@@ -226,10 +226,13 @@ void register_binary_ops() {
                              "aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor"}) {
     register_op({
         .schema = schema,
-        .meta = binary_meta(Result::Promote, Accepts::Any),
+        .meta =
+            [](const OpArgs& args) {
+              check_integer_pow(args);  // a Scalar exponent is known when tracing too
+              return binary_meta(Result::Promote, Accepts::Any)(args);
+            },
         .cpu =
             [](const OpArgs& args, std::vector<Tensor>& outs) {
-              check_integer_pow(args);
               cpu::pow_out(args.tensor(0), other_operand(args), outs[0]);
             },
         .core = true,

@@ -244,6 +244,8 @@ std::vector<TensorMeta> as_strided_meta(const OpArgs& args) {
   XPORT_CHECK(sizes.size() == strides.size(), InvalidInput, args.name(), ": got ", sizes.size(),
               " sizes and ", strides.size(), " strides");
   const SymInt offset = args.optional_sym_int(3).value_or(self.storage_offset());
+  XPORT_CHECK(static_cast<bool>(offset >= 0), InvalidInput, args.name(),
+              ": storage_offset must be non-negative, got ", offset);
   SymInt extent = offset;  // last element reached, to check it lies in the storage
   bool empty = false;
   for (size_t i = 0; i < sizes.size(); ++i) {

@@ -641,6 +641,14 @@ Rows nn_samples() {
   norm_samples(rows);
   embedding_and_dropout_samples(rows);
   attention_samples(rows);
+  // Review findings: an empty batch is valid input.
+  rows.push_back({"aten::batch_norm", "empty batch", [](Gen& g) {
+                    return Args{g.randn({0, 3, 2, 2}), g.randn({3}), g.randn({3}), g.randn({3}),
+                                g.positive({3}), false, 0.1, 1e-5, false};
+                  }});
+  rows.push_back({"aten::embedding", "no indices, no rows", [](Gen& g) {
+                    return Args{g.randn({0, 4}), g.ints({0}, 0, 0)};
+                  }});
   return rows;
 }
 

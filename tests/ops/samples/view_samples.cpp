@@ -163,6 +163,9 @@ Rows view_samples() {
   rows.push_back({"aten::contiguous", "transposed", [](Gen& g) {
                     return Args{g.transposed({3, 4})};
                   }});
+  rows.push_back({"aten::as_strided", "negative offset refused", [](Gen& g) {
+                    return Args{g.randn({4}), std::vector<int64_t>{2}, std::vector<int64_t>{1}, int64_t{-1}};
+                  }, -1, -1, true});
   return rows;
 }
 
