@@ -4,6 +4,14 @@
 #include "ops/shape/shape_ops.h"
 
 namespace xport::ops {
+void check_gather_index(const OpArgs& args, const Tensor& self, const Tensor& index) {
+  XPORT_CHECK(index.dtype() == DType::Int64, InvalidInput, args.name(),
+              ": index must be int64, got ", dtype_name(index.dtype()));
+  XPORT_CHECK(nonempty_dim(index) == nonempty_dim(self), InvalidInput, args.name(),
+              ": index must have as many dims as self: index ", shape_str(index.sizes()), ", self ",
+              shape_str(self.sizes()));
+}
+
 namespace {
 
 namespace cpu = kernels::cpu;
@@ -146,11 +154,7 @@ std::vector<TensorMeta> gather_meta(const OpArgs& args) {
   const Tensor& self = args.tensor(0);
   const Tensor& index = args.tensor(2);
   const int64_t dim = wrap_dim(args, args.integer(1), self.dim());
-  XPORT_CHECK(index.dtype() == DType::Int64, InvalidInput, args.name(),
-              ": index must be int64, got ", dtype_name(index.dtype()));
-  XPORT_CHECK(nonempty_dim(index) == nonempty_dim(self), InvalidInput, args.name(),
-              ": index must have as many dims as self: index ", shape_str(index.sizes()), ", self ",
-              shape_str(self.sizes()));
+  check_gather_index(args, self, index);
   for (int64_t d = 0; d < nonempty_dim(self); ++d) {
     XPORT_CHECK(d == dim || static_cast<bool>(nonempty_size(index, d) <= nonempty_size(self, d)),
                 InvalidInput, args.name(), ": index ", shape_str(index.sizes()),

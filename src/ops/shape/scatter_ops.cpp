@@ -15,11 +15,7 @@ std::vector<TensorMeta> scatter_meta(const OpArgs& args, const Tensor& src) {
   const Tensor& self = args.tensor(0);
   const Tensor& index = args.tensor(2);
   const int64_t dim = wrap_dim(args, args.integer(1), self.dim());
-  XPORT_CHECK(index.dtype() == DType::Int64, InvalidInput, args.name(),
-              ": index must be int64, got ", dtype_name(index.dtype()));
-  XPORT_CHECK(nonempty_dim(index) == nonempty_dim(self), InvalidInput, args.name(),
-              ": index must have as many dims as self: index ", shape_str(index.sizes()), ", self ",
-              shape_str(self.sizes()));
+  check_gather_index(args, self, index);
   if (src.defined()) {
     XPORT_CHECK(src.dtype() == self.dtype(), InvalidInput, args.name(),
                 ": src's dtype must match self's, got ", dtype_name(src.dtype()), " for ",

@@ -24,4 +24,7 @@ inline SymInt nonempty_size(const Tensor& t, int64_t d) {
   return t.dim() == 0 ? SymInt(1) : t.sizes()[d];
 }
 
+/// gather/scatter's index: int64, with as many (non-empty) dims as self.
+void check_gather_index(const OpArgs& args, const Tensor& self, const Tensor& index);
+
 }  // namespace xport::ops
