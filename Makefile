@@ -6,7 +6,7 @@ ASAN_BUILD ?= build-asan
 # OpenBLAS 0.3.21 misdetects Sapphire Rapids as Prescott; PyTorch (the test oracle) uses it.
 export OPENBLAS_CORETYPE ?= SkylakeX
 
-.PHONY: all deps build build-asan demo test test-release test-asan bench install clean
+.PHONY: all deps build build-asan demo test test-release test-asan bench bench-models install clean
 
 all: build
 
@@ -41,6 +41,9 @@ test: test-release test-asan
 
 bench: build
 	/usr/bin/python3 bench/compare_ops.py $(BUILD)
+
+bench-models: build
+	/usr/bin/python3 bench/compare_models.py $(BUILD)
 
 install: build
 	cmake --install $(BUILD)

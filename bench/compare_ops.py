@@ -6,17 +6,13 @@ Both sides use the same number of threads (default 2). Medians of repeated runs 
 the machine is noisy, so only numbers from one run of this script are comparable.
 """
 import argparse
-import json
 import os
 import re
-import statistics
-import subprocess
 import sys
-import time
 
-os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")  # else OpenBLAS misdetects this CPU
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
+from bench_common import list_benchmarks, time_torch, time_xport  # first: sets up OpenBLAS
+import torch
+import torch.nn.functional as F
 
 N16M = 16 * 1024 * 1024
 
@@ -74,30 +70,6 @@ CONV_SHAPES = {
 }
 
 
-def time_torch(fn, min_time=0.5):
-    fn()
-    times = []
-    start = time.perf_counter()
-    while time.perf_counter() - start < min_time or len(times) < 5:
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
-def time_xport(binary, name, threads):
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
-    out = subprocess.run(
-        [binary, "--benchmark_filter=^" + re.escape(name) + "$", "--benchmark_format=json",
-         "--benchmark_repetitions=5", "--benchmark_report_aggregates_only=true"],
-        env=env, check=True, capture_output=True, text=True).stdout
-    for b in json.loads(out)["benchmarks"]:
-        if b.get("aggregate_name") == "median":
-            scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]
-            return b["real_time"] * scale
-    raise RuntimeError("no median for " + name)
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build", nargs="?", default="build")
@@ -106,8 +78,7 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     binary = os.path.join(args.build, "bench", "xport_ops_bench")
-    listed = subprocess.run([binary, "--benchmark_list_tests=true"], check=True,
-                            capture_output=True, text=True).stdout.split()
+    listed = list_benchmarks(binary)
     cases = torch_cases()
     print("%-28s %12s %12s %8s %14s %14s" % ("case", "xport ms", "torch ms", "ratio",
                                               "xport rate", "torch rate"))

@@ -11,7 +11,7 @@ packages=(
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # the numerical oracle (test-only) and a tuned BLAS so PyTorch's GEMM is not the reference BLAS
-  python3 python3-numpy python3-torch libopenblas0-openmp
+  python3 python3-numpy python3-torch python3-torchvision libopenblas0-openmp
 )
 
 missing=()

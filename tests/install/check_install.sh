@@ -9,7 +9,7 @@ trap 'rm -rf "$scratch"' EXIT
 cmake --install "$build_dir" --prefix "$scratch/prefix" >/dev/null
 cmake -S "$source_dir/consumer" -B "$scratch/build" -G Ninja -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
 cmake --build "$scratch/build" >/dev/null
-"$scratch/build/consumer"
+(cd "$scratch" && "$scratch/build/consumer")
 "$scratch/build/runtime_consumer"
 test -x "$scratch/prefix/bin/xport"
 echo "install check passed"

@@ -24,8 +24,16 @@ int main(int argc, char** argv) {
   int result = 0;
   app.add_subcommand("ops", "list every registered op: its schema, then 'core' if in the core set")
       ->callback([&] { result = list_ops(); });
-  app.add_subcommand("demo", "run the bundled model eagerly and print what it computes")
-      ->callback([&] { result = xport::tools::run_demo(std::cout); });
+  xport::tools::DemoOptions demo;
+  CLI::App* demo_cmd =
+      app.add_subcommand("demo", "run GPT-2 eagerly on a short prompt and print the next tokens");
+  demo_cmd
+      ->add_option("--weights", demo.weights,
+                   "GPT-2 checkpoint (safetensors, e.g. the Hub's model.safetensors)")
+      ->check(CLI::ExistingFile);
+  demo_cmd->add_option("--steps", demo.steps, "greedy tokens to generate")
+      ->check(CLI::Range(0, 512));
+  demo_cmd->callback([&] { result = xport::tools::run_demo(demo, std::cout); });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,511 @@
+#!/usr/bin/python3
+"""Writes PyTorch 1.13 reference data for the model and layer parity tests.
+
+Usage: tests/models/make_parity_data.py OUT_DIR [--verbose]
+
+Builds the reference models and a few single layers with fixed seeds, runs them, and writes their
+weights (safetensors), inputs and outputs (.npy) and OUT_DIR/manifest.json, which the C++ tests
+read. Prints one summary line on success (--verbose: also the max |x| of every output) and exits
+non-zero on failure. When OUT_DIR/manifest.json records the sha256 of this file and its files
+exist, it exits at once (the data is only rebuilt when this script changes).
+
+Reference outputs are computed with autograd enabled and outside torch.no_grad(), so PyTorch's
+inference fast paths for TransformerEncoderLayer / MultiheadAttention (other numerics, padded
+positions zeroed) are not taken; models are in eval mode unless a case says otherwise.
+Initialisation is PyTorch's default, then randomized so that parity means something: every
+BatchNorm gets weight ~ U(0.5, 1.5), bias ~ N(0, 0.1), running_mean ~ N(0, 0.1),
+running_var ~ U(0.5, 1.5); every LayerNorm weight ~ U(0.5, 1.5), bias ~ N(0, 0.1); every
+MultiheadAttention in_proj_bias and out_proj.bias (zero by default) ~ N(0, 0.02).
+
+manifest.json (all paths relative to OUT_DIR):
+{
+  "script_sha256": "<sha256 of this file>",
+  "models": [                                   # one entry per model case
+    {"case": "resnet50_b4_224",                 # <model>_b<batch>[_<pixels> | _t<tokens>]
+     "model": "resnet50",                       # mlp | resnet18 | resnet50 | bert | gpt2
+     "weights": "resnet50.safetensors",         # one file per model, shared by its cases
+     "input": "resnet50_b4_224.input.npy",
+     "output": "resnet50_b4_224.output.npy"}, ...
+  ],
+  "layers": [                                   # one entry per single-layer case
+    {"case": "mha_self_batch_first",
+     "module": "MultiheadAttention",            # the torch.nn class name
+     "args": {"embed_dim": 32, ...},            # constructor arguments by PyTorch's names;
+                                                # Conv2d sizes are always [h, w] lists
+     "training": false,                         # train() (true) or eval() mode
+     "weights": "layers/mha_self_batch_first.safetensors",   # state_dict before the call(s)
+     "inputs": {"query": "layers/...npy", ...},  # forward's tensor arguments by PyTorch's names
+     "outputs": {"output": "layers/...npy", ...},
+     "call": {"need_weights": true, ...}}, ...   # forward's other arguments
+  ]
+}
+Models (weights use PyTorch's names):
+  mlp       MLP: layers = Sequential(Linear(1024, 4096), GELU, Linear(4096, 4096), GELU,
+            Linear(4096, 1024)); input float32 [N, 1024] -> [N, 1024].
+  resnet18, resnet50   torchvision (weights=None), fc scaled so logits are O(1);
+            input float32 [N, 3, H, W] -> logits [N, 1000].
+  bert      BertEncoder: layers = ModuleList of 12 TransformerEncoderLayer(768, 12, 3072,
+            dropout=0.1, activation="gelu", batch_first=True); input float32 [N, T, 768] ~ N(0, 1).
+  gpt2      Hugging Face GPT2LMHeadModel (12 layers, 12 heads, 768, tied lm_head); input int64 ids
+            [N, T] -> logits [N, T, 50257]. gpt2.safetensors has the Hub's layout: no
+            `transformer.` prefix, no lm_head.weight, and the h.<i>.attn.bias causal-mask buffers
+            (float32 [1, 1, 1024, 1024], lower-triangular ones).
+Layer cases: their input names are in layer_cases() below, their output names in run_layer().
+Self-attention's query, key and value name one file. batchnorm_train runs two forward calls in train
+mode, on x1 then x2, giving y1 then y2; its outputs also hold running_mean, running_var and
+num_batches_tracked after both calls.
+Safetensors: 8-byte little-endian header length, a compact JSON header {name: {"dtype", "shape",
+"data_offsets": [begin, end]}, ..., "__metadata__": {"format": "pt"}} padded with spaces to a
+multiple of 8, then each tensor's contiguous little-endian bytes in header order.
+"""
+import argparse
+import hashlib
+import json
+import math
+import os
+import sys
+import time
+
+
+def script_sha256():
+    with open(os.path.abspath(__file__), "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def up_to_date(out_dir, digest):
+    try:
+        with open(os.path.join(out_dir, "manifest.json")) as f:
+            manifest = json.load(f)
+    except (OSError, ValueError):
+        return False
+    if manifest.get("script_sha256") != digest:
+        return False
+    files = [e[k] for e in manifest["models"] for k in ("weights", "input", "output")]
+    for e in manifest["layers"]:
+        files += [e["weights"], *e["inputs"].values(), *e["outputs"].values()]
+    return all(os.path.exists(os.path.join(out_dir, p)) for p in files)
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out_dir")
+    parser.add_argument("--verbose", action="store_true", help="print max |x| of every output")
+    return parser.parse_args()
+
+
+# The cache check comes before importing torch, which alone takes seconds.
+if __name__ == "__main__":
+    START, ARGS, DIGEST = time.perf_counter(), parse_args(), script_sha256()
+    if up_to_date(ARGS.out_dir, DIGEST):
+        print("make_parity_data: %s is up to date" % ARGS.out_dir)
+        sys.exit(0)
+
+os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")  # else OpenBLAS misdetects this CPU
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+import torchvision  # noqa: E402
+
+# ---- safetensors -------------------------------------------------------------------------------
+
+_SAFETENSORS_DTYPES = {
+    torch.float32: "F32", torch.float64: "F64", torch.float16: "F16", torch.bfloat16: "BF16",
+    torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8",
+    torch.uint8: "U8", torch.bool: "BOOL",
+}
+
+
+def save_safetensors(tensors, path):
+    """Writes {name: tensor} (in its order) as a safetensors file."""
+    header, blobs, offset = {}, [], 0
+    for name, t in tensors.items():
+        if t.dtype not in _SAFETENSORS_DTYPES:
+            raise TypeError("save_safetensors: %s has dtype %s, which has no safetensors code"
+                            % (name, t.dtype))
+        t = t.detach().contiguous()
+        raw = t.view(torch.uint8) if t.dtype == torch.bfloat16 else t  # numpy has no bfloat16
+        data = np.ascontiguousarray(raw.numpy())
+        data = data.astype(data.dtype.newbyteorder("<"), copy=False)
+        header[name] = {"dtype": _SAFETENSORS_DTYPES[t.dtype], "shape": list(t.shape),
+                        "data_offsets": [offset, offset + data.nbytes]}
+        blobs.append(data)
+        offset += data.nbytes
+    header["__metadata__"] = {"format": "pt"}
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(len(text).to_bytes(8, "little"))
+        f.write(text)
+        for data in blobs:
+            f.write(data.data)
+
+
+# ---- reference models ----------------------------------------------------------------------------
+
+
+class MLP(nn.Module):
+    def __init__(self, widths=(1024, 4096, 4096, 1024)):
+        super().__init__()
+        mods = []
+        for i in range(len(widths) - 1):
+            if i > 0:
+                mods.append(nn.GELU())
+            mods.append(nn.Linear(widths[i], widths[i + 1]))
+        self.layers = nn.Sequential(*mods)
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+class BertEncoder(nn.Module):
+    def __init__(self, num_layers=12, hidden=768, heads=12, feedforward=3072):
+        super().__init__()
+        self.layers = nn.ModuleList([
+            nn.TransformerEncoderLayer(hidden, heads, feedforward, dropout=0.1, activation="gelu",
+                                       layer_norm_eps=1e-5, batch_first=True, norm_first=False)
+            for _ in range(num_layers)])
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+class Conv1D(nn.Module):
+    """Hugging Face's Conv1D: a linear layer with its weight stored [in, out]."""
+
+    def __init__(self, nf, nx):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(nx, nf))
+        self.bias = nn.Parameter(torch.empty(nf))
+
+    def forward(self, x):
+        out = torch.addmm(self.bias, x.reshape(-1, x.size(-1)), self.weight)
+        return out.view(x.shape[:-1] + (self.weight.size(1),))
+
+
+class GPT2Attention(nn.Module):
+    def __init__(self, n_embd, n_head, n_positions):
+        super().__init__()
+        self.n_head = n_head
+        self.register_buffer("bias", torch.tril(torch.ones(n_positions, n_positions))
+                             .view(1, 1, n_positions, n_positions))
+        self.c_attn = Conv1D(3 * n_embd, n_embd)
+        self.c_proj = Conv1D(n_embd, n_embd)
+
+    def _split(self, x):
+        n, t, c = x.shape
+        return x.view(n, t, self.n_head, c // self.n_head).permute(0, 2, 1, 3)
+
+    def forward(self, x):
+        q, k, v = (self._split(p) for p in self.c_attn(x).split(x.size(-1), dim=2))
+        scores = q @ k.transpose(-1, -2) / math.sqrt(v.size(-1))
+        t = x.size(1)
+        causal = self.bias[:, :, :t, :t].bool()
+        scores = torch.where(causal, scores, torch.tensor(torch.finfo(scores.dtype).min))
+        out = torch.softmax(scores, dim=-1) @ v
+        n, h, t, d = out.shape
+        return self.c_proj(out.permute(0, 2, 1, 3).reshape(n, t, h * d))
+
+
+class GPT2MLP(nn.Module):
+    def __init__(self, n_embd):
+        super().__init__()
+        self.c_fc = Conv1D(4 * n_embd, n_embd)
+        self.c_proj = Conv1D(n_embd, 4 * n_embd)
+
+    def forward(self, x):
+        return self.c_proj(F.gelu(self.c_fc(x), approximate="tanh"))
+
+
+class GPT2Block(nn.Module):
+    def __init__(self, n_embd, n_head, n_positions, eps):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(n_embd, eps=eps)
+        self.attn = GPT2Attention(n_embd, n_head, n_positions)
+        self.ln_2 = nn.LayerNorm(n_embd, eps=eps)
+        self.mlp = GPT2MLP(n_embd)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class GPT2Model(nn.Module):
+    def __init__(self, vocab, n_positions, n_embd, n_layer, n_head, eps):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, n_embd)
+        self.wpe = nn.Embedding(n_positions, n_embd)
+        self.h = nn.ModuleList([GPT2Block(n_embd, n_head, n_positions, eps)
+                                for _ in range(n_layer)])
+        self.ln_f = nn.LayerNorm(n_embd, eps=eps)
+
+
+class GPT2LMHeadModel(nn.Module):
+    """GPT2LMHeadModel's computation (eval, no cache); lm_head is wte (tied)."""
+
+    def __init__(self, vocab=50257, n_positions=1024, n_embd=768, n_layer=12, n_head=12,
+                 eps=1e-5):
+        super().__init__()
+        self.transformer = GPT2Model(vocab, n_positions, n_embd, n_layer, n_head, eps)
+
+    def forward(self, ids):
+        tr = self.transformer
+        x = tr.wte(ids) + tr.wpe(torch.arange(ids.size(1)))
+        for block in tr.h:
+            x = block(x)
+        return F.linear(tr.ln_f(x), tr.wte.weight)
+
+    def hub_state_dict(self):
+        """The state dict as the Hub's gpt2 checkpoint stores it."""
+        return {k[len("transformer."):]: v for k, v in self.state_dict().items()}
+
+
+@torch.no_grad()
+def randomize(model):
+    """Replaces the trivial default statistics and affine parameters of norms and attention."""
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.weight.uniform_(0.5, 1.5)
+            m.bias.normal_(0, 0.1)
+            m.running_mean.normal_(0, 0.1)
+            m.running_var.uniform_(0.5, 1.5)
+        elif isinstance(m, nn.LayerNorm):
+            m.weight.uniform_(0.5, 1.5)
+            m.bias.normal_(0, 0.1)
+        elif isinstance(m, nn.MultiheadAttention):
+            m.in_proj_bias.normal_(0, 0.02)
+            m.out_proj.bias.normal_(0, 0.02)
+    return model
+
+
+# The fc weight scale that brings logits to O(1): eval BatchNorm with randomized running
+# statistics lets the residual stream grow through the stages.
+_RESNET_FC_SCALE = {"resnet18": 0.25, "resnet50": 0.005}
+
+
+def build_model(name, seed=0):
+    """The reference model `name` in eval mode, initialised from `seed`."""
+    torch.manual_seed(seed)
+    if name == "mlp":
+        return randomize(MLP()).eval()
+    if name in ("resnet18", "resnet50"):
+        model = randomize(getattr(torchvision.models, name)(weights=None))
+        with torch.no_grad():
+            model.fc.weight.mul_(_RESNET_FC_SCALE[name])
+        return model.eval()
+    if name == "bert":
+        return randomize(BertEncoder()).eval()
+    if name == "gpt2":
+        model = GPT2LMHeadModel()
+        with torch.no_grad():
+            for pname, p in model.named_parameters():
+                if ".ln_" not in pname:
+                    p.normal_(0, 0.02)
+        return randomize(model).eval()
+    raise ValueError("build_model: unknown model %r" % name)
+
+
+def model_input(name, batch, size, seed):
+    """The sample input: size is the image side (ResNet) or the sequence length."""
+    g = torch.Generator().manual_seed(seed)
+    if name == "mlp":
+        return torch.randn(batch, 1024, generator=g)
+    if name.startswith("resnet"):
+        return torch.randn(batch, 3, size, size, generator=g)
+    if name == "bert":
+        return torch.randn(batch, size, 768, generator=g)
+    if name == "gpt2":
+        return torch.randint(0, 50257, (batch, size), generator=g)
+    raise ValueError("model_input: unknown model %r" % name)
+
+
+# model -> [(batch, size)], size None for the MLP.
+MODEL_CASES = {
+    "mlp": [(1, None), (4, None)],
+    "resnet18": [(b, s) for b in (1, 4) for s in (224, 160)],
+    "resnet50": [(b, s) for b in (1, 4) for s in (224, 160)],
+    "bert": [(b, t) for b in (1, 4) for t in (64, 128)],
+    "gpt2": [(b, t) for b in (1, 4) for t in (1, 17, 64)],
+}
+
+
+def case_name(model, batch, size):
+    if size is None:
+        return "%s_b%d" % (model, batch)
+    if model.startswith("resnet"):
+        return "%s_b%d_%d" % (model, batch, size)
+    return "%s_b%d_t%d" % (model, batch, size)
+
+
+# ---- layer cases ---------------------------------------------------------------------------------
+
+
+def causal_bool(n):
+    return torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
+
+
+def layer_cases():
+    """Yields (case, module, args, training, inputs, run) with run(module, inputs) -> outputs."""
+    g = torch.Generator().manual_seed(1234)
+
+    def randn(*shape):
+        return torch.randn(*shape, generator=g)
+
+    args = {"embed_dim": 32, "num_heads": 4, "dropout": 0.0, "bias": True, "batch_first": True}
+    x = randn(2, 5, 32)
+    kpm = torch.zeros(2, 5, dtype=torch.bool)
+    kpm[1, 3:] = True
+    call = {"need_weights": True, "average_attn_weights": True}
+    yield ("mha_self_batch_first", nn.MultiheadAttention, args, False, call,
+           {"query": x, "key": x, "value": x, "key_padding_mask": kpm, "attn_mask": causal_bool(5)})
+
+    args = dict(args, batch_first=False)
+    call = {"need_weights": True, "average_attn_weights": False}
+    yield ("mha_cross_seq_first", nn.MultiheadAttention, args, False, call,
+           {"query": randn(4, 2, 32), "key": randn(6, 2, 32), "value": randn(6, 2, 32),
+            "attn_mask": randn(4, 6)})
+
+    args = {"d_model": 32, "nhead": 4, "dim_feedforward": 64, "dropout": 0.1,
+            "activation": "gelu", "layer_norm_eps": 1e-5, "batch_first": True,
+            "norm_first": False}
+    kpm = torch.zeros(2, 7, dtype=torch.bool)
+    kpm[1, 4:] = True
+    yield ("encoder_post_norm_gelu", nn.TransformerEncoderLayer, args, False, {},
+           {"src": randn(2, 7, 32), "src_key_padding_mask": kpm})
+
+    args = dict(args, activation="relu", batch_first=False, norm_first=True)
+    yield ("encoder_pre_norm_relu", nn.TransformerEncoderLayer, args, False, {},
+           {"src": randn(7, 2, 32), "src_mask": causal_bool(7)})
+
+    args = {"num_features": 8, "eps": 1e-5, "momentum": 0.1}
+    yield ("batchnorm_train", nn.BatchNorm2d, args, True, {},
+           {"x1": randn(4, 8, 5, 5), "x2": 2 * randn(4, 8, 5, 5) + 0.5})
+
+    args = {"in_channels": 8, "out_channels": 16, "kernel_size": [3, 3], "stride": [2, 2],
+            "padding": [1, 1], "dilation": [1, 1], "groups": 2, "bias": True}
+    yield ("conv_groups", nn.Conv2d, args, False, {}, {"input": randn(2, 8, 9, 9)})
+
+    args = {"in_channels": 4, "out_channels": 6, "kernel_size": [3, 2], "stride": [1, 2],
+            "padding": [2, 1], "dilation": [2, 2], "groups": 1, "bias": False}
+    yield ("conv_dilated_nobias", nn.Conv2d, args, False, {}, {"input": randn(1, 4, 10, 11)})
+
+    ids = torch.randint(0, 20, (3, 4), generator=g)
+    ids[0, 1] = ids[1, 3] = ids[2, 0] = 0
+    yield ("embedding_padding", nn.Embedding,
+           {"num_embeddings": 20, "embedding_dim": 8, "padding_idx": 0}, False, {},
+           {"input": ids})
+
+    yield ("layernorm_2d", nn.LayerNorm, {"normalized_shape": [6, 8], "eps": 1e-5}, False, {},
+           {"input": randn(3, 6, 8)})
+
+
+def run_layer(module, inputs, call):
+    """Calls the module as the case says; returns {output name: tensor}."""
+    if isinstance(module, nn.MultiheadAttention):
+        out, weights = module(**inputs, **call)
+        return {"output": out, "attn_weights": weights}
+    if isinstance(module, nn.BatchNorm2d):
+        y1 = module(inputs["x1"])
+        y2 = module(inputs["x2"])
+        return {"y1": y1, "y2": y2, "running_mean": module.running_mean,
+                "running_var": module.running_var,
+                "num_batches_tracked": module.num_batches_tracked}
+    return {"output": module(**inputs, **call)}
+
+
+# ---- driver --------------------------------------------------------------------------------------
+
+
+def check_output(case, name, t, verbose):
+    """Refuses outputs that would make a weak test: non-finite, all-zero or huge."""
+    if not t.is_floating_point():
+        return
+    if not torch.isfinite(t).all():
+        raise RuntimeError("%s: output %s is not finite" % (case, name))
+    peak = t.abs().max().item()
+    if verbose:
+        print("  %-28s %-20s max|x| %10.4g  std %10.4g" % (case, name, peak, t.std().item()))
+    if not 1e-3 < peak < 1e3:
+        raise RuntimeError("%s: output %s has max |x| = %g, outside (1e-3, 1e3)"
+                           % (case, name, peak))
+
+
+def save_npy(out_dir, rel, t):
+    arr = t.detach().contiguous().numpy()
+    np.save(os.path.join(out_dir, rel), arr)
+    return rel
+
+
+def make_models(out_dir, verbose):
+    entries = []
+    for seed, (model_name, cases) in enumerate(MODEL_CASES.items()):
+        model = build_model(model_name, seed)
+        weights = model_name + ".safetensors"
+        state = model.hub_state_dict() if model_name == "gpt2" else model.state_dict()
+        save_safetensors(state, os.path.join(out_dir, weights))
+        for i, (batch, size) in enumerate(cases):
+            case = case_name(model_name, batch, size)
+            x = model_input(model_name, batch, size, seed=1000 * seed + i)
+            y = model(x).detach()  # autograd on: no inference fast paths
+            check_output(case, "output", y, verbose)
+            entries.append({"case": case, "model": model_name, "weights": weights,
+                            "input": save_npy(out_dir, case + ".input.npy", x),
+                            "output": save_npy(out_dir, case + ".output.npy", y)})
+        del model, state
+    return entries
+
+
+def make_layers(out_dir, verbose):
+    os.makedirs(os.path.join(out_dir, "layers"), exist_ok=True)
+    entries = []
+    for seed, (case, cls, args, training, call, inputs) in enumerate(layer_cases()):
+        torch.manual_seed(100 + seed)
+        module = randomize(cls(**args)).train(training)
+        weights = "layers/%s.safetensors" % case
+        save_safetensors(dict(module.state_dict()), os.path.join(out_dir, weights))
+        saved = {}  # one file per tensor object: q = k = v share one
+        in_files = {}
+        for name, t in inputs.items():
+            if id(t) not in saved:
+                saved[id(t)] = save_npy(out_dir, "layers/%s.%s.npy" % (case, name), t)
+            in_files[name] = saved[id(t)]
+        outputs = run_layer(module, inputs, call)
+        out_files = {}
+        for name, t in outputs.items():
+            t = t.detach()
+            check_output(case, name, t, verbose)
+            out_files[name] = save_npy(out_dir, "layers/%s.%s.npy" % (case, name), t)
+        entries.append({"case": case, "module": cls.__name__, "args": args,
+                        "training": training, "weights": weights, "inputs": in_files,
+                        "outputs": out_files, "call": call})
+    return entries
+
+
+def dir_bytes(path):
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+
+
+def main(args, digest, start):
+    torch.set_num_threads(2)
+    os.makedirs(args.out_dir, exist_ok=True)
+    manifest = {"script_sha256": digest, "models": make_models(args.out_dir, args.verbose),
+                "layers": make_layers(args.out_dir, args.verbose)}
+    # The manifest goes last and whole, so an interrupted run is never mistaken for a cache hit.
+    path = os.path.join(args.out_dir, "manifest.json")
+    with open(path + ".tmp", "w") as f:
+        json.dump(manifest, f, indent=1)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+    print("make_parity_data: %d model and %d layer cases, %.0f MB in %s (%.1f s)"
+          % (len(manifest["models"]), len(manifest["layers"]),
+             dir_bytes(args.out_dir) / 1e6, args.out_dir, time.perf_counter() - start))
+
+
+if __name__ == "__main__":
+    try:
+        main(ARGS, DIGEST, START)
+    except Exception as e:  # a clear one-line reason, and a non-zero exit for the caller
+        print("make_parity_data: failed: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        raise
