@@ -8,6 +8,8 @@ packages=(
   build-essential cmake ninja-build pkg-config clang
   # library dependencies (oneDNN's CMake package asks for OpenCL even for CPU use)
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers libhwy-dev nlohmann-json3-dev libcli11-dev
+  # call-site symbolization (DWARF line tables of the running process)
+  libdw-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # the numerical oracle (test-only) and a tuned BLAS so PyTorch's GEMM is not the reference BLAS

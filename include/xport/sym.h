@@ -55,6 +55,8 @@ class SymNode {
   /// The value when the expression is a known constant, without recording a guard.
   virtual std::optional<int64_t> maybe_int() const = 0;
   virtual std::string str() const = 0;
+  /// True when both nodes hold the same expression (never guards).
+  virtual bool is_same_as(const SymNode& other) const { return this == &other; }
 };
 
 class SymBool;

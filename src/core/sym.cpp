@@ -17,11 +17,22 @@ SymNodePtr symbolic_binary(SymOp op, const SymInt& a, const SymInt& b) {
   return as_node(a, like)->binary(op, as_node(b, like));
 }
 
+// A node that folds to a constant becomes a plain value, so static sizes stay plain (and can
+// never take part in a guard).
+SymInt fold_int(SymNodePtr node) {
+  if (auto v = node->maybe_int()) return SymInt(*v);
+  return SymInt(std::move(node));
+}
+SymBool fold_bool(SymNodePtr node) {
+  if (auto v = node->maybe_int()) return SymBool(*v != 0);
+  return SymBool(std::move(node));
+}
+
 SymInt int_op(SymOp op, const SymInt& a, const SymInt& b) {
-  return SymInt(symbolic_binary(op, a, b));
+  return fold_int(symbolic_binary(op, a, b));
 }
 SymBool bool_op(SymOp op, const SymInt& a, const SymInt& b) {
-  return SymBool(symbolic_binary(op, a, b));
+  return fold_bool(symbolic_binary(op, a, b));
 }
 
 }  // namespace
@@ -30,12 +41,13 @@ std::string SymInt::str() const { return node_ ? node_->str() : std::to_string(v
 
 bool SymInt::is_same(const SymInt& other) const {
   if (!node_ && !other.node_) return value_ == other.value_;
-  return node_ == other.node_;
+  if (!node_ || !other.node_) return false;
+  return node_ == other.node_ || node_->is_same_as(*other.node_);
 }
 
 SymInt SymInt::operator-() const {
   if (!node_) return SymInt(-value_);
-  return SymInt(node_->negate());
+  return fold_int(node_->negate());
 }
 
 #define XPORT_SYMINT_BINARY(OP, SYMOP, PLAIN)            \
@@ -98,7 +110,7 @@ std::optional<bool> SymBool::maybe_bool() const {
 
 SymBool SymBool::operator!() const {
   if (!node_) return SymBool(!value_);
-  return SymBool(node_->logical_not());
+  return fold_bool(node_->logical_not());
 }
 
 namespace {
@@ -107,7 +119,7 @@ SymBool logical(SymOp op, const SymBool& a, const SymBool& b) {
   auto lift = [&](const SymBool& v) {
     return v.is_symbolic() ? v.node() : like->wrap_bool(*v.maybe_bool());
   };
-  return SymBool(lift(a)->binary(op, lift(b)));
+  return fold_bool(lift(a)->binary(op, lift(b)));
 }
 }  // namespace
 

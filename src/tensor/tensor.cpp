@@ -1,8 +1,25 @@
 #include "xport/tensor.h"
 
+#include <atomic>
+
+#include "tensor/user_location.h"
+
 #include <cstring>
 
 namespace xport {
+
+namespace detail {
+namespace {
+std::atomic<UserLocationFn> g_user_location{nullptr};
+}  // namespace
+void set_user_location_fn(UserLocationFn fn) { g_user_location.store(fn); }
+std::string at_user_location() {
+  const UserLocationFn fn = g_user_location.load();
+  if (fn == nullptr) return "";
+  const std::string where = fn();
+  return where.empty() ? "" : " at " + where;
+}
+}  // namespace detail
 
 std::vector<SymInt> contiguous_strides(const std::vector<SymInt>& sizes) {
   std::vector<SymInt> strides(sizes.size());
@@ -110,8 +127,8 @@ bool Tensor::is_contiguous() const {
 
 void Tensor::check_data_access(DType expected, const char* what) const {
   XPORT_CHECK(defined(), InvalidInput, what, "(): the tensor is undefined");
-  XPORT_CHECK(!is_fake(), DataDependent, what,
-              "(): cannot read tensor data while capturing a graph, because the data is not "
+  XPORT_CHECK(!is_fake(), DataDependent, what, "()", detail::at_user_location(),
+              ": cannot read tensor data while capturing a graph, because the data is not "
               "known until the program runs. Use xport::cond for a branch on a value, item_int() "
               "with xport::check for a value used as a size, or a custom op");
   XPORT_CHECK(expected == dtype(), InvalidInput, what, "<", dtype_name(expected),
@@ -121,8 +138,8 @@ void Tensor::check_data_access(DType expected, const char* what) const {
 }
 
 void* Tensor::raw_data() const {
-  XPORT_CHECK(defined() && !is_fake(), DataDependent,
-              "raw_data(): the tensor has no data (undefined, or a fake tensor under capture)");
+  XPORT_CHECK(defined() && !is_fake(), DataDependent, "raw_data()", detail::at_user_location(),
+              ": the tensor has no data (undefined, or a fake tensor under capture)");
   return static_cast<char*>(impl_->storage->data()) +
          impl_->meta.storage_offset.as_int_unchecked() * element_size();
 }

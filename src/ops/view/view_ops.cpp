@@ -56,6 +56,14 @@ std::vector<SymInt> infer_size(const OpArgs& args, const std::vector<SymInt>& sh
 std::optional<std::vector<SymInt>> view_strides(const std::vector<SymInt>& sizes,
                                                 const std::vector<SymInt>& strides,
                                                 const std::vector<SymInt>& new_sizes) {
+  // A contiguous tensor views as any shape of the same numel with contiguous strides; deciding
+  // that up front keeps symbolic sizes free of the size-1 guards of the general walk below.
+  const std::vector<SymInt> contiguous = contiguous_strides(sizes);
+  bool is_contiguous = true;
+  for (size_t d = 0; is_contiguous && d < sizes.size(); ++d) {
+    is_contiguous = strides[d].is_same(contiguous[d]);
+  }
+  if (is_contiguous) return contiguous_strides(new_sizes);
   std::vector<SymInt> out(new_sizes.size());
   if (sizes.empty()) {
     for (auto& s : out) s = 1;

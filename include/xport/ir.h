@@ -1,0 +1,171 @@
+#pragma once
+/// \file The graph IR: a functional graph of registered ops over tensors whose sizes are
+/// symbolic expressions. It prints like code, is checked by a verifier, and runs eagerly in an
+/// interpreter given the values of its symbols.
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <variant>
+#include <vector>
+
+#include "xport/dtype.h"
+#include "xport/expr.h"
+#include "xport/op_registry.h"
+#include "xport/tensor.h"
+
+namespace xport::ir {
+
+/// Metadata of a tensor value: dtype and symbolic sizes/strides/offset (constants are Integer
+/// expressions).
+struct TensorSpec {
+  DType dtype = DType::Float32;
+  std::vector<sym::ExprPtr> sizes;
+  std::vector<sym::ExprPtr> strides;
+  sym::ExprPtr storage_offset = nullptr;  // null means 0
+  /// Contiguous strides for `sizes`.
+  static TensorSpec contiguous(DType dtype, std::vector<sym::ExprPtr> sizes);
+  /// `f32[s0, 10]`: dtype and sizes.
+  std::string str() const;
+};
+
+class Node;
+
+/// One output of a node (ops with several or list outputs have one value per element).
+struct ValueRef {
+  const Node* node = nullptr;
+  int index = 0;
+  bool operator==(const ValueRef&) const = default;
+};
+
+/// An argument of a call or of the output node: none, a graph value, an integer expression
+/// (constants are Integer nodes), a float, a bool, a string, a dtype, or a list of these.
+struct Argument {
+  std::variant<std::monostate, ValueRef, sym::ExprPtr, double, bool, std::string, DType,
+               std::vector<Argument>>
+      value;
+
+  Argument() = default;
+  Argument(ValueRef v) : value(v) {}      // NOLINT
+  Argument(sym::ExprPtr v) : value(v) {}  // NOLINT
+  Argument(double v) : value(v) {}        // NOLINT
+  Argument(bool v) : value(v) {}          // NOLINT
+  /// An integer constant (`sym::integer(v)`).
+  Argument(int64_t v) : value(sym::integer(v)) {}   // NOLINT
+  Argument(int v) : value(sym::integer(v)) {}       // NOLINT
+  Argument(std::string v) : value(std::move(v)) {}  // NOLINT
+  /// A string (without this, a literal would pick the bool constructor).
+  Argument(const char* v) : value(std::string(v)) {}          // NOLINT
+  Argument(DType v) : value(v) {}                             // NOLINT
+  Argument(std::vector<Argument> v) : value(std::move(v)) {}  // NOLINT
+
+  bool is_none() const { return value.index() == 0; }
+  /// Same kind and value (expressions compare by pointer, which is by value for interned ones).
+  bool operator==(const Argument&) const = default;
+  /// `%x`, `2*s0`, `1.5`, `True`, `"tanh"`, `torch.float32`, `[%a, %b]`.
+  std::string str() const;
+};
+
+enum class NodeKind { Placeholder, Call, Output };
+
+/// Where a node came from in the user's program.
+struct NodeMeta {
+  std::string source = {};       ///< "model.cpp:12" (the user's line), or empty
+  std::string module_path = {};  ///< "layers.3.attn" (innermost module), or empty
+  /// (path, type) of every module the op ran in, outermost first: PyTorch's nn_module_stack.
+  std::vector<std::pair<std::string, std::string>> module_stack = {};
+};
+
+class Node {
+ public:
+  NodeKind kind() const { return kind_; }
+  /// Unique in the graph: the placeholder's input name, or the op's base name plus a counter
+  /// (`addmm`, `addmm_1`).
+  const std::string& name() const { return name_; }
+  /// The op of a Call node (null otherwise).
+  const OpDef* op() const { return op_; }
+  /// Call: one argument per schema argument, in schema order (defaults included).
+  /// Output: the graph's results.
+  const std::vector<Argument>& args() const { return args_; }
+  /// One spec per produced value (a placeholder has one; the output node none).
+  const std::vector<TensorSpec>& outputs() const { return outputs_; }
+  ValueRef out(int index = 0) const { return ValueRef{this, index}; }
+  const NodeMeta& meta() const { return meta_; }
+  NodeMeta& mutable_meta() { return meta_; }
+  /// Position in the graph (0-based), kept up to date by the graph.
+  size_t position() const { return position_; }
+
+ private:
+  friend class Graph;
+  NodeKind kind_ = NodeKind::Call;
+  std::string name_;
+  const OpDef* op_ = nullptr;
+  std::vector<Argument> args_;
+  std::vector<TensorSpec> outputs_;
+  NodeMeta meta_;
+  size_t position_ = 0;
+};
+
+/// Placeholders first, then calls in execution order, then one output node.
+class Graph {
+ public:
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  Graph(Graph&&) = default;
+  Graph& operator=(Graph&&) = default;
+
+  /// Adds an input (before any call); `name` must be a valid, unused identifier after
+  /// sanitizing (dots become underscores: `layers.0.weight` -> `p_layers_0_weight` is the
+  /// caller's choice). Throws InvalidInput otherwise. Added after calls exist, it is inserted
+  /// after the last placeholder.
+  Node* add_placeholder(const std::string& name, TensorSpec spec, NodeMeta meta = {});
+  /// Appends a call of `op`; `outputs` from the op's meta function.
+  Node* add_call(const OpDef& op, std::vector<Argument> args, std::vector<TensorSpec> outputs,
+                 NodeMeta meta = {});
+  /// Inserts a call before the node at `position` (an insertion point for passes); positions
+  /// after it shift by one. Nothing is checked until verify().
+  Node* insert_call(size_t position, const OpDef& op, std::vector<Argument> args,
+                    std::vector<TensorSpec> outputs, NodeMeta meta = {});
+  /// Sets the output node (once: verify() rejects a second one).
+  Node* set_output(std::vector<Argument> results);
+  /// Makes every use of `from` (in calls and the output) use `to` instead.
+  void replace_all_uses(ValueRef from, ValueRef to);
+
+  const std::vector<std::unique_ptr<Node>>& nodes() const { return nodes_; }
+  std::vector<const Node*> placeholders() const;
+  const Node* output() const;
+  /// Nodes that use `node`'s values, in order.
+  std::vector<const Node*> users(const Node* node) const;
+
+  /// Removes calls whose values nobody uses (every op in the graph is functional); calls that
+  /// return nothing (assertions) or mutate an argument stay.
+  void eliminate_dead_code();
+  /// A deep copy (node pointers remapped).
+  Graph clone() const;
+
+  /// One line per node: `%addmm = aten::addmm.default(%bias, %x, %t)  # f32[s0, 10]
+  /// model.cpp:12  fc`, placeholders as `%x : f32[s0, 3]`, then `return (%addmm,)`.
+  std::string to_string() const;
+  /// Checks the invariants (names unique, references point to earlier nodes of this graph,
+  /// value indices in range, placeholders first, exactly one output last, argument count and
+  /// kinds match each op's schema); throws xport::Error(Internal) naming the node.
+  void verify() const;
+
+ private:
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::unordered_map<std::string, int> name_counts_;
+  std::unordered_set<std::string> names_;  // every name in use
+
+  Node* insert_node(size_t position, std::unique_ptr<Node> node);
+  std::string unique_name(const std::string& base);
+};
+
+/// Runs the graph eagerly: placeholders take `inputs` (in order), symbols take `symbols`
+/// (Symbol expression -> value), each call runs its op's eager kernel; returns the output
+/// node's tensor values. Intermediate tensors are released after their last use.
+std::vector<Tensor> interpret(const Graph& graph, const std::vector<Tensor>& inputs,
+                              const std::unordered_map<sym::ExprPtr, int64_t>& symbols);
+
+}  // namespace xport::ir

@@ -1,0 +1,90 @@
+#pragma once
+/// \file ExportedProgram: a captured graph, its signature, and the shape contract under which it
+/// is valid. run() checks every input against the contract before any kernel runs.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "xport/expr.h"
+#include "xport/ir.h"
+#include "xport/value.h"
+
+namespace xport {
+
+/// What one graph input is.
+struct InputSpec {
+  enum class Kind { Parameter, Buffer, Constant, UserInput };
+  Kind kind = Kind::UserInput;
+  std::string name;        ///< the placeholder's name (`p_fc_weight`, `x`)
+  std::string target;      ///< dotted path of a parameter/buffer (`fc.weight`); constant's name
+  bool persistent = true;  ///< buffers: in the state dict
+};
+
+/// What one graph output is.
+struct OutputSpec {
+  enum class Kind { UserOutput };
+  Kind kind = Kind::UserOutput;
+  std::string name;  ///< the value's name in the graph
+};
+
+struct GraphSignature {
+  std::vector<InputSpec> inputs;  ///< parameters, buffers, constants, then user inputs
+  std::vector<OutputSpec> outputs;
+  std::string str() const;
+};
+
+/// symbol name -> [min, max] (max may be sym::Range::kPosInf).
+using RangeConstraints = std::map<std::string, sym::Range>;
+
+/// The contract for one user input: a tensor with a dtype and sizes (Integer expressions for
+/// static dims, expressions over symbols for dynamic ones), a list of such tensors, or a plain
+/// value the program was specialised to.
+struct InputContract {
+  enum class Kind { Tensor, TensorList, Int, Float, Bool };
+  Kind kind = Kind::Tensor;
+  std::string name;                     ///< `x`, or the list's name
+  DType dtype = DType::Float32;         ///< tensors
+  std::vector<sym::ExprPtr> sizes;      ///< tensors
+  std::vector<InputContract> elements;  ///< tensor lists: one per element
+  int64_t int_value = 0;                ///< Int / Bool (0 or 1)
+  double float_value = 0;               ///< Float
+};
+
+/// A symbol's meaning for error messages and for binding it at run time.
+struct SymbolSpec {
+  std::string name;      ///< `s0`
+  std::string source;    ///< `x.size(0)`
+  std::string dim_name;  ///< the user's Dim name (`batch`)
+  sym::Range range;
+};
+
+class ExportedProgram {
+ public:
+  ExportedProgram(ir::Graph graph, GraphSignature signature, std::vector<InputContract> contract,
+                  std::vector<SymbolSpec> symbols, std::map<std::string, Tensor> state);
+  ExportedProgram(ExportedProgram&&) noexcept;
+  ExportedProgram& operator=(ExportedProgram&&) noexcept;
+  ~ExportedProgram();
+
+  const ir::Graph& graph() const;
+  const GraphSignature& signature() const;
+  RangeConstraints range_constraints() const;
+  const std::vector<InputContract>& contract() const;
+  const std::vector<SymbolSpec>& symbols() const;
+  /// Parameter, buffer and constant values by placeholder target (`fc.weight`).
+  const std::map<std::string, Tensor>& state() const;
+
+  /// Checks arity, kinds, dtypes, ranks, static dims, symbol ranges, equalities and derived
+  /// relations (InvalidInput naming the input and dim), then runs the graph.
+  std::vector<Tensor> run(const std::vector<Value>& inputs) const;
+  /// The graph, then the signature, then the range constraints.
+  std::string to_string() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace xport

@@ -1,0 +1,205 @@
+#include "capture/dynamic_spec.h"
+
+#include <map>
+#include <sstream>
+
+namespace xport::capture {
+namespace {
+
+std::string dim_source(const TensorInput& in, int64_t d) {
+  return in.name + ".size(" + std::to_string(d) + ")";
+}
+
+std::string range_text(const Dim& dim) {
+  std::ostringstream out;
+  out << "[" << dim.min() << ", ";
+  if (dim.max() == sym::Range::kPosInf) {
+    out << "oo]";
+  } else {
+    out << dim.max() << "]";
+  }
+  return out.str();
+}
+
+DimSymbol* find_root(std::vector<DimSymbol>& roots, const Dim& dim) {
+  for (DimSymbol& r : roots) {
+    if (r.dim.root_id() == dim.root_id()) return &r;
+  }
+  return nullptr;
+}
+
+// The root Dim of a (possibly derived) dim: the first root-form copy the spec holds.
+Dim root_of(const Dim& dim, const std::vector<TensorInput>& inputs) {
+  for (const TensorInput& in : inputs) {
+    for (const auto& [d, candidate] : in.spec) {
+      if (candidate.root_id() == dim.root_id() && !candidate.is_derived()) return candidate;
+    }
+  }
+  return Dim(dim.name(), dim.min(), dim.max());  // a root only ever used derived
+}
+
+}  // namespace
+
+std::vector<std::vector<sym::ExprPtr>> make_symbolic_sizes(ShapeEnv& env,
+                                                           const std::vector<TensorInput>& inputs,
+                                                           std::vector<DimSymbol>& roots) {
+  // Validate each dim of the spec and work out its root's example value.
+  struct Use {
+    const TensorInput* input;
+    int64_t d;
+    Dim dim;
+  };
+  std::vector<Use> uses;
+  for (const TensorInput& in : inputs) {
+    for (const auto& [d, dim] : in.spec) {
+      XPORT_CHECK(d >= 0 && d < in.example.dim(), InvalidSpec, "export_program: the spec for ",
+                  in.name, " names dim ", d, ", but ", in.name, " has ", in.example.dim(),
+                  " dims (",
+                  in.example.dim() == 0 ? "a scalar"
+                                        : "indices 0 to " + std::to_string(in.example.dim() - 1),
+                  ")");
+      uses.push_back({&in, d, dim});
+    }
+  }
+  // Direct uses first, so a symbol is described by a dim that equals it (x.size(0), not a
+  // derived one).
+  std::stable_sort(uses.begin(), uses.end(), [](const Use& a, const Use& b) {
+    return !a.dim.is_derived() && b.dim.is_derived();
+  });
+  for (const Use& u : uses) {
+    const std::string source = dim_source(*u.input, u.d);
+    const int64_t size = u.input->example.int_size(u.d);
+    XPORT_CHECK(size >= 2, InvalidSpec, "export_program: the example has ", source, " = ", size,
+                ", but the spec makes it dynamic (", u.dim.str(),
+                "). Sizes 0 and 1 broadcast differently from larger ones, so a program traced "
+                "with them would be wrong for other sizes: give an example with ",
+                source,
+                " >= 2 (the program will still be checked against the whole range), or "
+                "leave the dim static");
+    const int64_t c = u.dim.coefficient(), o = u.dim.offset();
+    XPORT_CHECK((size - o) % c == 0, InvalidSpec, "export_program: ", source, " = ", size,
+                " in the example, which is not ", u.dim.str(), " for any integer ", u.dim.name());
+    const int64_t root_value = (size - o) / c;
+    DimSymbol* root = find_root(roots, u.dim);
+    if (root == nullptr) {
+      const Dim r = root_of(u.dim, inputs);
+      XPORT_CHECK(root_value >= r.min() && root_value <= r.max(), InvalidSpec,
+                  "export_program: ", source, " = ", size, " in the example gives ", r.name(),
+                  " = ", root_value, ", outside ", r.str(), " ", range_text(r),
+                  "; widen the Dim's range or change the example");
+      const std::string symbol_source = u.dim.is_derived() ? r.name() : source;
+      roots.push_back({r,
+                       env.create_symbol(root_value, {r.min(), r.max()}, symbol_source, r.name()),
+                       root_value});
+      root = &roots.back();
+    }
+    XPORT_CHECK(root->example == root_value, InvalidSpec, "export_program: ", source, " = ", size,
+                " in the example, but ", u.dim.str(), " was ", root->dim.name(), " = ",
+                root->example, " for another input: dims sharing a Dim must agree in the example");
+  }
+  std::vector<std::vector<sym::ExprPtr>> sizes;
+  for (const TensorInput& in : inputs) {
+    std::vector<sym::ExprPtr> s;
+    for (int64_t d = 0; d < in.example.dim(); ++d) {
+      auto it = in.spec.find(d);
+      if (it == in.spec.end()) {
+        s.push_back(sym::integer(in.example.int_size(d)));
+        continue;
+      }
+      const DimSymbol* root = find_root(roots, it->second);
+      s.push_back(sym::add(sym::mul(sym::integer(it->second.coefficient()), root->symbol),
+                           sym::integer(it->second.offset())));
+    }
+    sizes.push_back(std::move(s));
+  }
+  return sizes;
+}
+
+void check_guards(const ShapeEnv& env, const std::vector<TensorInput>& inputs,
+                  const std::vector<DimSymbol>& roots) {
+  if (env.guards().empty()) return;
+  std::ostringstream msg;
+  msg << "export_program: the traced program is valid for fewer shapes than the spec declares. "
+         "These decisions about shapes were taken while tracing:\n";
+  bool inexpressible = false;
+  for (const Guard& g : env.guards()) {
+    if (g.specialization) {
+      msg << "  - " << env.describe(g.specialized) << " was specialised to " << g.value
+          << " (used as a C++ integer)  (" << g.source << ")\n";
+      continue;
+    }
+    const bool simple =
+        g.expr->kind() == sym::ExprKind::Eq ||
+        (g.expr->kind() == sym::ExprKind::Le && sym::free_symbols(g.expr).size() == 1);
+    inexpressible = inexpressible || !simple;
+    msg << "  - " << env.describe(g.expr) << (simple ? "" : "   [*]") << "  (" << g.source << ")\n";
+  }
+
+  // The corrected spec: narrowed ranges, merged or derived dims, specialised dims made static.
+  struct Fixed {
+    bool is_static = false;
+    const DimSymbol* base = nullptr;  // the root it is expressed in
+    int64_t a = 1, b = 0;             // this root = a * base + b
+  };
+  std::map<const void*, Fixed> fixed;
+  for (const DimSymbol& r : roots) {
+    Fixed f{false, &r, 1, 0};
+    auto it = env.replacements().find(r.symbol);
+    if (it != env.replacements().end()) {
+      const sym::ExprPtr value = it->second;
+      if (sym::as_int(value)) {
+        f.is_static = true;
+      } else if (sym::free_symbols(value).size() == 1) {
+        const sym::ExprPtr other = sym::free_symbols(value)[0];
+        for (const DimSymbol& o : roots) {
+          if (o.symbol != other) continue;
+          // value = a * other + b when linear.
+          const auto at0 = sym::evaluate(value, [&](sym::ExprPtr) { return int64_t{0}; });
+          const auto at1 = sym::evaluate(value, [&](sym::ExprPtr) { return int64_t{1}; });
+          if (at0 && at1 &&
+              sym::add(sym::mul(sym::integer(*at1 - *at0), other), sym::integer(*at0)) == value) {
+            f = {false, &o, *at1 - *at0, *at0};
+          }
+        }
+      }
+    }
+    fixed[r.dim.root_id()] = f;
+  }
+  msg << "Suggested spec (paste it in place of yours):\n";
+  for (const DimSymbol& r : roots) {
+    const Fixed& f = fixed[r.dim.root_id()];
+    if (f.is_static || f.base != &r) continue;
+    const sym::Range range = env.info(r.symbol).range;
+    msg << "  Dim " << r.dim.name() << "(\"" << r.dim.name() << "\", " << range.lo;
+    if (range.hi != sym::Range::kPosInf) msg << ", " << range.hi;
+    msg << ");\n";
+  }
+  msg << "  options.dynamic_shapes = {\n";
+  for (const TensorInput& in : inputs) {
+    msg << "      {";
+    bool first = true;
+    for (const auto& [d, dim] : in.spec) {
+      const Fixed& f = fixed[dim.root_id()];
+      if (f.is_static) continue;
+      // dim = c * root + o and root = a * base + b.
+      const int64_t k = dim.coefficient() * f.a, off = dim.coefficient() * f.b + dim.offset();
+      msg << (first ? "" : ", ") << "{" << d << ", ";
+      if (k != 1) msg << k << " * ";
+      msg << f.base->dim.name();
+      if (off > 0) msg << " + " << off;
+      if (off < 0) msg << " - " << -off;
+      msg << "}";
+      first = false;
+    }
+    msg << "},  // " << in.name << "\n";
+  }
+  msg << "  };";
+  if (inexpressible) {
+    msg << "\nGuards marked [*] are not a range or an equality of dims, so no spec can state "
+           "them; rewrite the code that takes that decision (e.g. with cond()), or make the "
+           "dims static.";
+  }
+  XPORT_FAIL(ConstraintViolation, msg.str());
+}
+
+}  // namespace xport::capture

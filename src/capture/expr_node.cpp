@@ -1,0 +1,96 @@
+#include "capture/expr_node.h"
+
+#include "xport/error.h"
+
+namespace xport::capture {
+namespace {
+
+sym::ExprPtr expr_of_node(const SymNodePtr& node) {
+  const auto* e = dynamic_cast<const ExprNode*>(node.get());
+  XPORT_CHECK(e != nullptr, Internal,
+              "a symbolic value from another shape environment reached this export");
+  return e->expr();
+}
+
+}  // namespace
+
+SymNodePtr ExprNode::make(sym::ExprPtr e) const {
+  return std::make_shared<ExprNode>(env_, env_->simplify(e));
+}
+
+SymNodePtr ExprNode::binary(SymOp op, const SymNodePtr& other) const {
+  const sym::ExprPtr a = expr_, b = expr_of_node(other);
+  switch (op) {
+    case SymOp::Add:
+      return make(sym::add(a, b));
+    case SymOp::Sub:
+      return make(sym::sub(a, b));
+    case SymOp::Mul:
+      return make(sym::mul(a, b));
+    case SymOp::FloorDiv:
+      return make(sym::floor_div(a, b));
+    case SymOp::Mod:
+      return make(sym::mod(a, b));
+    case SymOp::Min:
+      return make(sym::min(a, b));
+    case SymOp::Max:
+      return make(sym::max(a, b));
+    case SymOp::Eq:
+      return make(sym::eq(a, b));
+    case SymOp::Ne:
+      return make(sym::ne(a, b));
+    case SymOp::Lt:
+      return make(sym::lt(a, b));
+    case SymOp::Le:
+      return make(sym::le(a, b));
+    case SymOp::Gt:
+      return make(sym::gt(a, b));
+    case SymOp::Ge:
+      return make(sym::ge(a, b));
+    case SymOp::And:
+      return make(sym::logical_and(a, b));
+    case SymOp::Or:
+      return make(sym::logical_or(a, b));
+    case SymOp::TrueDiv:
+      break;
+  }
+  XPORT_FAIL(UnsupportedOp, "true division of symbolic sizes (", sym::str(a), " / ", sym::str(b),
+             ") is not supported; use floor division (/ on SymInt) instead");
+}
+
+SymNodePtr ExprNode::negate() const { return make(sym::neg(expr_)); }
+SymNodePtr ExprNode::logical_not() const { return make(sym::logical_not(expr_)); }
+SymNodePtr ExprNode::wrap_int(int64_t value) const {
+  return std::make_shared<ExprNode>(env_, sym::integer(value));
+}
+SymNodePtr ExprNode::wrap_bool(bool value) const {
+  return std::make_shared<ExprNode>(env_, sym::boolean(value));
+}
+int64_t ExprNode::guard_int(const std::source_location& where) const {
+  return env_->evaluate_int(expr_, where);
+}
+bool ExprNode::guard_bool(const std::source_location& where) const {
+  return env_->evaluate_bool(expr_, where);
+}
+double ExprNode::guard_float(const std::source_location& where) const {
+  return static_cast<double>(env_->evaluate_int(expr_, where));
+}
+std::optional<int64_t> ExprNode::maybe_int() const {
+  if (auto v = sym::as_int(expr_)) return v;
+  if (auto b = sym::as_bool(expr_)) return *b ? 1 : 0;
+  return std::nullopt;
+}
+std::string ExprNode::str() const { return sym::str(expr_); }
+bool ExprNode::is_same_as(const SymNode& other) const {
+  const auto* e = dynamic_cast<const ExprNode*>(&other);
+  return e != nullptr && e->expr_ == expr_;  // expressions are hash-consed
+}
+
+sym::ExprPtr expr_of(const SymInt& v) {
+  return v.is_symbolic() ? expr_of_node(v.node()) : sym::integer(v.as_int_unchecked());
+}
+sym::ExprPtr expr_of(const SymBool& v) {
+  return v.is_symbolic() ? expr_of_node(v.node()) : sym::boolean(*v.maybe_bool());
+}
+
+}  // namespace xport::capture

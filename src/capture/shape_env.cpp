@@ -1,0 +1,164 @@
+#include "capture/shape_env.h"
+
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include "capture/call_site.h"
+#include "capture/expr_node.h"
+#include "xport/error.h"
+
+namespace xport::capture {
+namespace {
+
+std::string location_str(const std::source_location& where) {
+  std::string file = where.file_name();
+  const size_t slash = file.find_last_of('/');
+  if (slash != std::string::npos) file = file.substr(slash + 1);
+  return file + ":" + std::to_string(where.line());
+}
+
+// floor(a / b) and ceil(a / b) for b > 0.
+int64_t floor_div_pos(int64_t a, int64_t b) { return floor_div(a, b); }
+int64_t ceil_div_pos(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
+}  // namespace
+
+bool log_enabled(const char* topic) {
+  static const std::string topics = [] {
+    const char* env = std::getenv("XPORT_LOGS");
+    return "," + std::string(env ? env : "") + ",";
+  }();
+  return topics.find("," + std::string(topic) + ",") != std::string::npos;
+}
+
+std::shared_ptr<ShapeEnv> ShapeEnv::create() { return std::shared_ptr<ShapeEnv>(new ShapeEnv()); }
+
+sym::ExprPtr ShapeEnv::create_symbol(int64_t hint, sym::Range declared, std::string source,
+                                     std::string dim_name) {
+  const sym::ExprPtr s = sym::symbol("s" + std::to_string(symbols_.size()));
+  index_[s] = symbols_.size();
+  symbols_.push_back({s, hint, declared, declared, std::move(source), std::move(dim_name)});
+  if (log_enabled("dynamic")) {
+    const SymbolInfo& i = symbols_.back();
+    std::cerr << "[xport dynamic] " << s->name() << " = " << i.source
+              << (i.dim_name.empty() ? "" : " (" + i.dim_name + ")") << " in " << declared.str()
+              << ", example " << hint << "\n";
+  }
+  return s;
+}
+
+const SymbolInfo& ShapeEnv::info(sym::ExprPtr symbol) const {
+  auto it = index_.find(symbol);
+  XPORT_CHECK(it != index_.end(), Internal, "shape environment: unknown symbol ", sym::str(symbol));
+  return symbols_[it->second];
+}
+
+SymbolInfo& ShapeEnv::mutable_info(sym::ExprPtr symbol) { return symbols_[index_.at(symbol)]; }
+
+SymInt ShapeEnv::make_int(sym::ExprPtr e) {
+  if (auto v = sym::as_int(e)) return SymInt(*v);
+  return SymInt(std::make_shared<ExprNode>(shared_from_this(), e));
+}
+
+SymBool ShapeEnv::make_bool(sym::ExprPtr e) {
+  if (auto v = sym::as_bool(e)) return SymBool(*v);
+  return SymBool(std::make_shared<ExprNode>(shared_from_this(), e));
+}
+
+sym::ExprPtr ShapeEnv::simplify(sym::ExprPtr e) const {
+  if (replacements_.empty()) return e;
+  return sym::substitute(e, replacements_);
+}
+
+int64_t ShapeEnv::hint(sym::ExprPtr e) const {
+  const auto v = sym::evaluate(e, [this](sym::ExprPtr s) -> std::optional<int64_t> {
+    auto it = index_.find(s);
+    if (it == index_.end()) return std::nullopt;
+    return symbols_[it->second].hint;
+  });
+  XPORT_CHECK(v.has_value(), Internal, "shape environment: cannot evaluate ", sym::str(e),
+              " on the example values");
+  return *v;
+}
+
+sym::Range ShapeEnv::range(sym::ExprPtr symbol) const {
+  auto it = index_.find(symbol);
+  return it == index_.end() ? sym::Range{} : symbols_[it->second].range;
+}
+
+bool ShapeEnv::evaluate_bool(sym::ExprPtr e, const std::source_location& where) {
+  e = simplify(e);
+  if (auto v = sym::as_bool(e)) return *v;
+  if (auto v = sym::decide(e, [this](sym::ExprPtr s) { return range(s); })) return *v;
+  if (auto it = known_.find(e); it != known_.end()) return it->second;  // guarded already
+  const bool value = hint(e) != 0;
+  known_[e] = value;
+  record(value ? e : sym::logical_not(e), where, false, nullptr, 0);
+  return value;
+}
+
+int64_t ShapeEnv::evaluate_int(sym::ExprPtr e, const std::source_location& where) {
+  e = simplify(e);
+  if (auto v = sym::as_int(e)) return *v;
+  const int64_t value = hint(e);
+  record(sym::eq(e, sym::integer(value)), where, true, e, value);
+  return value;
+}
+
+void ShapeEnv::record(sym::ExprPtr guard, const std::source_location& where, bool specialization,
+                      sym::ExprPtr specialized, int64_t value) {
+  std::string source = user_source(capture_call_site());
+  if (source.empty()) source = location_str(where);
+  guards_.push_back({guard, source, specialization, specialized, value});
+  if (log_enabled("guards")) {
+    std::cerr << "[xport guards] " << describe(guard) << "  (" << source << ")\n";
+  }
+  narrow(guard);
+}
+
+// Learns from a fact that now holds: bounds on one symbol narrow its range, and an equality
+// that isolates a symbol becomes a replacement.
+void ShapeEnv::narrow(sym::ExprPtr fact) {
+  if (fact->kind() == sym::ExprKind::And) {
+    for (sym::ExprPtr part : fact->args()) narrow(part);
+    return;
+  }
+  if (fact->kind() == sym::ExprKind::Eq) {
+    if (auto solved = sym::solve_for_symbol(fact)) add_replacement(solved->first, solved->second);
+    return;
+  }
+  if (fact->kind() != sym::ExprKind::Le) return;
+  // a*s + c <= 0 for one symbol s.
+  const sym::ExprPtr lhs = fact->args()[0];
+  if (lhs->kind() != sym::ExprKind::Add || lhs->args().size() != 1 ||
+      lhs->args()[0]->kind() != sym::ExprKind::Symbol || !index_.count(lhs->args()[0])) {
+    return;
+  }
+  const int64_t a = lhs->coefficients()[0], c = lhs->value();
+  sym::Range& r = mutable_info(lhs->args()[0]).range;
+  if (a > 0) {
+    r.hi = std::min(r.hi, floor_div_pos(-c, a));  // s <= -c / a
+  } else if (a < 0) {
+    r.lo = std::max(r.lo, ceil_div_pos(c, -a));  // s >= c / -a
+  }
+}
+
+void ShapeEnv::add_replacement(sym::ExprPtr symbol, sym::ExprPtr value) {
+  value = simplify(value);
+  if (value == symbol) return;
+  for (auto& [s, v] : replacements_) v = sym::substitute(v, {{symbol, value}});
+  replacements_[symbol] = value;
+  if (auto point = sym::as_int(value); point && index_.count(symbol)) {
+    mutable_info(symbol).range = {*point, *point};
+  }
+}
+
+std::string ShapeEnv::describe(sym::ExprPtr e) const {
+  return sym::str(e, [this](sym::ExprPtr s) {
+    auto it = index_.find(s);
+    return it == index_.end() ? s->name() : symbols_[it->second].source;
+  });
+}
+
+}  // namespace xport::capture

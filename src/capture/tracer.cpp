@@ -1,0 +1,161 @@
+#include "capture/tracer.h"
+
+#include "capture/call_site.h"
+#include "capture/expr_node.h"
+#include "xport/nn/module.h"
+
+namespace xport::capture {
+
+TracedValue* traced(const Tensor& t) {
+  if (!t.defined() || !t.is_fake() || !t.impl()->capture_info) return nullptr;
+  return static_cast<TracedValue*>(t.impl()->capture_info.get());
+}
+
+Tracer::Tracer(ir::Graph& graph, std::shared_ptr<ShapeEnv> env)
+    : graph_(graph), env_(std::move(env)) {}
+
+Tensor Tracer::make_fake(const TensorMeta& meta, ir::ValueRef ref) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->meta = meta;
+  impl->capture_info = std::make_shared<TracedValue>(TracedValue{ref});
+  return Tensor(std::move(impl));
+}
+
+void Tracer::lift(const Tensor& real, ir::ValueRef ref) { lifted_[real.impl()] = ref; }
+
+ir::TensorSpec Tracer::spec_of(const TensorMeta& meta) const {
+  ir::TensorSpec spec;
+  spec.dtype = meta.dtype;
+  for (const SymInt& s : meta.sizes) spec.sizes.push_back(env_->simplify(expr_of(s)));
+  for (const SymInt& s : meta.strides) spec.strides.push_back(env_->simplify(expr_of(s)));
+  spec.storage_offset = env_->simplify(expr_of(meta.storage_offset));
+  return spec;
+}
+
+ir::ValueRef Tracer::value_of(const Tensor& t) {
+  if (TracedValue* v = traced(t)) return v->ref;
+  XPORT_CHECK(!t.is_fake(), Internal,
+              "a fake tensor from another export reached this one; export one program at a time "
+              "per thread");
+  if (auto it = lifted_.find(t.impl()); it != lifted_.end()) return it->second;
+  // A real tensor from the enclosing scope: its value becomes part of the program.
+  const std::string name = "c_lifted_tensor_" + std::to_string(constants_.size());
+  ir::Node* node = graph_.add_placeholder(name, spec_of(t.meta()), node_meta());
+  constants_.emplace_back(name, t);
+  lifted_[t.impl()] = node->out();
+  return node->out();
+}
+
+ir::NodeMeta Tracer::node_meta() const {
+  ir::NodeMeta meta;
+  meta.source = user_source(capture_call_site());
+  for (const nn::Module* m : nn::module_call_stack()) {
+    meta.module_stack.emplace_back(m->path(), m->type_name());
+  }
+  if (!meta.module_stack.empty()) meta.module_path = meta.module_stack.back().first;
+  return meta;
+}
+
+ir::Argument Tracer::to_argument(const Value& v, const xport::Argument& schema_arg) {
+  if (v.is_none()) return {};
+  if (v.is_tensor()) {
+    if (!v.to_tensor().defined()) return {};
+    return value_of(v.to_tensor());
+  }
+  if (v.is_int()) return env_->simplify(expr_of(v.to_sym_int()));
+  if (v.is_double()) return v.to_double();
+  if (v.is_bool()) return v.to_bool();
+  if (v.is_string()) return v.to_string_value();
+  if (v.is_dtype()) return v.to_dtype();
+  std::vector<ir::Argument> list;
+  if (v.is_int_list()) {
+    for (const SymInt& s : v.to_sym_int_list()) list.emplace_back(env_->simplify(expr_of(s)));
+  } else if (v.is_double_list()) {
+    for (double d : v.to_double_list()) list.emplace_back(d);
+  } else if (v.is_list()) {
+    for (const Tensor& t : v.to_tensor_list()) {
+      list.push_back(t.defined() ? ir::Argument(value_of(t)) : ir::Argument());
+    }
+  } else {
+    XPORT_FAIL(Internal, "capture: cannot record argument '", schema_arg.name, "' of type ",
+               v.type_name());
+  }
+  return list;
+}
+
+std::vector<Tensor> Tracer::intercept(const OpArgs& args) {
+  const OpDef& op = args.op();
+  XPORT_CHECK(!op.cpu_alloc, DataDependent, op.qualified_name,
+              ": the size of its output depends on the input's values, which capture does not "
+              "know; data-dependent ops are not supported by export yet",
+              "");
+  if (!op.meta) return run_decomposition(args);  // composite: trace what it is made of
+  if (op.parsed.is_mutating()) return functionalize(args);
+  return record(args);
+}
+
+std::vector<Tensor> Tracer::record(const OpArgs& args) {
+  const OpDef& op = args.op();
+  const std::vector<TensorMeta> metas = op.meta(args);
+  std::vector<ir::Argument> arguments;
+  arguments.reserve(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    arguments.push_back(to_argument(args[i], op.parsed.arguments[i]));
+  }
+  std::vector<ir::TensorSpec> specs;
+  specs.reserve(metas.size());
+  for (const TensorMeta& m : metas) specs.push_back(spec_of(m));
+  ir::Node* node = graph_.add_call(op, std::move(arguments), std::move(specs), node_meta());
+  std::vector<Tensor> outs;
+  outs.reserve(metas.size());
+  for (size_t i = 0; i < metas.size(); ++i) {
+    outs.push_back(make_fake(metas[i], node->out(static_cast<int>(i))));
+    // A view shares memory with its base: remember both, so a later in-place update of either
+    // (which capture cannot express functionally yet) is refused instead of silently wrong.
+    const int base = op.parsed.aliased_argument(op.parsed.returns_list ? 0 : i);
+    if (base >= 0 && args[static_cast<size_t>(base)].is_tensor()) {
+      traced(outs.back())->is_view = true;
+      if (TracedValue* b = traced(args.tensor(static_cast<size_t>(base)))) b->has_views = true;
+    }
+  }
+  return outs;
+}
+
+// self.op_(...) becomes self' = op(self, ...) in the graph, and the fake `self` is rebound to
+// the new value.
+std::vector<Tensor> Tracer::functionalize(const OpArgs& args) {
+  const Schema& schema = args.op().parsed;
+  size_t self_index = 0;
+  while (self_index < schema.arguments.size() && !schema.arguments[self_index].is_write) {
+    ++self_index;
+  }
+  const std::string& name = args.name();
+  XPORT_CHECK(self_index < schema.arguments.size() && args[self_index].is_tensor(), UnsupportedOp,
+              name, ": capture supports in-place ops that update one tensor");
+  const Tensor& self = args.tensor(self_index);
+  TracedValue* tv = traced(self);
+  XPORT_CHECK(tv != nullptr && tv->ref.node->kind() == ir::NodeKind::Call, UnsupportedOp, name,
+              ": updating an input, parameter, buffer or captured tensor in place is not "
+              "supported by export yet; compute a new tensor instead (y = x + 1, not x.add_(1))");
+  XPORT_CHECK(!tv->is_view && !tv->has_views, UnsupportedOp, name,
+              ": updating a tensor in place while a view shares its memory is not supported by "
+              "export yet; clone() the tensor before updating it, or compute a new tensor");
+  // The functional form: the same name without the trailing underscore (add_ -> add).
+  std::string base = schema.name;
+  if (!base.empty() && base.back() == '_') base.pop_back();
+  std::vector<Value> values = args.values();
+  const OpDef* functional =
+      try_find_op(schema.ns + "::" + base + (schema.overload.empty() ? "" : "." + schema.overload));
+  if (functional == nullptr && base == "zero") {
+    functional = &find_op("aten::fill.Scalar");
+    values = {self, Value(int64_t{0})};
+  }
+  XPORT_CHECK(functional != nullptr, UnsupportedOp, name,
+              ": has no functional form to record; compute a new tensor instead");
+  Tensor result = call_tensors(*functional, std::move(values)).at(0);
+  if (result.dtype() != self.dtype()) result = result.to(self.dtype());
+  self.impl()->capture_info = result.impl()->capture_info;
+  return {self};
+}
+
+}  // namespace xport::capture

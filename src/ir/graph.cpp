@@ -1,0 +1,195 @@
+// Graph construction and the structural operations: users, dead-code elimination, clone.
+
+#include <algorithm>
+
+#include "ir/ir_util.h"
+#include "xport/error.h"
+#include "xport/ir.h"
+
+namespace xport::ir {
+namespace {
+
+bool is_identifier(const std::string& s) {
+  if (s.empty()) return false;
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (!alpha(s[0])) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); });
+}
+
+bool uses(const Node& user, const Node* node) {
+  bool found = false;
+  for (const Argument& a : user.args()) {
+    detail::for_each_ref(a, [&](const ValueRef& r) { found = found || r.node == node; });
+  }
+  return found;
+}
+
+// A call that returns nothing (an assertion) or mutates an argument runs for its effect.
+bool has_effect(const Node& node) {
+  const Schema& schema = node.op()->parsed;
+  return (schema.returns.empty() && !schema.returns_list) || schema.is_mutating();
+}
+
+}  // namespace
+
+TensorSpec TensorSpec::contiguous(DType dtype, std::vector<sym::ExprPtr> sizes) {
+  TensorSpec spec;
+  spec.dtype = dtype;
+  spec.strides.resize(sizes.size());
+  sym::ExprPtr running = sym::integer(1);
+  for (size_t i = sizes.size(); i-- > 0;) {
+    spec.strides[i] = running;
+    // Like ATen (and contiguous_strides), a size-0 or size-1 dim does not scale the strides
+    // before it.
+    const auto constant = sym::as_int(sizes[i]);
+    if (!(constant && *constant <= 1)) running = sym::mul(running, sizes[i]);
+  }
+  spec.sizes = std::move(sizes);
+  return spec;
+}
+
+std::string Graph::unique_name(const std::string& base) {
+  int& count = name_counts_[base];
+  std::string name = count == 0 ? base : base + "_" + std::to_string(count);
+  while (names_.count(name)) name = base + "_" + std::to_string(++count);
+  ++count;
+  return name;
+}
+
+Node* Graph::insert_node(size_t position, std::unique_ptr<Node> node) {
+  names_.insert(node->name_);
+  Node* raw = node.get();
+  nodes_.insert(nodes_.begin() + static_cast<std::ptrdiff_t>(position), std::move(node));
+  for (size_t i = position; i < nodes_.size(); ++i) nodes_[i]->position_ = i;
+  return raw;
+}
+
+Node* Graph::add_placeholder(const std::string& name, TensorSpec spec, NodeMeta meta) {
+  XPORT_CHECK(is_identifier(name), InvalidInput, "Graph::add_placeholder: '", name,
+              "' is not a valid input name; use letters, digits and '_', not starting with a "
+              "digit (e.g. replace dots by underscores)");
+  XPORT_CHECK(!names_.count(name), InvalidInput, "Graph::add_placeholder: the name '", name,
+              "' is already used in this graph; give each input a unique name");
+  auto node = std::make_unique<Node>();
+  node->kind_ = NodeKind::Placeholder;
+  node->name_ = name;
+  node->outputs_.push_back(std::move(spec));
+  node->meta_ = std::move(meta);
+  // Later generated names (`add` for aten::add) skip this one through names_.
+  size_t position = 0;
+  while (position < nodes_.size() && nodes_[position]->kind_ == NodeKind::Placeholder) ++position;
+  return insert_node(position, std::move(node));
+}
+
+Node* Graph::insert_call(size_t position, const OpDef& op, std::vector<Argument> args,
+                         std::vector<TensorSpec> outputs, NodeMeta meta) {
+  XPORT_CHECK(position <= nodes_.size(), InvalidInput, "Graph::insert_call: position ", position,
+              " is past the end of a graph of ", nodes_.size(), " nodes");
+  auto node = std::make_unique<Node>();
+  node->kind_ = NodeKind::Call;
+  node->name_ = unique_name(op.parsed.name);
+  node->op_ = &op;
+  node->args_ = std::move(args);
+  node->outputs_ = std::move(outputs);
+  node->meta_ = std::move(meta);
+  return insert_node(position, std::move(node));
+}
+
+Node* Graph::add_call(const OpDef& op, std::vector<Argument> args, std::vector<TensorSpec> outputs,
+                      NodeMeta meta) {
+  return insert_call(nodes_.size(), op, std::move(args), std::move(outputs), std::move(meta));
+}
+
+Node* Graph::set_output(std::vector<Argument> results) {
+  auto node = std::make_unique<Node>();
+  node->kind_ = NodeKind::Output;
+  node->name_ = unique_name("output");
+  node->args_ = std::move(results);
+  return insert_node(nodes_.size(), std::move(node));
+}
+
+void Graph::replace_all_uses(ValueRef from, ValueRef to) {
+  for (auto& node : nodes_) {
+    for (Argument& a : node->args_) {
+      detail::for_each_ref(a, [&](ValueRef& r) {
+        if (r == from) r = to;
+      });
+    }
+  }
+}
+
+std::vector<const Node*> Graph::placeholders() const {
+  std::vector<const Node*> out;
+  for (const auto& node : nodes_) {
+    if (node->kind_ == NodeKind::Placeholder) out.push_back(node.get());
+  }
+  return out;
+}
+
+const Node* Graph::output() const {
+  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
+    if ((*it)->kind_ == NodeKind::Output) return it->get();
+  }
+  return nullptr;
+}
+
+std::vector<const Node*> Graph::users(const Node* node) const {
+  std::vector<const Node*> out;
+  for (const auto& user : nodes_) {
+    if (uses(*user, node)) out.push_back(user.get());
+  }
+  return out;
+}
+
+void Graph::eliminate_dead_code() {
+  std::unordered_map<const Node*, size_t> use_count;
+  for (const auto& node : nodes_) {
+    for (const Argument& a : node->args_) {
+      detail::for_each_ref(a, [&](const ValueRef& r) { ++use_count[r.node]; });
+    }
+  }
+  // Users come after what they use, so one backward sweep removes whole dead chains.
+  std::vector<bool> dead(nodes_.size(), false);
+  for (size_t i = nodes_.size(); i-- > 0;) {
+    const Node& node = *nodes_[i];
+    if (node.kind_ != NodeKind::Call || use_count[&node] != 0 || has_effect(node)) continue;
+    dead[i] = true;
+    for (const Argument& a : node.args_) {
+      detail::for_each_ref(a, [&](const ValueRef& r) { --use_count[r.node]; });
+    }
+  }
+  std::vector<std::unique_ptr<Node>> kept;
+  kept.reserve(nodes_.size());
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (dead[i]) {
+      names_.erase(nodes_[i]->name_);
+    } else {
+      nodes_[i]->position_ = kept.size();
+      kept.push_back(std::move(nodes_[i]));
+    }
+  }
+  nodes_ = std::move(kept);
+}
+
+Graph Graph::clone() const {
+  Graph copy;
+  copy.name_counts_ = name_counts_;
+  copy.names_ = names_;
+  std::unordered_map<const Node*, const Node*> remap;
+  for (const auto& node : nodes_) {
+    copy.nodes_.push_back(std::make_unique<Node>(*node));
+    remap[node.get()] = copy.nodes_.back().get();
+  }
+  for (auto& node : copy.nodes_) {
+    for (Argument& a : node->args_) {
+      detail::for_each_ref(a, [&](ValueRef& r) {
+        // A reference to a node outside the graph (only in a graph verify() rejects) stays.
+        if (auto it = remap.find(r.node); it != remap.end()) r.node = it->second;
+      });
+    }
+  }
+  return copy;
+}
+
+}  // namespace xport::ir

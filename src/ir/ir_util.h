@@ -1,0 +1,45 @@
+#pragma once
+// Helpers shared by the graph, printer, verifier and interpreter.
+
+#include <string>
+
+#include "xport/ir.h"
+
+namespace xport::ir::detail {
+
+/// True when the node's op returns a list or several tensors: its values print as `%split[0]`.
+inline bool is_multi_output(const Node& node) {
+  return node.op() != nullptr &&
+         (node.op()->parsed.returns_list || node.op()->parsed.returns.size() != 1);
+}
+
+/// Calls fn(ref) for every ValueRef in `arg`, lists included.
+template <class Fn>
+void for_each_ref(const Argument& arg, Fn&& fn) {
+  if (const auto* ref = std::get_if<ValueRef>(&arg.value)) {
+    fn(*ref);
+  } else if (const auto* list = std::get_if<std::vector<Argument>>(&arg.value)) {
+    for (const Argument& a : *list) for_each_ref(a, fn);
+  }
+}
+
+/// Same, with a mutable reference (for remapping).
+template <class Fn>
+void for_each_ref(Argument& arg, Fn&& fn) {
+  if (auto* ref = std::get_if<ValueRef>(&arg.value)) {
+    fn(*ref);
+  } else if (auto* list = std::get_if<std::vector<Argument>>(&arg.value)) {
+    for (Argument& a : *list) for_each_ref(a, fn);
+  }
+}
+
+/// `aten::addmm.default`, `aten::add.Tensor`: PyTorch's spelling of an op in a graph.
+std::string op_display_name(const OpDef& op);
+
+/// `%add_1 (aten::add.Tensor)`, `%x (placeholder)`, `%output (output)`: a node in messages.
+std::string node_label(const Node& node);
+
+/// The short form of a double as Python's repr writes it (`0.5`, `1e-05`, `1.0`, `inf`).
+std::string format_double(double v);
+
+}  // namespace xport::ir::detail

@@ -1,0 +1,177 @@
+// The verifier: structural invariants, then each call's arguments and outputs against its
+// op's schema.
+
+#include <unordered_map>
+
+#include "ir/ir_util.h"
+#include "xport/error.h"
+#include "xport/ir.h"
+
+namespace xport::ir {
+namespace {
+
+bool is_integer_expr(const Argument& a) {
+  const auto* e = std::get_if<sym::ExprPtr>(&a.value);
+  return e && *e && !(*e)->is_bool();
+}
+
+// What an argument holds, for messages: `an int (2*s0)`, `a Tensor (%x)`.
+std::string describe(const Argument& a) {
+  switch (a.value.index()) {
+    case 0:
+      return "None";
+    case 1:
+      return "a Tensor (" + a.str() + ")";
+    case 2: {
+      const auto e = std::get<sym::ExprPtr>(a.value);
+      if (!e) return "a null expression";
+      return std::string(e->is_bool() ? "a bool expression (" : "an int (") + a.str() + ")";
+    }
+    case 3:
+      return "a float (" + a.str() + ")";
+    case 4:
+      return "a bool (" + a.str() + ")";
+    case 5:
+      return "a str (" + a.str() + ")";
+    case 6:
+      return "a ScalarType (" + a.str() + ")";
+    default:
+      return "a list (" + a.str() + ")";
+  }
+}
+
+// Whether one (non-list) value fits `base`; `element_optional` allows None.
+bool fits_base(BaseType base, const Argument& a) {
+  switch (base) {
+    case BaseType::Tensor:
+      return std::holds_alternative<ValueRef>(a.value);
+    case BaseType::Int:
+    case BaseType::SymInt:
+      return is_integer_expr(a);
+    case BaseType::Float:
+      return std::holds_alternative<double>(a.value) || is_integer_expr(a);
+    case BaseType::Bool:
+      return std::holds_alternative<bool>(a.value);
+    case BaseType::Scalar:
+      return is_integer_expr(a) || std::holds_alternative<double>(a.value) ||
+             std::holds_alternative<bool>(a.value);
+    case BaseType::ScalarType:
+      return std::holds_alternative<DType>(a.value);
+    case BaseType::Str:
+    case BaseType::Layout:
+    case BaseType::Device:
+    case BaseType::MemoryFormat:
+      return std::holds_alternative<std::string>(a.value);
+    case BaseType::Generator:
+      return false;
+  }
+  return false;
+}
+
+// Empty when `a` fits `type` (as bind_args would accept it), else what is wrong.
+std::string kind_error(const ArgType& type, const Argument& a) {
+  const std::string expected = "must be " + type.str() + ", got " + describe(a);
+  if (a.is_none()) {
+    const bool none_ok = type.optional || type.base == BaseType::Layout ||
+                         type.base == BaseType::Device || type.base == BaseType::MemoryFormat ||
+                         type.base == BaseType::Generator;
+    return none_ok ? "" : expected;
+  }
+  if (!type.list) return fits_base(type.base, a) ? "" : expected;
+  const bool int_list = type.base == BaseType::Int || type.base == BaseType::SymInt;
+  if (type.base != BaseType::Tensor && !int_list && type.base != BaseType::Float) {
+    return "has type " + type.str() + ", which graphs do not support";
+  }
+  // `int[1] dim` also takes one int (ATen's convention, as bind_args does).
+  if (int_list && is_integer_expr(a)) return "";
+  const auto* list = std::get_if<std::vector<Argument>>(&a.value);
+  if (!list) return expected;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const Argument& e = (*list)[i];
+    if (e.is_none() ? !type.element_optional : !fits_base(type.base, e)) {
+      return "must be " + type.str() + ", but element " + std::to_string(i) + " is " + describe(e);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+void Graph::verify() const {
+  std::unordered_map<const Node*, size_t> index_of;
+  std::unordered_map<std::string, const Node*> by_name;
+  for (size_t i = 0; i < nodes_.size(); ++i) index_of[nodes_[i].get()] = i;
+
+  bool seen_call = false;
+  const Node* output = nullptr;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& node = *nodes_[i];
+    const std::string where = "verify: node " + detail::node_label(node) + ": ";
+    XPORT_CHECK(node.position() == i, Internal, where, "its position says ", node.position(),
+                " but it is node ", i);
+    const auto [it, fresh] = by_name.emplace(node.name(), &node);
+    XPORT_CHECK(fresh, Internal, where, "its name is also used by node ", it->second->position());
+    XPORT_CHECK(output == nullptr, Internal, where, "comes after the output node %",
+                output ? output->name() : "",
+                node.kind() == NodeKind::Output ? " (a graph has one output node)"
+                                                : " (the output node must be last)");
+
+    // References: nodes of this graph, earlier, with a value index in range.
+    for (size_t a = 0; a < node.args().size(); ++a) {
+      detail::for_each_ref(node.args()[a], [&](const ValueRef& r) {
+        const auto found = index_of.find(r.node);
+        XPORT_CHECK(found != index_of.end(), Internal, where, "argument ", a,
+                    " refers to a node that is not in this graph");
+        const Node& used = *r.node;
+        XPORT_CHECK(found->second < i, Internal, where, "argument ", a, " refers to %", used.name(),
+                    ", which comes later (node ", found->second, ")");
+        XPORT_CHECK(r.index >= 0 && static_cast<size_t>(r.index) < used.outputs().size(), Internal,
+                    where, "argument ", a, " refers to value ", r.index, " of %", used.name(),
+                    ", which has ", used.outputs().size(), " values");
+      });
+    }
+    for (size_t o = 0; o < node.outputs().size(); ++o) {
+      for (sym::ExprPtr s : node.outputs()[o].sizes) {
+        XPORT_CHECK(s != nullptr && !s->is_bool(), Internal, where, "output ", o,
+                    " has a size that is not an integer expression");
+      }
+    }
+
+    switch (node.kind()) {
+      case NodeKind::Placeholder:
+        XPORT_CHECK(!seen_call, Internal, where, "placeholders must come before every call");
+        XPORT_CHECK(node.args().empty() && node.outputs().size() == 1, Internal, where,
+                    "a placeholder has no arguments and one value, got ", node.args().size(),
+                    " arguments and ", node.outputs().size(), " values");
+        XPORT_CHECK(node.op() == nullptr, Internal, where, "a placeholder has no op");
+        break;
+      case NodeKind::Output:
+        XPORT_CHECK(node.outputs().empty() && node.op() == nullptr, Internal, where,
+                    "the output node has no op and no values of its own");
+        output = &node;
+        seen_call = true;
+        break;
+      case NodeKind::Call: {
+        seen_call = true;
+        XPORT_CHECK(node.op() != nullptr, Internal, where, "a call node has no op");
+        const Schema& schema = node.op()->parsed;
+        XPORT_CHECK(
+            node.args().size() == schema.arguments.size(), Internal, where, "has ",
+            node.args().size(), " arguments, its schema has ", schema.arguments.size(),
+            " (a call lists every argument, defaults included)\n  schema: ", node.op()->schema);
+        for (size_t a = 0; a < node.args().size(); ++a) {
+          const std::string error = kind_error(schema.arguments[a].type, node.args()[a]);
+          XPORT_CHECK(error.empty(), Internal, where, "argument ", a, " (",
+                      schema.arguments[a].name, ") ", error, "\n  schema: ", node.op()->schema);
+        }
+        XPORT_CHECK(schema.returns_list || node.outputs().size() == schema.returns.size(), Internal,
+                    where, "has ", node.outputs().size(), " output specs, its schema ", "returns ",
+                    schema.returns.size(), "\n  schema: ", node.op()->schema);
+        break;
+      }
+    }
+  }
+  XPORT_CHECK(output != nullptr, Internal, "verify: the graph has no output node; call set_output");
+}
+
+}  // namespace xport::ir
