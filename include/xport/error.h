@@ -43,6 +43,9 @@ std::string concat(const Args&... args) {
 }
 [[noreturn]] void throw_error(ErrorKind kind, const std::string& message, const char* file,
                               int line);
+/// Throws with the message followed by "see ExportDB case '<name>'", and the case recorded.
+[[noreturn]] void throw_error_with_case(ErrorKind kind, const std::string& message,
+                                        const char* exportdb_case);
 }  // namespace detail
 
 }  // namespace xport
@@ -53,6 +56,15 @@ std::string concat(const Args&... args) {
     if (!(cond)) [[unlikely]] {                                                                    \
       ::xport::detail::throw_error(::xport::ErrorKind::kind, ::xport::detail::concat(__VA_ARGS__), \
                                    __FILE__, __LINE__);                                            \
+    }                                                                                              \
+  } while (0)
+
+/// XPORT_CHECK whose message ends by naming the ExportDB case that shows the fix.
+#define XPORT_CHECK_CASE(cond, kind, exportdb_case, ...)                                           \
+  do {                                                                                             \
+    if (!(cond)) [[unlikely]] {                                                                    \
+      ::xport::detail::throw_error_with_case(::xport::ErrorKind::kind,                             \
+                                             ::xport::detail::concat(__VA_ARGS__), exportdb_case); \
     }                                                                                              \
   } while (0)
 

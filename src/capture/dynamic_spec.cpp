@@ -69,13 +69,14 @@ std::vector<std::vector<sym::ExprPtr>> make_symbolic_sizes(ShapeEnv& env,
   for (const Use& u : uses) {
     const std::string source = dim_source(*u.input, u.d);
     const int64_t size = u.input->example.int_size(u.d);
-    XPORT_CHECK(size >= 2, InvalidSpec, "export_program: the example has ", source, " = ", size,
-                ", but the spec makes it dynamic (", u.dim.str(),
-                "). Sizes 0 and 1 broadcast differently from larger ones, so a program traced "
-                "with them would be wrong for other sizes: give an example with ",
-                source,
-                " >= 2 (the program will still be checked against the whole range), or "
-                "leave the dim static");
+    XPORT_CHECK_CASE(size >= 2, InvalidSpec, "dynamic_shape_example_zero_one",
+                     "export_program: the example has ", source, " = ", size,
+                     ", but the spec makes it dynamic (", u.dim.str(),
+                     "). Sizes 0 and 1 broadcast differently from larger ones, so a program traced "
+                     "with them would be wrong for other sizes: give an example with ",
+                     source,
+                     " >= 2 (the program will still be checked against the whole range), or "
+                     "leave the dim static");
     const int64_t c = u.dim.coefficient(), o = u.dim.offset();
     XPORT_CHECK((size - o) % c == 0, InvalidSpec, "export_program: ", source, " = ", size,
                 " in the example, which is not ", u.dim.str(), " for any integer ", u.dim.name());
@@ -93,9 +94,10 @@ std::vector<std::vector<sym::ExprPtr>> make_symbolic_sizes(ShapeEnv& env,
                        root_value});
       root = &roots.back();
     }
-    XPORT_CHECK(root->example == root_value, InvalidSpec, "export_program: ", source, " = ", size,
-                " in the example, but ", u.dim.str(), " was ", root->dim.name(), " = ",
-                root->example, " for another input: dims sharing a Dim must agree in the example");
+    XPORT_CHECK_CASE(root->example == root_value, InvalidSpec, "conflicting_spec",
+                     "export_program: ", source, " = ", size, " in the example, but ", u.dim.str(),
+                     " was ", root->dim.name(), " = ", root->example,
+                     " for another input: dims sharing a Dim must agree in the example");
   }
   std::vector<std::vector<sym::ExprPtr>> sizes;
   for (const TensorInput& in : inputs) {
@@ -199,7 +201,13 @@ void check_guards(const ShapeEnv& env, const std::vector<TensorInput>& inputs,
            "them; rewrite the code that takes that decision (e.g. with cond()), or make the "
            "dims static.";
   }
-  XPORT_FAIL(ConstraintViolation, msg.str());
+  // The ExportDB case that shows the fix for the first guard's kind.
+  const Guard& first = env.guards().front();
+  const char* example = first.specialization ? "dynamic_shape_specialized_int"
+                        : first.expr->kind() == sym::ExprKind::Eq
+                            ? "dynamic_shape_matmul_equal_dims"
+                            : "dynamic_shape_if_guard";
+  detail::throw_error_with_case(ErrorKind::ConstraintViolation, msg.str(), example);
 }
 
 }  // namespace xport::capture

@@ -85,10 +85,10 @@ ir::Argument Tracer::to_argument(const Value& v, const xport::Argument& schema_a
 
 std::vector<Tensor> Tracer::intercept(const OpArgs& args) {
   const OpDef& op = args.op();
-  XPORT_CHECK(!op.cpu_alloc, DataDependent, op.qualified_name,
-              ": the size of its output depends on the input's values, which capture does not "
-              "know; data-dependent ops are not supported by export yet",
-              "");
+  XPORT_CHECK_CASE(!op.cpu_alloc, DataDependent, "data_dependent_item", op.qualified_name,
+                   ": the size of its output depends on the input's values, which capture does not "
+                   "know; data-dependent ops are not supported by export yet",
+                   "");
   if (!op.meta) return run_decomposition(args);  // composite: trace what it is made of
   if (op.parsed.is_mutating()) return functionalize(args);
   return record(args);
@@ -134,9 +134,11 @@ std::vector<Tensor> Tracer::functionalize(const OpArgs& args) {
               name, ": capture supports in-place ops that update one tensor");
   const Tensor& self = args.tensor(self_index);
   TracedValue* tv = traced(self);
-  XPORT_CHECK(tv != nullptr && tv->ref.node->kind() == ir::NodeKind::Call, UnsupportedOp, name,
-              ": updating an input, parameter, buffer or captured tensor in place is not "
-              "supported by export yet; compute a new tensor instead (y = x + 1, not x.add_(1))");
+  XPORT_CHECK_CASE(
+      tv != nullptr && tv->ref.node->kind() == ir::NodeKind::Call, UnsupportedOp,
+      "inplace_update_input", name,
+      ": updating an input, parameter, buffer or captured tensor in place is not "
+      "supported by export yet; compute a new tensor instead (y = x + 1, not x.add_(1))");
   XPORT_CHECK(!tv->is_view && !tv->has_views, UnsupportedOp, name,
               ": updating a tensor in place while a view shares its memory is not supported by "
               "export yet; clone() the tensor before updating it, or compute a new tensor");

@@ -36,6 +36,10 @@ namespace detail {
   }
   throw Error(kind, message);
 }
+[[noreturn]] void throw_error_with_case(ErrorKind kind, const std::string& message,
+                                        const char* exportdb_case) {
+  throw Error(kind, message + "\nsee ExportDB case '" + exportdb_case + "'", exportdb_case);
+}
 }  // namespace detail
 
 }  // namespace xport

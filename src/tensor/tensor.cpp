@@ -8,6 +8,15 @@
 
 namespace xport {
 
+namespace {
+// What to write instead of reading data under capture.
+constexpr const char* kFakeDataAdvice =
+    "cannot read tensor data while capturing a graph: the data is not known until the program "
+    "runs. Keep the value a tensor (x * s instead of x * s.item<double>(): a 0-dim tensor "
+    "broadcasts); branching on a value (cond), values used as sizes (item_int with check) and "
+    "custom ops are not supported by export yet";
+}  // namespace
+
 namespace detail {
 namespace {
 std::atomic<UserLocationFn> g_user_location{nullptr};
@@ -127,10 +136,8 @@ bool Tensor::is_contiguous() const {
 
 void Tensor::check_data_access(DType expected, const char* what) const {
   XPORT_CHECK(defined(), InvalidInput, what, "(): the tensor is undefined");
-  XPORT_CHECK(!is_fake(), DataDependent, what, "()", detail::at_user_location(),
-              ": cannot read tensor data while capturing a graph, because the data is not "
-              "known until the program runs. Use xport::cond for a branch on a value, item_int() "
-              "with xport::check for a value used as a size, or a custom op");
+  XPORT_CHECK_CASE(!is_fake(), DataDependent, "data_dependent_item", what, "()",
+                   detail::at_user_location(), ": ", kFakeDataAdvice);
   XPORT_CHECK(expected == dtype(), InvalidInput, what, "<", dtype_name(expected),
               ">(): the tensor holds ", dtype_name(dtype()),
               "; convert it first with .to(DType::", dtype_name(dtype()),
@@ -138,17 +145,17 @@ void Tensor::check_data_access(DType expected, const char* what) const {
 }
 
 void* Tensor::raw_data() const {
-  XPORT_CHECK(defined() && !is_fake(), DataDependent, "raw_data()", detail::at_user_location(),
-              ": the tensor has no data (undefined, or a fake tensor under capture)");
+  XPORT_CHECK_CASE(defined() && !is_fake(), DataDependent, "data_dependent_item", "raw_data()",
+                   detail::at_user_location(),
+                   ": the tensor has no data (undefined, or a fake tensor under capture)");
   return static_cast<char*>(impl_->storage->data()) +
          impl_->meta.storage_offset.as_int_unchecked() * element_size();
 }
 
 Scalar Tensor::item_scalar() const {
   XPORT_CHECK(defined(), InvalidInput, "item(): the tensor is undefined");
-  XPORT_CHECK(!is_fake(), DataDependent,
-              "item(): cannot read a tensor's value while capturing a graph. Use item_int() / "
-              "item_float() / item_bool(), which give a symbolic value, or xport::cond");
+  XPORT_CHECK_CASE(!is_fake(), DataDependent, "data_dependent_item", "item()",
+                   detail::at_user_location(), ": ", kFakeDataAdvice);
   XPORT_CHECK(int_numel() == 1, InvalidInput, "item(): a tensor with ", int_numel(),
               " elements cannot be converted to a scalar; it needs exactly one element");
   const void* p = raw_data();

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "xport/models.h"
 #include "xport/xport.h"
 
@@ -90,7 +92,8 @@ TEST(Export, ABranchOnTheBatchSizeNeedsANarrowerRange) {
       },
       ErrorKind::ConstraintViolation,
       {"x.size(0) <= 16", "export_test.cpp:", "Dim batch(\"batch\", 2, 16);",
-       "options.dynamic_shapes = {", "{{0, batch}},  // x"});
+       "options.dynamic_shapes = {", "{{0, batch}},  // x",
+       "see ExportDB case 'dynamic_shape_if_guard'"});
   // The suggested spec, pasted back, exports and runs on new shapes.
   const Dim batch("batch", 2, 16);
   options.dynamic_shapes = {{{0, batch}}};
@@ -196,8 +199,17 @@ TEST(Export, ClosuresOverRealTensorsBecomeLiftedConstants) {
 }
 
 TEST(Export, ReadingTensorDataWhileTracingIsDataDependent) {
-  auto fn = [](const Tensor& x) { return x * x.sum().item<double>(); };
-  expect_error([&] { export_program(fn, {randn({2, 3}, 0)}); }, ErrorKind::DataDependent, {});
+  auto fn = [](const Tensor& x) {
+    return x * x.sum().item<double>();  // reads data
+  };
+  const int line = __LINE__ - 2;
+  expect_error(
+      [&] {
+        export_program(fn, {randn({2, 3}, 0)});
+      },
+      ErrorKind::DataDependent,
+      {"item() at export_test.cpp:" + std::to_string(line), "Keep the value a tensor",
+       "see ExportDB case 'data_dependent_item'"});
 }
 
 TEST(Export, NodesRecordTheUserSourceLineAndModulePath) {
@@ -256,6 +268,36 @@ TEST(Export, InPlaceUpdatesOfIntermediatesBecomeFunctional) {
   };
   expect_error([&] { export_program(mutate_input, {randn({3}, 0)}); }, ErrorKind::UnsupportedOp,
                {"in place"});
+}
+
+}  // namespace
+}  // namespace xport
+
+namespace xport {
+namespace {
+
+TEST(Export, TwoThreadsExportConcurrently) {
+  auto fn = [](const Tensor& x, const Tensor& y) { return softmax(x.matmul(y), -1); };
+  std::vector<std::string> failures(2);
+  auto work = [&](int t) {
+    try {
+      for (int i = 0; i < 20; ++i) {
+        const Dim k("k");
+        ExportOptions options;
+        options.dynamic_shapes = {{{0, Dim("m")}, {1, k}}, {{0, k}}};
+        const ExportedProgram p = export_program(fn, {randn({3, 4}, 0), randn({4, 5}, 1)}, options);
+        const Tensor a = randn({2 + t + i % 3, 7}, 2), b = randn({7, 5}, 3);
+        if (!allclose(p.run({a, b}).at(0), fn(a, b), 1e-5, 1e-6)) failures[t] = "mismatch";
+      }
+    } catch (const std::exception& e) {
+      failures[t] = e.what();
+    }
+  };
+  std::thread t0(work, 0), t1(work, 1);
+  t0.join();
+  t1.join();
+  EXPECT_EQ(failures[0], "");
+  EXPECT_EQ(failures[1], "");
 }
 
 }  // namespace

@@ -24,10 +24,13 @@ TEST(ModelExport, MlpWithDynamicBatch) {
   options.dynamic_shapes = {{{0, Dim("batch", 2, 512)}}};
   const ExportedProgram p = export_program(
       *model, [&](const Tensor& x) { return model->forward(x); }, {randn({4, 16}, 0)}, options);
-  for (int64_t n : {2, 3, 5, 31, 512}) {
+  // Nothing may be specialised without a guard: sweep many sizes against eager.
+  for (int64_t n = 2; n <= 64; ++n) {
     const Tensor x = randn({n, 16}, static_cast<uint64_t>(n));
     EXPECT_TRUE(same(p.run({x}).at(0), model->forward(x))) << "batch " << n;
   }
+  const Tensor x = randn({512, 16}, 1);
+  EXPECT_TRUE(same(p.run({x}).at(0), model->forward(x)));
 }
 
 TEST(ModelExport, Resnet18WithDynamicBatchAndImageSize) {
