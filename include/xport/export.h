@@ -53,7 +53,8 @@ using DimSpec = std::map<int64_t, Dim>;  ///< dim index -> Dim, for one input te
 
 struct ExportOptions {
   /// One entry per positional input (an empty map for an input with no dynamic dim); empty
-  /// means all static. A tensor-list input takes one DimSpec per element, flattened in order.
+  /// means all static. Tensor-list inputs and plain values take an empty map: list elements
+  /// are static for now.
   std::vector<DimSpec> dynamic_shapes;
   /// Names of the user inputs in the graph and in error messages; default `x` for a single
   /// input, else `x0`, `x1`, ...
@@ -108,6 +109,10 @@ T value_as(const Value& v) {
 }
 
 inline void flatten_outputs(const Tensor& t, std::vector<Tensor>& out) { out.push_back(t); }
+template <class... T>
+void flatten_outputs(const std::tuple<T...>& t, std::vector<Tensor>& out);
+template <class A, class B>
+void flatten_outputs(const std::pair<A, B>& p, std::vector<Tensor>& out);
 inline void flatten_outputs(const std::vector<Tensor>& ts, std::vector<Tensor>& out) {
   out.insert(out.end(), ts.begin(), ts.end());
 }

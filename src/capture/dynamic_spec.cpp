@@ -23,7 +23,7 @@ std::string range_text(const Dim& dim) {
 
 DimSymbol* find_root(std::vector<DimSymbol>& roots, const Dim& dim) {
   for (DimSymbol& r : roots) {
-    if (r.dim.root_id() == dim.root_id()) return &r;
+    if (r.root_id == dim.root_id()) return &r;
   }
   return nullptr;
 }
@@ -36,6 +36,16 @@ Dim root_of(const Dim& dim, const std::vector<TensorInput>& inputs) {
     }
   }
   return Dim(dim.name(), dim.min(), dim.max());  // a root only ever used derived
+}
+
+// A guard a spec can state: a bound on one symbol, or an equation that fixes a symbol.
+bool is_expressible(sym::ExprPtr guard) {
+  if (guard->kind() == sym::ExprKind::Eq) return sym::solve_for_symbol(guard).has_value();
+  if (guard->kind() != sym::ExprKind::Le || sym::free_symbols(guard).size() != 1) return false;
+  const sym::ExprPtr e = guard->args()[0];  // a*s + c <= 0
+  return e->kind() == sym::ExprKind::Symbol ||
+         (e->kind() == sym::ExprKind::Add && e->args().size() == 1 &&
+          e->args()[0]->kind() == sym::ExprKind::Symbol);
 }
 
 }  // namespace
@@ -89,7 +99,7 @@ std::vector<std::vector<sym::ExprPtr>> make_symbolic_sizes(ShapeEnv& env,
                   " = ", root_value, ", outside ", r.str(), " ", range_text(r),
                   "; widen the Dim's range or change the example");
       const std::string symbol_source = u.dim.is_derived() ? r.name() : source;
-      roots.push_back({r,
+      roots.push_back({u.dim.root_id(), r,
                        env.create_symbol(root_value, {r.min(), r.max()}, symbol_source, r.name()),
                        root_value});
       root = &roots.back();
@@ -130,9 +140,7 @@ void check_guards(const ShapeEnv& env, const std::vector<TensorInput>& inputs,
           << " (used as a C++ integer)  (" << g.source << ")\n";
       continue;
     }
-    const bool simple =
-        g.expr->kind() == sym::ExprKind::Eq ||
-        (g.expr->kind() == sym::ExprKind::Le && sym::free_symbols(g.expr).size() == 1);
+    const bool simple = is_expressible(g.expr);
     inexpressible = inexpressible || !simple;
     msg << "  - " << env.describe(g.expr) << (simple ? "" : "   [*]") << "  (" << g.source << ")\n";
   }
@@ -165,11 +173,11 @@ void check_guards(const ShapeEnv& env, const std::vector<TensorInput>& inputs,
         }
       }
     }
-    fixed[r.dim.root_id()] = f;
+    fixed[r.root_id] = f;
   }
   msg << "Suggested spec (paste it in place of yours):\n";
   for (const DimSymbol& r : roots) {
-    const Fixed& f = fixed[r.dim.root_id()];
+    const Fixed& f = fixed[r.root_id];
     if (f.is_static || f.base != &r) continue;
     const sym::Range range = env.info(r.symbol).range;
     msg << "  Dim " << r.dim.name() << "(\"" << r.dim.name() << "\", " << range.lo;
@@ -203,10 +211,16 @@ void check_guards(const ShapeEnv& env, const std::vector<TensorInput>& inputs,
   }
   // The ExportDB case that shows the fix for the first guard's kind.
   const Guard& first = env.guards().front();
-  const char* example = first.specialization ? "dynamic_shape_specialized_int"
-                        : first.expr->kind() == sym::ExprKind::Eq
-                            ? "dynamic_shape_matmul_equal_dims"
-                            : "dynamic_shape_if_guard";
+  const char* example = "dynamic_shape_if_guard";
+  if (first.specialization) {
+    example = "dynamic_shape_specialized_int";
+  } else if (!is_expressible(first.expr)) {
+    example = "dynamic_shape_inexpressible_guard";
+  } else if (first.expr->kind() == sym::ExprKind::Eq) {
+    const auto solved = sym::solve_for_symbol(first.expr);
+    example = sym::as_int(solved->second) ? "dynamic_dim_specialized_by_broadcast"
+                                          : "dynamic_shape_matmul_equal_dims";
+  }
   detail::throw_error_with_case(ErrorKind::ConstraintViolation, msg.str(), example);
 }
 

@@ -21,7 +21,8 @@ struct TensorInput {
 
 /// A root Dim and the symbol made for it.
 struct DimSymbol {
-  Dim dim;  // the root (not derived)
+  const void* root_id = nullptr;  // Dim::root_id() of the dims that use it
+  Dim dim;                        // the root (not derived), for names and ranges
   sym::ExprPtr symbol = nullptr;
   int64_t example = 0;
 };

@@ -85,7 +85,7 @@ ir::Argument Tracer::to_argument(const Value& v, const xport::Argument& schema_a
 
 std::vector<Tensor> Tracer::intercept(const OpArgs& args) {
   const OpDef& op = args.op();
-  XPORT_CHECK_CASE(!op.cpu_alloc, DataDependent, "data_dependent_item", op.qualified_name,
+  XPORT_CHECK_CASE(!op.cpu_alloc, DataDependent, "data_dependent_nonzero", op.qualified_name,
                    ": the size of its output depends on the input's values, which capture does not "
                    "know; data-dependent ops are not supported by export yet",
                    "");

@@ -120,6 +120,46 @@ Range by_divisor_sign(const Range& a, const Range& b, bool negate_mirror, F posi
   return result.value_or(full());  // a divisor that can only be 0 has no value to bound
 }
 
+// e <= 0 when e has terms c * (x//k) for constants k > 0: bounding each term alone loses the
+// link between x//k and x (s//2 - s looks unbounded). Multiplied by K = lcm of the k, each
+// such term lies between c*(K/k)*(x - k + 1) and c*(K/k)*x, which gives polynomial upper and
+// lower bounds of K*e without floors.
+std::optional<bool> decide_without_floors(ExprPtr e,
+                                          const std::function<Range(ExprPtr)>& range_of) {
+  if (e->kind() != ExprKind::Add) return std::nullopt;
+  int64_t lcm = 1;
+  bool any = false;
+  for (ExprPtr t : e->args()) {
+    if (t->kind() != ExprKind::FloorDiv) continue;
+    const std::optional<int64_t> k = as_int(t->args()[1]);
+    if (!k || *k <= 0 || *k > (int64_t{1} << 20)) return std::nullopt;
+    lcm = lcm / detail::gcd(lcm, *k) * *k;
+    if (lcm > (int64_t{1} << 30)) return std::nullopt;
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  detail::Linear upper, lower;
+  upper.constant = lower.constant = detail::checked_mul(e->value(), lcm, "sym::decide");
+  for (size_t i = 0; i < e->args().size(); ++i) {
+    const ExprPtr t = e->args()[i];
+    const int64_t c = e->coefficients()[i];
+    if (t->kind() != ExprKind::FloorDiv) {
+      detail::add_scaled(upper, t, detail::checked_mul(c, lcm, "sym::decide"), "sym::decide");
+      detail::add_scaled(lower, t, detail::checked_mul(c, lcm, "sym::decide"), "sym::decide");
+      continue;
+    }
+    const ExprPtr x = t->args()[0];
+    const int64_t k = *as_int(t->args()[1]);
+    const int64_t scale = detail::checked_mul(c, lcm / k, "sym::decide");
+    const ExprPtr low = sub(x, integer(k - 1));  // k*(x//k) >= x - k + 1
+    detail::add_scaled(upper, c > 0 ? x : low, scale, "sym::decide");
+    detail::add_scaled(lower, c > 0 ? low : x, scale, "sym::decide");
+  }
+  if (bound(detail::make_sum(std::move(upper), "sym::decide"), range_of).hi <= 0) return true;
+  if (bound(detail::make_sum(std::move(lower), "sym::decide"), range_of).lo > 0) return false;
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string Range::str() const {
@@ -210,7 +250,7 @@ std::optional<bool> decide(ExprPtr e, const std::function<Range(ExprPtr)>& range
       Range r = bound(e->args()[0], range_of);
       if (r.hi <= 0) return true;
       if (r.lo > 0) return false;
-      return std::nullopt;
+      return decide_without_floors(e->args()[0], range_of);
     }
     case ExprKind::And:
     case ExprKind::Or: {

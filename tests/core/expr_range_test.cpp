@@ -137,3 +137,19 @@ TEST(Range, BoundsAndDecisionsAreSoundOnRandomExpressions) {
 
 }  // namespace
 }  // namespace xport::sym
+
+namespace xport::sym {
+namespace {
+
+TEST(Range, DecidesInequalitiesWithFloorDivisionOfTheSameSymbol) {
+  const ExprPtr s = symbol("s0");
+  auto sizes = [](ExprPtr) { return Range{2, Range::kPosInf}; };
+  EXPECT_EQ(decide(le(floor_div(s, integer(2)), s), sizes), true);   // s//2 <= s
+  EXPECT_EQ(decide(lt(s, floor_div(s, integer(3))), sizes), false);  // s < s//3
+  // s//2 + s//3 <= 5s/6 < s: false for every size.
+  EXPECT_EQ(decide(ge(add(floor_div(s, integer(2)), floor_div(s, integer(3))), s), sizes), false);
+  EXPECT_EQ(decide(le(mul(integer(2), floor_div(s, integer(2))), s), sizes), true);
+}
+
+}  // namespace
+}  // namespace xport::sym

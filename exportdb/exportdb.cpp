@@ -1,0 +1,42 @@
+#include "xport/exportdb.h"
+
+#include <string>
+#include <vector>
+
+#include "exportdb/cases.h"
+
+namespace xport::exportdb {
+
+void add(std::vector<Case>& cases, Case c, std::source_location where) {
+  // Paths relative to the source tree read the same on every machine.
+  std::string file = where.file_name();
+  if (size_t at = file.rfind("/exportdb/"); at != std::string::npos) file = file.substr(at + 1);
+  c.file = std::move(file);
+  c.line = static_cast<int>(where.line());
+  cases.push_back(std::move(c));
+}
+
+const std::vector<Case>& all_cases() {
+  static const std::vector<Case> cases = [] {
+    std::vector<Case> out;
+    add_static_cases(out);
+    add_dynamic_shape_cases(out);
+    add_dynamic_shape_op_cases(out);
+    add_spec_cases(out);
+    add_data_dependent_cases(out);
+    add_module_cases(out);
+    add_input_output_cases(out);
+    add_mutation_cases(out);
+    return out;
+  }();
+  return cases;
+}
+
+const Case* find_case(std::string_view name) {
+  for (const Case& c : all_cases()) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace xport::exportdb

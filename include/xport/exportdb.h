@@ -1,0 +1,44 @@
+#pragma once
+/// \file ExportDB: a catalogue of example programs, supported and unsupported, each with its
+/// example inputs, its dynamic-shape spec and the outcome export_program must give. Error messages
+/// name the case that shows the fix (`see ExportDB case 'dynamic_shape_if_guard'`).
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "xport/error.h"
+#include "xport/export.h"
+#include "xport/nn/module.h"
+#include "xport/value.h"
+
+namespace xport::exportdb {
+
+/// One example program and what exporting it must do.
+struct Case {
+  std::string name = {};               ///< `dynamic_shape_if_guard`: unique, referred to by errors
+  std::vector<std::string> tags = {};  ///< `dynamic-shape`, `control-flow`, `module`, ...
+  /// What the case shows; for a failing case, also what to write instead.
+  std::string description = {};
+  std::shared_ptr<nn::Module> module = {};  ///< the module whose state the program uses, or null
+  TracedFn fn = {};                         ///< the program, also run eagerly as the reference
+  std::vector<Value> example_inputs = {};
+  ExportOptions options = {};
+  /// The kind of error export_program must throw; nullopt: it must export.
+  std::optional<ErrorKind> expected_error = {};
+  /// Other inputs inside the contract: the exported program must agree with `fn` on each.
+  std::vector<std::vector<Value>> valid_inputs = {};
+  /// Inputs outside the contract: ExportedProgram::run must refuse each with InvalidInput.
+  std::vector<std::vector<Value>> invalid_inputs = {};
+  std::string file = {};  ///< where the case is written, relative to the source tree
+  int line = 0;
+};
+
+/// Every case, in catalogue order (built on first use).
+const std::vector<Case>& all_cases();
+/// The case named `name`, or null.
+const Case* find_case(std::string_view name);
+
+}  // namespace xport::exportdb
