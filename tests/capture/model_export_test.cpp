@@ -106,3 +106,47 @@ TEST(ModelExport, Gpt2BeyondItsPositionsIsAConstraintViolation) {
 
 }  // namespace
 }  // namespace xport
+
+namespace xport {
+namespace {
+
+// Every reference model at full size exports statically and matches eager on its example.
+TEST(ModelExport, EveryReferenceModelExportsStatically) {
+  struct Model {
+    const char* name;
+    std::shared_ptr<nn::Module> module;
+    Tensor input;
+  };
+  std::vector<Model> all = {
+      {"mlp", models::mlp({1024, 4096, 4096, 1024}), randn({4, 1024}, 0)},
+      {"resnet18", models::resnet18(), randn({1, 3, 64, 64}, 1)},
+      {"resnet50", models::resnet50(), randn({1, 3, 64, 64}, 2)},
+      {"bert", models::bert_encoder(), randn({1, 8, 768}, 3)},
+      {"gpt2", models::gpt2(), ids(1, 8, 50257, 4)},
+  };
+  for (Model& m : all) {
+    SCOPED_TRACE(m.name);
+    m.module->eval();
+    const ExportedProgram p =
+        export_program(*m.module, [&](const Tensor& x) { return m.module->forward(x); }, {m.input});
+    EXPECT_TRUE(same(p.run({m.input}).at(0), m.module->forward(m.input)));
+    EXPECT_TRUE(p.range_constraints().empty());
+  }
+}
+
+TEST(ModelExport, Resnet50WithDynamicBatch) {
+  auto model = models::resnet50();
+  model->eval();
+  ExportOptions options;
+  options.dynamic_shapes = {{{0, Dim("batch", 2, 64)}}};
+  const ExportedProgram p = export_program(
+      *model, [&](const Tensor& x) { return model->forward(x); }, {randn({2, 3, 64, 64}, 0)},
+      options);
+  for (int64_t n : {2, 3, 4, 5, 7}) {
+    const Tensor x = randn({n, 3, 64, 64}, static_cast<uint64_t>(n));
+    EXPECT_TRUE(same(p.run({x}).at(0), model->forward(x))) << "batch " << n;
+  }
+}
+
+}  // namespace
+}  // namespace xport
