@@ -6,7 +6,8 @@ ASAN_BUILD ?= build-asan
 # OpenBLAS 0.3.21 misdetects Sapphire Rapids as Prescott; PyTorch (the test oracle) uses it.
 export OPENBLAS_CORETYPE ?= SkylakeX
 
-.PHONY: all deps build build-asan demo test test-release test-asan bench bench-models install clean
+.PHONY: all deps build build-asan demo test test-release test-asan bench bench-models bench-export \
+  install clean
 
 all: build
 
@@ -44,6 +45,9 @@ bench: build
 
 bench-models: build
 	/usr/bin/python3 bench/compare_models.py $(BUILD)
+
+bench-export: build
+	/usr/bin/python3 bench/compare_export.py $(BUILD)
 
 install: build
 	cmake --install $(BUILD)
