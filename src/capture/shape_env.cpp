@@ -25,11 +25,10 @@ int64_t ceil_div_pos(int64_t a, int64_t b) { return -floor_div(-a, b); }
 }  // namespace
 
 bool log_enabled(const char* topic) {
-  static const std::string topics = [] {
-    const char* env = std::getenv("XPORT_LOGS");
-    return "," + std::string(env ? env : "") + ",";
-  }();
-  return topics.find("," + std::string(topic) + ",") != std::string::npos;
+  // Read each time (symbols and guards are few), so a program can switch logs on and off.
+  const char* env = std::getenv("XPORT_LOGS");
+  if (env == nullptr) return false;
+  return ("," + std::string(env) + ",").find("," + std::string(topic) + ",") != std::string::npos;
 }
 
 std::shared_ptr<ShapeEnv> ShapeEnv::create() { return std::shared_ptr<ShapeEnv>(new ShapeEnv()); }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <thread>
 
 #include "xport/models.h"
@@ -298,6 +299,35 @@ TEST(Export, TwoThreadsExportConcurrently) {
   t1.join();
   EXPECT_EQ(failures[0], "");
   EXPECT_EQ(failures[1], "");
+}
+
+}  // namespace
+}  // namespace xport
+
+namespace xport {
+namespace {
+
+TEST(Export, XportLogsPrintsSymbolsAndGuardsWithTheirLines) {
+  auto fn = [](const Tensor& x) {
+    if (x.size(0) <= 16) return x + 1.0;  // the guard
+    return x;
+  };
+  const int line = __LINE__ - 3;
+  ExportOptions options;
+  options.dynamic_shapes = {{{0, Dim("batch", 2, 16)}}};
+  export_program(fn, {randn({4, 3}, 0)}, options);  // decided by the range: no guard
+  options.dynamic_shapes = {{{0, Dim("batch")}}};
+  setenv("XPORT_LOGS", "dynamic,guards", 1);
+  testing::internal::CaptureStderr();
+  EXPECT_THROW(export_program(fn, {randn({4, 3}, 0)}, options), Error);
+  const std::string log = testing::internal::GetCapturedStderr();
+  unsetenv("XPORT_LOGS");
+  EXPECT_NE(log.find("[xport dynamic] s0 = x.size(0) (batch) in [2, oo], example 4"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("[xport guards] x.size(0) <= 16  (export_test.cpp:" + std::to_string(line)),
+            std::string::npos)
+      << log;
 }
 
 }  // namespace
