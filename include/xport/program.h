@@ -35,6 +35,12 @@ struct GraphSignature {
   std::string str() const;
 };
 
+/// Op qualified name ("aten::transpose.int") -> the decomposition that replaces it.
+using DecompositionTable = std::map<std::string, DecompFn>;
+/// Every registered op outside the core set, with its decomposition: applying it leaves only
+/// core ops.
+DecompositionTable core_decompositions();
+
 /// symbol name -> [min, max] (max may be sym::Range::kPosInf).
 using RangeConstraints = std::map<std::string, sym::Range>;
 
@@ -81,6 +87,9 @@ class ExportedProgram {
   std::vector<Tensor> run(const std::vector<Value>& inputs) const;
   /// The graph, then the signature, then the range constraints.
   std::string to_string() const;
+  /// The same program with every op in `table` replaced by its decomposition (re-traced over
+  /// the same symbols; nodes keep their source lines and module paths).
+  ExportedProgram run_decompositions(DecompositionTable table = core_decompositions()) const;
 
  private:
   struct Impl;

@@ -34,8 +34,9 @@ bool log_enabled(const char* topic) {
 std::shared_ptr<ShapeEnv> ShapeEnv::create() { return std::shared_ptr<ShapeEnv>(new ShapeEnv()); }
 
 sym::ExprPtr ShapeEnv::create_symbol(int64_t hint, sym::Range declared, std::string source,
-                                     std::string dim_name) {
-  const sym::ExprPtr s = sym::symbol("s" + std::to_string(symbols_.size()));
+                                     std::string dim_name, const std::string& name) {
+  const sym::ExprPtr s = sym::symbol(name.empty() ? "s" + std::to_string(symbols_.size()) : name);
+  XPORT_CHECK(!index_.count(s), Internal, "shape environment: symbol ", s->name(), " exists");
   index_[s] = symbols_.size();
   symbols_.push_back({s, hint, declared, declared, std::move(source), std::move(dim_name)});
   if (log_enabled("dynamic")) {

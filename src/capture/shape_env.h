@@ -38,9 +38,9 @@ class ShapeEnv : public std::enable_shared_from_this<ShapeEnv> {
  public:
   static std::shared_ptr<ShapeEnv> create();
 
-  /// A fresh backed symbol (`s0`, `s1`, ...) for an input dim.
+  /// A fresh backed symbol for an input dim, named `name` or else the next of `s0`, `s1`, ...
   sym::ExprPtr create_symbol(int64_t hint, sym::Range declared, std::string source,
-                             std::string dim_name);
+                             std::string dim_name, const std::string& name = "");
   const std::vector<SymbolInfo>& symbols() const { return symbols_; }
   const SymbolInfo& info(sym::ExprPtr symbol) const;
 

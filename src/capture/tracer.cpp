@@ -47,6 +47,7 @@ ir::ValueRef Tracer::value_of(const Tensor& t) {
 }
 
 ir::NodeMeta Tracer::node_meta() const {
+  if (inherited_meta_ != nullptr) return *inherited_meta_;
   ir::NodeMeta meta;
   meta.source = user_source(capture_call_site());
   for (const nn::Module* m : nn::module_call_stack()) {
@@ -90,6 +91,11 @@ std::vector<Tensor> Tracer::intercept(const OpArgs& args) {
                    "know; data-dependent ops are not supported by export yet",
                    "");
   if (!op.meta) return run_decomposition(args);  // composite: trace what it is made of
+  if (decompositions_ != nullptr) {
+    if (auto it = decompositions_->find(op.qualified_name); it != decompositions_->end()) {
+      return it->second(args);
+    }
+  }
   if (op.parsed.is_mutating()) return functionalize(args);
   return record(args);
 }

@@ -12,6 +12,7 @@
 #include "capture/shape_env.h"
 #include "xport/ir.h"
 #include "xport/op_registry.h"
+#include "xport/program.h"
 
 namespace xport::capture {
 
@@ -38,8 +39,13 @@ class Tracer : public DispatchInterceptor {
   /// Real tensors from the enclosing scope lifted as constants: (placeholder name, tensor).
   const std::vector<std::pair<std::string, Tensor>>& constants() const { return constants_; }
 
-  /// Graph metadata for a node made now: the user's source line and the module stack.
+  /// Graph metadata for a node made now: the user's source line and the module stack (or the
+  /// inherited metadata while re-tracing a node).
   ir::NodeMeta node_meta() const;
+  /// Ops in `table` run their decomposition instead of being recorded (run_decompositions).
+  void set_decompositions(const DecompositionTable* table) { decompositions_ = table; }
+  /// While set, new nodes take this metadata (the node being re-traced) instead of the stack's.
+  void set_inherited_meta(const ir::NodeMeta* meta) { inherited_meta_ = meta; }
 
   ir::TensorSpec spec_of(const TensorMeta& meta) const;
 
@@ -52,6 +58,8 @@ class Tracer : public DispatchInterceptor {
   std::shared_ptr<ShapeEnv> env_;
   std::unordered_map<const TensorImpl*, ir::ValueRef> lifted_;
   std::vector<std::pair<std::string, Tensor>> constants_;
+  const DecompositionTable* decompositions_ = nullptr;
+  const ir::NodeMeta* inherited_meta_ = nullptr;
 };
 
 /// The traced value of a fake tensor, or null for a real one.

@@ -98,11 +98,11 @@ std::vector<Tensor> attention_decomp(const OpArgs& args) {
   scores = scores.reshape(score_sizes);
   const double neg_inf = -std::numeric_limits<double>::infinity();
   if (args.boolean(5)) {
-    // Query i attends to keys j <= i (top-left aligned, like PyTorch).
-    const Tensor rows = call1(XPORT_OP("aten::arange"), {L, DType::Int64}).unsqueeze(1);
-    const Tensor cols = call1(XPORT_OP("aten::arange"), {S, DType::Int64}).unsqueeze(0);
-    const Tensor keep = rows.ge(cols);
-    scores = call1(XPORT_OP("aten::masked_fill.Scalar"), {scores, keep.eq(false), neg_inf});
+    // Query i attends to keys j <= i (top-left aligned, like PyTorch). Built from sizes only
+    // (not arange, whose Scalar end would specialise a symbolic length under capture).
+    const Tensor all = call1(XPORT_OP("aten::ones"), {std::vector<SymInt>{L, S}, DType::Bool});
+    const Tensor future = call1(XPORT_OP("aten::triu"), {all, int64_t{1}});
+    scores = call1(XPORT_OP("aten::masked_fill.Scalar"), {scores, future, neg_inf});
   } else if (mask.defined() && mask.dtype() == DType::Bool) {
     scores = call1(XPORT_OP("aten::masked_fill.Scalar"), {scores, mask.eq(false), neg_inf});
   } else if (mask.defined()) {

@@ -52,14 +52,20 @@ std::vector<TensorMeta> triangle_meta(const OpArgs& args) {
 }
 
 // triu/tril as where(col - row >= / <= diagonal, self, 0).
+// 0, 1, ..., n - 1 as int64, from sizes only: arange's Scalar end would specialise a symbolic n
+// under capture.
+Tensor index_range(const SymInt& n) {
+  const Tensor ones = call1(XPORT_OP("aten::ones"), {std::vector<SymInt>{n}, DType::Int64});
+  return call1(XPORT_OP("aten::cumsum"), {ones, int64_t{0}}).sub(int64_t{1});
+}
+
 DecompFn triangle_decomp(bool upper) {
   return [upper](const OpArgs& args) {
     triangle_meta(args);
     const Tensor& self = args.tensor(0);
     const int64_t n = self.dim();
-    const Tensor rows =
-        call1(XPORT_OP("aten::arange"), {Value(self.sizes()[n - 2]), DType::Int64}).unsqueeze(-1);
-    const Tensor cols = call1(XPORT_OP("aten::arange"), {Value(self.sizes()[n - 1]), DType::Int64});
+    const Tensor rows = index_range(self.sizes()[n - 2]).unsqueeze(-1);
+    const Tensor cols = index_range(self.sizes()[n - 1]);
     const Tensor offset = call1(XPORT_OP("aten::sub.Tensor"), {cols, rows});
     const Tensor keep =
         call1(upper ? XPORT_OP("aten::ge.Scalar") : XPORT_OP("aten::le.Scalar"), {offset, args[1]});

@@ -1,0 +1,129 @@
+// run_decompositions: re-trace an exported program's graph over the same symbols, with the
+// ops of a decomposition table replaced by what they decompose into.
+#include "capture/expr_node.h"
+#include "capture/tracer.h"
+#include "xport/program.h"
+
+namespace xport {
+namespace {
+
+TensorMeta meta_of(capture::ShapeEnv& env, const ir::TensorSpec& spec) {
+  TensorMeta meta;
+  meta.dtype = spec.dtype;
+  for (sym::ExprPtr s : spec.sizes) meta.sizes.push_back(env.make_int(s));
+  for (sym::ExprPtr s : spec.strides) meta.strides.push_back(env.make_int(s));
+  meta.storage_offset = spec.storage_offset ? env.make_int(spec.storage_offset) : SymInt(0);
+  return meta;
+}
+
+using Values = std::unordered_map<const ir::Node*, std::vector<Tensor>>;
+
+Tensor tensor_of(const ir::ValueRef& ref, const Values& values) {
+  return values.at(ref.node).at(static_cast<size_t>(ref.index));
+}
+
+// A graph argument as the Value the op takes; `type` settles what an empty list is.
+Value value_of(const ir::Argument& arg, const ArgType& type, const Values& values,
+               capture::ShapeEnv& env) {
+  return std::visit(
+      [&](const auto& v) -> Value {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return Value();
+        } else if constexpr (std::is_same_v<T, ir::ValueRef>) {
+          return tensor_of(v, values);
+        } else if constexpr (std::is_same_v<T, sym::ExprPtr>) {
+          return env.make_int(v);
+        } else if constexpr (std::is_same_v<T, std::vector<ir::Argument>>) {
+          if (type.base == BaseType::Tensor) {
+            std::vector<Tensor> list;
+            for (const ir::Argument& a : v) {
+              list.push_back(a.is_none() ? Tensor()
+                                         : tensor_of(std::get<ir::ValueRef>(a.value), values));
+            }
+            return list;
+          }
+          if (type.base == BaseType::Float) {
+            std::vector<double> list;
+            for (const ir::Argument& a : v) list.push_back(std::get<double>(a.value));
+            return list;
+          }
+          std::vector<SymInt> list;
+          for (const ir::Argument& a : v) {
+            list.push_back(env.make_int(std::get<sym::ExprPtr>(a.value)));
+          }
+          return list;
+        } else {
+          return v;
+        }
+      },
+      arg.value);
+}
+
+}  // namespace
+
+DecompositionTable core_decompositions() {
+  DecompositionTable table;
+  for (const OpDef* op : all_ops()) {
+    if (!op->core && op->decomp && op->meta) table[op->qualified_name] = op->decomp;
+  }
+  return table;
+}
+
+ExportedProgram ExportedProgram::run_decompositions(DecompositionTable table) const {
+  auto env = capture::ShapeEnv::create();
+  for (const SymbolSpec& s : symbols()) {
+    // Any value in range will do as the hint: a decomposition that guards is a bug, reported
+    // below, since the program must stay valid for the whole range.
+    env->create_symbol(s.range.lo, s.range, s.source, s.dim_name, s.name);
+  }
+  ir::Graph graph;
+  capture::Tracer tracer(graph, env);
+  tracer.set_decompositions(&table);
+  Values values;
+  for (const auto& node : this->graph().nodes()) {
+    switch (node->kind()) {
+      case ir::NodeKind::Placeholder: {
+        ir::Node* p = graph.add_placeholder(node->name(), node->outputs()[0], node->meta());
+        values[node.get()] = {tracer.make_fake(meta_of(*env, node->outputs()[0]), p->out())};
+        break;
+      }
+      case ir::NodeKind::Call: {
+        const OpDef& op = *node->op();
+        std::vector<Value> args;
+        for (size_t i = 0; i < node->args().size(); ++i) {
+          args.push_back(value_of(node->args()[i], op.parsed.arguments[i].type, values, *env));
+        }
+        tracer.set_inherited_meta(&node->meta());
+        {
+          InterceptorGuard guard(&tracer);
+          values[node.get()] = call_tensors(op, std::move(args));
+        }
+        tracer.set_inherited_meta(nullptr);
+        break;
+      }
+      case ir::NodeKind::Output: {
+        std::vector<ir::Argument> results;
+        for (const ir::Argument& a : node->args()) {
+          results.emplace_back(tracer.value_of(tensor_of(std::get<ir::ValueRef>(a.value), values)));
+        }
+        graph.set_output(std::move(results));
+        break;
+      }
+    }
+  }
+  XPORT_CHECK(env->guards().empty(), Internal, "run_decompositions: a decomposition took a ",
+              "decision about shapes (", env->describe(env->guards().front().expr),
+              ") that the exported program does not; the decomposition must hold for every size");
+  XPORT_CHECK(tracer.constants().empty(), Internal,
+              "run_decompositions: a decomposition captured a real tensor (",
+              tracer.constants().front().first, ")");
+  graph.eliminate_dead_code();
+  GraphSignature sig = signature();
+  for (size_t i = 0; i < sig.outputs.size(); ++i) {
+    sig.outputs[i].name = std::get<ir::ValueRef>(graph.output()->args()[i].value).node->name();
+  }
+  return ExportedProgram(std::move(graph), std::move(sig), contract(), symbols(), state());
+}
+
+}  // namespace xport
