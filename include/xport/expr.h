@@ -162,6 +162,15 @@ std::optional<bool> decide(ExprPtr e, const std::function<Range(ExprPtr)>& range
 /// not an Eq node). A symbol that also occurs inside another term is not isolated.
 std::optional<std::pair<ExprPtr, ExprPtr>> solve_for_symbol(ExprPtr eq);
 
+/// e as a * symbol + b with constants a != 0 and b (`2*s0 + 1`, `s0`, `3 - s0`); nullopt for
+/// anything else (constants, several symbols, products, floor division...).
+struct Affine {
+  ExprPtr symbol;
+  int64_t a;
+  int64_t b;
+};
+std::optional<Affine> as_affine(ExprPtr e);
+
 // ---- text ----
 /// Printed as PyTorch's sympy printer does for sizes (`2*s0 + 1`, `s0*s1`, `(s0//2)`,
 /// `Mod(s0, 2)`, `Min(s0, s1)`), relations as `s0 <= 16`, `s1 == 2*s0`, `s0 != 1`, and booleans

@@ -10,17 +10,6 @@ std::string dim_source(const TensorInput& in, int64_t d) {
   return in.name + ".size(" + std::to_string(d) + ")";
 }
 
-std::string range_text(const Dim& dim) {
-  std::ostringstream out;
-  out << "[" << dim.min() << ", ";
-  if (dim.max() == sym::Range::kPosInf) {
-    out << "oo]";
-  } else {
-    out << dim.max() << "]";
-  }
-  return out.str();
-}
-
 DimSymbol* find_root(std::vector<DimSymbol>& roots, const Dim& dim) {
   for (DimSymbol& r : roots) {
     if (r.root_id == dim.root_id()) return &r;
@@ -41,11 +30,7 @@ Dim root_of(const Dim& dim, const std::vector<TensorInput>& inputs) {
 // A guard a spec can state: a bound on one symbol, or an equation that fixes a symbol.
 bool is_expressible(sym::ExprPtr guard) {
   if (guard->kind() == sym::ExprKind::Eq) return sym::solve_for_symbol(guard).has_value();
-  if (guard->kind() != sym::ExprKind::Le || sym::free_symbols(guard).size() != 1) return false;
-  const sym::ExprPtr e = guard->args()[0];  // a*s + c <= 0
-  return e->kind() == sym::ExprKind::Symbol ||
-         (e->kind() == sym::ExprKind::Add && e->args().size() == 1 &&
-          e->args()[0]->kind() == sym::ExprKind::Symbol);
+  return guard->kind() == sym::ExprKind::Le && sym::as_affine(guard->args()[0]).has_value();
 }
 
 }  // namespace
@@ -96,7 +81,7 @@ std::vector<std::vector<sym::ExprPtr>> make_symbolic_sizes(ShapeEnv& env,
       const Dim r = root_of(u.dim, inputs);
       XPORT_CHECK(root_value >= r.min() && root_value <= r.max(), InvalidSpec,
                   "export_program: ", source, " = ", size, " in the example gives ", r.name(),
-                  " = ", root_value, ", outside ", r.str(), " ", range_text(r),
+                  " = ", root_value, ", outside ", r.str(), " ", sym::Range{r.min(), r.max()}.str(),
                   "; widen the Dim's range or change the example");
       const std::string symbol_source = u.dim.is_derived() ? r.name() : source;
       roots.push_back({u.dim.root_id(), r,
@@ -159,17 +144,9 @@ void check_guards(const ShapeEnv& env, const std::vector<TensorInput>& inputs,
       const sym::ExprPtr value = it->second;
       if (sym::as_int(value)) {
         f.is_static = true;
-      } else if (sym::free_symbols(value).size() == 1) {
-        const sym::ExprPtr other = sym::free_symbols(value)[0];
+      } else if (const auto affine = sym::as_affine(value)) {
         for (const DimSymbol& o : roots) {
-          if (o.symbol != other) continue;
-          // value = a * other + b when linear.
-          const auto at0 = sym::evaluate(value, [&](sym::ExprPtr) { return int64_t{0}; });
-          const auto at1 = sym::evaluate(value, [&](sym::ExprPtr) { return int64_t{1}; });
-          if (at0 && at1 &&
-              sym::add(sym::mul(sym::integer(*at1 - *at0), other), sym::integer(*at0)) == value) {
-            f = {false, &o, *at1 - *at0, *at0};
-          }
+          if (o.symbol == affine->symbol) f = {false, &o, affine->a, affine->b};
         }
       }
     }

@@ -40,12 +40,7 @@ TensorMeta symbolic_meta(capture::ShapeEnv& env, const Tensor& example,
   TensorMeta meta;
   meta.dtype = example.dtype();
   for (sym::ExprPtr s : sizes) meta.sizes.push_back(env.make_int(s));
-  meta.strides.resize(sizes.size());
-  SymInt stride = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    meta.strides[i] = stride;
-    stride = stride * meta.sizes[i];
-  }
+  meta.strides = contiguous_strides(meta.sizes);
   meta.storage_offset = 0;
   return meta;
 }

@@ -18,10 +18,6 @@ std::string location_str(const std::source_location& where) {
   return file + ":" + std::to_string(where.line());
 }
 
-// floor(a / b) and ceil(a / b) for b > 0.
-int64_t floor_div_pos(int64_t a, int64_t b) { return floor_div(a, b); }
-int64_t ceil_div_pos(int64_t a, int64_t b) { return -floor_div(-a, b); }
-
 }  // namespace
 
 bool log_enabled(const char* topic) {
@@ -130,17 +126,13 @@ void ShapeEnv::narrow(sym::ExprPtr fact) {
   }
   if (fact->kind() != sym::ExprKind::Le) return;
   // a*s + c <= 0 for one symbol s.
-  const sym::ExprPtr lhs = fact->args()[0];
-  if (lhs->kind() != sym::ExprKind::Add || lhs->args().size() != 1 ||
-      lhs->args()[0]->kind() != sym::ExprKind::Symbol || !index_.count(lhs->args()[0])) {
-    return;
-  }
-  const int64_t a = lhs->coefficients()[0], c = lhs->value();
-  sym::Range& r = mutable_info(lhs->args()[0]).range;
-  if (a > 0) {
-    r.hi = std::min(r.hi, floor_div_pos(-c, a));  // s <= -c / a
-  } else if (a < 0) {
-    r.lo = std::max(r.lo, ceil_div_pos(c, -a));  // s >= c / -a
+  const auto f = sym::as_affine(fact->args()[0]);
+  if (!f || !index_.count(f->symbol)) return;
+  sym::Range& r = mutable_info(f->symbol).range;
+  if (f->a > 0) {
+    r.hi = std::min(r.hi, floor_div(-f->b, f->a));  // s <= -c / a, rounded down
+  } else {
+    r.lo = std::max(r.lo, -floor_div(-f->b, -f->a));  // s >= c / -a, rounded up
   }
 }
 

@@ -237,6 +237,13 @@ std::optional<int64_t> evaluate(ExprPtr e, const ValueOf& value_of) {
   return eval(e, value_of);
 }
 
+std::optional<Affine> as_affine(ExprPtr e) {
+  if (e == nullptr || e->is_bool()) return std::nullopt;
+  const detail::Linear l = detail::linear_of(e);
+  if (l.terms.size() != 1 || l.terms[0].first->kind() != ExprKind::Symbol) return std::nullopt;
+  return Affine{l.terms[0].first, l.terms[0].second, l.constant};
+}
+
 std::optional<std::pair<ExprPtr, ExprPtr>> solve_for_symbol(ExprPtr eq) {
   if (eq == nullptr || eq->kind() != ExprKind::Eq) return std::nullopt;
   detail::Linear l = detail::linear_of(eq->args()[0]);

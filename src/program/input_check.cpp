@@ -16,8 +16,6 @@ const SymbolSpec* find_symbol(const std::vector<SymbolSpec>& symbols, sym::ExprP
   return nullptr;
 }
 
-std::string range_str(const sym::Range& r) { return r.str(); }
-
 struct DimCheck {
   std::string name;  // x.size(0)
   sym::ExprPtr expr;
@@ -102,7 +100,7 @@ std::vector<Tensor> check_inputs(const std::vector<InputContract>& contract,
     const SymbolSpec* spec = find_symbol(symbols, s);
     XPORT_CHECK(spec != nullptr, Internal, "input check: unknown symbol ", s->name());
     XPORT_CHECK(spec->range.contains(value), InvalidInput, from.name, " = ", from.size,
-                " is outside the range ", range_str(spec->range), " of Dim '", spec->dim_name, "'",
+                " is outside the range ", spec->range.str(), " of Dim '", spec->dim_name, "'",
                 spec->range.lo == 2 && value < 2
                     ? " (a dynamic dim cannot be 0 or 1: export a program for that size)"
                     : "");
@@ -114,17 +112,13 @@ std::vector<Tensor> check_inputs(const std::vector<InputContract>& contract,
     }
   }
   for (const DimCheck& d : dims) {
-    const auto free = sym::free_symbols(d.expr);
-    if (free.size() != 1 || bindings.count(free[0])) continue;
     // expr = a * s + b: s = (size - b) / a.
-    const auto at0 = sym::evaluate(d.expr, [](sym::ExprPtr) { return int64_t{0}; });
-    const auto at1 = sym::evaluate(d.expr, [](sym::ExprPtr) { return int64_t{1}; });
-    if (!at0 || !at1 || *at1 - *at0 <= 0) continue;
-    const int64_t a = *at1 - *at0, b = *at0;
-    XPORT_CHECK((d.size - b) % a == 0, InvalidInput, d.name, " = ", d.size, " must be ",
-                sym::str(d.expr), " for an integer ", free[0]->name(), " (Dim '",
-                find_symbol(symbols, free[0])->dim_name, "')");
-    bind(free[0], (d.size - b) / a, d);
+    const auto f = sym::as_affine(d.expr);
+    if (!f || f->a <= 0 || bindings.count(f->symbol)) continue;
+    XPORT_CHECK((d.size - f->b) % f->a == 0, InvalidInput, d.name, " = ", d.size, " must be ",
+                sym::str(d.expr), " for an integer ", f->symbol->name(), " (Dim '",
+                find_symbol(symbols, f->symbol)->dim_name, "')");
+    bind(f->symbol, (d.size - f->b) / f->a, d);
   }
   for (const DimCheck& d : dims) {
     const auto expected_size = sym::evaluate(d.expr, value_of);

@@ -377,3 +377,25 @@ TEST(Expr, BuildsManyExpressionsQuickly) {
 
 }  // namespace
 }  // namespace xport::sym
+
+namespace xport::sym {
+namespace {
+
+TEST(Expr, RecognisesAffineFunctionsOfOneSymbol) {
+  const ExprPtr s0 = symbol("s0"), s1 = symbol("s1");
+  const auto f = as_affine(add(mul(integer(2), s0), integer(1)));
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->symbol, s0);
+  EXPECT_EQ(f->a, 2);
+  EXPECT_EQ(f->b, 1);
+  EXPECT_EQ(as_affine(s1)->a, 1);
+  EXPECT_EQ(as_affine(sub(integer(3), s0))->a, -1);
+  EXPECT_FALSE(as_affine(integer(4)).has_value());
+  EXPECT_FALSE(as_affine(mul(s0, s0)).has_value());
+  EXPECT_FALSE(as_affine(add(s0, s1)).has_value());
+  EXPECT_FALSE(as_affine(floor_div(s0, integer(2))).has_value());
+  EXPECT_FALSE(as_affine(le(s0, integer(2))).has_value());
+}
+
+}  // namespace
+}  // namespace xport::sym
