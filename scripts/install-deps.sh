@@ -10,6 +10,10 @@ packages=(
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers libhwy-dev nlohmann-json3-dev libcli11-dev
   # call-site symbolization (DWARF line tables of the running process)
   libdw-dev
+  # PT2 archives (zip)
+  libminizip-dev
+  # the archive loader's fuzzer (clang's libFuzzer runtime)
+  libclang-rt-14-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # the numerical oracle (test-only) and a tuned BLAS so PyTorch's GEMM is not the reference BLAS

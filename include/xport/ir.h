@@ -124,6 +124,10 @@ class Graph {
   /// Appends a call of `op`; `outputs` from the op's meta function.
   Node* add_call(const OpDef& op, std::vector<Argument> args, std::vector<TensorSpec> outputs,
                  NodeMeta meta = {});
+  /// Appends a call with a given name (a loaded graph keeps its names); throws InvalidInput
+  /// when `name` is not a valid, unused identifier.
+  Node* add_named_call(const std::string& name, const OpDef& op, std::vector<Argument> args,
+                       std::vector<TensorSpec> outputs, NodeMeta meta = {});
   /// Inserts a call before the node at `position` (an insertion point for passes); positions
   /// after it shift by one. Nothing is checked until verify().
   Node* insert_call(size_t position, const OpDef& op, std::vector<Argument> args,
@@ -159,6 +163,7 @@ class Graph {
   std::unordered_set<std::string> names_;  // every name in use
 
   Node* insert_node(size_t position, std::unique_ptr<Node> node);
+  void check_new_name(const char* caller, const char* noun, const std::string& name) const;
   std::string unique_name(const std::string& base);
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 /// \file Everything xport offers, in one include.
 
+#include "xport/archive.h"
 #include "xport/dtype.h"
 #include "xport/error.h"
 #include "xport/export.h"

@@ -65,12 +65,17 @@ Node* Graph::insert_node(size_t position, std::unique_ptr<Node> node) {
   return raw;
 }
 
-Node* Graph::add_placeholder(const std::string& name, TensorSpec spec, NodeMeta meta) {
-  XPORT_CHECK(is_identifier(name), InvalidInput, "Graph::add_placeholder: '", name,
-              "' is not a valid input name; use letters, digits and '_', not starting with a "
+void Graph::check_new_name(const char* caller, const char* noun, const std::string& name) const {
+  XPORT_CHECK(is_identifier(name), InvalidInput, "Graph::", caller, ": '", name,
+              "' is not a valid ", noun,
+              " name; use letters, digits and '_', not starting with a "
               "digit (e.g. replace dots by underscores)");
-  XPORT_CHECK(!names_.count(name), InvalidInput, "Graph::add_placeholder: the name '", name,
-              "' is already used in this graph; give each input a unique name");
+  XPORT_CHECK(!names_.count(name), InvalidInput, "Graph::", caller, ": the name '", name,
+              "' is already used in this graph; give each node a unique name");
+}
+
+Node* Graph::add_placeholder(const std::string& name, TensorSpec spec, NodeMeta meta) {
+  check_new_name("add_placeholder", "input", name);
   auto node = std::make_unique<Node>();
   node->kind_ = NodeKind::Placeholder;
   node->name_ = name;
@@ -94,6 +99,16 @@ Node* Graph::insert_call(size_t position, const OpDef& op, std::vector<Argument>
   node->outputs_ = std::move(outputs);
   node->meta_ = std::move(meta);
   return insert_node(position, std::move(node));
+}
+
+Node* Graph::add_named_call(const std::string& name, const OpDef& op, std::vector<Argument> args,
+                            std::vector<TensorSpec> outputs, NodeMeta meta) {
+  check_new_name("add_named_call", "node", name);
+  Node* node = add_call(op, std::move(args), std::move(outputs), std::move(meta));
+  names_.erase(node->name_);
+  node->name_ = name;
+  names_.insert(name);
+  return node;
 }
 
 Node* Graph::add_call(const OpDef& op, std::vector<Argument> args, std::vector<TensorSpec> outputs,

@@ -1,5 +1,7 @@
 #include "xport/safetensors.h"
 
+#include "tensor/file_mapping.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -56,8 +58,6 @@ std::optional<DType> parse_safetensors_dtype(const std::string& name) {
   return std::nullopt;
 }
 
-std::string errno_text(int err) { return std::generic_category().message(err); }
-
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
@@ -77,39 +77,6 @@ std::optional<int64_t> json_int(const Json& value) {
 
 // A read-only view of the whole file, mapped private and writable so tensors over it are
 // copy-on-write. Owned by a shared_ptr whose deleter unmaps, so tensors keep it alive.
-std::shared_ptr<void> map_file(const std::string& path, int64_t& size) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  XPORT_CHECK(fd >= 0, InvalidInput, "read_safetensors(", path,
-              "): cannot open the file: ", errno_text(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    XPORT_FAIL(InvalidInput, "read_safetensors(", path,
-               "): cannot stat the file: ", errno_text(err));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    XPORT_FAIL(InvalidInput, "read_safetensors(", path, "): not a regular file");
-  }
-  size = static_cast<int64_t>(st.st_size);
-  if (size < 8) {
-    // Too short to hold the header length; checked here because mmap refuses length 0.
-    ::close(fd);
-    XPORT_FAIL(InvalidArchive, "read_safetensors(", path, "): the file is ", size,
-               " bytes, shorter than the 8-byte header length; it is truncated or not a "
-               "safetensors file");
-  }
-  void* base =
-      ::mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-  const int err = errno;
-  ::close(fd);  // the mapping stays valid without the descriptor
-  XPORT_CHECK(base != MAP_FAILED, InvalidInput, "read_safetensors(", path,
-              "): cannot map the file: ", errno_text(err));
-  const size_t length = static_cast<size_t>(size);
-  return std::shared_ptr<void>(base, [length](void* p) { ::munmap(p, length); });
-}
-
 struct Entry {
   std::string name;
   DType dtype;
@@ -233,7 +200,13 @@ bool write_all(int fd, const char* bytes, size_t n) {
 
 SafetensorsContents read_safetensors(const std::string& path) {
   int64_t file_size = 0;
-  const std::shared_ptr<void> mapping = map_file(path, file_size);
+  const std::shared_ptr<void> mapping =
+      detail::map_file(path, file_size, "read_safetensors(" + path + ")");
+  // Too short to hold the header length (an empty file has no mapping at all).
+  XPORT_CHECK(file_size >= 8, InvalidArchive, "read_safetensors(", path, "): the file is ",
+              file_size,
+              " bytes, shorter than the 8-byte header length; it is truncated or not a "
+              "safetensors file");
   char* const base = static_cast<char*>(mapping.get());
 
   uint64_t header_len = 0;
@@ -330,7 +303,7 @@ void write_safetensors(const std::string& path, const nn::NamedTensors& tensors,
   const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   XPORT_CHECK(fd >= 0, InvalidInput, "write_safetensors(", path, "): cannot create '", tmp,
-              "': ", errno_text(errno));
+              "': ", detail::errno_text(errno));
   bool ok = write_all(fd, reinterpret_cast<const char*>(&header_len), 8) &&
             write_all(fd, text.data(), text.size());
   for (size_t i = 0; ok && i < contiguous.size(); ++i) {
@@ -350,7 +323,8 @@ void write_safetensors(const std::string& path, const nn::NamedTensors& tensors,
   }
   if (!ok) {
     ::unlink(tmp.c_str());
-    XPORT_FAIL(InvalidInput, "write_safetensors(", path, "): write failed: ", errno_text(err));
+    XPORT_FAIL(InvalidInput, "write_safetensors(", path,
+               "): write failed: ", detail::errno_text(err));
   }
 }
 

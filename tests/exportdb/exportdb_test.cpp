@@ -1,6 +1,6 @@
 // Runs every ExportDB case: a failing case must fail with its error kind (and name a case that
 // exists); an exporting case must agree with eager execution on every valid input, refuse every
-// invalid one, print, and verify.
+// invalid one, print, verify, and survive an archive round trip.
 #include "xport/exportdb.h"
 
 #include <gtest/gtest.h>
@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "serde/round_trip.h"
 #include "xport/xport.h"
 
 namespace xport {
@@ -165,6 +166,11 @@ std::vector<std::string> check_case(const exportdb::Case& c) {
     for (const std::vector<Value>& inputs : c.valid_inputs) check_valid(c, p, inputs, problems);
     for (const std::vector<Value>& inputs : c.invalid_inputs) check_invalid(p, inputs, problems);
     if (p.to_string().empty()) problems.push_back("to_string() is empty");
+    std::vector<std::vector<Value>> inputs = c.valid_inputs;
+    inputs.push_back(c.example_inputs);
+    for (const std::string& s : test_support::round_trip_problems(p, inputs, c.name)) {
+      problems.push_back("archive round trip: " + s);
+    }
     try {
       p.graph().verify();
     } catch (const Error& e) {

@@ -1,0 +1,437 @@
+// ExportedProgram -> torch.export's serialized schema (major 8) as JSON, plus the weight and
+// constant payloads. Field order follows the schema's dataclasses, so output is deterministic.
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include "ir/ir_util.h"
+#include "serde/pt2_format.h"
+#include "serde/serialize.h"
+#include "xport/error.h"
+
+namespace xport::serde {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json sym_int(sym::ExprPtr e) {
+  if (e == nullptr) return Json{{"as_int", 0}};
+  if (auto v = sym::as_int(e)) return Json{{"as_int", *v}};
+  return Json{{"as_expr", Json{{"expr_str", sym::str(e)}, {"hint", nullptr}}}};
+}
+
+// Non-finite floats are strings: JSON has no literal for them (Python's json writes the
+// non-standard Infinity/NaN, which strict parsers refuse).
+Json float_value(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  return v;
+}
+
+Json tensor_meta(DType dtype, const std::vector<sym::ExprPtr>& sizes,
+                 const std::vector<sym::ExprPtr>& strides, sym::ExprPtr offset) {
+  Json meta;
+  meta["dtype"] = scalar_type_id(dtype);
+  Json s = Json::array();
+  for (sym::ExprPtr e : sizes) s.push_back(sym_int(e));
+  meta["sizes"] = std::move(s);
+  meta["requires_grad"] = false;
+  meta["device"] = Json{{"type", "cpu"}, {"index", nullptr}};
+  Json st = Json::array();
+  const std::vector<sym::ExprPtr> contiguous =
+      strides.size() == sizes.size() ? strides : ir::TensorSpec::contiguous(dtype, sizes).strides;
+  for (sym::ExprPtr e : contiguous) st.push_back(sym_int(e));
+  meta["strides"] = std::move(st);
+  meta["storage_offset"] = sym_int(offset);
+  meta["layout"] = kLayoutStrided;
+  return meta;
+}
+
+Json tensor_meta(const ir::TensorSpec& spec) {
+  return tensor_meta(spec.dtype, spec.sizes, spec.strides, spec.storage_offset);
+}
+
+Json tensor_meta(const Tensor& t) {
+  std::vector<sym::ExprPtr> sizes, strides;
+  for (int64_t s : t.int_sizes()) sizes.push_back(sym::integer(s));
+  for (int64_t s : t.int_strides()) strides.push_back(sym::integer(s));
+  return tensor_meta(t.dtype(), sizes, strides,
+                     sym::integer(static_cast<int64_t>(t.storage_offset())));
+}
+
+class GraphWriter {
+ public:
+  explicit GraphWriter(const ir::Graph& graph) : graph_(graph) { name_values(); }
+
+  Json graph_json() {
+    Json g;
+    Json inputs = Json::array();
+    for (const ir::Node* p : graph_.placeholders()) {
+      inputs.push_back(Json{{"as_tensor", Json{{"name", p->name()}}}});
+    }
+    Json nodes = Json::array();
+    for (const auto& node : graph_.nodes()) {
+      if (node->kind() == ir::NodeKind::Call) nodes.push_back(node_json(*node));
+    }
+    Json outputs = Json::array();
+    if (const ir::Node* out = graph_.output()) {
+      for (const ir::Argument& a : out->args()) outputs.push_back(argument(a, nullptr));
+    }
+    g["inputs"] = std::move(inputs);
+    g["outputs"] = std::move(outputs);
+    g["nodes"] = std::move(nodes);
+    Json values = Json::object();
+    for (const auto& node : graph_.nodes()) {
+      for (size_t i = 0; i < node->outputs().size(); ++i) {
+        values[value_name(node->out(static_cast<int>(i)))] = tensor_meta(node->outputs()[i]);
+      }
+    }
+    g["tensor_values"] = std::move(values);
+    g["sym_int_values"] = sym_values_;
+    g["sym_bool_values"] = Json::object();
+    g["is_single_tensor_return"] = false;
+    g["custom_obj_values"] = Json::object();
+    g["sym_float_values"] = Json::object();
+    return g;
+  }
+
+  const std::string& value_name(const ir::ValueRef& r) const { return names_.at(key(r)); }
+
+ private:
+  const ir::Graph& graph_;
+  std::unordered_map<std::string, std::string> names_;  // "node#index" -> value name
+  Json sym_values_ = Json::object();
+
+  static std::string key(const ir::ValueRef& r) {
+    return r.node->name() + "#" + std::to_string(r.index);
+  }
+
+  // A value is named by its node, except the values of a node with several (or a list of)
+  // outputs, which are named like PyTorch's getitem nodes.
+  void name_values() {
+    std::map<std::string, int> used;
+    for (const auto& node : graph_.nodes()) used[node->name()] = 1;
+    int getitem = 0;
+    for (const auto& node : graph_.nodes()) {
+      const bool multi = ir::detail::is_multi_output(*node);
+      for (size_t i = 0; i < node->outputs().size(); ++i) {
+        std::string name = node->name();
+        if (multi) {
+          do {
+            name = getitem == 0 ? "getitem" : "getitem_" + std::to_string(getitem);
+            ++getitem;
+          } while (used.count(name));
+          used[name] = 1;
+        }
+        names_[key(node->out(static_cast<int>(i)))] = name;
+      }
+    }
+  }
+
+  Json tensor_ref(const ir::ValueRef& r) const { return Json{{"name", value_name(r)}}; }
+
+  std::string sym_name(sym::ExprPtr e) {
+    const std::string name = sym::str(e);
+    sym_values_[name] = sym_int(e);
+    return name;
+  }
+
+  // One argument, by the kind of value it holds; `param` (null for graph outputs) settles
+  // the empty list's kind and float-typed scalars.
+  Json argument(const ir::Argument& a, const xport::Argument* param) {
+    struct Visitor {
+      GraphWriter& w;
+      const xport::Argument* param;
+      Json operator()(std::monostate) const { return Json{{"as_none", true}}; }
+      Json operator()(const ir::ValueRef& r) const { return Json{{"as_tensor", w.tensor_ref(r)}}; }
+      Json operator()(sym::ExprPtr e) const {
+        if (auto v = sym::as_int(e)) return Json{{"as_int", *v}};
+        return Json{{"as_sym_int", Json{{"as_name", w.sym_name(e)}}}};
+      }
+      Json operator()(double v) const { return Json{{"as_float", float_value(v)}}; }
+      Json operator()(bool v) const { return Json{{"as_bool", v}}; }
+      Json operator()(const std::string& s) const { return Json{{"as_string", s}}; }
+      Json operator()(DType d) const { return Json{{"as_scalar_type", scalar_type_id(d)}}; }
+      Json operator()(const std::vector<ir::Argument>& list) const { return w.list(list, param); }
+    };
+    return std::visit(Visitor{*this, param}, a.value);
+  }
+
+  Json list(const std::vector<ir::Argument>& list, const xport::Argument* param) {
+    auto all = [&](auto pred) { return std::all_of(list.begin(), list.end(), pred); };
+    auto holds = [](auto* tag) {
+      return [](const ir::Argument& a) {
+        return std::holds_alternative<std::remove_pointer_t<decltype(tag)>>(a.value);
+      };
+    };
+    const BaseType base = param ? param->type.base : BaseType::Int;
+    if (list.empty()) {
+      switch (base) {
+        case BaseType::Tensor:
+          return Json{
+              {param->type.element_optional ? "as_optional_tensors" : "as_tensors", Json::array()}};
+        case BaseType::Float:
+          return Json{{"as_floats", Json::array()}};
+        case BaseType::Bool:
+          return Json{{"as_bools", Json::array()}};
+        default:
+          return Json{{"as_ints", Json::array()}};
+      }
+    }
+    Json items = Json::array();
+    if (all(holds(static_cast<ir::ValueRef*>(nullptr)))) {
+      for (const ir::Argument& a : list)
+        items.push_back(tensor_ref(std::get<ir::ValueRef>(a.value)));
+      return Json{{"as_tensors", std::move(items)}};
+    }
+    if (all([](const ir::Argument& a) {
+          return a.is_none() || std::holds_alternative<ir::ValueRef>(a.value);
+        })) {
+      for (const ir::Argument& a : list) {
+        items.push_back(a.is_none()
+                            ? Json{{"as_none", true}}
+                            : Json{{"as_tensor", tensor_ref(std::get<ir::ValueRef>(a.value))}});
+      }
+      return Json{{"as_optional_tensors", std::move(items)}};
+    }
+    if (all(holds(static_cast<sym::ExprPtr*>(nullptr)))) {
+      bool symbolic = false;
+      for (const ir::Argument& a : list) symbolic |= !sym::as_int(std::get<sym::ExprPtr>(a.value));
+      for (const ir::Argument& a : list) {
+        const sym::ExprPtr e = std::get<sym::ExprPtr>(a.value);
+        if (!symbolic) {
+          items.push_back(*sym::as_int(e));
+        } else if (auto v = sym::as_int(e)) {
+          items.push_back(Json{{"as_int", *v}});
+        } else {
+          items.push_back(Json{{"as_name", sym_name(e)}});
+        }
+      }
+      return Json{{symbolic ? "as_sym_ints" : "as_ints", std::move(items)}};
+    }
+    if (all(holds(static_cast<double*>(nullptr)))) {
+      for (const ir::Argument& a : list) items.push_back(float_value(std::get<double>(a.value)));
+      return Json{{"as_floats", std::move(items)}};
+    }
+    if (all(holds(static_cast<bool*>(nullptr)))) {
+      for (const ir::Argument& a : list) items.push_back(std::get<bool>(a.value));
+      return Json{{"as_bools", std::move(items)}};
+    }
+    if (all(holds(static_cast<std::string*>(nullptr)))) {
+      for (const ir::Argument& a : list) items.push_back(std::get<std::string>(a.value));
+      return Json{{"as_strings", std::move(items)}};
+    }
+    XPORT_FAIL(Internal, "save: a list argument mixes kinds (", ir::Argument(list).str(),
+               "); the archive schema has no such list");
+  }
+
+  Json node_json(const ir::Node& node) {
+    const Schema& schema = node.op()->parsed;
+    Json n;
+    n["target"] = "torch.ops." + schema.ns + "." + schema.name + "." +
+                  (schema.overload.empty() ? "default" : schema.overload);
+    Json inputs = Json::array();
+    for (size_t i = 0; i < node.args().size() && i < schema.arguments.size(); ++i) {
+      const xport::Argument& param = schema.arguments[i];
+      inputs.push_back(Json{{"name", param.name},
+                            {"arg", argument(node.args()[i], &param)},
+                            {"kind", param.kwarg_only ? kArgumentKeyword : kArgumentPositional}});
+    }
+    n["inputs"] = std::move(inputs);
+    Json outputs = Json::array();
+    if (schema.returns_list) {
+      Json list = Json::array();
+      for (size_t i = 0; i < node.outputs().size(); ++i) {
+        list.push_back(tensor_ref(node.out(static_cast<int>(i))));
+      }
+      outputs.push_back(Json{{"as_tensors", std::move(list)}});
+    } else {
+      for (size_t i = 0; i < node.outputs().size(); ++i) {
+        outputs.push_back(Json{{"as_tensor", tensor_ref(node.out(static_cast<int>(i)))}});
+      }
+    }
+    n["outputs"] = std::move(outputs);
+    n["metadata"] = node_metadata(node.meta());
+    n["is_hop_single_tensor_return"] = nullptr;
+    n["name"] = node.name();
+    return n;
+  }
+
+  static Json node_metadata(const ir::NodeMeta& meta) {
+    Json m = Json::object();
+    if (!meta.source.empty()) m["stack_trace"] = stack_trace_of_source(meta.source);
+    if (!meta.module_stack.empty()) {
+      std::string stack;
+      for (const auto& [path, type] : meta.module_stack) {
+        XPORT_CHECK(
+            path.find_first_of(",;") == std::string::npos && type.find(';') == std::string::npos,
+            Internal, "save: module path '", path, "' or type '", type,
+            "' contains ',' or ';', which nn_module_stack cannot hold");
+        stack += (stack.empty() ? "" : ";") + path + "," + path + "," + type;
+      }
+      m["nn_module_stack"] = stack;
+    }
+    return m;
+  }
+
+  // "model.cpp:12" -> `File "model.cpp", line 12` (a Python traceback frame, as PyTorch writes).
+  static std::string stack_trace_of_source(const std::string& source) {
+    const size_t colon = source.rfind(':');
+    if (colon == std::string::npos || colon + 1 == source.size() ||
+        source.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
+      return "File \"" + source + "\"";
+    }
+    return "File \"" + source.substr(0, colon) + "\", line " + source.substr(colon + 1);
+  }
+};
+
+const char* contract_kind(InputContract::Kind k) {
+  switch (k) {
+    case InputContract::Kind::Tensor:
+      return "tensor";
+    case InputContract::Kind::TensorList:
+      return "tensor_list";
+    case InputContract::Kind::Int:
+      return "int";
+    case InputContract::Kind::Float:
+      return "float";
+    case InputContract::Kind::Bool:
+      return "bool";
+  }
+  return "?";
+}
+
+Json contract_json(const InputContract& c) {
+  Json j;
+  j["kind"] = contract_kind(c.kind);
+  j["name"] = c.name;
+  switch (c.kind) {
+    case InputContract::Kind::Tensor: {
+      j["dtype"] = scalar_type_id(c.dtype);
+      Json sizes = Json::array();
+      for (sym::ExprPtr e : c.sizes) sizes.push_back(sym_int(e));
+      j["sizes"] = std::move(sizes);
+      break;
+    }
+    case InputContract::Kind::TensorList: {
+      Json elements = Json::array();
+      for (const InputContract& e : c.elements) elements.push_back(contract_json(e));
+      j["elements"] = std::move(elements);
+      break;
+    }
+    case InputContract::Kind::Int:
+    case InputContract::Kind::Bool:
+      j["value"] = c.int_value;
+      break;
+    case InputContract::Kind::Float:
+      j["value"] = float_value(c.float_value);
+      break;
+  }
+  return j;
+}
+
+Json bound(int64_t v, int64_t infinity) { return v == infinity ? Json(nullptr) : Json(v); }
+
+// Payloads: each distinct storage once, in signature order, tensors as views of it.
+class PayloadWriter {
+ public:
+  PayloadWriter(const char* dir, const char* prefix) : dir_(dir), prefix_(prefix) {}
+  Json config = Json{{"config", Json::object()}};
+  std::vector<Payload> payloads;
+
+  void add(const std::string& fqn, const Tensor& t, bool is_param) {
+    auto [it, inserted] = names_.emplace(t.storage().get(), "");
+    if (inserted) {
+      it->second = prefix_ + std::to_string(names_.size() - 1);
+      payloads.push_back({dir_ + it->second, t.storage()});
+    }
+    config["config"][fqn] = Json{{"path_name", it->second},
+                                 {"is_param", is_param},
+                                 {"use_pickle", false},
+                                 {"tensor_meta", tensor_meta(t)}};
+  }
+
+ private:
+  std::string dir_, prefix_;
+  std::map<const Storage*, std::string> names_;
+};
+
+}  // namespace
+
+SerializedProgram serialize(const ExportedProgram& program) {
+  GraphWriter writer(program.graph());
+  Json graph = writer.graph_json();
+
+  const GraphSignature& sig = program.signature();
+  Json input_specs = Json::array();
+  PayloadWriter weights(kWeightsDir, kWeightPrefix);
+  PayloadWriter constants(kConstantsDir, kConstantPrefix);
+  for (const InputSpec& in : sig.inputs) {
+    const Json arg = Json{{"name", in.name}};
+    switch (in.kind) {
+      case InputSpec::Kind::Parameter:
+        input_specs.push_back(
+            Json{{"parameter", Json{{"arg", arg}, {"parameter_name", in.target}}}});
+        weights.add(in.target, program.state().at(in.target), true);
+        break;
+      case InputSpec::Kind::Buffer:
+        input_specs.push_back(
+            Json{{"buffer",
+                  Json{{"arg", arg}, {"buffer_name", in.target}, {"persistent", in.persistent}}}});
+        (in.persistent ? weights : constants).add(in.target, program.state().at(in.target), false);
+        break;
+      case InputSpec::Kind::Constant:
+        input_specs.push_back(
+            Json{{"tensor_constant", Json{{"arg", arg}, {"tensor_constant_name", in.target}}}});
+        constants.add(in.target, program.state().at(in.target), false);
+        break;
+      case InputSpec::Kind::UserInput:
+        input_specs.push_back(Json{{"user_input", Json{{"arg", Json{{"as_tensor", arg}}}}}});
+        break;
+    }
+  }
+  Json output_specs = Json::array();
+  for (const Json& out : graph["outputs"]) {
+    output_specs.push_back(Json{{"user_output", Json{{"arg", out}}}});
+  }
+
+  Json contract = Json::array();
+  for (const InputContract& c : program.contract()) contract.push_back(contract_json(c));
+  Json symbols = Json::array();
+  Json ranges = Json::object();
+  for (const SymbolSpec& s : program.symbols()) {
+    symbols.push_back(Json{{"name", s.name}, {"source", s.source}, {"dim_name", s.dim_name}});
+    ranges[s.name] = Json{{"min_val", bound(s.range.lo, sym::Range::kNegInf)},
+                          {"max_val", bound(s.range.hi, sym::Range::kPosInf)}};
+  }
+
+  Json module;
+  module["graph"] = std::move(graph);
+  module["signature"] =
+      Json{{"input_specs", std::move(input_specs)}, {"output_specs", std::move(output_specs)}};
+  module["module_call_graph"] = Json::array({Json{{"fqn", ""}, {"signature", nullptr}}});
+  module["metadata"] = Json{{kContractKey, contract.dump()}, {kSymbolsKey, symbols.dump()}};
+  module["treespec_namedtuple_fields"] = Json::object();
+
+  Json ep;
+  ep["graph_module"] = std::move(module);
+  ep["opset_version"] = Json{{"aten", 10}};
+  ep["range_constraints"] = std::move(ranges);
+  ep["schema_version"] = Json{{"major", kSchemaMajor}, {"minor", kSchemaMinor}};
+  ep["verifiers"] = Json::array();
+  ep["torch_version"] = "xport 0.1";
+  ep["guards_code"] = Json::array();
+
+  SerializedProgram out;
+  out.model_json = ep.dump();
+  out.weights_config_json = weights.config.dump();
+  out.constants_config_json = constants.config.dump();
+  out.payloads = std::move(weights.payloads);
+  for (Payload& p : constants.payloads) out.payloads.push_back(std::move(p));
+  return out;
+}
+
+}  // namespace xport::serde

@@ -1,0 +1,85 @@
+#pragma once
+// The archive round trip every exported program must survive: load(save(p)) prints the same,
+// runs to bit-identical results, and saving it again writes the same bytes.
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "xport/archive.h"
+#include "xport/value.h"
+
+namespace xport::test_support {
+
+/// A path in the temp directory unique to this process and call; the file is removed with the
+/// object.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& stem) {
+    static std::atomic<int> counter{0};
+    path_ = (std::filesystem::temp_directory_path() /
+             (stem + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".pt2"))
+                .string();
+  }
+  ~TempFile() { std::filesystem::remove(path_); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+inline std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+inline bool bitwise_equal(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.int_sizes() != b.int_sizes()) return false;
+  const Tensor ca = a.contiguous(), cb = b.contiguous();
+  return std::memcmp(ca.raw_data(), cb.raw_data(),
+                     static_cast<size_t>(ca.int_numel() * element_size(ca.dtype()))) == 0;
+}
+
+/// Everything that breaks the round trip for `p` on each of `inputs`, as messages.
+inline std::vector<std::string> round_trip_problems(const ExportedProgram& p,
+                                                    const std::vector<std::vector<Value>>& inputs,
+                                                    const std::string& stem) {
+  std::vector<std::string> problems;
+  TempFile first(stem), second(stem);
+  save(p, first.path());
+  const ExportedProgram q = load(first.path());
+  if (q.to_string() != p.to_string()) {
+    problems.push_back("the loaded program prints differently:\n--- saved\n" + p.to_string() +
+                       "\n--- loaded\n" + q.to_string());
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::vector<Tensor> want = p.run(inputs[i]);
+    const std::vector<Tensor> got = q.run(inputs[i]);
+    if (want.size() != got.size()) {
+      problems.push_back("input set " + std::to_string(i) + ": " + std::to_string(got.size()) +
+                         " outputs after loading, " + std::to_string(want.size()) + " before");
+      continue;
+    }
+    for (size_t o = 0; o < want.size(); ++o) {
+      if (!bitwise_equal(want[o], got[o])) {
+        problems.push_back("input set " + std::to_string(i) + ", output " + std::to_string(o) +
+                           ": the loaded program's result differs");
+      }
+    }
+  }
+  save(q, second.path());
+  if (read_bytes(first.path()) != read_bytes(second.path())) {
+    problems.push_back("saving the loaded program again gives different bytes");
+  }
+  return problems;
+}
+
+}  // namespace xport::test_support
