@@ -409,3 +409,39 @@ TEST(ArchiveSave, RefusesAPathInAMissingDirectory) {
 
 }  // namespace
 }  // namespace xport
+
+namespace xport {
+namespace {
+
+// An archive laid out as torch.export.save writes it (tests/serde/make_pytorch_style_archive.py):
+// another root folder, unaligned payloads, a sym_size node, omitted defaults, no node names, no
+// xport metadata, Python stack traces.
+TEST(ArchiveCompatibility, LoadsAnArchiveWrittenTheWayPyTorchWritesThem) {
+  const std::string path =
+      (std::filesystem::path(__FILE__).parent_path() / "data" / "pytorch_style.pt2").string();
+  ArchiveInfo info;
+  const ExportedProgram p = load(path, info);
+  EXPECT_FALSE(info.written_by_xport);
+  EXPECT_EQ(info.schema_minor, 3);
+  EXPECT_EQ(info.weight_count, 2);
+  std::vector<float> w(12);
+  for (size_t k = 0; k < w.size(); ++k) w[k] = static_cast<float>(k) / 10;
+  const Tensor weight = from_vector(w, {3, 4});
+  const Tensor bias = from_vector(std::vector<float>{0.5f, -1.0f, 2.0f}, {3});
+  const Tensor x = randn({5, 4}, 3);
+  const Tensor expected = relu(x.matmul(weight.transpose(0, 1)) + bias).view({5, 3, 1});
+  const std::vector<Tensor> got = p.run({x});
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_TRUE(allclose(got[0], expected, 1e-6, 1e-6)) << got[0] << expected;
+  // The sym_size node is folded into the view's sizes; lines and module paths come through.
+  const std::string text = p.to_string();
+  EXPECT_EQ(text.find("sym_size"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::view.default(%linear, [s0, 3, 1])"), std::string::npos) << text;
+  EXPECT_NE(text.find("/home/user/model.py:12  fc"), std::string::npos) << text;
+  EXPECT_NE(text.find("s0: s0 in [2, 64]  (x.size(0))"), std::string::npos) << text;
+  // Outside the contract: refused before running.
+  EXPECT_THROW(p.run({randn({65, 4}, 0)}), Error);
+}
+
+}  // namespace
+}  // namespace xport
