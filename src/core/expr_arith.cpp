@@ -282,8 +282,9 @@ std::optional<ExprPtr> divide_monomial(ExprPtr t, ExprPtr m) {
   };
   std::vector<std::pair<ExprPtr, int64_t>> rest = factors(t);
   for (const auto& [base, exponent] : factors(m)) {
-    auto it =
-        std::find_if(rest.begin(), rest.end(), [&](const auto& f) { return f.first == base; });
+    // `base` is captured by name: clang < 16 cannot capture a structured binding implicitly.
+    auto it = std::find_if(rest.begin(), rest.end(),
+                           [&, &base = base](const auto& f) { return f.first == base; });
     if (it == rest.end() || it->second < exponent) return std::nullopt;
     it->second -= exponent;
   }

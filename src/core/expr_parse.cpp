@@ -124,7 +124,8 @@ class Parser {
       size_t rhs_at = here();
       ExprPtr rhs = as_int_expr(parse_sum(), rhs_at);
       as_int_expr(lhs, at);
-      ExprPtr e = build(at, [&] { return make(lhs, rhs); });
+      // `make` is captured by name: clang < 16 cannot capture a structured binding implicitly.
+      ExprPtr e = build(at, [&, make = make] { return make(lhs, rhs); });
       for (const auto& [next, unused] : kOps) {
         if (peek(next)) fail("chained comparisons are not supported; use &", here());
       }

@@ -112,7 +112,7 @@ class ProgramReader {
     }
     // Powers of sums would be expanded term by term; no writer prints them.
     if (text.find(")**") != std::string::npos) f.fail("a power of a parenthesized expression");
-    sym::ExprPtr e;
+    sym::ExprPtr e = nullptr;
     try {
       e = sym::parse(text);
     } catch (const Error& err) {
@@ -129,7 +129,7 @@ class ProgramReader {
 
   void read_ranges(const Field& ranges) {
     ranges.for_each_member([&](const std::string& name, const Field& r) {
-      sym::ExprPtr s;
+      sym::ExprPtr s = nullptr;
       try {
         s = sym::parse(name);
       } catch (const Error&) {
@@ -245,7 +245,8 @@ class ProgramReader {
 
   ir::Argument argument(const Field& f) {
     auto [kind, v] = f.to_union();
-    auto list = [&](auto element) {
+    // `v` is captured by name: clang < 16 cannot capture a structured binding implicitly.
+    auto list = [&, &v = v](auto element) {
       std::vector<ir::Argument> out;
       const size_t n = v.size();
       for (size_t i = 0; i < n; ++i) out.push_back(element(v.at(i)));

@@ -323,6 +323,9 @@ TEST_F(Archive, RefusesMalformedFieldsNamingThem) {
       {[](Json& m) { m.erase("graph_module"); }, "(top level): missing field 'graph_module'"},
       {[](Json& m) { m["graph_module"]["graph"]["nodes"] = 3; }, "nodes: expected a JSON array"},
       {[](Json& m) { m["range_constraints"]["s0"]["min_val"] = 100; }, "min_val 100 > max_val 64"},
+      // Found by the fuzzer: an unparsable key left the symbol pointer uninitialized.
+      {[](Json& m) { m["range_constraints"]["S0"] = m["range_constraints"]["s0"]; },
+       "range_constraints.S0: 'S0' is not a symbol name"},
       {[](Json& m) {
          m["graph_module"]["graph"]["tensor_values"]["x"]["sizes"][0] = {
              {"as_expr", {{"expr_str", "s0 +"}}}};

@@ -4,7 +4,9 @@
 #include <iostream>
 #include <string>
 
+#include "tools/xport/decompose.h"
 #include "tools/xport/demo.h"
+#include "tools/xport/inspect.h"
 #include "xport/xport.h"
 
 namespace {
@@ -34,6 +36,22 @@ int main(int argc, char** argv) {
   demo_cmd->add_option("--steps", demo.steps, "greedy tokens to generate")
       ->check(CLI::Range(0, 512));
   demo_cmd->callback([&] { result = xport::tools::run_demo(demo, std::cout); });
+  std::string inspect_path;
+  CLI::App* inspect_cmd = app.add_subcommand(
+      "inspect", "print a PT2 archive's program, versions, weight sizes and input contract");
+  inspect_cmd->add_option("FILE", inspect_path, "the archive (.pt2)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  inspect_cmd->callback([&] { result = xport::tools::run_inspect(inspect_path, std::cout); });
+  std::string decompose_in, decompose_out;
+  CLI::App* decompose_cmd = app.add_subcommand(
+      "decompose", "rewrite an archive's program into core ops only and save it as a new archive");
+  decompose_cmd->add_option("FILE", decompose_in, "the archive (.pt2)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  decompose_cmd->add_option("OUT", decompose_out, "the archive to write")->required();
+  decompose_cmd->callback(
+      [&] { result = xport::tools::run_decompose(decompose_in, decompose_out, std::cout); });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -202,9 +202,10 @@ void conv2d_loop(const ConvShape& s, const Tensor& input, const Tensor& weight, 
   const T* b = s.bias ? bias.data<T>() : nullptr;
   T* y = out.mutable_data<T>();
   const int64_t cg = s.c / s.p.groups, og = s.o / s.p.groups;
-  const auto [sh, sw] = s.p.stride;
-  const auto [ph, pw] = s.p.padding;
-  const auto [dh, dw] = s.p.dilation;
+  // Plain variables, not structured bindings: clang < 16 cannot capture bindings in the lambda.
+  const int64_t sh = s.p.stride[0], sw = s.p.stride[1];
+  const int64_t ph = s.p.padding[0], pw = s.p.padding[1];
+  const int64_t dh = s.p.dilation[0], dw = s.p.dilation[1];
   parallel_for(0, s.n * s.o, 1, [&](int64_t lo, int64_t hi) {
     for (int64_t idx = lo; idx < hi; ++idx) {
       const int64_t n = idx / s.o, o = idx % s.o, g = o / og;
