@@ -28,6 +28,8 @@ Json parse_json(const ZipEntry& entry, const std::string& file) {
     return Json::parse(entry.data, entry.data + entry.size);
   } catch (const Json::parse_error& e) {
     XPORT_FAIL(InvalidArchive, file, ": invalid JSON at byte ", e.byte, ": ", e.what());
+  } catch (const Json::exception& e) {  // out_of_range: a number too large for a double
+    XPORT_FAIL(InvalidArchive, file, ": invalid JSON: ", e.what());
   }
 }
 
@@ -754,7 +756,7 @@ class ProgramReader {
   Json nested_json(const Field& text) {
     try {
       return Json::parse(text.to_string());
-    } catch (const Json::parse_error& e) {
+    } catch (const Json::exception& e) {
       text.fail(std::string("invalid JSON: ") + e.what());
     }
   }

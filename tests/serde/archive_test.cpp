@@ -268,6 +268,18 @@ TEST_F(Archive, RefusesBadJsonNamingTheEntry) {
   expect_invalid([&] { load(modified_.path()); }, "models/model.json: invalid JSON at byte");
 }
 
+// Found by the fuzzer: nlohmann's number-overflow error is not a parse_error.
+TEST_F(Archive, RefusesANumberTooLargeForADouble) {
+  auto entries = entries_;
+  std::string text = entries.at("archive/models/model.json");
+  const size_t at = text.find("false");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 5, "1e999");
+  entries["archive/models/model.json"] = text;
+  write_entries(entries, modified_.path());
+  expect_invalid([&] { load(modified_.path()); }, "models/model.json: invalid JSON");
+}
+
 TEST_F(Archive, RefusesANodeReferringToAnUnknownValue) {
   first_node()["inputs"][0]["arg"] = {{"as_tensor", {{"name", "nope"}}}};
   expect_invalid([&] { load_modified(model_); },
