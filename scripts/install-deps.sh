@@ -12,8 +12,8 @@ packages=(
   libdw-dev
   # PT2 archives (zip)
   libminizip-dev
-  # the archive loader's fuzzer (clang's libFuzzer runtime)
-  libclang-rt-14-dev
+  # the archive loader's fuzzer: clang's libFuzzer runtime, and OpenMP for clang
+  libclang-rt-14-dev libomp-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # the numerical oracle (test-only) and a tuned BLAS so PyTorch's GEMM is not the reference BLAS
