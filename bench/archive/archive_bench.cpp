@@ -36,6 +36,8 @@
 #include "xport/program.h"
 #include "xport/xport.h"
 
+#include "../model_inputs.h"
+
 namespace {
 
 using xport::Dim;
@@ -50,13 +52,6 @@ struct ArchiveCase {
   std::vector<xport::DimSpec> dynamic_shapes;  // empty: all dims static
 };
 
-// Token ids spread over the vocabulary.
-Tensor token_ids(int64_t batch, int64_t seq, int64_t vocab) {
-  std::vector<int64_t> ids(static_cast<size_t>(batch * seq));
-  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>((i * 7919 + 13) % vocab);
-  return xport::from_vector(ids, {batch, seq});
-}
-
 const std::vector<ArchiveCase>& archive_cases() {
   static const std::vector<ArchiveCase> cases = {
       {"resnet50",
@@ -67,7 +62,7 @@ const std::vector<ArchiveCase>& archive_cases() {
        {}},
       {"gpt2",
        [] { return xport::models::gpt2(); },
-       [] { return token_ids(1, 16, xport::models::Gpt2Config{}.vocab_size); },
+       [] { return xport::bench::token_ids(1, 16, xport::models::Gpt2Config{}.vocab_size); },
        {{{1, Dim("seq", 2, 1024)}}}},
   };
   return cases;

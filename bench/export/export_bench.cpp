@@ -19,6 +19,8 @@
 #include "xport/program.h"
 #include "xport/xport.h"
 
+#include "../model_inputs.h"
+
 namespace {
 
 using xport::Dim;
@@ -32,13 +34,6 @@ struct ExportCase {
   std::vector<xport::DimSpec> dynamic_shapes;  // empty: all dims static
 };
 
-// Token ids spread over the vocabulary (tracing never reads them).
-Tensor token_ids(int64_t batch, int64_t seq, int64_t vocab) {
-  std::vector<int64_t> ids(static_cast<size_t>(batch * seq));
-  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>((i * 7919 + 13) % vocab);
-  return xport::from_vector(ids, {batch, seq});
-}
-
 std::shared_ptr<xport::nn::Module> build_mlp() {
   return xport::models::mlp({1024, 4096, 4096, 1024});
 }
@@ -51,7 +46,7 @@ Tensor mlp_input() { return xport::randn({32, 1024}, 1); }
 Tensor image(int64_t batch) { return xport::randn({batch, 3, 224, 224}, 1); }
 Tensor hidden_states(int64_t batch) { return xport::randn({batch, 128, 768}, 1); }
 Tensor gpt2_ids(int64_t batch) {
-  return token_ids(batch, 128, xport::models::Gpt2Config{}.vocab_size);
+  return xport::bench::token_ids(batch, 128, xport::models::Gpt2Config{}.vocab_size);
 }
 
 const std::vector<ExportCase>& export_cases() {

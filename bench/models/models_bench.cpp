@@ -14,6 +14,8 @@
 #include "xport/models.h"
 #include "xport/xport.h"
 
+#include "../model_inputs.h"
+
 namespace {
 
 using xport::Tensor;
@@ -23,13 +25,6 @@ struct ModelCase {
   std::function<std::shared_ptr<xport::nn::Module>()> build;
   std::function<Tensor()> input;
 };
-
-// Token ids spread over the vocabulary (any fixed ids do: the cost does not depend on them).
-Tensor token_ids(int64_t batch, int64_t seq, int64_t vocab) {
-  std::vector<int64_t> ids(static_cast<size_t>(batch * seq));
-  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>((i * 7919 + 13) % vocab);
-  return xport::from_vector(ids, {batch, seq});
-}
 
 const std::vector<ModelCase>& model_cases() {
   static const std::vector<ModelCase> cases = {
@@ -61,7 +56,7 @@ const std::vector<ModelCase>& model_cases() {
          return xport::randn({8, 128, 768}, 1);
        }},
       {"gpt2_b1_t128", [] { return xport::models::gpt2(); },
-       [] { return token_ids(1, 128, xport::models::Gpt2Config{}.vocab_size); }},
+       [] { return xport::bench::token_ids(1, 128, xport::models::Gpt2Config{}.vocab_size); }},
   };
   return cases;
 }
