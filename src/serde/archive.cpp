@@ -3,6 +3,7 @@
 #include "xport/archive.h"
 
 #include <bit>
+#include <cerrno>
 #include <cstdio>
 #include <string_view>
 
@@ -59,9 +60,11 @@ std::string find_root(const serde::ZipView& zip, const std::string& what) {
 
 }  // namespace
 
-void save(const ExportedProgram& program, const std::string& path) {
-  const serde::SerializedProgram s = serde::serialize(program);
-  const std::string partial = path + ".partial";
+namespace {
+
+// Writes the archive to `partial` and checks it; the caller renames it into place.
+void write_archive(const serde::SerializedProgram& s, const std::string& partial,
+                   const std::string& path) {
   {
     serde::ZipWriter zip(partial);
     const std::string root = serde::kRootFolder;
@@ -88,6 +91,19 @@ void save(const ExportedProgram& program, const std::string& path) {
         static_cast<uint64_t>(entry.data - static_cast<const uint8_t*>(mapping.get()));
     XPORT_CHECK(offset % serde::kEntryAlignment == 0, Internal, "save(", path, "): entry ", name,
                 " starts at offset ", offset, ", not a multiple of ", serde::kEntryAlignment);
+  }
+}
+
+}  // namespace
+
+void save(const ExportedProgram& program, const std::string& path) {
+  const serde::SerializedProgram s = serde::serialize(program);
+  const std::string partial = path + ".partial";
+  try {
+    write_archive(s, partial, path);
+  } catch (...) {
+    std::remove(partial.c_str());  // no half-written file left behind
+    throw;
   }
   XPORT_CHECK(std::rename(partial.c_str(), path.c_str()) == 0, InvalidInput, "save(", path,
               "): cannot rename ", partial, " into place: ", detail::errno_text(errno));

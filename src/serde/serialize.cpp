@@ -72,14 +72,17 @@ class GraphWriter {
     for (const ir::Node* p : graph_.placeholders()) {
       inputs.push_back(Json{{"as_tensor", Json{{"name", p->name()}}}});
     }
-    Json nodes = Json::array();
+    Json calls = Json::array();
     for (const auto& node : graph_.nodes()) {
-      if (node->kind() == ir::NodeKind::Call) nodes.push_back(node_json(*node));
+      if (node->kind() == ir::NodeKind::Call) calls.push_back(node_json(*node));
     }
     Json outputs = Json::array();
     if (const ir::Node* out = graph_.output()) {
       for (const ir::Argument& a : out->args()) outputs.push_back(argument(a, nullptr));
     }
+    // The symbolic-size nodes use only inputs, so they all go first.
+    Json nodes = std::move(sym_nodes_);
+    for (Json& n : calls) nodes.push_back(std::move(n));
     g["inputs"] = std::move(inputs);
     g["outputs"] = std::move(outputs);
     g["nodes"] = std::move(nodes);
@@ -103,7 +106,10 @@ class GraphWriter {
  private:
   const ir::Graph& graph_;
   std::unordered_map<std::string, std::string> names_;  // "node#index" -> value name
+  std::map<std::string, int> used_;                     // every node and value name
   Json sym_values_ = Json::object();
+  Json sym_nodes_ = Json::array();
+  std::unordered_map<sym::ExprPtr, std::string> sym_names_;
 
   static std::string key(const ir::ValueRef& r) {
     return r.node->name() + "#" + std::to_string(r.index);
@@ -112,31 +118,158 @@ class GraphWriter {
   // A value is named by its node, except the values of a node with several (or a list of)
   // outputs, which are named like PyTorch's getitem nodes.
   void name_values() {
-    std::map<std::string, int> used;
-    for (const auto& node : graph_.nodes()) used[node->name()] = 1;
-    int getitem = 0;
+    for (const auto& node : graph_.nodes()) used_[node->name()] = 1;
     for (const auto& node : graph_.nodes()) {
       const bool multi = ir::detail::is_multi_output(*node);
       for (size_t i = 0; i < node->outputs().size(); ++i) {
-        std::string name = node->name();
-        if (multi) {
-          do {
-            name = getitem == 0 ? "getitem" : "getitem_" + std::to_string(getitem);
-            ++getitem;
-          } while (used.count(name));
-          used[name] = 1;
-        }
-        names_[key(node->out(static_cast<int>(i)))] = name;
+        names_[key(node->out(static_cast<int>(i)))] = multi ? unique("getitem") : node->name();
       }
     }
   }
 
+  // `base`, `base_1`, ...: the first not yet used.
+  std::string unique(const std::string& base) {
+    int& count = used_[base];
+    std::string name = count == 0 ? base : base + "_" + std::to_string(count);
+    while (used_.count(name) && name != base) name = base + "_" + std::to_string(++count);
+    ++count;
+    used_[name] = 1;
+    return name;
+  }
+
   Json tensor_ref(const ir::ValueRef& r) const { return Json{{"name", value_name(r)}}; }
 
+  // PyTorch's graphs compute symbolic sizes with nodes: aten.sym_size.int reads a symbol off an
+  // input dim, and _operator / torch.sym_min|max nodes do the arithmetic; arguments name the
+  // node's output. xport's graph holds the expressions inline, so the writer emits such nodes
+  // (recording each output's expression in sym_int_values, which the reader uses instead).
   std::string sym_name(sym::ExprPtr e) {
-    const std::string name = sym::str(e);
-    sym_values_[name] = sym_int(e);
+    if (auto it = sym_names_.find(e); it != sym_names_.end()) return it->second;
+    std::string name;
+    switch (e->kind()) {
+      case sym::ExprKind::Symbol:
+        name = sym_size_node(e);
+        break;
+      case sym::ExprKind::Add: {
+        sym::ExprPtr acc = nullptr;
+        for (size_t i = 0; i < e->args().size(); ++i) {
+          const sym::ExprPtr term = sym::mul(sym::integer(e->coefficients()[i]), e->args()[i]);
+          if (e->coefficients()[i] != 1) {
+            sym_op("_operator.mul", "sym_mul", operand(e->args()[i]),
+                   Json{{"as_int", e->coefficients()[i]}}, term);
+          }
+          if (acc != nullptr) {
+            const sym::ExprPtr sum = sym::add(acc, term);
+            sym_op("_operator.add", "sym_add", operand(acc), operand(term), sum);
+            acc = sum;
+          } else {
+            acc = term;
+          }
+        }
+        // A sum has at least two terms, or one term and a constant (canonical form), so the
+        // last node made here produces `e`.
+        name = e->value() != 0 ? sym_op("_operator.add", "sym_add", operand(acc),
+                                        Json{{"as_int", e->value()}}, e)
+                               : sym_names_.at(acc);
+        break;
+      }
+      case sym::ExprKind::Mul: {
+        sym::ExprPtr acc = nullptr;
+        for (size_t i = 0; i < e->args().size(); ++i) {
+          for (int64_t k = 0; k < e->exponents()[i]; ++k) {
+            if (acc == nullptr) {
+              acc = e->args()[i];
+              continue;
+            }
+            const sym::ExprPtr product = sym::mul(acc, e->args()[i]);
+            sym_op("_operator.mul", "sym_mul", operand(acc), operand(e->args()[i]), product);
+            acc = product;
+          }
+        }
+        name = sym_names_.at(acc);  // a product has at least two factors
+        break;
+      }
+      case sym::ExprKind::FloorDiv:
+      case sym::ExprKind::Mod: {
+        const bool div = e->kind() == sym::ExprKind::FloorDiv;
+        name =
+            sym_op(div ? "_operator.floordiv" : "_operator.mod", div ? "sym_floordiv" : "sym_mod",
+                   operand(e->args()[0]), operand(e->args()[1]), e);
+        break;
+      }
+      case sym::ExprKind::Min:
+      case sym::ExprKind::Max: {
+        const bool is_min = e->kind() == sym::ExprKind::Min;
+        sym::ExprPtr acc = e->args()[0];
+        for (size_t i = 1; i < e->args().size(); ++i) {
+          const sym::ExprPtr next =
+              is_min ? sym::min(acc, e->args()[i]) : sym::max(acc, e->args()[i]);
+          sym_op(is_min ? "torch.sym_min" : "torch.sym_max", is_min ? "sym_min" : "sym_max",
+                 operand(acc), operand(e->args()[i]), next);
+          acc = next;
+        }
+        name = sym_names_.at(acc);
+        break;
+      }
+      default:
+        XPORT_FAIL(Internal, "save: the argument ", sym::str(e), " is not an integer expression");
+    }
+    sym_names_[e] = name;
     return name;
+  }
+
+  Json operand(sym::ExprPtr e) {
+    if (auto v = sym::as_int(e)) return Json{{"as_int", *v}};
+    return Json{{"as_sym_int", Json{{"as_name", sym_name(e)}}}};
+  }
+
+  // A node `target(a, b)` producing `result`; returns its name (and remembers it for `result`).
+  std::string sym_op(const char* target, const char* base, Json a, Json b, sym::ExprPtr result) {
+    if (auto it = sym_names_.find(result); it != sym_names_.end()) return it->second;
+    const std::string name = unique(base);
+    sym_nodes_.push_back(sym_node(target, {{"a", std::move(a)}, {"b", std::move(b)}}, name));
+    sym_values_[name] = sym_int(result);
+    sym_names_[result] = name;
+    return name;
+  }
+
+  // aten.sym_size.int(input, dim) for the first input dim that is exactly `symbol`. A symbol no
+  // input dim equals (only derived dims such as 2*s0 use it) has no node: its name is only a key
+  // of sym_int_values, which the xport reader resolves.
+  std::string sym_size_node(sym::ExprPtr symbol) {
+    for (const ir::Node* p : graph_.placeholders()) {
+      const auto& sizes = p->outputs()[0].sizes;
+      for (size_t d = 0; d < sizes.size(); ++d) {
+        if (sizes[d] != symbol) continue;
+        const std::string name = unique("sym_size_int");
+        sym_nodes_.push_back(sym_node("torch.ops.aten.sym_size.int",
+                                      {{"self", Json{{"as_tensor", Json{{"name", p->name()}}}}},
+                                       {"dim", Json{{"as_int", static_cast<int64_t>(d)}}}},
+                                      name));
+        sym_values_[name] = sym_int(symbol);
+        return name;
+      }
+    }
+    const std::string name = sym::str(symbol);
+    sym_values_[name] = sym_int(symbol);
+    return name;
+  }
+
+  static Json sym_node(const char* target, std::vector<std::pair<const char*, Json>> inputs,
+                       const std::string& name) {
+    Json in = Json::array();
+    for (auto& [arg_name, arg] : inputs) {
+      in.push_back(
+          Json{{"name", arg_name}, {"arg", std::move(arg)}, {"kind", kArgumentPositional}});
+    }
+    Json n;
+    n["target"] = target;
+    n["inputs"] = std::move(in);
+    n["outputs"] = Json::array({Json{{"as_sym_int", Json{{"as_name", name}}}}});
+    n["metadata"] = Json::object();
+    n["is_hop_single_tensor_return"] = nullptr;
+    n["name"] = name;
+    return n;
   }
 
   // One argument, by the kind of value it holds; `param` (null for graph outputs) settles

@@ -199,6 +199,47 @@ TEST_F(Archive, WritesTorchExportSchemaFields) {
   EXPECT_TRUE(saw_module_stack);
 }
 
+// Symbolic sizes in arguments are computed as PyTorch's graphs compute them: aten.sym_size.int
+// off an input dim, then _operator nodes; the arguments name those nodes' outputs.
+TEST(ArchiveSymbolicSizes, AreComputedBySymSizeAndOperatorNodes) {
+  ExportOptions options;
+  options.dynamic_shapes = {{{0, Dim("batch", 2, 64)}}};
+  const ExportedProgram p = export_program(
+      [](const std::vector<Value>& in) {
+        const Tensor& x = in[0].to_tensor();
+        return std::vector<Tensor>{x.view({x.size(0) * 6}), zeros({x.size(0) + 1, 2})};
+      },
+      {randn({3, 6}, 1)}, options);
+  TempFile file("archive-sym");
+  save(p, file.path());
+  const Json model = Json::parse(read_entries(file.path()).at("archive/models/model.json"));
+  const Json& graph = model["graph_module"]["graph"];
+  std::map<std::string, Json> by_target;
+  for (const Json& n : graph["nodes"]) by_target[n["target"]] = n;
+  ASSERT_TRUE(by_target.count("torch.ops.aten.sym_size.int")) << graph["nodes"].dump();
+  const Json& size = by_target["torch.ops.aten.sym_size.int"];
+  EXPECT_EQ(size["inputs"][0]["arg"], (Json{{"as_tensor", {{"name", "x"}}}}));
+  EXPECT_EQ(size["inputs"][1]["arg"], (Json{{"as_int", 0}}));
+  const std::string s0 = size["outputs"][0]["as_sym_int"]["as_name"];
+  const Json& mul = by_target["_operator.mul"];
+  EXPECT_EQ(mul["inputs"][0]["arg"], (Json{{"as_sym_int", {{"as_name", s0}}}}));
+  EXPECT_EQ(mul["inputs"][1]["arg"], (Json{{"as_int", 6}}));
+  const std::string six_s0 = mul["outputs"][0]["as_sym_int"]["as_name"];
+  EXPECT_EQ(graph["sym_int_values"][six_s0]["as_expr"]["expr_str"], "6*s0");
+  EXPECT_EQ(by_target["torch.ops.aten.view.default"]["inputs"][1]["arg"],
+            (Json{{"as_sym_ints", Json::array({Json{{"as_name", six_s0}}})}}));
+  const Json& add = by_target["_operator.add"];
+  EXPECT_EQ(add["inputs"][1]["arg"], (Json{{"as_int", 1}}));
+  EXPECT_EQ(graph["sym_int_values"][add["outputs"][0]["as_sym_int"]["as_name"].get<std::string>()]
+                 ["as_expr"]["expr_str"],
+            "s0 + 1");
+  // The reader folds the nodes back into expressions.
+  const std::vector<std::vector<Value>> inputs = {{randn({7, 6}, 2)}};
+  for (const std::string& problem : test_support::round_trip_problems(p, inputs, "sym")) {
+    ADD_FAILURE() << problem;
+  }
+}
+
 // The loaded weights are views of the mapped file: their addresses lie in a mapping of it.
 TEST_F(Archive, MapsWeightsInsteadOfCopyingThem) {
   const ExportedProgram q = load(file_.path());
