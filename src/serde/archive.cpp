@@ -19,11 +19,13 @@ namespace {
 static_assert(std::endian::native == std::endian::little,
               "archives hold little-endian tensor bytes, read and written raw");
 
-std::string_view trimmed(const serde::ZipEntry& e) {
+// A small text entry (`pt2`, `0`, `little`) without trailing whitespace, cut to 40 characters
+// so a hostile entry cannot flood an error message.
+std::string entry_text(const serde::ZipEntry& e) {
   std::string_view s(reinterpret_cast<const char*>(e.data), e.size);
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r'))
     s.remove_suffix(1);
-  return s;
+  return std::string(s.substr(0, 40));
 }
 
 // A content hash for .data/serialization_id: FNV-1a over the JSON documents and payload sizes
@@ -118,16 +120,16 @@ ExportedProgram load_bytes(const uint8_t* data, uint64_t size, std::shared_ptr<c
   const ZipView zip(data, size, what);
   const std::string root = find_root(zip, what);
   const ZipEntry* format = zip.find(root + kArchiveFormatPath);
-  XPORT_CHECK(trimmed(*format) == kArchiveFormatValue, InvalidArchive, what, ": ",
-              kArchiveFormatPath, " is '", std::string(trimmed(*format)).substr(0, 40),
-              "', expected '", kArchiveFormatValue, "'");
+  const std::string format_text = entry_text(*format);
+  XPORT_CHECK(format_text == kArchiveFormatValue, InvalidArchive, what, ": ", kArchiveFormatPath,
+              " is '", format_text, "', expected '", kArchiveFormatValue, "'");
   if (const ZipEntry* version = zip.find(root + kArchiveVersionPath)) {
-    info.archive_version = std::string(trimmed(*version)).substr(0, 40);
+    info.archive_version = entry_text(*version);
   }
   if (const ZipEntry* order = zip.find(root + kByteOrderPath)) {
-    XPORT_CHECK(trimmed(*order) == "little", InvalidArchive, what, ": ", kByteOrderPath, " is '",
-                std::string(trimmed(*order)).substr(0, 40),
-                "'; xport reads little-endian archives only");
+    const std::string order_text = entry_text(*order);
+    XPORT_CHECK(order_text == "little", InvalidArchive, what, ": ", kByteOrderPath, " is '",
+                order_text, "'; xport reads little-endian archives only");
   }
   return deserialize(zip, root, owner, what, info);
 }

@@ -614,6 +614,7 @@ class ProgramReader {
     t.storage_offset = offset;
     const std::string name = std::string(dir) + meta["path_name"].to_string();
     const int64_t element = element_size(spec.dtype);
+    const bool first_use = !storages_.count(name);  // a shared payload's bytes count once
     std::shared_ptr<Storage> s = storage(name, meta["path_name"], element);
     int64_t end = 0;
     if (add_overflows(last, offset, end) || add_overflows(end, 1, end) ||
@@ -626,14 +627,10 @@ class ProgramReader {
       tm.fail("tensor '" + fqn + "' is " + spec.str() + ", but its graph input is " +
               expected.str());
     }
-    if (!counted_.count(name)) {
-      counted_.insert(name);
-      bytes += s->nbytes();
-    }
+    if (first_use) bytes += s->nbytes();
     ++count;
     return Tensor::make(s, std::move(t));
   }
-  std::set<std::string> counted_;
 
   std::map<std::string, Tensor> read_state(const GraphSignature& sig) {
     std::optional<PayloadConfig> weights = config(kWeightsConfigPath);

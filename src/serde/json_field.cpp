@@ -21,14 +21,18 @@ Field Field::operator[](const char* key) const {
   require_object();
   auto it = value_->find(key);
   if (it == value_->end()) fail(std::string("missing field '") + key + "'");
-  return Field(*it, path_.empty() ? key : path_ + "." + key, file_);
+  return child(*it, key);
+}
+
+Field Field::child(const nlohmann::json& value, const std::string& key) const {
+  return Field(value, path_.empty() ? key : path_ + "." + key, file_);
 }
 
 std::optional<Field> Field::optional(const char* key) const {
   require_object();
   auto it = value_->find(key);
   if (it == value_->end() || it->is_null()) return std::nullopt;
-  return Field(*it, path_.empty() ? key : path_ + "." + key, file_);
+  return child(*it, key);
 }
 
 size_t Field::size() const {
@@ -85,7 +89,7 @@ std::pair<std::string, Field> Field::to_union() const {
          std::to_string(value_->size()) + " members");
   }
   auto it = value_->begin();
-  return {it.key(), Field(it.value(), path_ + "." + it.key(), file_)};
+  return {it.key(), child(it.value(), it.key())};
 }
 
 }  // namespace xport::serde

@@ -32,7 +32,7 @@ class Field {
   void for_each_member(Fn&& fn) const {
     require_object();
     for (auto it = value_->begin(); it != value_->end(); ++it) {
-      fn(it.key(), Field(it.value(), path_ + "." + it.key(), file_));
+      fn(it.key(), child(it.value(), it.key()));
     }
   }
 
@@ -52,6 +52,8 @@ class Field {
   std::string path_;
   std::string file_;  // the entry, for messages
   void require_object() const;
+  /// The member `key` (path `<this path>.key`).
+  Field child(const nlohmann::json& value, const std::string& key) const;
 };
 
 }  // namespace xport::serde

@@ -7,6 +7,7 @@
 #include "xport/archive.h"
 #include "xport/dtype.h"
 #include "xport/expr.h"
+#include "xport/ir.h"
 #include "xport/program.h"
 
 namespace xport::tools {
@@ -38,11 +39,8 @@ std::string tensors_and_bytes(int64_t count, int64_t bytes) {
 // One contract entry as the graph prints values: `f32[s0, 8]`, `[f32[2, 3], i64[4]]`, `7`.
 std::string contract_type(const InputContract& c) {
   switch (c.kind) {
-    case InputContract::Kind::Tensor: {
-      std::string s = std::string(dtype_short_name(c.dtype)) + "[";
-      for (size_t i = 0; i < c.sizes.size(); ++i) s += (i ? ", " : "") + sym::str(c.sizes[i]);
-      return s + "]";
-    }
+    case InputContract::Kind::Tensor:
+      return ir::TensorSpec::contiguous(c.dtype, c.sizes).str();
     case InputContract::Kind::TensorList: {
       std::string s = "[";
       for (size_t i = 0; i < c.elements.size(); ++i) {
