@@ -1,6 +1,12 @@
 #pragma once
-/// \file The runtime alone: tensors, ops and kernels, with no capture code. The archive loader and
-/// executor (xport::runtime::Program) join this header when archives exist.
+/// \file The runtime alone: load an archive and run it, with no capture code. A runtime::Program
+/// checks inputs against the archive's contract, plans intermediate memory once per set of input
+/// shapes, and runs out-variant kernels on a pool sized by the caller; one Program serves many
+/// threads at once.
+
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "xport/archive.h"
 #include "xport/dtype.h"
@@ -8,5 +14,61 @@
 #include "xport/functions.h"
 #include "xport/npy.h"
 #include "xport/op_registry.h"
+#include "xport/program.h"
 #include "xport/tensor.h"
 #include "xport/value.h"
+
+namespace xport::runtime {
+
+struct Options {
+  /// Kernel threads per run() (intra-op parallelism); 0 means the machine's cores.
+  int num_threads = 0;
+  /// Execution plans kept, one per distinct set of input shapes (oldest dropped first).
+  int max_cached_plans = 64;
+};
+
+/// How one set of input shapes runs.
+struct PlanStats {
+  bool planned = true;            ///< false: the graph runs through the interpreter
+  std::string unplanned_reason;   ///< why, when not planned
+  int64_t kernel_steps = 0;       ///< kernel calls per run (views excluded)
+  int64_t view_steps = 0;         ///< views made per run (no kernel, no memory)
+  int64_t arena_values = 0;       ///< intermediates placed in the arena
+  int64_t arena_bytes = 0;        ///< planned peak of intermediate memory
+  int64_t lower_bound_bytes = 0;  ///< most intermediate bytes live at any one step
+  int64_t output_bytes = 0;       ///< allocated per run for the outputs, outside the arena
+  std::string str() const;
+};
+
+class Program {
+ public:
+  /// Loads and validates an archive (xport::load), then resolves every node to its kernel.
+  static Program load(const std::string& path, Options options = {});
+  /// A runtime program over an in-memory one (a loaded archive, or a capture's result).
+  static Program from_exported(ExportedProgram program, Options options = {});
+
+  Program(Program&&) noexcept;
+  Program& operator=(Program&&) noexcept;
+  ~Program();
+
+  /// Checks `inputs` against the contract (the messages ExportedProgram::run gives), then runs
+  /// the plan for their shapes. Thread-safe: any number of threads may run one Program.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
+  /// Same, for contracts that also take plain int, float or bool inputs, or tensor lists.
+  std::vector<Tensor> run_values(const std::vector<Value>& inputs) const;
+  /// Plans `inputs`' shapes (or finds the cached plan) and describes it.
+  PlanStats plan_stats(const std::vector<Value>& inputs) const;
+
+  const std::vector<InputContract>& contract() const;
+  const std::vector<SymbolSpec>& symbols() const;
+  const ExportedProgram& program() const;
+  const Options& options() const;
+  size_t cached_plans() const;
+
+ private:
+  struct Impl;
+  explicit Program(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace xport::runtime

@@ -68,6 +68,9 @@ std::vector<SymInt> contiguous_strides(const std::vector<SymInt>& sizes);
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);
 /// Product of sizes.
 SymInt numel_of(const std::vector<SymInt>& sizes);
+/// Bytes a storage needs for every element `meta` reaches, its storage offset included (0 when
+/// a size is 0). Throws Internal when the layout is symbolic.
+int64_t storage_bytes(const TensorMeta& meta);
 
 struct TensorImpl {
   TensorMeta meta;

@@ -1,5 +1,6 @@
 // The interpreter: runs each call's eager kernel, releasing every value after its last use.
 
+#include "ir/argument_value.h"
 #include "ir/ir_util.h"
 #include "xport/error.h"
 #include "xport/ir.h"
@@ -116,52 +117,18 @@ class Interpreter {
                 ", the graph expects ", spec_with_values(node.outputs()[0]));
   }
 
-  // The Value an op's eager kernel takes for `arg`, converted as the schema type says.
-  Value to_value(const Argument& arg, const ArgType& type, const std::string& where) const {
-    if (arg.is_none()) return Value();
-    if (const auto* ref = std::get_if<ValueRef>(&arg.value)) return tensor_of(*ref);
-    if (const auto* e = std::get_if<sym::ExprPtr>(&arg.value)) return evaluate(*e, where);
-    if (const auto* d = std::get_if<double>(&arg.value)) return *d;
-    if (const auto* b = std::get_if<bool>(&arg.value)) return *b;
-    if (const auto* s = std::get_if<std::string>(&arg.value)) return *s;
-    if (const auto* t = std::get_if<DType>(&arg.value)) return *t;
-    const auto& list = std::get<std::vector<Argument>>(arg.value);
-    switch (type.base) {
-      case BaseType::Tensor: {
-        std::vector<Tensor> tensors;
-        for (const Argument& a : list) {
-          const auto* ref = std::get_if<ValueRef>(&a.value);
-          tensors.push_back(ref ? tensor_of(*ref) : Tensor());  // None in a `Tensor?[]`
-        }
-        return tensors;
-      }
-      case BaseType::Float: {
-        std::vector<double> reals;
-        for (const Argument& a : list) {
-          const auto* d = std::get_if<double>(&a.value);
-          reals.push_back(
-              d ? *d : static_cast<double>(evaluate(std::get<sym::ExprPtr>(a.value), where)));
-        }
-        return reals;
-      }
-      default: {
-        std::vector<SymInt> ints;
-        for (const Argument& a : list)
-          ints.emplace_back(evaluate(std::get<sym::ExprPtr>(a.value), where));
-        return ints;
-      }
-    }
-  }
-
   std::vector<Tensor> run_call(const Node& node) const {
     const OpDef& op = *node.op();
     const std::string where = "interpret: node " + detail::node_label(node) + ": ";
     std::vector<Value> values;
     values.reserve(node.args().size());
     for (size_t a = 0; a < node.args().size(); ++a) {
-      values.push_back(to_value(
+      const std::string arg_where =
+          where + "argument " + std::to_string(a) + " (" + op.parsed.arguments[a].name + "): ";
+      values.push_back(argument_value(
           node.args()[a], op.parsed.arguments[a].type,
-          where + "argument " + std::to_string(a) + " (" + op.parsed.arguments[a].name + "): "));
+          [&](const ValueRef& ref) { return tensor_of(ref); },
+          [&](sym::ExprPtr e) { return evaluate(e, arg_where); }));
     }
     std::vector<Tensor> outs = run_eager(bind_args(op, std::move(values)));
     // A list result's length can depend on the symbols (split of a dynamic dim).

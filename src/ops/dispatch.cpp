@@ -106,19 +106,11 @@ Value coerce(const OpDef& op, const Argument& param, size_t index, Value v) {
 
 // Allocates a fresh output for `meta`; storage covers every element the strides reach.
 Tensor allocate_output(const OpDef& op, const TensorMeta& meta) {
-  int64_t extent = 1;
-  bool empty = false;
-  for (size_t i = 0; i < meta.sizes.size(); ++i) {
-    const auto size = meta.sizes[i].maybe_int();
-    const auto stride = meta.strides[i].maybe_int();
-    XPORT_CHECK(size && stride, Internal, op.qualified_name,
+  for (const SymInt& s : meta.sizes) {
+    XPORT_CHECK(!s.is_symbolic(), Internal, op.qualified_name,
                 ": eager execution got symbolic output sizes from the meta function");
-    if (*size == 0) empty = true;
-    extent += (*size - 1) * *stride;
   }
-  const int64_t offset = *meta.storage_offset.maybe_int();
-  const int64_t nbytes = empty ? 0 : (offset + extent) * element_size(meta.dtype);
-  return Tensor::make(Storage::allocate(nbytes), meta);
+  return Tensor::make(Storage::allocate(storage_bytes(meta)), meta);
 }
 
 bool all_empty(const std::vector<TensorMeta>& metas) {

@@ -58,6 +58,20 @@ SymInt numel_of(const std::vector<SymInt>& sizes) {
   return n;
 }
 
+int64_t storage_bytes(const TensorMeta& meta) {
+  int64_t extent = 1;
+  for (size_t i = 0; i < meta.sizes.size(); ++i) {
+    const auto size = meta.sizes[i].maybe_int();
+    const auto stride = meta.strides[i].maybe_int();
+    XPORT_CHECK(size && stride, Internal, "storage_bytes: the layout is symbolic");
+    if (*size == 0) return 0;
+    extent += (*size - 1) * *stride;
+  }
+  const auto offset = meta.storage_offset.maybe_int();
+  XPORT_CHECK(offset.has_value(), Internal, "storage_bytes: the storage offset is symbolic");
+  return (*offset + extent) * element_size(meta.dtype);
+}
+
 namespace {
 std::vector<int64_t> to_ints(const std::vector<SymInt>& v, const char* what) {
   std::vector<int64_t> out(v.size());

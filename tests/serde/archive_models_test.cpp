@@ -1,7 +1,10 @@
 // Every reference model at full size, exported statically and with dynamic dims, survives the
 // archive round trip: it prints the same, runs to bit-identical results on inputs inside its
-// contract, and saving it again writes the same bytes.
+// contract, and saving it again writes the same bytes. The runtime runs each saved file to the
+// same bits, with its intermediates planned within 1.1x of the lower bound.
 #include <gtest/gtest.h>
+
+#include <iostream>
 
 #include "serde/round_trip.h"
 #include "xport/xport.h"
@@ -15,6 +18,13 @@ Tensor ids(int64_t batch, int64_t seq, uint64_t seed) {
   return from_vector(v, {batch, seq});
 }
 
+// The same program again (ExportedProgram is move-only), through the archive.
+ExportedProgram load_copy(const ExportedProgram& p) {
+  const test_support::TempFile file("copy");
+  save(p, file.path());
+  return load(file.path());
+}
+
 void check(nn::Module& model, const std::vector<Value>& example, const ExportOptions& options,
            const std::vector<std::vector<Value>>& inputs, const std::string& name) {
   model.eval();
@@ -22,6 +32,15 @@ void check(nn::Module& model, const std::vector<Value>& example, const ExportOpt
       model, [&](const Tensor& x) { return model.forward(x); }, example, options);
   for (const std::string& problem : test_support::round_trip_problems(p, inputs, name)) {
     ADD_FAILURE() << problem;
+  }
+  const runtime::Program program = runtime::Program::from_exported(load_copy(p));
+  for (const std::vector<Value>& in : inputs) {
+    const runtime::PlanStats stats = program.plan_stats(in);
+    ASSERT_TRUE(stats.planned) << name << ": " << stats.unplanned_reason;
+    EXPECT_LE(static_cast<double>(stats.arena_bytes),
+              1.1 * static_cast<double>(stats.lower_bound_bytes))
+        << name << ": " << stats.str();
+    std::cout << name << ": " << stats.str() << "\n";
   }
 }
 

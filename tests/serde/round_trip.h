@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "xport/archive.h"
+#include "xport/runtime.h"
 #include "xport/value.h"
 
 namespace xport::test_support {
@@ -64,7 +65,8 @@ inline bool bitwise_equal(const Tensor& a, const Tensor& b) {
                      static_cast<size_t>(ca.int_numel() * element_size(ca.dtype()))) == 0;
 }
 
-/// Everything that breaks the round trip for `p` on each of `inputs`, as messages.
+/// Everything that breaks the round trip for `p` on each of `inputs`, as messages. The runtime
+/// (runtime::Program) runs the saved file too, and must give the same bits as `p.run`.
 inline std::vector<std::string> round_trip_problems(const ExportedProgram& p,
                                                     const std::vector<std::vector<Value>>& inputs,
                                                     const std::string& stem) {
@@ -76,18 +78,24 @@ inline std::vector<std::string> round_trip_problems(const ExportedProgram& p,
     problems.push_back("the loaded program prints differently:\n--- saved\n" + p.to_string() +
                        "\n--- loaded\n" + q.to_string());
   }
+  const runtime::Program runtime_program = runtime::Program::load(first.path());
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::vector<Tensor> want = p.run(inputs[i]);
-    const std::vector<Tensor> got = q.run(inputs[i]);
-    if (want.size() != got.size()) {
-      problems.push_back("input set " + std::to_string(i) + ": " + std::to_string(got.size()) +
-                         " outputs after loading, " + std::to_string(want.size()) + " before");
-      continue;
-    }
-    for (size_t o = 0; o < want.size(); ++o) {
-      if (!bitwise_equal(want[o], got[o])) {
-        problems.push_back("input set " + std::to_string(i) + ", output " + std::to_string(o) +
-                           ": the loaded program's result differs");
+    const std::pair<const char*, std::vector<Tensor>> runs[] = {
+        {"the loaded program", q.run(inputs[i])},
+        {"the runtime", runtime_program.run_values(inputs[i])}};
+    for (const auto& [who, got] : runs) {
+      if (want.size() != got.size()) {
+        problems.push_back("input set " + std::to_string(i) + ": " + who + " gives " +
+                           std::to_string(got.size()) + " outputs, the program " +
+                           std::to_string(want.size()));
+        continue;
+      }
+      for (size_t o = 0; o < want.size(); ++o) {
+        if (!bitwise_equal(want[o], got[o])) {
+          problems.push_back("input set " + std::to_string(i) + ", output " + std::to_string(o) +
+                             ": " + who + "'s result differs");
+        }
       }
     }
   }

@@ -8,9 +8,24 @@
 
 namespace xport::kernels::cpu {
 
-/// Threads used by kernels; defaults to the machine's cores.
+/// Threads used by kernels on the calling thread: a ThreadCountScope's count where one is open,
+/// else the process-wide count (defaults to the machine's cores).
 int num_threads();
 void set_num_threads(int n);
+
+/// Runs the calling thread's kernels (ours and oneDNN's) on `n` threads until destroyed, without
+/// touching other threads' counts: each runtime::Program sizes its own pool.
+class ThreadCountScope {
+ public:
+  explicit ThreadCountScope(int n);
+  ~ThreadCountScope();
+  ThreadCountScope(const ThreadCountScope&) = delete;
+  ThreadCountScope& operator=(const ThreadCountScope&) = delete;
+
+ private:
+  int previous_scope_;
+  int previous_omp_;
+};
 
 /// Splits [begin, end) into contiguous ranges of at least `grain` items and calls
 /// fn(range_begin, range_end) on the pool; runs inline when the work is small or when already

@@ -1,0 +1,48 @@
+#pragma once
+// Converts a graph argument into the Value an op's kernel takes, as the schema type says; shared
+// by the interpreter and the runtime's planner so both bind arguments the same way.
+
+#include "xport/ir.h"
+#include "xport/value.h"
+
+namespace xport::ir {
+
+/// `tensor_of(const ValueRef&)` gives a value's tensor; `evaluate(sym::ExprPtr)` an expression's
+/// integer under the current symbols (it throws when it cannot).
+template <class TensorOf, class Evaluate>
+Value argument_value(const Argument& arg, const ArgType& type, const TensorOf& tensor_of,
+                     const Evaluate& evaluate) {
+  if (arg.is_none()) return Value();
+  if (const auto* ref = std::get_if<ValueRef>(&arg.value)) return tensor_of(*ref);
+  if (const auto* e = std::get_if<sym::ExprPtr>(&arg.value)) return evaluate(*e);
+  if (const auto* d = std::get_if<double>(&arg.value)) return *d;
+  if (const auto* b = std::get_if<bool>(&arg.value)) return *b;
+  if (const auto* s = std::get_if<std::string>(&arg.value)) return *s;
+  if (const auto* t = std::get_if<DType>(&arg.value)) return *t;
+  const auto& list = std::get<std::vector<Argument>>(arg.value);
+  switch (type.base) {
+    case BaseType::Tensor: {
+      std::vector<Tensor> tensors;
+      for (const Argument& a : list) {
+        const auto* ref = std::get_if<ValueRef>(&a.value);
+        tensors.push_back(ref ? tensor_of(*ref) : Tensor());  // None in a `Tensor?[]`
+      }
+      return tensors;
+    }
+    case BaseType::Float: {
+      std::vector<double> reals;
+      for (const Argument& a : list) {
+        const auto* d = std::get_if<double>(&a.value);
+        reals.push_back(d ? *d : static_cast<double>(evaluate(std::get<sym::ExprPtr>(a.value))));
+      }
+      return reals;
+    }
+    default: {
+      std::vector<SymInt> ints;
+      for (const Argument& a : list) ints.emplace_back(evaluate(std::get<sym::ExprPtr>(a.value)));
+      return ints;
+    }
+  }
+}
+
+}  // namespace xport::ir

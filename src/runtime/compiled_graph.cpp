@@ -1,0 +1,78 @@
+#include "runtime/compiled_graph.h"
+
+#include "ir/ir_util.h"
+#include "xport/error.h"
+
+namespace xport::runtime {
+namespace {
+
+// The step for a call, or the reason it cannot be planned.
+CompiledStep compile_step(const ir::Node& node, int first_slot, std::string& unplannable) {
+  const OpDef& op = *node.op();
+  CompiledStep step;
+  step.node = &node;
+  step.op = &op;
+  step.first_slot = first_slot;
+  const std::string label = ir::detail::node_label(node);
+  if (op.cpu_alloc) {
+    unplannable = label + ": its output sizes depend on the data";
+    return step;
+  }
+  if (!op.meta) {
+    unplannable = label + ": a composite op with no meta function";
+    return step;
+  }
+  const int aliased = op.parsed.aliased_argument(0);
+  if (aliased >= 0 && !op.parsed.returns[0].is_write) {
+    step.kind = StepKind::View;
+    step.aliased_arg = aliased;
+    return step;
+  }
+  if (!op.cpu) {
+    unplannable = label + ": no CPU kernel";
+    return step;
+  }
+  step.kernel = &op.cpu;
+  if (aliased >= 0) {
+    step.kind = StepKind::InPlace;
+    step.aliased_arg = aliased;
+  }
+  return step;
+}
+
+}  // namespace
+
+CompiledGraph compile_graph(const ir::Graph& graph) {
+  graph.verify();
+  CompiledGraph out;
+  out.graph = &graph;
+  const auto& nodes = graph.nodes();
+  out.node_slot.resize(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const ir::Node& node = *nodes[i];
+    out.node_slot[i] = out.num_slots;
+    switch (node.kind()) {
+      case ir::NodeKind::Placeholder:
+        out.placeholder_slots.push_back(out.num_slots);
+        break;
+      case ir::NodeKind::Call: {
+        std::string reason;
+        out.steps.push_back(compile_step(node, out.num_slots, reason));
+        if (out.unplannable.empty()) out.unplannable = reason;
+        break;
+      }
+      case ir::NodeKind::Output:
+        for (size_t r = 0; r < node.args().size(); ++r) {
+          const auto* ref = std::get_if<ir::ValueRef>(&node.args()[r].value);
+          XPORT_CHECK(ref != nullptr, InvalidInput, "runtime: result ", r, " of the graph is ",
+                      node.args()[r].str(), ", not a tensor; the runtime returns tensors only");
+          out.output_slots.push_back(out.slot(*ref));
+        }
+        break;
+    }
+    out.num_slots += static_cast<int>(node.outputs().size());
+  }
+  return out;
+}
+
+}  // namespace xport::runtime

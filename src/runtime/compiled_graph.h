@@ -1,0 +1,46 @@
+#pragma once
+// A graph resolved once at load: every value gets a slot, every call a step with its kernel
+// function, so a run never looks anything up by name.
+
+#include <string>
+#include <vector>
+
+#include "xport/ir.h"
+#include "xport/op_registry.h"
+
+namespace xport::runtime {
+
+enum class StepKind {
+  Kernel,  ///< the op's out-variant kernel writes fresh outputs
+  View,    ///< outputs share the aliased argument's storage; no kernel runs
+  InPlace  ///< the kernel writes into the aliased argument (never in a functional graph)
+};
+
+struct CompiledStep {
+  const ir::Node* node = nullptr;
+  const OpDef* op = nullptr;
+  const KernelFn* kernel = nullptr;  ///< the op's CPU kernel; null for views
+  StepKind kind = StepKind::Kernel;
+  int aliased_arg = -1;  ///< View / InPlace: the argument whose storage the outputs share
+  int first_slot = 0;    ///< the node's values are slots [first_slot, first_slot + outputs)
+};
+
+struct CompiledGraph {
+  const ir::Graph* graph = nullptr;
+  std::vector<int> node_slot;  ///< node position -> its first slot
+  int num_slots = 0;
+  std::vector<int> placeholder_slots;
+  std::vector<CompiledStep> steps;
+  std::vector<int> output_slots;
+  /// Why the graph cannot be planned (an op whose output sizes depend on data, or one with no
+  /// kernel); empty when it can. Such graphs run through the interpreter.
+  std::string unplannable;
+
+  int slot(const ir::ValueRef& ref) const { return node_slot[ref.node->position()] + ref.index; }
+};
+
+/// Resolves `graph` (which must outlive the result). Throws InvalidInput when an output is not
+/// a tensor.
+CompiledGraph compile_graph(const ir::Graph& graph);
+
+}  // namespace xport::runtime

@@ -1,0 +1,328 @@
+#include "runtime/execution_plan.h"
+
+#include <algorithm>
+
+#include "ir/argument_value.h"
+#include "ir/ir_util.h"
+#include "runtime/memory_plan.h"
+
+namespace xport::runtime {
+namespace {
+
+using Symbols = std::unordered_map<sym::ExprPtr, int64_t>;
+
+bool all_empty(const std::vector<TensorMeta>& metas) {
+  if (metas.empty()) return false;
+  return std::all_of(metas.begin(), metas.end(), [](const TensorMeta& m) {
+    return std::any_of(m.sizes.begin(), m.sizes.end(),
+                       [](const SymInt& s) { return s.maybe_int() == std::optional<int64_t>(0); });
+  });
+}
+
+// Walks the graph over fake tensors (layouts, no data) twice: first to learn every value's size
+// and lifetime, then, with arena offsets assigned, to make the final steps.
+class Planner {
+ public:
+  Planner(const CompiledGraph& graph, const std::vector<Tensor>& placeholders,
+          const std::vector<bool>& is_user_input, const Symbols& symbols)
+      : graph_(graph), symbols_(symbols) {
+    const auto n = static_cast<size_t>(graph.num_slots);
+    fakes_.resize(n);
+    root_.assign(n, -1);
+    last_use_.assign(n, -1);
+    heap_.assign(n, false);
+    buffer_of_.assign(n, -1);
+    weight_root_.assign(n, false);
+    XPORT_CHECK(placeholders.size() == graph.placeholder_slots.size(), Internal,
+                "runtime: ", placeholders.size(), " placeholder tensors for ",
+                graph.placeholder_slots.size(), " placeholders");
+    for (size_t p = 0; p < placeholders.size(); ++p) {
+      const auto s = static_cast<size_t>(graph.placeholder_slots[p]);
+      TensorMeta meta = placeholders[p].meta();
+      if (is_user_input[p]) {
+        // The run normalises user inputs to this layout; any contiguous tensor addresses its
+        // elements the same way, whatever strides its size-1 dims carry.
+        meta.strides = contiguous_strides(meta.sizes);
+        meta.storage_offset = 0;
+      }
+      fakes_[s] = Tensor::make(nullptr, std::move(meta));
+      root_[s] = static_cast<int>(s);
+      weight_root_[s] = !is_user_input[p];
+    }
+  }
+
+  std::unique_ptr<ExecutionPlan> plan() {
+    auto plan = std::make_unique<ExecutionPlan>();
+    for (size_t i = 0; i < graph_.steps.size(); ++i) walk_step(i, nullptr);
+    for (int out : graph_.output_slots)
+      heap_[static_cast<size_t>(root_[static_cast<size_t>(out)])] = true;
+    assign_offsets(plan->stats);
+    plan->steps.reserve(graph_.steps.size());
+    for (size_t i = 0; i < graph_.steps.size(); ++i) walk_step(i, plan.get());
+    for (int out : graph_.output_slots) {
+      plan->copy_output.push_back(
+          weight_root_[static_cast<size_t>(root_[static_cast<size_t>(out)])]);
+    }
+    return plan;
+  }
+
+ private:
+  // Binds one step's arguments over the fakes and computes its outputs' layouts. With `plan`
+  // null it records sizes and lifetimes; otherwise it appends the final step to `plan`.
+  void walk_step(size_t index, ExecutionPlan* plan) {
+    const CompiledStep& step = graph_.steps[index];
+    const ir::Node& node = *step.node;
+    const OpDef& op = *step.op;
+    const std::string where = "runtime: node " + ir::detail::node_label(node) + ": ";
+    PlannedStep planned;
+    planned.step = &step;
+    std::vector<Value> values;
+    values.reserve(node.args().size());
+    for (size_t a = 0; a < node.args().size(); ++a) {
+      const ir::Argument& arg = node.args()[a];
+      values.push_back(ir::argument_value(
+          arg, op.parsed.arguments[a].type,
+          [&](const ir::ValueRef& ref) { return fakes_[static_cast<size_t>(graph_.slot(ref))]; },
+          [&](sym::ExprPtr e) { return evaluate(e, where); }));
+      add_hole(a, arg, planned.holes);
+    }
+    OpArgs bound = bind_args(op, std::move(values));
+    std::vector<TensorMeta> metas = op.meta(bound);
+    check_outputs(node, metas, where);
+    if (step.kind != StepKind::Kernel) {
+      const auto* ref =
+          std::get_if<ir::ValueRef>(&node.args()[static_cast<size_t>(step.aliased_arg)].value);
+      XPORT_CHECK(ref != nullptr, Internal, where, "the aliased argument is not a graph value");
+      planned.alias_slot = graph_.slot(*ref);
+    }
+    if (plan == nullptr) {
+      for (const TensorHole& h : planned.holes) {
+        if (!h.list) note_use(h.slot, index);
+        for (int s : h.list_slots) note_use(s, index);
+      }
+    }
+    for (size_t o = 0; o < metas.size(); ++o) {
+      const auto s = static_cast<size_t>(step.first_slot) + o;
+      if (step.kind == StepKind::Kernel) {
+        root_[s] = static_cast<int>(s);
+        if (plan == nullptr) {
+          last_use_[s] = std::max<int64_t>(last_use_[s], static_cast<int64_t>(index));
+          def_step_.emplace_back(s, index, storage_bytes(metas[o]));
+        } else {
+          place_output(s, metas[o], planned.placement, plan->stats);
+        }
+      } else {
+        root_[s] = root_[static_cast<size_t>(planned.alias_slot)];
+        planned.placement.push_back(Placement::Alias);
+      }
+      fakes_[s] = Tensor::make(nullptr, metas[o]);
+    }
+    if (plan == nullptr) return;
+    planned.run_kernel = !all_empty(metas);
+    planned.outputs = std::move(metas);
+    planned.args = bound.values();
+    (step.kind == StepKind::View ? plan->stats.view_steps : plan->stats.kernel_steps) += 1;
+    plan->steps.push_back(std::move(planned));
+  }
+
+  void add_hole(size_t a, const ir::Argument& arg, std::vector<TensorHole>& holes) const {
+    if (const auto* ref = std::get_if<ir::ValueRef>(&arg.value)) {
+      holes.push_back(TensorHole{.arg = a, .slot = graph_.slot(*ref)});
+      return;
+    }
+    const auto* list = std::get_if<std::vector<ir::Argument>>(&arg.value);
+    if (list == nullptr) return;
+    TensorHole hole{.arg = a, .list = true};
+    bool any = false;
+    for (const ir::Argument& e : *list) {
+      const auto* ref = std::get_if<ir::ValueRef>(&e.value);
+      hole.list_slots.push_back(ref ? graph_.slot(*ref) : -1);
+      any = any || ref != nullptr;
+    }
+    if (any) holes.push_back(std::move(hole));
+  }
+
+  void note_use(int slot, size_t step) {
+    const auto r = static_cast<size_t>(root_[static_cast<size_t>(slot)]);
+    last_use_[r] = std::max<int64_t>(last_use_[r], static_cast<int64_t>(step));
+  }
+
+  int64_t evaluate(sym::ExprPtr e, const std::string& where) const {
+    const auto v = sym::evaluate(e, [&](sym::ExprPtr s) -> std::optional<int64_t> {
+      const auto it = symbols_.find(s);
+      if (it == symbols_.end()) return std::nullopt;
+      return it->second;
+    });
+    XPORT_CHECK(v.has_value(), InvalidInput, where, sym::str(e),
+                " cannot be computed from the inputs' symbols");
+    return *v;
+  }
+
+  // The op's outputs against the graph's specs: a list result's length and the sizes can depend
+  // on the symbols (split of a dynamic dim).
+  void check_outputs(const ir::Node& node, const std::vector<TensorMeta>& metas,
+                     const std::string& where) const {
+    XPORT_CHECK(metas.size() == node.outputs().size(), InvalidInput, where, "produces ",
+                metas.size(), " values, the graph has ", node.outputs().size(),
+                " for it; the symbols do not fit the graph");
+    for (size_t o = 0; o < metas.size(); ++o) {
+      const ir::TensorSpec& spec = node.outputs()[o];
+      bool same = metas[o].dtype == spec.dtype && metas[o].sizes.size() == spec.sizes.size();
+      for (size_t d = 0; same && d < spec.sizes.size(); ++d) {
+        same = metas[o].sizes[d].maybe_int() == evaluate(spec.sizes[d], where);
+      }
+      XPORT_CHECK(same, Internal, where, "output ", o, " is ",
+                  Value(Tensor::make(nullptr, metas[o])).str(), ", its spec says ", spec.str());
+    }
+  }
+
+  void assign_offsets(PlanStats& stats) {
+    std::vector<BufferLifetime> buffers;
+    std::vector<size_t> slots;
+    for (const auto& [slot, step, bytes] : def_step_) {
+      if (heap_[slot]) continue;
+      buffer_of_[slot] = static_cast<int>(buffers.size());
+      slots.push_back(slot);
+      buffers.push_back(
+          BufferLifetime{.bytes = bytes,
+                         .first = static_cast<int64_t>(step),
+                         .last = std::max<int64_t>(last_use_[slot], static_cast<int64_t>(step))});
+    }
+    MemoryPlan memory = plan_memory(buffers);
+    offsets_ = std::move(memory.offsets);
+    stats.arena_bytes = memory.arena_bytes;
+    stats.lower_bound_bytes = memory.lower_bound_bytes;
+    stats.arena_values = static_cast<int64_t>(std::count_if(
+        buffers.begin(), buffers.end(), [](const BufferLifetime& b) { return b.bytes > 0; }));
+  }
+
+  void place_output(size_t slot, TensorMeta& meta, std::vector<Placement>& placement,
+                    PlanStats& stats) const {
+    if (heap_[slot]) {
+      placement.push_back(Placement::Heap);
+      stats.output_bytes += storage_bytes(meta);
+      return;
+    }
+    const int64_t offset = offsets_[static_cast<size_t>(buffer_of_[slot])];
+    meta.storage_offset = meta.storage_offset + offset / element_size(meta.dtype);
+    placement.push_back(Placement::Arena);
+  }
+
+  const CompiledGraph& graph_;
+  const Symbols& symbols_;
+  std::vector<Tensor> fakes_;      // per slot: its layout, no data
+  std::vector<int> root_;          // per slot: the slot owning its storage
+  std::vector<int64_t> last_use_;  // per owning slot: the last step reading it or a view
+  std::vector<bool> heap_;         // per owning slot: outside the arena (graph outputs)
+  std::vector<bool> weight_root_;  // per slot: a weight or constant placeholder
+  std::vector<int> buffer_of_;     // per owning slot: its arena buffer
+  std::vector<std::tuple<size_t, size_t, int64_t>>
+      def_step_;                  // (slot, step, bytes) of kernel outputs
+  std::vector<int64_t> offsets_;  // per arena buffer
+};
+
+}  // namespace
+
+std::shared_ptr<Storage> ExecutionPlan::acquire_arena() const {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!free_arenas_.empty()) {
+      std::shared_ptr<Storage> arena = std::move(free_arenas_.back());
+      free_arenas_.pop_back();
+      return arena;
+    }
+  }
+  return Storage::allocate(stats.arena_bytes);
+}
+
+void ExecutionPlan::release_arena(std::shared_ptr<Storage> arena) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  free_arenas_.push_back(std::move(arena));
+}
+
+std::unique_ptr<ExecutionPlan> make_plan(const CompiledGraph& graph,
+                                         const std::vector<Tensor>& placeholders,
+                                         const std::vector<bool>& is_user_input,
+                                         const Symbols& symbols) {
+  return Planner(graph, placeholders, is_user_input, symbols).plan();
+}
+
+namespace {
+
+// Returns the arena to the plan's pool when the run ends, normally or by an exception.
+class ArenaLease {
+ public:
+  explicit ArenaLease(const ExecutionPlan& plan) : plan_(plan), arena_(plan.acquire_arena()) {}
+  ~ArenaLease() { plan_.release_arena(std::move(arena_)); }
+  ArenaLease(const ArenaLease&) = delete;
+  ArenaLease& operator=(const ArenaLease&) = delete;
+  const std::shared_ptr<Storage>& arena() const { return arena_; }
+
+ private:
+  const ExecutionPlan& plan_;
+  std::shared_ptr<Storage> arena_;
+};
+
+}  // namespace
+
+std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& graph,
+                            const std::vector<Tensor>& placeholders) {
+  const ArenaLease lease(plan);  // outlives `slots`, whose tensors view the arena
+  std::vector<Tensor> slots(static_cast<size_t>(graph.num_slots));
+  for (size_t p = 0; p < placeholders.size(); ++p) {
+    slots[static_cast<size_t>(graph.placeholder_slots[p])] = placeholders[p];
+  }
+  std::vector<Tensor> outs;
+  for (const PlannedStep& planned : plan.steps) {
+    const CompiledStep& step = *planned.step;
+    const auto first = static_cast<size_t>(step.first_slot);
+    if (step.kind == StepKind::View) {
+      const std::shared_ptr<Storage>& base =
+          slots[static_cast<size_t>(planned.alias_slot)].storage();
+      for (size_t o = 0; o < planned.outputs.size(); ++o) {
+        slots[first + o] = Tensor::make(base, planned.outputs[o]);
+      }
+      continue;
+    }
+    outs.clear();
+    for (size_t o = 0; o < planned.outputs.size(); ++o) {
+      const TensorMeta& meta = planned.outputs[o];
+      switch (planned.placement[o]) {
+        case Placement::Arena:
+          outs.push_back(Tensor::make(lease.arena(), meta));
+          break;
+        case Placement::Heap:
+          outs.push_back(Tensor::make(Storage::allocate(storage_bytes(meta)), meta));
+          break;
+        case Placement::Alias:
+          outs.push_back(slots[static_cast<size_t>(planned.alias_slot)]);
+          break;
+      }
+    }
+    if (planned.run_kernel) {
+      std::vector<Value> args = planned.args;
+      for (const TensorHole& hole : planned.holes) {
+        if (!hole.list) {
+          args[hole.arg] = slots[static_cast<size_t>(hole.slot)];
+          continue;
+        }
+        std::vector<Tensor> list;
+        list.reserve(hole.list_slots.size());
+        for (int s : hole.list_slots)
+          list.push_back(s < 0 ? Tensor() : slots[static_cast<size_t>(s)]);
+        args[hole.arg] = std::move(list);
+      }
+      (*step.kernel)(OpArgs(*step.op, std::move(args)), outs);
+    }
+    for (size_t o = 0; o < outs.size(); ++o) slots[first + o] = std::move(outs[o]);
+  }
+  std::vector<Tensor> results;
+  results.reserve(graph.output_slots.size());
+  for (size_t r = 0; r < graph.output_slots.size(); ++r) {
+    const Tensor& t = slots[static_cast<size_t>(graph.output_slots[r])];
+    results.push_back(plan.copy_output[r] ? t.clone() : t);
+  }
+  return results;
+}
+
+}  // namespace xport::runtime

@@ -1,0 +1,66 @@
+#pragma once
+// The plan for one set of input shapes: each step's bound arguments, its outputs' concrete
+// layouts and where they live (an arena offset, a fresh allocation for graph outputs, or a view),
+// made once and then run by any number of threads.
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/compiled_graph.h"
+#include "xport/runtime.h"
+
+namespace xport::runtime {
+
+enum class Placement : uint8_t {
+  Arena,  ///< at a planned offset in the run's arena
+  Heap,   ///< allocated per run: a graph output, or a value a graph output views
+  Alias   ///< shares the storage of the step's aliased argument (views, in-place)
+};
+
+/// Where a step's argument takes run-time tensors from: one slot, or a list (-1: None).
+struct TensorHole {
+  size_t arg = 0;
+  int slot = -1;
+  bool list = false;
+  std::vector<int> list_slots = {};
+};
+
+struct PlannedStep {
+  const CompiledStep* step = nullptr;
+  std::vector<Value> args;  ///< bound once; tensor arguments are filled in per run from holes
+  std::vector<TensorHole> holes;
+  int alias_slot = -1;  ///< View / InPlace: the slot of the aliased argument
+  std::vector<TensorMeta> outputs;
+  std::vector<Placement> placement;
+  bool run_kernel = true;  ///< false when every output is empty
+};
+
+class ExecutionPlan {
+ public:
+  std::vector<PlannedStep> steps;
+  std::vector<bool> copy_output;  ///< outputs that view a weight are copied (never shared)
+  PlanStats stats;
+
+  /// An arena of stats.arena_bytes for one run: a pooled one, or a fresh one.
+  std::shared_ptr<Storage> acquire_arena() const;
+  void release_arena(std::shared_ptr<Storage> arena) const;
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::vector<std::shared_ptr<Storage>> free_arenas_;
+};
+
+/// Plans `graph` for these placeholder tensors (weights, then the user's inputs, contiguous and
+/// at offset 0) and symbol values. Only reads the tensors' layouts.
+std::unique_ptr<ExecutionPlan> make_plan(const CompiledGraph& graph,
+                                         const std::vector<Tensor>& placeholders,
+                                         const std::vector<bool>& is_user_input,
+                                         const std::unordered_map<sym::ExprPtr, int64_t>& symbols);
+
+/// Runs a plan; thread-safe.
+std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& graph,
+                            const std::vector<Tensor>& placeholders);
+
+}  // namespace xport::runtime

@@ -1,0 +1,139 @@
+#include <deque>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "kernels/cpu/parallel.h"
+#include "program/input_check.h"
+#include "runtime/compiled_graph.h"
+#include "runtime/execution_plan.h"
+#include "xport/runtime.h"
+
+namespace xport::runtime {
+
+using Symbols = std::unordered_map<sym::ExprPtr, int64_t>;
+
+struct Program::Impl {
+  ExportedProgram program;
+  Options options;
+  CompiledGraph graph;
+  std::vector<Tensor> placeholders;  // weights and constants; undefined where a user input goes
+  std::vector<bool> is_user_input;
+  std::vector<sym::ExprPtr> symbol_exprs;
+
+  // Plans by symbol values (with every input contiguous, they fix every layout).
+  mutable std::mutex mutex;
+  mutable std::map<std::vector<int64_t>, std::shared_ptr<const ExecutionPlan>> plans;
+  mutable std::deque<std::vector<int64_t>> plan_order;  // oldest first
+
+  Impl(ExportedProgram p, Options o) : program(std::move(p)), options(o) {
+    XPORT_CHECK(options.num_threads >= 0, InvalidInput, "runtime::Options: num_threads is ",
+                options.num_threads, "; give a positive count, or 0 for the machine's cores");
+    XPORT_CHECK(options.max_cached_plans >= 1, InvalidInput,
+                "runtime::Options: max_cached_plans is ", options.max_cached_plans,
+                "; give at least 1");
+    graph = compile_graph(program.graph());
+    for (const InputSpec& spec : program.signature().inputs) {
+      const bool user = spec.kind == InputSpec::Kind::UserInput;
+      is_user_input.push_back(user);
+      placeholders.push_back(user ? Tensor() : program.state().at(spec.target));
+    }
+    for (const SymbolSpec& s : program.symbols()) symbol_exprs.push_back(sym::symbol(s.name));
+  }
+
+  // The placeholder tensors for one run, user inputs made contiguous at offset 0.
+  std::vector<Tensor> bind_placeholders(const std::vector<Value>& inputs, Symbols& symbols) const {
+    std::vector<Tensor> user = check_inputs(program.contract(), program.symbols(), inputs, symbols);
+    std::vector<Tensor> bound = placeholders;
+    size_t next = 0;
+    for (size_t p = 0; p < bound.size(); ++p) {
+      if (!is_user_input[p]) continue;
+      Tensor t = std::move(user.at(next++));
+      if (!t.is_contiguous()) t = t.contiguous();
+      if (t.storage_offset().maybe_int() != std::optional<int64_t>(0)) t = t.clone();
+      bound[p] = std::move(t);
+    }
+    return bound;
+  }
+
+  std::shared_ptr<const ExecutionPlan> plan_for(const std::vector<Tensor>& bound,
+                                                const Symbols& symbols) const {
+    std::vector<int64_t> key;
+    key.reserve(symbol_exprs.size());
+    for (sym::ExprPtr s : symbol_exprs) {
+      const auto it = symbols.find(s);
+      key.push_back(it == symbols.end() ? -1 : it->second);
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = plans.find(key); it != plans.end()) return it->second;
+    std::shared_ptr<const ExecutionPlan> plan = make_plan(graph, bound, is_user_input, symbols);
+    if (plans.size() >= static_cast<size_t>(options.max_cached_plans)) {
+      plans.erase(plan_order.front());  // runs holding it keep it alive
+      plan_order.pop_front();
+    }
+    plans.emplace(key, plan);
+    plan_order.push_back(std::move(key));
+    return plan;
+  }
+};
+
+Program::Program(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Program::Program(Program&&) noexcept = default;
+Program& Program::operator=(Program&&) noexcept = default;
+Program::~Program() = default;
+
+Program Program::load(const std::string& path, Options options) {
+  return from_exported(xport::load(path), options);
+}
+
+Program Program::from_exported(ExportedProgram program, Options options) {
+  return Program(std::make_unique<Impl>(std::move(program), options));
+}
+
+std::vector<Tensor> Program::run(const std::vector<Tensor>& inputs) const {
+  return run_values(std::vector<Value>(inputs.begin(), inputs.end()));
+}
+
+std::vector<Tensor> Program::run_values(const std::vector<Value>& inputs) const {
+  Symbols symbols;
+  const std::vector<Tensor> bound = impl_->bind_placeholders(inputs, symbols);
+  const kernels::cpu::ThreadCountScope threads(impl_->options.num_threads);
+  if (!impl_->graph.unplannable.empty()) {
+    return ir::interpret(impl_->program.graph(), bound, symbols);
+  }
+  const std::shared_ptr<const ExecutionPlan> plan = impl_->plan_for(bound, symbols);
+  return execute(*plan, impl_->graph, bound);
+}
+
+PlanStats Program::plan_stats(const std::vector<Value>& inputs) const {
+  Symbols symbols;
+  const std::vector<Tensor> bound = impl_->bind_placeholders(inputs, symbols);
+  if (!impl_->graph.unplannable.empty()) {
+    PlanStats stats;
+    stats.planned = false;
+    stats.unplanned_reason = impl_->graph.unplannable;
+    return stats;
+  }
+  return impl_->plan_for(bound, symbols)->stats;
+}
+
+const std::vector<InputContract>& Program::contract() const { return impl_->program.contract(); }
+const std::vector<SymbolSpec>& Program::symbols() const { return impl_->program.symbols(); }
+const ExportedProgram& Program::program() const { return impl_->program; }
+const Options& Program::options() const { return impl_->options; }
+
+size_t Program::cached_plans() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->plans.size();
+}
+
+std::string PlanStats::str() const {
+  if (!planned) return "not planned: " + unplanned_reason;
+  std::ostringstream out;
+  out << kernel_steps << " kernel steps, " << view_steps << " views, " << arena_values
+      << " intermediates in a " << arena_bytes << "-byte arena (lower bound " << lower_bound_bytes
+      << "), " << output_bytes << " output bytes";
+  return out.str();
+}
+
+}  // namespace xport::runtime
