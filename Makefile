@@ -4,11 +4,13 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
+TSAN_BUILD ?= build-tsan
 # OpenBLAS 0.3.21 misdetects Sapphire Rapids as Prescott; PyTorch (the test oracle) uses it.
 export OPENBLAS_CORETYPE ?= SkylakeX
 
-.PHONY: all deps build build-asan build-fuzz demo test test-release test-asan test-fuzz bench \
-  bench-models bench-export bench-archive install clean
+.PHONY: all deps build build-asan build-fuzz build-tsan demo test test-release test-asan test-tsan \
+  test-fuzz bench \
+  bench-models bench-export bench-archive bench-peers install clean
 
 all: build
 
@@ -28,11 +30,19 @@ $(FUZZ_BUILD)/build.ninja: | deps
 	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DXPORT_FUZZ=ON -DXPORT_BUILD_TESTS=OFF \
 	  -DXPORT_BUILD_BENCH=OFF
 
+# ThreadSanitizer: only the runtime library and its tests (many threads running one Program).
+$(TSAN_BUILD)/build.ninja: | deps
+	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DXPORT_TSAN=ON \
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DXPORT_BUILD_BENCH=OFF
+
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 build-asan: deps $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+build-tsan: deps $(TSAN_BUILD)/build.ninja
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target xport_runtime_test
 
 build-fuzz: deps $(FUZZ_BUILD)/build.ninja
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets
@@ -48,6 +58,11 @@ test-asan: build-asan
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE no-sanitizer
 
+# The runtime's concurrency tests under ThreadSanitizer; any report fails the test.
+test-tsan: build-tsan
+	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 abort_on_error=1 second_deadlock_stack=1" \
+	  ctest --output-on-failure -j $(JOBS)
+
 # Writes the seed corpus, then fuzzes the archive loader for a fixed number of seeded runs; fails
 # on any crash, sanitizer report, leak or timeout (the reproducer is left in $(FUZZ_BUILD)/fuzz).
 # On success, prints libFuzzer's totals (runs, execs/s) from the test log.
@@ -55,7 +70,7 @@ test-fuzz: build-fuzz
 	cd $(FUZZ_BUILD) && ctest --output-on-failure && \
 	  grep -E '^(Done [0-9]+ runs|stat::)' Testing/Temporary/LastTest.log
 
-test: test-release test-asan test-fuzz
+test: test-release test-asan test-tsan test-fuzz
 
 bench: build
 	/usr/bin/python3 bench/compare_ops.py $(BUILD)
@@ -69,8 +84,13 @@ bench-export: build
 bench-archive: build
 	/usr/bin/python3 bench/compare_archive.py $(BUILD)
 
+# PyTorch eager, TorchScript, ONNX Runtime and the xport runtime on the same models and weights
+# (installs onnxruntime-node into $(BUILD)/peers on first use); ARGS go to bench/peers/peers.py.
+bench-peers: build
+	BUILD=$(BUILD) bench/peers/run.sh $(ARGS)
+
 install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

@@ -25,6 +25,10 @@ struct Options {
   int num_threads = 0;
   /// Execution plans kept, one per distinct set of input shapes (oldest dropped first).
   int max_cached_plans = 64;
+  /// Rewrite the graph at load where one kernel call can do the work of several: convolutions
+  /// absorb the inference batch norm, residual add and ReLU after them and run on weights
+  /// reordered once. Results agree with the unfused graph to float rounding, not bit for bit.
+  bool fuse = true;
 };
 
 /// How one set of input shapes runs.
@@ -37,6 +41,7 @@ struct PlanStats {
   int64_t arena_bytes = 0;        ///< planned peak of intermediate memory
   int64_t lower_bound_bytes = 0;  ///< most intermediate bytes live at any one step
   int64_t output_bytes = 0;       ///< allocated per run for the outputs, outside the arena
+  std::string fusion;             ///< what load-time fusion did (empty when Options::fuse is off)
   std::string str() const;
 };
 

@@ -1,6 +1,7 @@
 #include "runtime/memory_plan.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <numeric>
 
@@ -78,27 +79,39 @@ MemoryPlan plan_memory(const std::vector<BufferLifetime>& buffers, int64_t align
     XPORT_CHECK(b.bytes >= 0 && b.first <= b.last, Internal, "plan_memory: bad buffer (", b.bytes,
                 " bytes, steps ", b.first, "..", b.last, ")");
   }
-  std::vector<size_t> by_size(buffers.size());
-  std::iota(by_size.begin(), by_size.end(), size_t{0});
-  std::vector<size_t> by_area = by_size;
-  std::stable_sort(by_size.begin(), by_size.end(), [&](size_t a, size_t b) {
-    if (buffers[a].bytes != buffers[b].bytes) return buffers[a].bytes > buffers[b].bytes;
-    return buffers[a].last - buffers[a].first > buffers[b].last - buffers[b].first;
-  });
+  // Greedy best-fit placement is order-sensitive and cheap (graphs have hundreds of buffers), so
+  // several orders are tried and the smallest arena kept: largest first, largest size x lifetime
+  // first, longest-lived first, and in order of first use.
+  auto length = [&](size_t i) { return buffers[i].last - buffers[i].first; };
   auto area = [&](size_t i) {
-    return static_cast<double>(buffers[i].bytes) *
-           static_cast<double>(buffers[i].last - buffers[i].first + 1);
+    return static_cast<double>(buffers[i].bytes) * static_cast<double>(length(i) + 1);
   };
-  std::stable_sort(by_area.begin(), by_area.end(),
-                   [&](size_t a, size_t b) { return area(a) > area(b); });
-
+  using Before = std::function<bool(size_t, size_t)>;
+  const Before orders[] = {
+      [&](size_t a, size_t b) {
+        return buffers[a].bytes != buffers[b].bytes ? buffers[a].bytes > buffers[b].bytes
+                                                    : length(a) > length(b);
+      },
+      [&](size_t a, size_t b) { return area(a) > area(b); },
+      [&](size_t a, size_t b) {
+        return length(a) != length(b) ? length(a) > length(b) : buffers[a].bytes > buffers[b].bytes;
+      },
+      [&](size_t a, size_t b) {
+        return buffers[a].first != buffers[b].first ? buffers[a].first < buffers[b].first
+                                                    : buffers[a].bytes > buffers[b].bytes;
+      }};
   MemoryPlan plan;
-  int64_t area_bytes = 0;
-  plan.offsets = place(buffers, by_size, alignment, plan.arena_bytes);
-  std::vector<int64_t> area_offsets = place(buffers, by_area, alignment, area_bytes);
-  if (area_bytes < plan.arena_bytes) {
-    plan.offsets = std::move(area_offsets);
-    plan.arena_bytes = area_bytes;
+  plan.arena_bytes = std::numeric_limits<int64_t>::max();
+  for (const Before& before : orders) {
+    std::vector<size_t> order(buffers.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(), before);
+    int64_t bytes = 0;
+    std::vector<int64_t> offsets = place(buffers, order, alignment, bytes);
+    if (bytes < plan.arena_bytes) {
+      plan.offsets = std::move(offsets);
+      plan.arena_bytes = bytes;
+    }
   }
   plan.lower_bound_bytes = lower_bound(buffers, alignment);
   return plan;

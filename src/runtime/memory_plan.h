@@ -21,9 +21,9 @@ struct MemoryPlan {
   int64_t lower_bound_bytes = 0;  ///< most bytes live at any one step (sizes rounded up)
 };
 
-/// Greedy best-fit: buffers in decreasing size (then in decreasing lifetime size x length; the
-/// smaller arena wins), each in the tightest gap among already placed buffers whose lifetimes
-/// overlap its own (Pisarchyk and Lee, "Efficient Memory Management for Deep Neural Net
+/// Greedy best-fit: buffers in each of four orders (decreasing size; size x lifetime; lifetime;
+/// first use; the smallest arena wins), each in the tightest gap among already placed buffers
+/// whose lifetimes overlap its own (Pisarchyk and Lee, "Efficient Memory Management for Deep Neural Net
 /// Inference", 2020).
 MemoryPlan plan_memory(const std::vector<BufferLifetime>& buffers, int64_t alignment = 64);
 

@@ -7,6 +7,7 @@
 #include "program/input_check.h"
 #include "runtime/compiled_graph.h"
 #include "runtime/execution_plan.h"
+#include "runtime/fusion.h"
 #include "xport/runtime.h"
 
 namespace xport::runtime {
@@ -16,9 +17,11 @@ using Symbols = std::unordered_map<sym::ExprPtr, int64_t>;
 struct Program::Impl {
   ExportedProgram program;
   Options options;
+  // The graph the runtime plans: program's, rewritten by fuse_graph when options.fuse. Its
+  // placeholders are program's (weights and constants; undefined where a user input goes), then
+  // the constants fusion made.
+  FusedGraph fused;
   CompiledGraph graph;
-  std::vector<Tensor> placeholders;  // weights and constants; undefined where a user input goes
-  std::vector<bool> is_user_input;
   std::vector<sym::ExprPtr> symbol_exprs;
 
   // Plans by symbol values (with every input contiguous, they fix every layout).
@@ -32,22 +35,31 @@ struct Program::Impl {
     XPORT_CHECK(options.max_cached_plans >= 1, InvalidInput,
                 "runtime::Options: max_cached_plans is ", options.max_cached_plans,
                 "; give at least 1");
-    graph = compile_graph(program.graph());
+    std::vector<Tensor> placeholders;
+    std::vector<bool> is_user_input;
     for (const InputSpec& spec : program.signature().inputs) {
       const bool user = spec.kind == InputSpec::Kind::UserInput;
       is_user_input.push_back(user);
       placeholders.push_back(user ? Tensor() : program.state().at(spec.target));
     }
+    if (options.fuse) {
+      fused = fuse_graph(program.graph(), std::move(placeholders), std::move(is_user_input));
+    } else {
+      fused.graph = program.graph().clone();
+      fused.placeholders = std::move(placeholders);
+      fused.is_user_input = std::move(is_user_input);
+    }
+    graph = compile_graph(fused.graph);
     for (const SymbolSpec& s : program.symbols()) symbol_exprs.push_back(sym::symbol(s.name));
   }
 
   // The placeholder tensors for one run, user inputs made contiguous at offset 0.
   std::vector<Tensor> bind_placeholders(const std::vector<Value>& inputs, Symbols& symbols) const {
     std::vector<Tensor> user = check_inputs(program.contract(), program.symbols(), inputs, symbols);
-    std::vector<Tensor> bound = placeholders;
+    std::vector<Tensor> bound = fused.placeholders;
     size_t next = 0;
     for (size_t p = 0; p < bound.size(); ++p) {
-      if (!is_user_input[p]) continue;
+      if (!fused.is_user_input[p]) continue;
       Tensor t = std::move(user.at(next++));
       if (!t.is_contiguous()) t = t.contiguous();
       if (t.storage_offset().maybe_int() != std::optional<int64_t>(0)) t = t.clone();
@@ -66,7 +78,8 @@ struct Program::Impl {
     }
     std::lock_guard<std::mutex> lock(mutex);
     if (const auto it = plans.find(key); it != plans.end()) return it->second;
-    std::shared_ptr<const ExecutionPlan> plan = make_plan(graph, bound, is_user_input, symbols);
+    std::shared_ptr<const ExecutionPlan> plan =
+        make_plan(graph, bound, fused.is_user_input, symbols);
     if (plans.size() >= static_cast<size_t>(options.max_cached_plans)) {
       plans.erase(plan_order.front());  // runs holding it keep it alive
       plan_order.pop_front();
@@ -99,7 +112,9 @@ std::vector<Tensor> Program::run_values(const std::vector<Value>& inputs) const 
   const std::vector<Tensor> bound = impl_->bind_placeholders(inputs, symbols);
   const kernels::cpu::ThreadCountScope threads(impl_->options.num_threads);
   if (!impl_->graph.unplannable.empty()) {
-    return ir::interpret(impl_->program.graph(), bound, symbols);
+    // The program's own graph, which takes the program's placeholders only.
+    const size_t own = impl_->program.signature().inputs.size();
+    return ir::interpret(impl_->program.graph(), {bound.begin(), bound.begin() + own}, symbols);
   }
   const std::shared_ptr<const ExecutionPlan> plan = impl_->plan_for(bound, symbols);
   return execute(*plan, impl_->graph, bound);
@@ -114,7 +129,9 @@ PlanStats Program::plan_stats(const std::vector<Value>& inputs) const {
     stats.unplanned_reason = impl_->graph.unplannable;
     return stats;
   }
-  return impl_->plan_for(bound, symbols)->stats;
+  PlanStats stats = impl_->plan_for(bound, symbols)->stats;
+  if (impl_->options.fuse) stats.fusion = impl_->fused.stats.str();
+  return stats;
 }
 
 const std::vector<InputContract>& Program::contract() const { return impl_->program.contract(); }
@@ -133,6 +150,7 @@ std::string PlanStats::str() const {
   out << kernel_steps << " kernel steps, " << view_steps << " views, " << arena_values
       << " intermediates in a " << arena_bytes << "-byte arena (lower bound " << lower_bound_bytes
       << "), " << output_bytes << " output bytes";
+  if (!fusion.empty()) out << "; fusion: " << fusion;
   return out.str();
 }
 

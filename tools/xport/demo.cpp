@@ -2,16 +2,21 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <iomanip>
 
-#include "xport/models.h"
-#include "xport/safetensors.h"
+#include "tools/xport/program_inputs.h"
+#include "xport/runtime.h"
 #include "xport/xport.h"
 
 namespace xport::tools {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Logits further apart than this, relative to the largest eager logit, fail the demo.
+constexpr double kTolerance = 1e-4;
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -23,57 +28,155 @@ std::string ids_str(const std::vector<int64_t>& ids) {
   return s;
 }
 
+Tensor as_batch(const std::vector<int64_t>& ids) {
+  return from_vector(ids, {1, static_cast<int64_t>(ids.size())});
+}
+
+// max |a - ref| / max |ref|.
+double relative_diff(const Tensor& a, const Tensor& ref) {
+  const double diff = (a - ref).abs().max().item<double>();
+  const double scale = ref.abs().max().item<double>();
+  return scale > 0 ? diff / scale : diff;
+}
+
+std::string sci(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1e", v);
+  return buf;
+}
+
 }  // namespace
 
 int run_demo(const DemoOptions& options, std::ostream& out) {
-  auto start = Clock::now();
+  out << "xport demo: GPT-2 (12 layers x 768, 12 heads, vocab 50257): capture, save, load, run\n\n";
+  Clock::time_point start = Clock::now();
   auto model = models::gpt2();
-  const double build_ms = ms_since(start);
-  out << "xport demo: GPT-2 (12 layers x 768, 12 heads, vocab 50257), run eagerly\n\n";
+  out << "model:      built in " << ms_str(ms_since(start));
   if (options.weights.empty()) {
-    out << "weights: seeded random initialisation (" << std::fixed << std::setprecision(0)
-        << build_ms << " ms); pass --weights model.safetensors for a real checkpoint\n";
+    out << ", seeded random weights (pass --weights model.safetensors for a real checkpoint)\n";
   } else {
     start = Clock::now();
     load_safetensors(*model, options.weights);
-    out << "weights: " << options.weights << " (loaded in " << std::fixed << std::setprecision(0)
-        << ms_since(start) << " ms)\n";
+    out << ", weights " << options.weights << " loaded in " << ms_str(ms_since(start)) << "\n";
   }
   model->eval();
   int64_t params = 0;
   for (const auto& [name, t] : model->named_parameters()) params += t.int_numel();
-  out << "parameters: " << params << "\n\n";
+  out << "parameters: " << params << "\n";
 
   // "Hello, my dog is cute" in GPT-2's tokenizer.
-  std::vector<int64_t> ids = {15496, 11, 616, 3290, 318, 13779};
-  out << "prompt token ids: " << ids_str(ids) << "\n";
+  const std::vector<int64_t> prompt = {15496, 11, 616, 3290, 318, 13779};
+  const int64_t max_positions = model->config().n_positions;
+
+  // Capture with the sequence length dynamic: one program for every length up to the model's
+  // position table.
+  ExportOptions export_options;
+  export_options.dynamic_shapes = {{{1, Dim("seq", 2, max_positions)}}};
+  export_options.input_names = {"ids"};
   start = Clock::now();
-  const Tensor logits = model->forward(from_vector(ids, {1, static_cast<int64_t>(ids.size())}));
-  const double first_ms = ms_since(start);
-  const Tensor last = logits.select(1, -1).select(0, 0);  // [vocab]
-  const Tensor probs = last.softmax(0);
+  const ExportedProgram exported = export_program(
+      *model, [&](const Tensor& ids) { return model->forward(ids); }, {as_batch(prompt)},
+      export_options);
+  out << "capture:    export_program traced " << exported.graph().nodes().size() << " nodes in "
+      << ms_str(ms_since(start)) << "\n";
+  out << "contract:\n";
+  for (const InputContract& c : exported.contract()) {
+    out << "  " << c.name << ": " << contract_type(c) << "\n";
+  }
+  for (const SymbolSpec& s : exported.symbols()) {
+    out << "  " << s.name << ": " << (s.dim_name.empty() ? s.source : s.dim_name) << " in "
+        << s.range.str() << "  (" << s.source << ")\n";
+  }
+
+  const std::string path =
+      options.archive.empty()
+          ? (std::filesystem::temp_directory_path() / "xport-demo-gpt2.pt2").string()
+          : options.archive;
+  start = Clock::now();
+  save(exported, path);
+  const double save_ms = ms_since(start);
+  out << "archive:    " << path << ", "
+      << bytes_str(static_cast<int64_t>(std::filesystem::file_size(path))) << ", saved in "
+      << ms_str(save_ms) << "\n";
+  start = Clock::now();
+  const runtime::Program program = runtime::Program::load(path);
+  out << "runtime:    runtime::Program::load in " << ms_str(ms_since(start))
+      << " (weights memory-mapped, every node resolved to its kernel)\n";
+
+  // The same program at two lengths, against the eager model.
+  out << "\nruntime vs eager, relative diff = max |runtime - eager| / max |eager| (limit "
+      << sci(kTolerance) << "):\n";
+  std::vector<int64_t> long_ids = prompt;
+  while (long_ids.size() < 32) {
+    long_ids.push_back(static_cast<int64_t>((long_ids.size() * 7919 + 31) % 50257));
+  }
+  Tensor prompt_logits;
+  const std::vector<int64_t>* const lengths[] = {&prompt, &long_ids};
+  for (const std::vector<int64_t>* ids : lengths) {
+    const Tensor x = as_batch(*ids);
+    start = Clock::now();
+    const Tensor logits = program.run({x}).at(0);
+    const double first_ms = ms_since(start);
+    start = Clock::now();
+    program.run({x});
+    const double again_ms = ms_since(start);
+    start = Clock::now();
+    const Tensor eager = model->forward(x);
+    const double eager_ms = ms_since(start);
+    const double diff = relative_diff(logits, eager);
+    out << "  " << std::setw(2) << ids->size() << " tokens: runtime " << ms_str(first_ms)
+        << " (first run: plans memory, pages in the weights), " << ms_str(again_ms)
+        << " (again); eager " << ms_str(eager_ms) << "; relative diff " << sci(diff) << "\n";
+    if (!(diff <= kTolerance)) {
+      out << "FAILED: the runtime's logits differ from eager's by " << sci(diff)
+          << " of their largest magnitude, over the limit " << sci(kTolerance) << "\n";
+      return 1;
+    }
+    if (ids == &prompt) prompt_logits = logits;
+  }
+
+  out << "\ntop next tokens after the prompt (token ids " << ids_str(prompt)
+      << ", \"Hello, my dog is cute\"):\n";
+  const Tensor probs = prompt_logits.select(1, -1).select(0, 0).softmax(0);
   const auto [top_p, top_id] = topk(probs, 5);
-  out << "\ntop next tokens:\n";
   const std::vector<float> p = top_p.to_vector<float>();
   const std::vector<int64_t> id = top_id.to_vector<int64_t>();
   for (size_t i = 0; i < id.size(); ++i) {
-    out << "  " << std::setw(6) << id[i] << "  p = " << std::setprecision(4) << p[i] << "\n";
+    out << "  " << std::setw(6) << id[i] << "  p = " << std::fixed << std::setprecision(4) << p[i]
+        << "\n";
   }
-  out << "forward of " << ids.size() << " tokens: " << std::setprecision(1) << first_ms << " ms\n";
+  out.unsetf(std::ios::floatfield);
 
-  // Greedy decoding, recomputing the whole prefix each step (no KV cache yet).
-  start = Clock::now();
+  // Greedy decoding through the runtime, recomputing the whole prefix each step (no KV cache):
+  // every step is a new length, so a new plan.
+  std::vector<int64_t> ids = prompt;
   std::vector<int64_t> generated;
+  start = Clock::now();
   for (int step = 0; step < options.steps; ++step) {
-    const Tensor step_logits =
-        model->forward(from_vector(ids, {1, static_cast<int64_t>(ids.size())}));
-    const int64_t next = step_logits.select(1, -1).argmax().item<int64_t>();
+    const Tensor logits = program.run({as_batch(ids)}).at(0);
+    const int64_t next = logits.select(1, -1).argmax().item<int64_t>();
     generated.push_back(next);
     ids.push_back(next);
   }
-  out << "\ngreedy continuation (" << options.steps << " tokens): " << ids_str(generated) << "\n"
-      << "generation: " << std::setprecision(1) << ms_since(start) / std::max(1, options.steps)
-      << " ms per token\n";
+  out << "greedy continuation (" << options.steps << " tokens, runtime): " << ids_str(generated)
+      << "  (" << ms_str(ms_since(start) / std::max(1, options.steps)) << " per token)\n";
+
+  // Inputs outside the contract are refused before any kernel runs.
+  out << "\nrefused by the runtime (outside the contract):\n";
+  const std::vector<std::pair<std::string, Tensor>> bad = {
+      {std::to_string(max_positions + 1) + " tokens",
+       as_batch(std::vector<int64_t>(static_cast<size_t>(max_positions + 1), 0))},
+      {"ids of rank 1", from_vector(prompt, {static_cast<int64_t>(prompt.size())})},
+  };
+  for (const auto& [what, x] : bad) {
+    try {
+      program.run({x});
+      out << "FAILED: the runtime accepted " << what << "\n";
+      return 1;
+    } catch (const Error& e) {
+      out << "  " << what << ": " << e.what() << "\n";
+    }
+  }
   return 0;
 }
 

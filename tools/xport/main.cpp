@@ -4,9 +4,11 @@
 #include <iostream>
 #include <string>
 
+#include "tools/xport/bench.h"
 #include "tools/xport/decompose.h"
 #include "tools/xport/demo.h"
 #include "tools/xport/inspect.h"
+#include "tools/xport/run.h"
 #include "xport/xport.h"
 
 namespace {
@@ -27,12 +29,18 @@ int main(int argc, char** argv) {
   app.add_subcommand("ops", "list every registered op: its schema, then 'core' if in the core set")
       ->callback([&] { result = list_ops(); });
   xport::tools::DemoOptions demo;
-  CLI::App* demo_cmd =
-      app.add_subcommand("demo", "run GPT-2 eagerly on a short prompt and print the next tokens");
+  CLI::App* demo_cmd = app.add_subcommand(
+      "demo",
+      "GPT-2 end to end: capture it with a dynamic sequence length, save the archive, load it in "
+      "the runtime, check it against eager, print the next tokens");
   demo_cmd
       ->add_option("--weights", demo.weights,
-                   "GPT-2 checkpoint (safetensors, e.g. the Hub's model.safetensors)")
+                   "GPT-2 checkpoint (safetensors, e.g. the Hub's model.safetensors); default: "
+                   "seeded random weights")
       ->check(CLI::ExistingFile);
+  demo_cmd->add_option("--archive", demo.archive,
+                       "where to save the archive; default: xport-demo-gpt2.pt2 in the system's "
+                       "temp directory");
   demo_cmd->add_option("--steps", demo.steps, "greedy tokens to generate")
       ->check(CLI::Range(0, 512));
   demo_cmd->callback([&] { result = xport::tools::run_demo(demo, std::cout); });
@@ -52,6 +60,53 @@ int main(int argc, char** argv) {
   decompose_cmd->add_option("OUT", decompose_out, "the archive to write")->required();
   decompose_cmd->callback(
       [&] { result = xport::tools::run_decompose(decompose_in, decompose_out, std::cout); });
+  xport::tools::RunOptions run;
+  CLI::App* run_cmd = app.add_subcommand(
+      "run", "run an archive once on inputs read from .npy files and write its outputs as .npy");
+  run_cmd->add_option("FILE", run.archive, "the archive (.pt2)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  run_cmd
+      ->add_option("--input,-i", run.inputs,
+                   "NAME=FILE.npy for each tensor input, by its name in the contract "
+                   "(NAME=A.npy,B.npy for a tensor list; NAME=123, 0.5 or true for a plain "
+                   "value, default: the value it was specialised to); repeat for each input")
+      ->allow_extra_args(false);
+  run_cmd->add_option("--out,-o", run.out_dir,
+                      "directory for the outputs, created if missing: DIR/<output name>.npy; "
+                      "default: the current directory");
+  run_cmd->add_option("--threads", run.threads, "kernel threads; default 0: the machine's cores")
+      ->check(CLI::NonNegativeNumber);
+  run_cmd->add_flag("--no-fuse{false}", run.fuse,
+                    "run the graph as saved, without load-time fusion (bit-exact with "
+                    "ExportedProgram::run)");
+  run_cmd->callback([&] { result = xport::tools::run_run(run, std::cout); });
+  xport::tools::BenchOptions bench;
+  CLI::App* bench_cmd = app.add_subcommand(
+      "bench",
+      "time an archive in the runtime on random inputs: load, first run, latency "
+      "percentiles, throughput, peak RSS and the memory plan");
+  bench_cmd->add_option("FILE", bench.archive, "the archive (.pt2)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  bench_cmd
+      ->add_option("--shape,-s", bench.shapes,
+                   "NAME=AxBxC for each tensor input (default: its contract shape when that is "
+                   "fully static); float inputs are standard normal, integer inputs uniform in "
+                   "[0, 100), bool inputs uniform; repeat for each input")
+      ->allow_extra_args(false);
+  bench_cmd
+      ->add_option("--threads", bench.threads, "kernel threads; default 0: the machine's cores")
+      ->check(CLI::NonNegativeNumber);
+  bench_cmd->add_option("--runs", bench.runs, "timed runs (default 20)")
+      ->check(CLI::PositiveNumber);
+  bench_cmd->add_option("--warmup", bench.warmup, "untimed runs before them (default 3)")
+      ->check(CLI::NonNegativeNumber);
+  bench_cmd->add_option("--seed", bench.seed, "seed of the random inputs (default 0)");
+  bench_cmd->add_flag("--no-fuse{false}", bench.fuse,
+                      "run the graph as saved, without load-time fusion (bit-exact with "
+                      "ExportedProgram::run)");
+  bench_cmd->callback([&] { result = xport::tools::run_bench(bench, std::cout); });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

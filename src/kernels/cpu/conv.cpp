@@ -11,18 +11,19 @@
 #include <unordered_map>
 
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/onednn.h"
 #include "kernels/cpu/parallel.h"
 
 namespace xport::kernels::cpu {
 namespace {
-
 
 // Sizes of one convolution, all the primitive depends on.
 struct ConvShape {
   int64_t n, c, h, w, o, kh, kw, oh, ow;
   Conv2dParams p;
   bool bias;
-  std::array<int64_t, 17> key() const {
+  ConvEpilogue epilogue = {};
+  std::array<int64_t, 19> key() const {
     return {n,
             c,
             h,
@@ -39,7 +40,9 @@ struct ConvShape {
             p.dilation[0],
             p.dilation[1],
             p.groups,
-            bias ? 1 : 0};
+            bias ? 1 : 0,
+            epilogue.residual ? 1 : 0,
+            epilogue.relu ? 1 : 0};
   }
 };
 
@@ -48,10 +51,7 @@ struct ConvShape {
 using dnnl::memory;
 using Tag = memory::format_tag;
 
-dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
+dnnl::engine& engine() { return onednn_engine(); }
 
 // A created convolution primitive with the reorders between our plain NCHW/OIHW tensors and the
 // layouts oneDNN picked for this shape.
@@ -60,7 +60,31 @@ struct ConvPlan {
   memory::desc src_md, wei_md, dst_md, bias_md, scratch_md;
   memory::desc user_src_md, user_wei_md, user_dst_md;
   std::optional<dnnl::reorder> src_reorder, wei_reorder, dst_reorder;
+  /// With a residual epilogue: brings the residual into dst's layout (the sum post-op adds to
+  /// what dst holds).
+  std::optional<dnnl::reorder> residual_reorder;
+  ConvEpilogue epilogue = {};
+  /// Whether the primitive applies the epilogue as post-ops. oneDNN's GEMM-based convolution
+  /// (the plain layout) runs post-ops 2x slower than our own pass after it (ResNet-50's 1x1
+  /// convolutions, measured), so there the epilogue is ours.
+  bool epilogue_in_primitive = false;
 };
+
+// out = relu?(out + residual?) in one pass over memory.
+void apply_epilogue(const Tensor& out, const Tensor& residual, bool relu) {
+  if (!residual.defined() && !relu) return;
+  float* y = out.mutable_data<float>();
+  const float* res = residual.defined() ? residual.data<float>() : nullptr;
+  parallel_for(0, out.int_numel(), 1 << 14, [&](int64_t lo, int64_t hi) {
+    if (res != nullptr && relu) {
+      for (int64_t i = lo; i < hi; ++i) y[i] = std::max(y[i] + res[i], 0.f);
+    } else if (res != nullptr) {
+      for (int64_t i = lo; i < hi; ++i) y[i] += res[i];
+    } else {
+      for (int64_t i = lo; i < hi; ++i) y[i] = std::max(y[i], 0.f);
+    }
+  });
+}
 
 // Whether to let oneDNN pick blocked layouts (format_tag::any, paying reorders of src, dst and
 // weights on every call) rather than run on plain NCHW/OIHW (its im2col + GEMM path). Measured on
@@ -69,15 +93,17 @@ struct ConvPlan {
 // Grouped convolutions always go blocked (oneDNN's GEMM path runs them group by group). With
 // few input channels (a network's stem) the source stays NCHW: oneDNN then picks a direct kernel
 // that reads it as is, and its blocked output reorders back faster than a channels-last one.
-bool use_blocked_layout(const ConvShape& s) {
+// With weights packed once (PackedConv2d), the weight reorder is gone and only the 1x1 rule
+// remains.
+bool use_blocked_layout(const ConvShape& s, bool packed_weights) {
   if (s.p.groups > 1) return true;
   if (s.kh == 1 && s.kw == 1) return false;
-  return s.c * s.kh * s.kw <= 32 * s.oh * s.ow;
+  return packed_weights || s.c * s.kh * s.kw <= 32 * s.oh * s.ow;
 }
 
-std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s) {
+std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s, bool packed_weights) {
   const int64_t g = s.p.groups;
-  const bool blocked = use_blocked_layout(s);
+  const bool blocked = use_blocked_layout(s, packed_weights);
   const bool blocked_src = blocked && s.c / g >= 8;
   const memory::dims src_dims = {s.n, s.c, s.h, s.w};
   const memory::dims dst_dims = {s.n, s.o, s.oh, s.ow};
@@ -103,6 +129,14 @@ std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s) {
       pad_r);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  plan->epilogue = s.epilogue;
+  plan->epilogue_in_primitive = blocked && (s.epilogue.residual || s.epilogue.relu);
+  if (plan->epilogue_in_primitive) {
+    dnnl::post_ops ops;
+    if (s.epilogue.residual) ops.append_sum(1.f);
+    if (s.epilogue.relu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+    attr.set_post_ops(ops);
+  }
   const dnnl::convolution_forward::primitive_desc pd(desc, attr, engine());
   plan->conv = dnnl::convolution_forward(pd);
   plan->src_md = pd.src_desc();
@@ -117,52 +151,36 @@ std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s) {
     plan->src_reorder = reorder(plan->user_src_md, plan->src_md);
   if (plan->wei_md != plan->user_wei_md)
     plan->wei_reorder = reorder(plan->user_wei_md, plan->wei_md);
-  if (plan->dst_md != plan->user_dst_md)
+  if (plan->dst_md != plan->user_dst_md) {
     plan->dst_reorder = reorder(plan->dst_md, plan->user_dst_md);
+    if (plan->epilogue_in_primitive && s.epilogue.residual) {
+      plan->residual_reorder = reorder(plan->user_dst_md, plan->dst_md);
+    }
+  }
   return plan;
 }
 
 // Creating a primitive costs about a millisecond; plans are kept per shape.
 std::shared_ptr<const ConvPlan> find_plan(const ConvShape& s) {
   static std::mutex mutex;
-  static std::map<std::array<int64_t, 17>, std::shared_ptr<const ConvPlan>> plans;
+  static std::map<std::array<int64_t, 19>, std::shared_ptr<const ConvPlan>> plans;
   const auto key = s.key();
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = plans.find(key);
     if (it != plans.end()) return it->second;
   }
-  std::shared_ptr<const ConvPlan> plan = make_plan(s);
+  std::shared_ptr<const ConvPlan> plan = make_plan(s, false);
   std::lock_guard<std::mutex> lock(mutex);
   return plans.emplace(key, std::move(plan)).first->second;
 }
 
-// Per-thread buffers for blocked copies and the scratchpad, reused across calls (fresh large
-// allocations would page-fault on every call). Buffers above kKeepBytes are not kept.
-constexpr int64_t kKeepBytes = int64_t{64} << 20;
-struct Buffer {
-  std::shared_ptr<Storage> storage;
-  void* get(size_t bytes) {
-    const int64_t n = static_cast<int64_t>(std::max<size_t>(bytes, 64));
-    if (!storage || storage->nbytes() < n) storage = Storage::allocate(n);
-    return storage->data();
-  }
-  void trim() {
-    if (storage && storage->nbytes() > kKeepBytes) storage.reset();
-  }
-};
-
-// False when oneDNN has no implementation for the shape (the caller falls back to the loop).
-bool conv2d_onednn(const ConvShape& s, const Tensor& input, const Tensor& weight,
-                   const Tensor& bias, const Tensor& out) {
-  thread_local Buffer src_buf, wei_buf, dst_buf, scratch_buf;
-  std::shared_ptr<const ConvPlan> found;
-  try {
-    found = find_plan(s);
-  } catch (const dnnl::error&) {
-    return false;
-  }
-  const ConvPlan& plan = *found;
+// Runs a plan. `packed_weights`, when given, already holds the weights in plan.wei_md's layout;
+// `residual` (when the plan has a residual epilogue) is added before the activation.
+void execute_plan(const ConvPlan& plan, const Tensor& input, const Tensor& weight,
+                  const void* packed_weights, const Tensor& bias, const Tensor& residual,
+                  const Tensor& out) {
+  thread_local ScratchBuffer src_buf, wei_buf, dst_buf, scratch_buf;
   dnnl::engine& eng = engine();
   dnnl::stream stream(eng);
   memory user_src(plan.user_src_md, eng, input.raw_data());
@@ -173,21 +191,46 @@ bool conv2d_onednn(const ConvShape& s, const Tensor& input, const Tensor& weight
     src = memory(plan.src_md, eng, src_buf.get(plan.src_md.get_size()));
     plan.src_reorder->execute(stream, user_src, src);
   }
-  if (plan.wei_reorder) {
+  if (packed_weights != nullptr) {
+    wei = memory(plan.wei_md, eng, const_cast<void*>(packed_weights));
+  } else if (plan.wei_reorder) {
     wei = memory(plan.wei_md, eng, wei_buf.get(plan.wei_md.get_size()));
     plan.wei_reorder->execute(stream, user_wei, wei);
   }
   if (plan.dst_reorder) dst = memory(plan.dst_md, eng, dst_buf.get(plan.dst_md.get_size()));
+  if (residual.defined() && plan.epilogue_in_primitive) {
+    if (plan.residual_reorder) {
+      memory user_residual(plan.user_dst_md, eng, residual.raw_data());
+      plan.residual_reorder->execute(stream, user_residual, dst);
+    } else {
+      copy_into(out, residual);
+    }
+  }
   memory scratch(plan.scratch_md, eng, scratch_buf.get(plan.scratch_md.get_size()));
   std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src},
                                           {DNNL_ARG_WEIGHTS, wei},
                                           {DNNL_ARG_DST, dst},
                                           {DNNL_ARG_SCRATCHPAD, scratch}};
-  if (s.bias) args.emplace(DNNL_ARG_BIAS, memory(plan.bias_md, eng, bias.raw_data()));
+  if (bias.defined()) args.emplace(DNNL_ARG_BIAS, memory(plan.bias_md, eng, bias.raw_data()));
   plan.conv.execute(stream, args);
   if (plan.dst_reorder) plan.dst_reorder->execute(stream, dst, user_dst);
   stream.wait();
-  for (Buffer* b : {&src_buf, &wei_buf, &dst_buf, &scratch_buf}) b->trim();
+  for (ScratchBuffer* b : {&src_buf, &wei_buf, &dst_buf, &scratch_buf}) b->trim();
+  if (!plan.epilogue_in_primitive && (plan.epilogue.residual || plan.epilogue.relu)) {
+    apply_epilogue(out, residual, plan.epilogue.relu);
+  }
+}
+
+// False when oneDNN has no implementation for the shape (the caller falls back to the loop).
+bool conv2d_onednn(const ConvShape& s, const Tensor& input, const Tensor& weight,
+                   const Tensor& bias, const Tensor& out) {
+  std::shared_ptr<const ConvPlan> found;
+  try {
+    found = find_plan(s);
+  } catch (const dnnl::error&) {
+    return false;
+  }
+  execute_plan(*found, input, weight, nullptr, bias, Tensor(), out);
   return true;
 }
 
@@ -265,6 +308,70 @@ void conv2d_out(const Tensor& input, const Tensor& weight, const Tensor& bias,
     });
   }
   if (!y.is_same(out)) copy_into(out, y);
+}
+
+// ---- convolution with constant weights -----------------------------------------------------
+
+struct PackedConv2d::Packed {
+  std::shared_ptr<const ConvPlan> plan;
+  std::shared_ptr<Storage> weights;  // in plan->wei_md's layout; null when that is the plain one
+};
+
+PackedConv2d::PackedConv2d(Tensor weight, Tensor bias, Conv2dParams params, ConvEpilogue epilogue)
+    : weight_(contiguous_as(weight, DType::Float32)),
+      bias_(bias.defined() ? contiguous_as(bias, DType::Float32) : Tensor()),
+      params_(params),
+      epilogue_(epilogue) {
+  XPORT_CHECK(weight_.dim() == 4, InvalidInput, "PackedConv2d: weight must be 4-D, got ",
+              weight_.dim(), "-D");
+}
+
+PackedConv2d::~PackedConv2d() = default;
+
+std::shared_ptr<const PackedConv2d::Packed> PackedConv2d::packed_for(
+    const std::vector<int64_t>& in_sizes, const std::vector<int64_t>& out_sizes) const {
+  const std::vector<int64_t> ws = weight_.int_sizes();
+  ConvShape s{in_sizes[0], in_sizes[1],  in_sizes[2],  in_sizes[3], ws[0],          ws[2],
+              ws[3],       out_sizes[2], out_sizes[3], params_,     bias_.defined()};
+  s.epilogue = epilogue_;
+  const auto key = s.key();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = packed_.find(key); it != packed_.end()) return it->second;
+  }
+  auto packed = std::make_shared<Packed>();
+  packed->plan = make_plan(s, true);  // throws dnnl::error when oneDNN has no implementation
+  if (packed->plan->wei_reorder) {
+    packed->weights = Storage::allocate(static_cast<int64_t>(packed->plan->wei_md.get_size()));
+    dnnl::stream stream(engine());
+    memory user_wei(packed->plan->user_wei_md, engine(), weight_.raw_data());
+    memory wei(packed->plan->wei_md, engine(), packed->weights->data());
+    packed->plan->wei_reorder->execute(stream, user_wei, wei);
+    stream.wait();
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  return packed_.emplace(key, std::move(packed)).first->second;
+}
+
+void PackedConv2d::run(const Tensor& input, const Tensor& residual, const Tensor& out) const {
+  XPORT_CHECK(input.dtype() == DType::Float32 && out.dtype() == DType::Float32 &&
+                  out.is_contiguous() && residual.defined() == epilogue_.residual,
+              Internal, "PackedConv2d::run: float32 input and contiguous output expected",
+              epilogue_.residual ? ", with a residual" : "");
+  if (out.int_numel() == 0) return;
+  const Tensor x = contiguous_as(input, DType::Float32);
+  const Tensor r = residual.defined() ? contiguous_as(residual, DType::Float32) : Tensor();
+  std::shared_ptr<const Packed> packed;
+  try {
+    packed = packed_for(x.int_sizes(), out.int_sizes());
+  } catch (const dnnl::error&) {
+    // No oneDNN implementation for this shape: the plain kernel, then the epilogue.
+    conv2d_out(x, weight_, bias_, params_, out);
+    apply_epilogue(out, r, epilogue_.relu);
+    return;
+  }
+  execute_plan(*packed->plan, x, weight_, packed->weights ? packed->weights->data() : nullptr,
+               bias_, r, out);
 }
 
 }  // namespace xport::kernels::cpu

@@ -4,6 +4,10 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
 
 #include "xport/tensor.h"
 
@@ -20,5 +24,39 @@ struct Conv2dParams {
 /// (bias may be undefined). The caller has validated the shapes and sized `out`.
 void conv2d_out(const Tensor& input, const Tensor& weight, const Tensor& bias,
                 const Conv2dParams& params, const Tensor& out);
+
+/// What a fused convolution does to its result before storing it:
+/// out = relu?(conv(input) + bias + residual?).
+struct ConvEpilogue {
+  bool residual = false;
+  bool relu = false;
+};
+
+/// A float32 convolution whose weights never change (a loaded program's constants): oneDNN's
+/// primitive for each input shape is made once, with the epilogue as post-ops, and the weights
+/// are reordered into the layout it wants once, not on every call. Thread-safe.
+class PackedConv2d {
+ public:
+  PackedConv2d(Tensor weight, Tensor bias, Conv2dParams params, ConvEpilogue epilogue);
+  ~PackedConv2d();
+  PackedConv2d(const PackedConv2d&) = delete;
+  PackedConv2d& operator=(const PackedConv2d&) = delete;
+
+  /// out (contiguous, sized by the caller) = the convolution of `input` with the epilogue;
+  /// `residual` (out's shape) is given exactly when the epilogue has one. Throws dnnl::error
+  /// when oneDNN has no implementation for the shape.
+  void run(const Tensor& input, const Tensor& residual, const Tensor& out) const;
+
+ private:
+  struct Packed;
+  std::shared_ptr<const Packed> packed_for(const std::vector<int64_t>& in_sizes,
+                                           const std::vector<int64_t>& out_sizes) const;
+
+  Tensor weight_, bias_;
+  Conv2dParams params_;
+  ConvEpilogue epilogue_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::array<int64_t, 19>, std::shared_ptr<const Packed>> packed_;
+};
 
 }  // namespace xport::kernels::cpu

@@ -1,0 +1,376 @@
+#!/usr/bin/python3
+"""The peer benchmark: the same models with the same weights in PyTorch eager, TorchScript, ONNX
+Runtime and the xport runtime, interleaved in one run; prints one table of median latencies.
+
+Usage (bench/peers/run.sh installs onnxruntime-node first, then calls this):
+  peers.py [--build DIR] [--rows REGEX] [--rounds R] [--runs K] [--warmup W] [--min-time S]
+           [--threads N] [--tolerance T] [--quick]
+Defaults: 5 rounds, 3 warm-up runs, >= 3 timed runs and >= 1 s per engine and round, 2 threads
+(about 10 minutes for all rows on 2 cores once prepared); --quick: 1 round, 2 warm-up runs, 2
+timed runs.
+
+Rows: MLP 1024-4096-4096-1024 batch 32, ResNet-50 batch 1 and 8 at 224 px, BERT-base encoder
+batch 1 and 8 at sequence 128, GPT-2 (logits of one 128-token sequence). Each row is prepared once
+and cached in BUILD/peers/<row>/: the reference model of tests/models/make_parity_data.py (fixed
+seed) writes its weights once (BUILD/peers/weights/<model>.safetensors); every engine's model
+comes from that file: eager loads it, and the PyTorch model loaded from it is traced and frozen
+(torch.jit.trace + torch.jit.freeze, saved; torch.jit.optimize_for_inference runs on it after
+loading, outside the timed runs) and exported to ONNX (torch.onnx.export, opset 17), and
+xport_peer_bench builds xport's model, loads the file and exports the PT2 archive.
+
+Then R rounds: in each, every row runs each engine in a fresh process (eager and TorchScript:
+torch_peer.py; ONNX Runtime: node ort_peer.mjs; xport: xport_peer_bench time), in an order rotated
+from round to round; an engine times runs after W warm-up runs until it has K runs and S seconds.
+An engine's latency is the median over rounds of its round's median. All engines use N threads
+(default 2; ONNX Runtime: N intra-op threads, one inter-op thread, graph optimizations 'all').
+
+Numerics: in the first round every engine writes its output; each is compared with eager's as
+max|y - y_eager| / max|y_eager|; the script fails (exit 1, after the table) when any exceeds
+--tolerance (1e-3) or an engine fails. GFLOP/s counts 2 x multiply-adds of the matrix products
+(compare_models.py's model_flops).
+"""
+import argparse
+import hashlib
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+
+os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")  # else OpenBLAS misdetects this CPU
+import numpy as np  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+PYTHON = "/usr/bin/python3"  # Debian's, which sees python3-torch
+ENGINE_TIMEOUT_S = 900  # one engine process, one round
+
+# row -> (model, batch, image side or sequence length)
+ROWS = {
+    "mlp_b32": ("mlp", 32, None),
+    "resnet50_b1": ("resnet50", 1, 224),
+    "resnet50_b8": ("resnet50", 8, 224),
+    "bert_b1_t128": ("bert", 1, 128),
+    "bert_b8_t128": ("bert", 8, 128),
+    "gpt2_b1_t128": ("gpt2", 1, 128),
+}
+ENGINES = ("eager", "torchscript", "ort", "xport")
+LABELS = {"eager": "eager", "torchscript": "TorchScript", "ort": "ORT", "xport": "xport"}
+# The reference models (and their weights) come from make_parity_data.py; the prepared files of a
+# row are stale when it, torch_peer.py or PREPARE_VERSION (bump it when prepare() changes what it
+# writes) changes. The xport archive also follows the xport_peer_bench binary.
+REFERENCE = os.path.join(ROOT, "tests", "models", "make_parity_data.py")
+PREPARE_VERSION = 1
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def digest(paths, extra=""):
+    h = hashlib.sha256(extra.encode())
+    for p in paths:
+        with open(p, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+def binary_stamp(path):
+    st = os.stat(path)
+    return "%d:%d" % (st.st_size, st.st_mtime_ns)
+
+
+def read_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def write_json(path, obj):
+    with open(path + ".tmp", "w") as f:
+        json.dump(obj, f, indent=1)
+    os.replace(path + ".tmp", path)
+
+
+class Row:
+    def __init__(self, name, peers_dir):
+        self.name = name
+        self.model, self.batch, self.size = ROWS[name]
+        self.dir = os.path.join(peers_dir, name)
+        self.weights = os.path.join(peers_dir, "weights", self.model + ".safetensors")
+        self.input = os.path.join(self.dir, "input.npy")
+        self.script = os.path.join(self.dir, "model.torchscript.pt")
+        self.onnx = os.path.join(self.dir, "model.onnx")
+        self.archive = os.path.join(self.dir, "model.pt2")
+        self.manifest = os.path.join(self.dir, "manifest.json")
+        self.flops = None
+
+    def output(self, engine):
+        return os.path.join(self.dir, "out.%s.npy" % engine)
+
+
+# ---- preparation ---------------------------------------------------------------------------------
+
+def torch_modules():
+    """torch, make_parity_data and compare_models' model_flops, imported only when a row needs
+    preparing (importing torch takes seconds)."""
+    import torch
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    sys.path.insert(0, HERE)
+    import torch_peer
+    from compare_models import model_flops
+    return torch, torch_peer, model_flops
+
+
+def write_weights(row):
+    """The row's model weights, written once per model (and again when the reference changes)."""
+    source_digest = digest([REFERENCE])
+    stamp_path = row.weights + ".json"
+    if os.path.exists(row.weights) and read_json(stamp_path).get("sources") == source_digest:
+        return
+    torch, torch_peer, _ = torch_modules()
+    ref = torch_peer.ref
+    os.makedirs(os.path.dirname(row.weights), exist_ok=True)
+    start = time.perf_counter()
+    model = ref.build_model(row.model, seed=0)
+    state = model.hub_state_dict() if row.model == "gpt2" else model.state_dict()
+    ref.save_safetensors(state, row.weights + ".tmp")
+    os.replace(row.weights + ".tmp", row.weights)
+    write_json(stamp_path, {"sources": source_digest})
+    log("  %s: weights %s (%.1f s)" % (row.model, row.weights, time.perf_counter() - start))
+
+
+def prepare(row, xport_bin, source_digest):
+    """Writes the row's input, TorchScript file, ONNX file and xport archive unless they are
+    up to date; sets row.flops."""
+    write_weights(row)
+    manifest = read_json(row.manifest)
+    files = (row.input, row.script, row.onnx)
+    if manifest.get("sources") != source_digest or not all(map(os.path.exists, files)):
+        torch, torch_peer, model_flops = torch_modules()
+        os.makedirs(row.dir, exist_ok=True)
+        torch.set_num_threads(2)
+        model = torch_peer.load_model(row.model, row.weights)
+        x = torch_peer.ref.model_input(row.model, row.batch, row.size, seed=0)
+        np.save(row.input, x.numpy())
+        flops = model_flops(row.model, model, x)
+        # Tracing warns that GPT-2's constant scale and mask fill are fixed: they are.
+        warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
+        start = time.perf_counter()
+        with torch.no_grad():
+            # optimize_for_inference runs in the engine's process after loading: the MKLDNN
+            # constants it makes of ResNet's weights do not survive torch.jit.save/load.
+            torch.jit.save(torch.jit.freeze(torch.jit.trace(model, x)), row.script)
+        log("  %s: TorchScript %s (%.1f s)" % (row.name, row.script, time.perf_counter() - start))
+        start = time.perf_counter()
+        # Grad stays enabled (the parameters require it) so that nn.TransformerEncoderLayer
+        # takes its decomposed path: the fused fast-path op has no ONNX export.
+        torch.onnx.export(model, (x,), row.onnx, input_names=["x"], output_names=["y"],
+                          opset_version=17, do_constant_folding=True)
+        log("  %s: ONNX %s (%.1f s)" % (row.name, row.onnx, time.perf_counter() - start))
+        manifest = {"sources": source_digest, "flops": flops}
+        write_json(row.manifest, manifest)
+    if manifest.get("xport_binary") != binary_stamp(xport_bin) or not os.path.exists(row.archive):
+        start = time.perf_counter()
+        subprocess.run([xport_bin, "export", row.model, row.weights, row.archive, "--input",
+                        row.input], check=True, stdout=subprocess.DEVNULL)
+        manifest["xport_binary"] = binary_stamp(xport_bin)
+        write_json(row.manifest, manifest)
+        log("  %s: xport archive %s (%.1f s)" % (row.name, row.archive,
+                                                 time.perf_counter() - start))
+    row.flops = manifest["flops"]
+
+
+# ---- timing --------------------------------------------------------------------------------------
+
+def engine_command(engine, row, args, out):
+    timing = ["--runs", str(args.runs), "--warmup", str(args.warmup), "--min-time",
+              str(args.min_time), "--threads", str(args.threads)]
+    if out:
+        timing += ["--out", out]
+    if engine == "eager":
+        return [PYTHON, os.path.join(HERE, "torch_peer.py"), "--engine", "eager", "--model",
+                row.model, "--weights", row.weights, "--input", row.input] + timing
+    if engine == "torchscript":
+        return [PYTHON, os.path.join(HERE, "torch_peer.py"), "--engine", "torchscript",
+                "--script", row.script, "--input", row.input] + timing
+    if engine == "ort":
+        return ["node", os.path.join(HERE, "ort_peer.mjs"), "--node-modules", args.node_modules,
+                "--model", row.onnx, "--input", "x=" + row.input] + timing
+    return [args.xport_bin, "time", row.archive, "--input", row.input] + timing
+
+
+def run_engine(engine, row, args, out):
+    """The engine's JSON report, or None (with the reason logged) when it failed."""
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
+    try:
+        proc = subprocess.run(engine_command(engine, row, args, out), env=env,
+                              capture_output=True, text=True, timeout=ENGINE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        log("  %s / %s failed: no result in %d s" % (row.name, engine, ENGINE_TIMEOUT_S))
+        return None
+    if proc.returncode != 0:
+        log("  %s / %s failed (exit %d):\n%s" % (row.name, engine, proc.returncode,
+                                                proc.stderr.strip()[-2000:]))
+        return None
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def rel_diff(a, ref):
+    """max |a - ref| / max |ref| (inf on a shape mismatch)."""
+    if a.shape != ref.shape:
+        return float("inf")
+    ref64 = ref.astype(np.float64)
+    scale = max(float(np.abs(ref64).max()), 1e-30)
+    return float(np.abs(a.astype(np.float64) - ref64).max()) / scale
+
+
+# ---- report --------------------------------------------------------------------------------------
+
+def machine():
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        m = re.search(r"^Model name:\s*(.+)$", out, re.M)
+        return m.group(1).strip() if m else "unknown"
+    except OSError:
+        return "unknown"
+
+
+def fmt(v, spec):
+    return "-" if v is None else spec % v
+
+
+def print_table(rows, medians, diffs, versions, args):
+    print("machine: %s, %d cores; threads per engine: %d" % (machine(), os.cpu_count(),
+                                                           args.threads))
+    print("PyTorch %s (eager, TorchScript), ONNX Runtime %s (onnxruntime-node), xport runtime"
+          % (versions.get("torch", "?"), versions.get("ort", "?")))
+    print("%d round(s); per engine and round: %d warm-up runs, then >= %d runs and >= %g s; "
+          "latency = median over rounds of the round's median" % (
+              args.rounds, args.warmup, args.runs, args.min_time))
+    print()
+    head = "%-13s %8s %8s %8s %8s %7s %9s | %7s %7s %7s %7s | %9s" % (
+        "row", "eager", "TScript", "ORT", "xport", "xport/", "best", "eager", "TScript", "ORT",
+        "xport", "max rel")
+    head2 = "%-13s %8s %8s %8s %8s %7s %9s | %7s %7s %7s %7s | %9s" % (
+        "", "ms", "ms", "ms", "ms", "best", "peer", "GFLOP/s", "GFLOP/s", "GFLOP/s", "GFLOP/s",
+        "diff")
+    print(head)
+    print(head2)
+    print("-" * len(head))
+    for row in rows:
+        ms = medians[row.name]
+        peers = {e: ms[e] for e in ENGINES[:3] if ms.get(e) is not None}
+        best = min(peers, key=peers.get) if peers else None
+        ratio = ms["xport"] / peers[best] if best and ms.get("xport") is not None else None
+        gflops = [None if ms.get(e) is None else row.flops * 1e-6 / ms[e] for e in ENGINES]
+        worst = max(diffs[row.name].values()) if diffs[row.name] else None
+        print("%-13s %8s %8s %8s %8s %7s %9s | %7s %7s %7s %7s | %9s" % (
+            row.name, *(fmt(ms.get(e), "%.2f") for e in ENGINES), fmt(ratio, "%.2f"),
+            LABELS[best] if best else "-", *(fmt(g, "%.1f") for g in gflops),
+            fmt(worst, "%.1e")))
+    print()
+    print("max rel diff: max over TorchScript, ORT and xport of max|y - y_eager| / max|y_eager| "
+          "(limit %.0e)" % args.tolerance)
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--rows", default=".", help="regex over the row names")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=3, help="at least this many timed runs")
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--min-time", type=float, default=1.0,
+                        help="seconds each engine times per round (at least --runs runs)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--tolerance", type=float, default=1e-3,
+                        help="largest max|y - y_eager| / max|y_eager| accepted")
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke test: 1 round, 2 warm-up runs, 2 timed runs")
+    parser.add_argument("--node-modules", help="where onnxruntime-node is installed "
+                        "(default BUILD/peers/node_modules)")
+    args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.warmup, args.runs, args.min_time = 1, 2, 2, 0.0
+    if args.rounds < 1 or args.runs < 1 or args.warmup < 0 or args.threads < 1:
+        parser.error("--rounds, --runs and --threads take positive counts, --warmup >= 0")
+    args.peers_dir = os.path.join(args.build, "peers")
+    args.node_modules = args.node_modules or os.path.join(args.peers_dir, "node_modules")
+    args.xport_bin = os.path.join(args.build, "bench", "xport_peer_bench")
+    return args
+
+
+def main():
+    args = parse_args()
+    if not os.access(args.xport_bin, os.X_OK):
+        sys.exit("peers.py: %s is missing; build it (make build, or cmake --build %s --target "
+                 "xport_peer_bench)" % (args.xport_bin, args.build))
+    ort_package = os.path.join(args.node_modules, "onnxruntime-node", "package.json")
+    if not os.path.exists(ort_package):
+        sys.exit("peers.py: no onnxruntime-node in %s; bench/peers/run.sh installs it"
+                 % args.node_modules)
+    rows = [Row(name, args.peers_dir) for name in ROWS if re.search(args.rows, name)]
+    if not rows:
+        sys.exit("peers.py: --rows %r matches none of %s" % (args.rows, ", ".join(ROWS)))
+
+    start = time.perf_counter()
+    log("preparing %d row(s) in %s" % (len(rows), args.peers_dir))
+    source_digest = digest([REFERENCE, os.path.join(HERE, "torch_peer.py")],
+                           extra="prepare %d" % PREPARE_VERSION)
+    for row in rows:
+        prepare(row, args.xport_bin, source_digest)
+
+    times = {r.name: {e: [] for e in ENGINES} for r in rows}  # round medians
+    failed = {r.name: set() for r in rows}
+    versions = {"ort": read_json(ort_package).get("version")}
+    for rnd in range(args.rounds):
+        for i, row in enumerate(rows):
+            k = (rnd + i) % len(ENGINES)
+            order = ENGINES[k:] + ENGINES[:k]
+            for engine in order:
+                if engine in failed[row.name]:
+                    continue
+                report = run_engine(engine, row, args, row.output(engine) if rnd == 0 else None)
+                if report is None:
+                    failed[row.name].add(engine)
+                    continue
+                times[row.name][engine].append(statistics.median(report["times_ms"]))
+                if engine == "eager":
+                    versions["torch"] = report["version"]
+            log("round %d/%d %-13s %s" % (rnd + 1, args.rounds, row.name, "  ".join(
+                "%s %.2f" % (e, times[row.name][e][-1]) for e in order
+                if e not in failed[row.name])))
+
+    medians, diffs, problems = {}, {}, []
+    for row in rows:
+        medians[row.name] = {e: statistics.median(t) if t and e not in failed[row.name] else None
+                             for e, t in times[row.name].items()}
+        diffs[row.name] = {}
+        problems += ["%s: %s failed" % (row.name, e) for e in sorted(failed[row.name])]
+        if "eager" in failed[row.name]:
+            continue
+        eager = np.load(row.output("eager"))
+        for engine in ENGINES[1:]:
+            if engine in failed[row.name]:
+                continue
+            d = rel_diff(np.load(row.output(engine)), eager)
+            diffs[row.name][engine] = d
+            if not d <= args.tolerance:
+                problems.append("%s: %s differs from eager by %.2e (> %.0e)"
+                                % (row.name, engine, d, args.tolerance))
+    print_table(rows, medians, diffs, versions, args)
+    print("total time %.0f s" % (time.perf_counter() - start))
+    if problems:
+        print("FAILED:\n  " + "\n  ".join(problems))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+#pragma once
+// A matrix product with constant weights, out = act(input @ weight + bias), on oneDNN's matmul
+// primitive: the weights are reordered once into the layout its kernels read fastest, and the
+// activation runs as a post-op while the result is still in cache.
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "xport/tensor.h"
+
+namespace xport::kernels::cpu {
+
+enum class LinearActivation { None, Relu, GeluErf, GeluTanh };
+
+class PackedLinear {
+ public:
+  /// weight [K, N] with any strides (e.g. a transposed [N, K] parameter); bias [N] or undefined.
+  /// Both float32, and never changed afterwards.
+  PackedLinear(Tensor weight, Tensor bias, LinearActivation activation);
+  ~PackedLinear();
+  PackedLinear(const PackedLinear&) = delete;
+  PackedLinear& operator=(const PackedLinear&) = delete;
+
+  /// out [M, N] (contiguous, sized by the caller) from input [M, K]. Thread-safe.
+  void run(const Tensor& input, const Tensor& out) const;
+
+ private:
+  struct Primitive;
+  struct Packed;
+  std::shared_ptr<const Primitive> primitive_for(int64_t rows) const;
+
+  Tensor weight_, bias_;
+  LinearActivation activation_;
+  mutable std::mutex mutex_;
+  mutable std::map<int64_t, std::shared_ptr<const Primitive>> by_rows_;
+  // Packed copies of the weights, by the layout a primitive asked for (rarely more than one).
+  mutable std::vector<std::shared_ptr<const Packed>> packed_;
+};
+
+}  // namespace xport::kernels::cpu

@@ -1,0 +1,417 @@
+#include "runtime/fusion.h"
+
+#include <cmath>
+#include <optional>
+#include <sstream>
+#include <unordered_map>
+
+#include "ir/argument_value.h"
+#include "kernels/cpu/conv.h"
+#include "kernels/cpu/packed_linear.h"
+#include "xport/error.h"
+#include "xport/schema.h"
+
+namespace xport::runtime {
+namespace {
+
+// The fused op: aten::convolution's arguments, then the residual added before the activation.
+// Its meta is the convolution's; its kernel is a PackedConv2d made for one node.
+constexpr const char* kFusedConvSchema =
+    "xport_runtime::fused_conv2d(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, "
+    "SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, "
+    "SymInt groups, Tensor? residual) -> Tensor";
+constexpr size_t kConvArgs = 9;
+// A matrix product with constant weights [K, N] (often a transposed parameter) and an activation;
+// its kernel is a PackedLinear made for one node.
+constexpr const char* kFusedLinearSchema =
+    "xport_runtime::fused_linear(Tensor input, Tensor weight, Tensor? bias) -> Tensor";
+
+struct KnownOps {
+  const OpDef& conv = find_op("aten::convolution");
+  const OpDef& batch_norm = find_op("aten::_native_batch_norm_legit_no_training");
+  const OpDef& relu = find_op("aten::relu");
+  const OpDef& add = find_op("aten::add.Tensor");
+  const OpDef& addmm = find_op("aten::addmm");
+  const OpDef& mm = find_op("aten::mm");
+  const OpDef& gelu = find_op("aten::gelu");
+  const OpDef& view = find_op("aten::view");
+};
+
+bool is_view(const OpDef& op) {
+  const int aliased = op.parsed.aliased_argument(0);
+  return aliased >= 0 && !op.parsed.returns[0].is_write && op.parsed.returns.size() == 1;
+}
+
+std::optional<int64_t> int_of(const ir::Argument& arg) {
+  const auto* e = std::get_if<sym::ExprPtr>(&arg.value);
+  return e ? sym::as_int(*e) : std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> ints_of(const ir::Argument& arg) {
+  const auto* list = std::get_if<std::vector<ir::Argument>>(&arg.value);
+  if (list == nullptr) return std::nullopt;
+  std::vector<int64_t> out;
+  for (const ir::Argument& a : *list) {
+    const std::optional<int64_t> v = int_of(a);
+    if (!v) return std::nullopt;
+    out.push_back(*v);
+  }
+  return out;
+}
+
+bool is_one(const ir::Argument& arg) {
+  if (const auto* d = std::get_if<double>(&arg.value)) return *d == 1.0;
+  return int_of(arg) == std::optional<int64_t>(1);
+}
+
+const ir::ValueRef* ref_of(const ir::Argument& arg) {
+  return std::get_if<ir::ValueRef>(&arg.value);
+}
+
+class Fuser {
+ public:
+  explicit Fuser(FusedGraph& out) : out_(out) {
+    const std::vector<const ir::Node*> placeholders = out_.graph.placeholders();
+    for (size_t i = 0; i < placeholders.size(); ++i) placeholder_index_[placeholders[i]] = i;
+  }
+
+  void run() {
+    std::vector<const ir::Node*> calls;
+    for (const auto& node : out_.graph.nodes()) {
+      if (node->kind() == ir::NodeKind::Call) calls.push_back(node.get());
+    }
+    for (const ir::Node* node : calls) {
+      if (node->op() == &ops_.conv) fuse_convolution(*node);
+      if (node->op() == &ops_.addmm || node->op() == &ops_.mm) fuse_linear(*node);
+    }
+    out_.graph.eliminate_dead_code();
+    out_.graph.verify();
+  }
+
+ private:
+  FusedGraph& out_;
+  KnownOps ops_;
+  std::unordered_map<const ir::Node*, size_t> placeholder_index_;
+  std::unordered_map<const ir::Node*, Tensor> constant_views_;
+  int constants_added_ = 0;
+
+  // The constant behind an argument: a weight or buffer placeholder, or a view of one (a
+  // transposed or sliced parameter), evaluated here once; else an undefined tensor.
+  Tensor constant(const ir::Argument& arg) {
+    const ir::ValueRef* ref = ref_of(arg);
+    if (ref == nullptr) return Tensor();
+    const ir::Node& node = *ref->node;
+    if (node.kind() == ir::NodeKind::Placeholder) {
+      const size_t i = placeholder_index_.at(&node);
+      return out_.is_user_input[i] ? Tensor() : out_.placeholders[i];
+    }
+    if (node.kind() != ir::NodeKind::Call || !is_view(*node.op())) return Tensor();
+    if (auto it = constant_views_.find(&node); it != constant_views_.end()) return it->second;
+    Tensor value;
+    try {
+      std::vector<Value> values;
+      bool known = true;
+      const auto& arguments = node.op()->parsed.arguments;
+      for (size_t i = 0; i < node.args().size() && known; ++i) {
+        values.push_back(ir::argument_value(
+            node.args()[i], arguments[i].type,
+            [&](const ir::ValueRef& r) {
+              const Tensor t = constant(ir::Argument(r));
+              known = known && t.defined();
+              return t;
+            },
+            [](sym::ExprPtr e) {
+              const std::optional<int64_t> v = sym::as_int(e);
+              XPORT_CHECK(v.has_value(), Internal, "not a constant");
+              return *v;
+            }));
+      }
+      if (known) value = call(*node.op(), std::move(values)).to_tensor();
+    } catch (const Error&) {
+      value = Tensor();  // a symbolic size: not a constant
+    }
+    constant_views_[&node] = value;
+    return value;
+  }
+
+  // The one call that uses value 0 of `node`, when nothing else (no other call, no graph output,
+  // no other value of the node) is used.
+  const ir::Node* sole_user(const ir::Node& node) const {
+    const std::vector<const ir::Node*> users = out_.graph.users(&node);
+    if (users.size() != 1 || users[0]->kind() != ir::NodeKind::Call) return nullptr;
+    int uses = 0;
+    for (const ir::Argument& a : users[0]->args()) {
+      const ir::ValueRef* ref = ref_of(a);
+      if (ref != nullptr && ref->node == &node) {
+        if (ref->index != 0) return nullptr;
+        ++uses;
+      }
+    }
+    return uses == 1 ? users[0] : nullptr;
+  }
+
+  ir::ValueRef add_constant(const std::string& base, const Tensor& t) {
+    std::vector<sym::ExprPtr> sizes;
+    for (int64_t s : t.int_sizes()) sizes.push_back(sym::integer(s));
+    const ir::Node* p =
+        out_.graph.add_placeholder("fused_" + base + "_" + std::to_string(constants_added_++),
+                                   ir::TensorSpec::contiguous(t.dtype(), std::move(sizes)));
+    placeholder_index_[p] = out_.placeholders.size();
+    out_.placeholders.push_back(t);
+    out_.is_user_input.push_back(false);
+    return p->out(0);
+  }
+
+  // weight * scale per output channel, and (bias - mean) * scale + beta, computed in double.
+  void fold_batch_norm(const ir::Node& bn, Tensor& weight, Tensor& bias) {
+    const Tensor gamma = constant(bn.args()[1]), beta = constant(bn.args()[2]);
+    const Tensor mean = constant(bn.args()[3]), var = constant(bn.args()[4]);
+    const double eps = std::get<double>(bn.args()[6].value);
+    const int64_t channels = weight.int_sizes()[0];
+    const int64_t per_channel = weight.int_numel() / channels;
+    const Tensor w = weight.contiguous();
+    Tensor folded_w = Tensor::empty_contiguous(w.int_sizes(), DType::Float32);
+    Tensor folded_b = Tensor::empty_contiguous({channels}, DType::Float32);
+    const Tensor g = gamma.defined() ? gamma.contiguous() : Tensor();
+    const Tensor b = beta.defined() ? beta.contiguous() : Tensor();
+    const Tensor m = mean.contiguous(), v = var.contiguous();
+    const Tensor old_b = bias.defined() ? bias.contiguous() : Tensor();
+    for (int64_t c = 0; c < channels; ++c) {
+      const double scale = (g.defined() ? g.data<float>()[c] : 1.0) /
+                           std::sqrt(static_cast<double>(v.data<float>()[c]) + eps);
+      for (int64_t k = 0; k < per_channel; ++k) {
+        const int64_t i = c * per_channel + k;
+        folded_w.mutable_data<float>()[i] = static_cast<float>(w.data<float>()[i] * scale);
+      }
+      const double b0 = old_b.defined() ? old_b.data<float>()[c] : 0.0;
+      folded_b.mutable_data<float>()[c] = static_cast<float>(
+          (b0 - m.data<float>()[c]) * scale + (b.defined() ? b.data<float>()[c] : 0.0));
+    }
+    weight = folded_w;
+    bias = folded_b;
+  }
+
+  bool foldable_batch_norm(const ir::Node& bn) {
+    if (bn.op() != &ops_.batch_norm) return false;
+    for (size_t i : {1, 2}) {
+      if (!bn.args()[i].is_none() && !constant(bn.args()[i]).defined()) return false;
+    }
+    for (size_t i : {1, 2, 3, 4}) {
+      const Tensor t = bn.args()[i].is_none() ? Tensor() : constant(bn.args()[i]);
+      if (t.defined() && t.dtype() != DType::Float32) return false;
+    }
+    return constant(bn.args()[3]).defined() && constant(bn.args()[4]).defined() &&
+           std::holds_alternative<double>(bn.args()[6].value);
+  }
+
+  // `add` adds `value` (node's output 0) to a tensor of the same sizes and dtype, alpha 1: the
+  // other operand, else null.
+  const ir::Argument* residual_of(const ir::Node& add, const ir::Node& node) {
+    if (add.op() != &ops_.add || !is_one(add.args()[2])) return nullptr;
+    const ir::ValueRef* a = ref_of(add.args()[0]);
+    const ir::ValueRef* b = ref_of(add.args()[1]);
+    if (a == nullptr || b == nullptr) return nullptr;
+    const ir::Argument* other = a->node == &node ? &add.args()[1] : &add.args()[0];
+    const ir::ValueRef* o = ref_of(*other);
+    const ir::TensorSpec& mine = node.outputs()[0];
+    const ir::TensorSpec& theirs = o->node->outputs()[o->index];
+    if (o->node == &node || theirs.dtype != DType::Float32 || theirs.sizes != mine.sizes ||
+        add.outputs()[0].dtype != DType::Float32) {
+      return nullptr;
+    }
+    return other;
+  }
+
+  void fuse_convolution(const ir::Node& conv) {
+    const std::vector<ir::Argument>& args = conv.args();
+    Tensor weight = constant(args[1]);
+    Tensor bias = args[2].is_none() ? Tensor() : constant(args[2]);
+    const std::optional<std::vector<int64_t>> stride = ints_of(args[3]), padding = ints_of(args[4]),
+                                              dilation = ints_of(args[5]);
+    const std::optional<int64_t> groups = int_of(args[8]);
+    const auto* transposed = std::get_if<bool>(&args[6].value);
+    if (!weight.defined() || weight.dtype() != DType::Float32 || weight.dim() != 4 ||
+        (!args[2].is_none() && (!bias.defined() || bias.dtype() != DType::Float32)) || !stride ||
+        !padding || !dilation || !groups || transposed == nullptr || *transposed ||
+        stride->size() != 2 || padding->size() != 2 || dilation->size() != 2 ||
+        conv.outputs()[0].dtype != DType::Float32 || conv.outputs()[0].sizes.size() != 4) {
+      return;
+    }
+    // The chain conv [-> batch norm] [-> add residual] [-> relu]; `tail` produces its result.
+    const ir::Node* tail = &conv;
+    const ir::Node* next = sole_user(*tail);
+    const bool folds_batch_norm = next != nullptr && foldable_batch_norm(*next);
+    if (folds_batch_norm) {
+      fold_batch_norm(*next, weight, bias);
+      tail = next;
+      next = sole_user(*tail);
+    }
+    const ir::Argument* residual = next != nullptr ? residual_of(*next, *tail) : nullptr;
+    if (residual != nullptr) {
+      tail = next;
+      next = sole_user(*tail);
+    }
+    const bool relu =
+        next != nullptr && next->op() == &ops_.relu && next->outputs()[0].dtype == DType::Float32;
+    if (relu) tail = next;
+
+    kernels::cpu::Conv2dParams params;
+    params.stride = {(*stride)[0], (*stride)[1]};
+    params.padding = {(*padding)[0], (*padding)[1]};
+    params.dilation = {(*dilation)[0], (*dilation)[1]};
+    params.groups = *groups;
+    kernels::cpu::ConvEpilogue epilogue;
+    epilogue.residual = residual != nullptr;
+    epilogue.relu = relu;
+    auto packed =
+        std::make_shared<const kernels::cpu::PackedConv2d>(weight, bias, params, epilogue);
+
+    std::vector<ir::Argument> fused_args(args.begin(), args.end());
+    if (folds_batch_norm) {
+      fused_args[1] = add_constant("conv_weight", weight);
+      fused_args[2] = add_constant("conv_bias", bias);
+    }
+    fused_args.push_back(residual != nullptr ? *residual : ir::Argument());
+    const OpDef& op = fused_op(std::move(packed));
+    ir::Node* fused = out_.graph.insert_call(tail->position(), op, std::move(fused_args),
+                                             {tail->outputs()[0]}, tail->meta());
+    out_.graph.replace_all_uses(tail->out(0), fused->out(0));
+    ++out_.stats.convolutions;
+    out_.stats.batch_norms += folds_batch_norm ? 1 : 0;
+    out_.stats.residuals += residual != nullptr ? 1 : 0;
+    out_.stats.relus += relu ? 1 : 0;
+  }
+
+  // The activation `node` applies, when it is one PackedLinear can run as a post-op.
+  std::optional<kernels::cpu::LinearActivation> activation_of(const ir::Node& node) const {
+    using kernels::cpu::LinearActivation;
+    if (node.outputs()[0].dtype != DType::Float32) return std::nullopt;
+    if (node.op() == &ops_.relu) return LinearActivation::Relu;
+    if (node.op() != &ops_.gelu) return std::nullopt;
+    const auto* approximate = std::get_if<std::string>(&node.args()[1].value);
+    if (approximate == nullptr) return std::nullopt;
+    if (*approximate == "none") return LinearActivation::GeluErf;
+    if (*approximate == "tanh") return LinearActivation::GeluTanh;
+    return std::nullopt;
+  }
+
+  // addmm(bias, x, W) or mm(x, W) with W a constant [K, N] (and bias a constant [N], beta and
+  // alpha 1), then optionally an activation, directly or through one view.
+  void fuse_linear(const ir::Node& node) {
+    const bool has_bias = node.op() == &ops_.addmm;
+    const std::vector<ir::Argument>& args = node.args();
+    if (has_bias && (!is_one(args[3]) || !is_one(args[4]))) return;
+    const ir::Argument& input = args[has_bias ? 1 : 0];
+    const ir::Argument& weight_arg = args[has_bias ? 2 : 1];
+    const Tensor weight = constant(weight_arg);
+    const Tensor bias = has_bias ? constant(args[0]) : Tensor();
+    const ir::ValueRef* in = ref_of(input);
+    if (!weight.defined() || weight.dtype() != DType::Float32 || weight.dim() != 2 ||
+        in == nullptr || in->node->outputs()[in->index].dtype != DType::Float32 ||
+        node.outputs()[0].dtype != DType::Float32) {
+      return;
+    }
+    if (has_bias && (!bias.defined() || bias.dtype() != DType::Float32 || bias.dim() != 1 ||
+                     bias.int_size(0) != weight.int_size(1))) {
+      return;
+    }
+    // [linear] -> act, or [linear] -> view -> act (the view is made again after the fused call).
+    const ir::Node* tail = &node;
+    const ir::Node* view = nullptr;
+    std::optional<kernels::cpu::LinearActivation> activation;
+    if (const ir::Node* next = sole_user(node)) {
+      activation = activation_of(*next);
+      if (activation) {
+        tail = next;
+      } else if (next->op() == &ops_.view) {
+        const ir::Node* after = sole_user(*next);
+        activation = after ? activation_of(*after) : std::nullopt;
+        if (activation) {
+          view = next;
+          tail = after;
+        }
+      }
+    }
+    auto packed = std::make_shared<const kernels::cpu::PackedLinear>(
+        weight, bias, activation.value_or(kernels::cpu::LinearActivation::None));
+    const OpDef& op = linear_op(std::move(packed));
+    ir::Node* fused = out_.graph.insert_call(
+        tail->position(), op, {input, weight_arg, has_bias ? args[0] : ir::Argument()},
+        {node.outputs()[0]}, tail->meta());
+    ir::ValueRef result = fused->out(0);
+    if (view != nullptr) {
+      std::vector<ir::Argument> view_args = view->args();
+      view_args[0] = result;
+      result = out_.graph
+                   .insert_call(tail->position(), ops_.view, std::move(view_args),
+                                {view->outputs()[0]}, view->meta())
+                   ->out(0);
+    }
+    out_.graph.replace_all_uses(tail->out(0), result);
+    ++out_.stats.linears;
+    out_.stats.activations += activation ? 1 : 0;
+  }
+
+  const OpDef& linear_op(std::shared_ptr<const kernels::cpu::PackedLinear> packed) {
+    auto op = std::make_unique<OpDef>();
+    op->schema = kFusedLinearSchema;
+    op->parsed = parse_schema(op->schema);
+    op->qualified_name = op->parsed.qualified_name();
+    op->meta = [](const OpArgs& a) {
+      std::vector<SymInt> sizes = {a.tensor(0).sizes()[0], a.tensor(1).sizes()[1]};
+      std::vector<SymInt> strides = contiguous_strides(sizes);
+      return std::vector<TensorMeta>{
+          TensorMeta{std::move(sizes), std::move(strides), 0, DType::Float32}};
+    };
+    op->cpu = [packed](const OpArgs& a, std::vector<Tensor>& outs) {
+      packed->run(a.tensor(0), outs[0]);
+    };
+    out_.ops.push_back(std::move(op));
+    return *out_.ops.back();
+  }
+
+  const OpDef& fused_op(std::shared_ptr<const kernels::cpu::PackedConv2d> packed) {
+    const OpDef& conv = ops_.conv;
+    auto op = std::make_unique<OpDef>();
+    op->schema = kFusedConvSchema;
+    op->parsed = parse_schema(op->schema);
+    op->qualified_name = op->parsed.qualified_name();
+    op->meta = [&conv](const OpArgs& a) {
+      return conv.meta(OpArgs(conv, {a.values().begin(), a.values().begin() + kConvArgs}));
+    };
+    op->cpu = [packed](const OpArgs& a, std::vector<Tensor>& outs) {
+      packed->run(a.tensor(0), a.optional_tensor(kConvArgs), outs[0]);
+    };
+    out_.ops.push_back(std::move(op));
+    return *out_.ops.back();
+  }
+};
+
+}  // namespace
+
+std::string FusionStats::str() const {
+  if (convolutions == 0 && linears == 0) return "nothing to fuse";
+  std::ostringstream out;
+  if (convolutions > 0) {
+    out << convolutions << " convolutions on packed weights (" << batch_norms
+        << " batch norms folded in, " << residuals << " residual adds and " << relus
+        << " ReLUs in their epilogues)";
+  }
+  if (linears > 0) {
+    out << (convolutions > 0 ? "; " : "") << linears << " matrix products on packed weights ("
+        << activations << " activations in their epilogues)";
+  }
+  return out.str();
+}
+
+FusedGraph fuse_graph(const ir::Graph& graph, std::vector<Tensor> placeholders,
+                      std::vector<bool> is_user_input) {
+  FusedGraph out;
+  out.graph = graph.clone();
+  out.placeholders = std::move(placeholders);
+  out.is_user_input = std::move(is_user_input);
+  Fuser(out).run();
+  return out;
+}
+
+}  // namespace xport::runtime

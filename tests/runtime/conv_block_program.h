@@ -1,0 +1,100 @@
+#pragma once
+// A residual convolution block built directly as a graph, with every pattern the runtime's
+// load-time fusion looks for and the cases it must leave alone:
+//
+//   x: f32[s0, 8, 10, 10]    s0 (batch) in [1, 64]
+//   r1 = relu(batch_norm(conv3x3(x, w1)))                 conv + bn + relu
+//   y  = relu(batch_norm(conv1x1(r1, w2, b2)) + x)        conv(bias) + bn + residual + relu
+//   c3 = conv3x3/2(y, w3)                                 a graph output: nothing absorbed
+//   return (y, c3, relu(c3))
+
+#include <map>
+#include <string>
+
+#include "xport/runtime.h"
+
+namespace xport::test_support {
+
+inline ExportedProgram conv_block_program() {
+  using ir::Argument;
+  using ir::TensorSpec;
+  const DType f32 = DType::Float32;
+  const sym::ExprPtr s0 = sym::symbol("s0");
+  auto n = [](int64_t v) { return sym::integer(v); };
+  auto spec = [&](std::vector<sym::ExprPtr> sizes) { return TensorSpec::contiguous(f32, sizes); };
+  auto ints = [&](int64_t a, int64_t b) { return Argument(std::vector<Argument>{a, b}); };
+
+  ir::Graph g;
+  GraphSignature signature;
+  std::map<std::string, Tensor> state;
+  uint64_t seed = 1;
+  auto param = [&](const std::string& target, std::vector<int64_t> sizes, double scale,
+                   double shift = 0) {
+    std::string name = "p_" + target;
+    for (char& c : name) c = c == '.' ? '_' : c;
+    std::vector<sym::ExprPtr> dims;
+    for (int64_t s : sizes) dims.push_back(n(s));
+    const ir::Node* p = g.add_placeholder(name, spec(dims));
+    signature.inputs.push_back({InputSpec::Kind::Parameter, name, target});
+    state[target] = randn(sizes, seed++) * scale + shift;
+    return p->out();
+  };
+  auto positive = [&](const std::string& target, int64_t size) {
+    const ir::ValueRef v = param(target, {size}, 0.2, 1.0);
+    state[target] = state[target].abs() + 0.1;  // a variance
+    return v;
+  };
+  const ir::ValueRef w1 = param("conv1.weight", {16, 8, 3, 3}, 0.2);
+  const ir::ValueRef g1 = param("bn1.weight", {16}, 0.2, 1.0);
+  const ir::ValueRef b1 = param("bn1.bias", {16}, 0.1);
+  const ir::ValueRef m1 = param("bn1.running_mean", {16}, 0.1);
+  const ir::ValueRef v1 = positive("bn1.running_var", 16);
+  const ir::ValueRef w2 = param("conv2.weight", {8, 16, 1, 1}, 0.2);
+  const ir::ValueRef cb2 = param("conv2.bias", {8}, 0.1);
+  const ir::ValueRef g2 = param("bn2.weight", {8}, 0.2, 1.0);
+  const ir::ValueRef b2 = param("bn2.bias", {8}, 0.1);
+  const ir::ValueRef m2 = param("bn2.running_mean", {8}, 0.1);
+  const ir::ValueRef v2 = positive("bn2.running_var", 8);
+  const ir::ValueRef w3 = param("conv3.weight", {4, 8, 3, 3}, 0.2);
+  const ir::Node* x = g.add_placeholder("x", spec({s0, n(8), n(10), n(10)}));
+  signature.inputs.push_back({InputSpec::Kind::UserInput, "x", ""});
+
+  const OpDef& conv = find_op("aten::convolution");
+  const OpDef& bn = find_op("aten::_native_batch_norm_legit_no_training");
+  const OpDef& relu = find_op("aten::relu");
+  auto conv_call = [&](ir::ValueRef in, ir::ValueRef w, Argument bias, int64_t stride, int64_t pad,
+                       TensorSpec out) {
+    return g.add_call(conv,
+                      {in, w, bias, ints(stride, stride), ints(pad, pad), ints(1, 1), false,
+                       ints(0, 0), Argument(1)},
+                      {out});
+  };
+  auto bn_call = [&](ir::ValueRef in, ir::ValueRef w, ir::ValueRef b, ir::ValueRef m,
+                     ir::ValueRef v, TensorSpec out) {
+    return g.add_call(bn, {in, w, b, m, v, 0.1, 1e-5}, {out, spec({n(0)}), spec({n(0)})});
+  };
+  const TensorSpec wide = spec({s0, n(16), n(10), n(10)}), narrow = spec({s0, n(8), n(10), n(10)});
+  const ir::Node* c1 = conv_call(x->out(), w1, Argument(), 1, 1, wide);
+  const ir::Node* n1 = bn_call(c1->out(), g1, b1, m1, v1, wide);
+  const ir::Node* r1 = g.add_call(relu, {n1->out()}, {wide});
+  const ir::Node* c2 = conv_call(r1->out(), w2, cb2, 1, 0, narrow);
+  const ir::Node* n2 = bn_call(c2->out(), g2, b2, m2, v2, narrow);
+  const ir::Node* sum =
+      g.add_call(find_op("aten::add.Tensor"), {n2->out(), x->out(), Argument(1)}, {narrow});
+  const ir::Node* y = g.add_call(relu, {sum->out()}, {narrow});
+  const TensorSpec small = spec({s0, n(4), n(5), n(5)});
+  const ir::Node* c3 = conv_call(y->out(), w3, Argument(), 2, 1, small);
+  const ir::Node* r3 = g.add_call(relu, {c3->out()}, {small});
+  g.set_output({y->out(), c3->out(), r3->out()});
+  for (const char* out : {"relu_1", "convolution_2", "relu_2"}) {
+    signature.outputs.push_back({OutputSpec::Kind::UserOutput, out});
+  }
+  InputContract contract;
+  contract.name = "x";
+  contract.sizes = {s0, n(8), n(10), n(10)};
+  return ExportedProgram(std::move(g), std::move(signature), {contract},
+                         {SymbolSpec{"s0", "x.size(0)", "batch", sym::Range{1, 64}}},
+                         std::move(state));
+}
+
+}  // namespace xport::test_support

@@ -1,0 +1,107 @@
+// Load-time fusion: convolutions absorb the batch norm, residual add and ReLU after them and run
+// on packed weights; results stay within float rounding of the unfused graph.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "runtime/conv_block_program.h"
+#include "xport/runtime.h"
+
+namespace xport {
+namespace {
+
+using runtime::Options;
+using runtime::Program;
+
+#if defined(__SANITIZE_THREAD__)
+constexpr int kKernelThreads = 1;  // libgomp is not instrumented for ThreadSanitizer
+#else
+constexpr int kKernelThreads = 2;
+#endif
+
+Options with_fusion(bool fuse) {
+  Options o;
+  o.num_threads = kKernelThreads;
+  o.fuse = fuse;
+  return o;
+}
+
+// max |a - b| / max |b| over every output.
+double worst_relative_difference(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double scale = b[i].abs().max().item<float>();
+    worst = std::max(worst, (a[i] - b[i]).abs().max().item<float>() / scale);
+  }
+  return worst;
+}
+
+TEST(RuntimeFusion, StaysWithinRoundingOfTheUnfusedGraph) {
+  const Program fused =
+      Program::from_exported(test_support::conv_block_program(), with_fusion(true));
+  const Program unfused =
+      Program::from_exported(test_support::conv_block_program(), with_fusion(false));
+  for (int64_t batch : {1, 3, 64}) {
+    const Tensor x = randn({batch, 8, 10, 10}, 10 + static_cast<uint64_t>(batch));
+    const std::vector<Tensor> want = unfused.run({x});
+    const std::vector<Tensor> got = fused.run({x});
+    ASSERT_EQ(got.size(), 3u);
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].int_sizes(), want[i].int_sizes()) << "output " << i;
+    }
+    EXPECT_LT(worst_relative_difference(got, want), 1e-5) << "batch " << batch;
+    // The unfused runtime is the program itself, bit for bit.
+    const std::vector<Tensor> program = fused.program().run({x});
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(0, (want[i] - program[i]).abs().max().item<float>()) << "output " << i;
+    }
+  }
+}
+
+TEST(RuntimeFusion, AbsorbsEveryPatternAndLeavesGraphOutputsAlone) {
+  const Program fused =
+      Program::from_exported(test_support::conv_block_program(), with_fusion(true));
+  const Program unfused =
+      Program::from_exported(test_support::conv_block_program(), with_fusion(false));
+  const std::vector<Value> in = {randn({2, 8, 10, 10}, 7)};
+  const runtime::PlanStats f = fused.plan_stats(in);
+  const runtime::PlanStats u = unfused.plan_stats(in);
+  // Unfused: 3 convolutions, 2 batch norms, 1 add, 3 ReLUs. Fused: the 3 convolutions and the
+  // ReLU of c3, which cannot be absorbed because c3 itself is returned.
+  EXPECT_EQ(u.kernel_steps, 9);
+  EXPECT_EQ(f.kernel_steps, 4);
+  EXPECT_EQ(f.fusion,
+            "3 convolutions on packed weights (2 batch norms folded in, 1 residual adds and 2 "
+            "ReLUs in their epilogues)");
+  EXPECT_EQ(u.fusion, "");
+  EXPECT_LE(f.arena_bytes, u.arena_bytes);
+}
+
+TEST(RuntimeFusion, ThreadsShareThePackedWeights) {
+  const Program fused =
+      Program::from_exported(test_support::conv_block_program(), with_fusion(true));
+  const Tensor x = randn({4, 8, 10, 10}, 3);
+  const std::vector<Tensor> want = fused.run({x});
+  constexpr int kThreads = 4, kRuns = 20;
+  std::vector<int> mismatches(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      // Half the threads start with a new batch size, so packing races with running.
+      const Tensor mine = t % 2 ? randn({1 + t, 8, 10, 10}, 40 + t) : x;
+      for (int r = 0; r < kRuns; ++r) {
+        const std::vector<Tensor> got = fused.run({mine});
+        if (t % 2 == 0) {
+          for (size_t i = 0; i < got.size(); ++i) {
+            mismatches[t] += (got[i] - want[i]).abs().max().item<float>() != 0;
+          }
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
+}
+
+}  // namespace
+}  // namespace xport

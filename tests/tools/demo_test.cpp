@@ -1,0 +1,39 @@
+// `xport demo` end to end on the real GPT-2 (about 10 s in a release build): capture with a
+// dynamic sequence length, the archive on disk, the runtime matching eager, inputs outside the
+// contract refused.
+#include "tools/xport/demo.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "serde/round_trip.h"
+
+namespace xport {
+namespace {
+
+TEST(Demo, CapturesSavesLoadsAndRunsGpt2WithinTheContract) {
+  const test_support::TempFile archive("demo-test");
+  tools::DemoOptions options;
+  options.archive = archive.path();
+  options.steps = 2;
+  std::ostringstream out;
+  ASSERT_EQ(tools::run_demo(options, out), 0) << out.str();
+  const std::string text = out.str();
+  for (const std::string& expected :
+       {std::string("\ncontract:\n  ids: i64[1, s0]\n  s0: seq in [2, 1024]  (ids.size(1))\n"),
+        "\narchive:    " + archive.path() + ", 498.2 MB, saved in ",
+        std::string("\n   6 tokens: runtime "), std::string("\n  32 tokens: runtime "),
+        std::string("\ngreedy continuation (2 tokens, runtime): "),
+        std::string("\n  1025 tokens: ids.size(1) = 1025 is outside the range [2, 1024] of Dim "
+                    "'seq'\n"),
+        std::string("\n  ids of rank 1: input ids: expected 2 dims [1, s0], got 1 dims [6]\n")}) {
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\nnot in:\n" << text;
+  }
+  EXPECT_EQ(text.find("FAILED"), std::string::npos) << text;
+  EXPECT_GT(std::filesystem::file_size(archive.path()), 400'000'000u);
+}
+
+}  // namespace
+}  // namespace xport
