@@ -45,6 +45,13 @@ struct PlanStats {
   std::string str() const;
 };
 
+/// Where a run's time goes: one op's kernel calls (fused ops are named `xport_runtime::...`).
+struct OpTime {
+  std::string op;     ///< qualified name, e.g. `aten::addmm`
+  int64_t calls = 0;  ///< kernel calls per run
+  double ms = 0;      ///< kernel time per run (median run), milliseconds
+};
+
 class Program {
  public:
   /// Loads and validates an archive (xport::load), then resolves every node to its kernel.
@@ -63,6 +70,10 @@ class Program {
   std::vector<Tensor> run_values(const std::vector<Value>& inputs) const;
   /// Plans `inputs`' shapes (or finds the cached plan) and describes it.
   PlanStats plan_stats(const std::vector<Value>& inputs) const;
+  /// Runs `inputs` `runs` times (after one untimed run) timing every kernel call; per op, the
+  /// calls and time of the median run, most time first. Graphs the runtime cannot plan (they run
+  /// through the interpreter) have no per-kernel times: the result is empty.
+  std::vector<OpTime> profile(const std::vector<Value>& inputs, int runs = 10) const;
 
   const std::vector<InputContract>& contract() const;
   const std::vector<SymbolSpec>& symbols() const;

@@ -1,5 +1,7 @@
 #include "runtime/execution_plan.h"
 
+#include <chrono>
+
 #include <algorithm>
 
 #include "ir/argument_value.h"
@@ -266,14 +268,15 @@ class ArenaLease {
 }  // namespace
 
 std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& graph,
-                            const std::vector<Tensor>& placeholders) {
+                            const std::vector<Tensor>& placeholders, std::vector<double>* step_ms) {
   const ArenaLease lease(plan);  // outlives `slots`, whose tensors view the arena
   std::vector<Tensor> slots(static_cast<size_t>(graph.num_slots));
   for (size_t p = 0; p < placeholders.size(); ++p) {
     slots[static_cast<size_t>(graph.placeholder_slots[p])] = placeholders[p];
   }
   std::vector<Tensor> outs;
-  for (const PlannedStep& planned : plan.steps) {
+  for (size_t index = 0; index < plan.steps.size(); ++index) {
+    const PlannedStep& planned = plan.steps[index];
     const CompiledStep& step = *planned.step;
     const auto first = static_cast<size_t>(step.first_slot);
     if (step.kind == StepKind::View) {
@@ -312,7 +315,13 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& grap
           list.push_back(s < 0 ? Tensor() : slots[static_cast<size_t>(s)]);
         args[hole.arg] = std::move(list);
       }
+      const auto start = std::chrono::steady_clock::now();
       (*step.kernel)(OpArgs(*step.op, std::move(args)), outs);
+      if (step_ms != nullptr) {
+        (*step_ms)[index] +=
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+      }
     }
     for (size_t o = 0; o < outs.size(); ++o) slots[first + o] = std::move(outs[o]);
   }

@@ -59,8 +59,10 @@ std::unique_ptr<ExecutionPlan> make_plan(const CompiledGraph& graph,
                                          const std::vector<bool>& is_user_input,
                                          const std::unordered_map<sym::ExprPtr, int64_t>& symbols);
 
-/// Runs a plan; thread-safe.
+/// Runs a plan; thread-safe. With `step_ms` (one entry per plan step), adds each kernel step's
+/// wall time to it.
 std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& graph,
-                            const std::vector<Tensor>& placeholders);
+                            const std::vector<Tensor>& placeholders,
+                            std::vector<double>* step_ms = nullptr);
 
 }  // namespace xport::runtime

@@ -23,8 +23,8 @@ struct MemoryPlan {
 
 /// Greedy best-fit: buffers in each of four orders (decreasing size; size x lifetime; lifetime;
 /// first use; the smallest arena wins), each in the tightest gap among already placed buffers
-/// whose lifetimes overlap its own (Pisarchyk and Lee, "Efficient Memory Management for Deep Neural Net
-/// Inference", 2020).
+/// whose lifetimes overlap its own (Pisarchyk and Lee, "Efficient Memory Management for Deep Neural
+/// Net Inference", 2020).
 MemoryPlan plan_memory(const std::vector<BufferLifetime>& buffers, int64_t alignment = 64);
 
 }  // namespace xport::runtime

@@ -1,6 +1,8 @@
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <sstream>
 
 #include "kernels/cpu/parallel.h"
@@ -132,6 +134,41 @@ PlanStats Program::plan_stats(const std::vector<Value>& inputs) const {
   PlanStats stats = impl_->plan_for(bound, symbols)->stats;
   if (impl_->options.fuse) stats.fusion = impl_->fused.stats.str();
   return stats;
+}
+
+std::vector<OpTime> Program::profile(const std::vector<Value>& inputs, int runs) const {
+  XPORT_CHECK(runs >= 1, InvalidInput, "runtime::Program::profile: runs is ", runs,
+              "; give at least 1");
+  Symbols symbols;
+  const std::vector<Tensor> bound = impl_->bind_placeholders(inputs, symbols);
+  if (!impl_->graph.unplannable.empty()) return {};
+  const kernels::cpu::ThreadCountScope threads(impl_->options.num_threads);
+  const std::shared_ptr<const ExecutionPlan> plan = impl_->plan_for(bound, symbols);
+  execute(*plan, impl_->graph, bound);  // untimed: first-touch of weights and arena
+  std::vector<std::vector<double>> per_run;
+  for (int r = 0; r < runs; ++r) {
+    std::vector<double> step_ms(plan->steps.size(), 0.0);
+    execute(*plan, impl_->graph, bound, &step_ms);
+    per_run.push_back(std::move(step_ms));
+  }
+  // The median run by total kernel time, so one op's figures add up with the others'.
+  std::sort(per_run.begin(), per_run.end(), [](const auto& a, const auto& b) {
+    return std::accumulate(a.begin(), a.end(), 0.0) < std::accumulate(b.begin(), b.end(), 0.0);
+  });
+  const std::vector<double>& median = per_run[per_run.size() / 2];
+  std::map<std::string, OpTime> by_op;
+  for (size_t i = 0; i < plan->steps.size(); ++i) {
+    const PlannedStep& step = plan->steps[i];
+    if (step.step->kind == StepKind::View || !step.run_kernel) continue;
+    OpTime& t = by_op[step.step->op->qualified_name];
+    t.op = step.step->op->qualified_name;
+    t.calls += 1;
+    t.ms += median[i];
+  }
+  std::vector<OpTime> out;
+  for (auto& [name, t] : by_op) out.push_back(std::move(t));
+  std::sort(out.begin(), out.end(), [](const OpTime& a, const OpTime& b) { return a.ms > b.ms; });
+  return out;
 }
 
 const std::vector<InputContract>& Program::contract() const { return impl_->program.contract(); }

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "runtime/conv_block_program.h"
+#include "runtime/linear_program.h"
 #include "xport/runtime.h"
 
 namespace xport {
@@ -101,6 +102,29 @@ TEST(RuntimeFusion, ThreadsShareThePackedWeights) {
   }
   for (std::thread& t : threads) t.join();
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
+}
+
+TEST(RuntimeFusion, MatrixProductsWithConstantWeightsRunPacked) {
+  const Program fused = Program::from_exported(test_support::linear_program(), with_fusion(true));
+  const Program unfused =
+      Program::from_exported(test_support::linear_program(), with_fusion(false));
+  const Tensor w = randn({8, 16}, 5);
+  for (int64_t batch : {1, 7, 256}) {
+    const std::vector<Tensor> in = {randn({batch, 16}, 20 + static_cast<uint64_t>(batch)), w};
+    const std::vector<Tensor> want = unfused.run(in);
+    const std::vector<Tensor> got = fused.run(in);
+    ASSERT_EQ(got.size(), 4u);
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].int_sizes(), want[i].int_sizes()) << "output " << i;
+    }
+    EXPECT_LT(worst_relative_difference(got, want), 1e-5) << "batch " << batch;
+  }
+  // Fused: addmm + view + gelu (tanh), and mm + gelu on a sliced transposed weight. Left alone:
+  // the beta = 2 addmm with its relu, and mm by a weight given as an input.
+  const runtime::PlanStats f = fused.plan_stats({randn({3, 16}, 1), w});
+  EXPECT_EQ(f.fusion, "2 matrix products on packed weights (2 activations in their epilogues)");
+  EXPECT_EQ(f.kernel_steps, 5);  // 2 fused products, addmm, relu, mm
+  EXPECT_EQ(unfused.plan_stats({randn({3, 16}, 1), w}).kernel_steps, 7);
 }
 
 }  // namespace

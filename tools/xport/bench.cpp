@@ -186,6 +186,19 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
   std::snprintf(buf, sizeof(buf), "%.1f MB", peak_rss_mb());
   out << "peak RSS:    " << buf << "\n";
   out << "plan:        " << program.plan_stats(inputs.values).str() << "\n";
+  if (options.profile) {
+    const std::vector<runtime::OpTime> ops = program.profile(inputs.values, options.runs);
+    double kernel_ms = 0;
+    for (const runtime::OpTime& t : ops) kernel_ms += t.ms;
+    out << "profile:     kernel time of the median of " << options.runs << " runs, by op ("
+        << ms_str(kernel_ms) << " in all)\n";
+    for (const runtime::OpTime& t : ops) {
+      std::snprintf(buf, sizeof(buf), "%10s %5.1f%% %5lld calls  ", ms_str(t.ms).c_str(),
+                    100.0 * t.ms / std::max(kernel_ms, 1e-9), static_cast<long long>(t.calls));
+      out << "  " << buf << t.op << "\n";
+    }
+    if (ops.empty()) out << "  (none: the graph runs through the interpreter)\n";
+  }
   return 0;
 }
 

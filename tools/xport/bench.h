@@ -18,8 +18,10 @@ struct BenchOptions {
   std::vector<std::string> shapes;
   int threads = 0;   ///< kernel threads; 0: the machine's cores
   bool fuse = true;  ///< runtime::Options::fuse
-  int runs = 20;     ///< timed runs
-  int warmup = 3;    ///< untimed runs after the first
+  /// Also time every kernel call (runtime::Program::profile) and print the time by op.
+  bool profile = false;
+  int runs = 20;   ///< timed runs
+  int warmup = 3;  ///< untimed runs after the first
   uint64_t seed = 0;
 };
 

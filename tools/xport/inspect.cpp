@@ -4,6 +4,7 @@
 #include <iterator>
 #include <string>
 
+#include "tools/xport/program_inputs.h"
 #include "xport/archive.h"
 #include "xport/dtype.h"
 #include "xport/expr.h"
@@ -13,52 +14,12 @@
 namespace xport::tools {
 namespace {
 
-// Decimal units, as file managers and `ls -h --si` print them: 497.8 MB.
-std::string human_bytes(int64_t bytes) {
-  static const char* const kUnits[] = {"kB", "MB", "GB", "TB"};
-  if (bytes < 1000) return std::to_string(bytes) + " B";
-  double value = static_cast<double>(bytes) / 1000;
-  size_t unit = 0;
-  while (value >= 999.95 && unit + 1 < std::size(kUnits)) {
-    value /= 1000;
-    ++unit;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.1f %s", value, kUnits[unit]);
-  return buf;
-}
-
 // "161 tensors, 497.8 MB (497759232 bytes)"; the exact count only where the rounding hides it.
 std::string tensors_and_bytes(int64_t count, int64_t bytes) {
   std::string s = std::to_string(count) + (count == 1 ? " tensor, " : " tensors, ");
-  s += human_bytes(bytes);
+  s += bytes_str(bytes);
   if (bytes >= 1000) s += " (" + std::to_string(bytes) + " bytes)";
   return s;
-}
-
-// One contract entry as the graph prints values: `f32[s0, 8]`, `[f32[2, 3], i64[4]]`, `7`.
-std::string contract_type(const InputContract& c) {
-  switch (c.kind) {
-    case InputContract::Kind::Tensor:
-      return ir::TensorSpec::contiguous(c.dtype, c.sizes).str();
-    case InputContract::Kind::TensorList: {
-      std::string s = "[";
-      for (size_t i = 0; i < c.elements.size(); ++i) {
-        s += (i ? ", " : "") + contract_type(c.elements[i]);
-      }
-      return s + "]";
-    }
-    case InputContract::Kind::Int:
-      return "int = " + std::to_string(c.int_value) + " (specialised)";
-    case InputContract::Kind::Float: {
-      char buf[32];
-      std::snprintf(buf, sizeof(buf), "%.17g", c.float_value);
-      return std::string("float = ") + buf + " (specialised)";
-    }
-    case InputContract::Kind::Bool:
-      return std::string("bool = ") + (c.int_value ? "True" : "False") + " (specialised)";
-  }
-  return "?";
 }
 
 }  // namespace
@@ -77,7 +38,7 @@ int run_inspect(const std::string& path, std::ostream& out) {
   out << "  weights:          " << tensors_and_bytes(info.weight_count, info.weight_bytes) << "\n";
   out << "  constants:        " << tensors_and_bytes(info.constant_count, info.constant_bytes)
       << "\n";
-  out << "  file size:        " << human_bytes(info.file_bytes);
+  out << "  file size:        " << bytes_str(info.file_bytes);
   if (info.file_bytes >= 1000) out << " (" << info.file_bytes << " bytes)";
   out << "\ninput contract:\n";
   if (program.contract().empty()) out << "  (no user inputs)\n";

@@ -106,6 +106,8 @@ int main(int argc, char** argv) {
   bench_cmd->add_flag("--no-fuse{false}", bench.fuse,
                       "run the graph as saved, without load-time fusion (bit-exact with "
                       "ExportedProgram::run)");
+  bench_cmd->add_flag("--profile", bench.profile,
+                      "also time every kernel call and print the time of each op, most first");
   bench_cmd->callback([&] { result = xport::tools::run_bench(bench, std::cout); });
   try {
     app.parse(argc, argv);
