@@ -85,6 +85,7 @@ class Fuser {
       if (node->op() == &ops_.addmm || node->op() == &ops_.mm) fuse_linear(*node);
     }
     out_.graph.eliminate_dead_code();
+    choose_layouts();
     out_.graph.verify();
   }
 
@@ -93,6 +94,45 @@ class Fuser {
   KnownOps ops_;
   std::unordered_map<const ir::Node*, size_t> placeholder_index_;
   std::unordered_map<const ir::Node*, Tensor> constant_views_;
+  struct FusedConvolution {
+    const ir::Node* node;
+    std::shared_ptr<kernels::cpu::PackedConv2d> packed;
+    int64_t out_channels, groups;
+  };
+  std::vector<FusedConvolution> convolutions_;
+
+  // A convolution's result that only other (ungrouped) fused convolutions read, as input or
+  // residual, stays in oneDNN's blocked layout: neither side reorders it.
+  void choose_layouts() {
+    std::unordered_map<const ir::Node*, size_t> index;
+    for (size_t i = 0; i < convolutions_.size(); ++i) index[convolutions_[i].node] = i;
+    std::vector<kernels::cpu::ConvLayouts> layouts(convolutions_.size());
+    for (size_t i = 0; i < convolutions_.size(); ++i) {
+      const ir::Node* node = convolutions_[i].node;
+      const std::vector<const ir::Node*> users = out_.graph.users(node);
+      bool blockable =
+          !users.empty() && convolutions_[i].out_channels % kernels::cpu::kChannelBlock == 0;
+      for (const ir::Node* user : users) {
+        const auto it = index.find(user);
+        blockable = blockable && it != index.end() && convolutions_[it->second].groups == 1;
+        for (size_t a = 0; blockable && a < user->args().size(); ++a) {
+          const ir::ValueRef* ref = ref_of(user->args()[a]);
+          blockable = ref == nullptr || ref->node != node || a == 0 || a == kConvArgs;
+        }
+      }
+      if (!blockable) continue;
+      layouts[i].dst_blocked = true;
+      ++out_.stats.blocked;
+      for (const ir::Node* user : users) {
+        kernels::cpu::ConvLayouts& l = layouts[index.at(user)];
+        if (ref_of(user->args()[0]) && ref_of(user->args()[0])->node == node) l.src_blocked = true;
+        const ir::ValueRef* residual = ref_of(user->args()[kConvArgs]);
+        if (residual != nullptr && residual->node == node) l.residual_blocked = true;
+      }
+    }
+    for (size_t i = 0; i < convolutions_.size(); ++i)
+      convolutions_[i].packed->set_layouts(layouts[i]);
+  }
   int constants_added_ = 0;
 
   // The constant behind an argument: a weight or buffer placeholder, or a view of one (a
@@ -263,8 +303,8 @@ class Fuser {
     kernels::cpu::ConvEpilogue epilogue;
     epilogue.residual = residual != nullptr;
     epilogue.relu = relu;
-    auto packed =
-        std::make_shared<const kernels::cpu::PackedConv2d>(weight, bias, params, epilogue);
+    auto packed = std::make_shared<kernels::cpu::PackedConv2d>(weight, bias, params, epilogue);
+    std::shared_ptr<kernels::cpu::PackedConv2d> kept = packed;
 
     std::vector<ir::Argument> fused_args(args.begin(), args.end());
     if (folds_batch_norm) {
@@ -276,6 +316,7 @@ class Fuser {
     ir::Node* fused = out_.graph.insert_call(tail->position(), op, std::move(fused_args),
                                              {tail->outputs()[0]}, tail->meta());
     out_.graph.replace_all_uses(tail->out(0), fused->out(0));
+    convolutions_.push_back({fused, std::move(kept), weight.int_size(0), *groups});
     ++out_.stats.convolutions;
     out_.stats.batch_norms += folds_batch_norm ? 1 : 0;
     out_.stats.residuals += residual != nullptr ? 1 : 0;
@@ -395,7 +436,8 @@ std::string FusionStats::str() const {
   if (convolutions > 0) {
     out << convolutions << " convolutions on packed weights (" << batch_norms
         << " batch norms folded in, " << residuals << " residual adds and " << relus
-        << " ReLUs in their epilogues)";
+        << " ReLUs in their epilogues; " << blocked
+        << " results passed on in oneDNN's blocked layout)";
   }
   if (linears > 0) {
     out << (convolutions > 0 ? "; " : "") << linears << " matrix products on packed weights ("

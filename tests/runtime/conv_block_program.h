@@ -6,7 +6,9 @@
 //   r1 = relu(batch_norm(conv3x3(x, w1)))                 conv + bn + relu
 //   y  = relu(batch_norm(conv1x1(r1, w2, b2)) + x)        conv(bias) + bn + residual + relu
 //   c3 = conv3x3/2(y, w3)                                 a graph output: nothing absorbed
-//   return (y, c3, relu(c3))
+//   z  = relu(conv1x1(r1, w4) + r1)                       r1 read only by convolutions, as
+//                                                         input and residual: kept blocked
+//   return (y, c3, relu(c3), z)
 
 #include <map>
 #include <string>
@@ -56,6 +58,7 @@ inline ExportedProgram conv_block_program() {
   const ir::ValueRef m2 = param("bn2.running_mean", {8}, 0.1);
   const ir::ValueRef v2 = positive("bn2.running_var", 8);
   const ir::ValueRef w3 = param("conv3.weight", {4, 8, 3, 3}, 0.2);
+  const ir::ValueRef w4 = param("conv4.weight", {16, 16, 1, 1}, 0.2);
   const ir::Node* x = g.add_placeholder("x", spec({s0, n(8), n(10), n(10)}));
   signature.inputs.push_back({InputSpec::Kind::UserInput, "x", ""});
 
@@ -85,8 +88,12 @@ inline ExportedProgram conv_block_program() {
   const TensorSpec small = spec({s0, n(4), n(5), n(5)});
   const ir::Node* c3 = conv_call(y->out(), w3, Argument(), 2, 1, small);
   const ir::Node* r3 = g.add_call(relu, {c3->out()}, {small});
-  g.set_output({y->out(), c3->out(), r3->out()});
-  for (const char* out : {"relu_1", "convolution_2", "relu_2"}) {
+  const ir::Node* c4 = conv_call(r1->out(), w4, Argument(), 1, 0, wide);
+  const ir::Node* sum4 =
+      g.add_call(find_op("aten::add.Tensor"), {c4->out(), r1->out(), Argument(1)}, {wide});
+  const ir::Node* z = g.add_call(relu, {sum4->out()}, {wide});
+  g.set_output({y->out(), c3->out(), r3->out(), z->out()});
+  for (const char* out : {"relu_1", "convolution_2", "relu_2", "relu_3"}) {
     signature.outputs.push_back({OutputSpec::Kind::UserOutput, out});
   }
   InputContract contract;

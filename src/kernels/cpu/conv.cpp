@@ -3,6 +3,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,7 +24,8 @@ struct ConvShape {
   Conv2dParams p;
   bool bias;
   ConvEpilogue epilogue = {};
-  std::array<int64_t, 19> key() const {
+  ConvLayouts layouts = {};
+  std::array<int64_t, 22> key() const {
     return {n,
             c,
             h,
@@ -42,7 +44,10 @@ struct ConvShape {
             p.groups,
             bias ? 1 : 0,
             epilogue.residual ? 1 : 0,
-            epilogue.relu ? 1 : 0};
+            epilogue.relu ? 1 : 0,
+            layouts.src_blocked ? 1 : 0,
+            layouts.residual_blocked ? 1 : 0,
+            layouts.dst_blocked ? 1 : 0};
   }
 };
 
@@ -50,6 +55,8 @@ struct ConvShape {
 
 using dnnl::memory;
 using Tag = memory::format_tag;
+// The blocked layout tensors keep between packed convolutions (ConvLayouts).
+constexpr Tag kBlockedTag = Tag::nhwc;
 
 dnnl::engine& engine() { return onednn_engine(); }
 
@@ -63,6 +70,7 @@ struct ConvPlan {
   /// With a residual epilogue: brings the residual into dst's layout (the sum post-op adds to
   /// what dst holds).
   std::optional<dnnl::reorder> residual_reorder;
+  memory::desc residual_md;
   ConvEpilogue epilogue = {};
   /// Whether the primitive applies the epilogue as post-ops. oneDNN's GEMM-based convolution
   /// (the plain layout) runs post-ops 2x slower than our own pass after it (ResNet-50's 1x1
@@ -103,7 +111,10 @@ bool use_blocked_layout(const ConvShape& s, bool packed_weights) {
 
 std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s, bool packed_weights) {
   const int64_t g = s.p.groups;
-  const bool blocked = use_blocked_layout(s, packed_weights);
+  const ConvLayouts& io = s.layouts;
+  // A tensor already in the blocked layout means the blocked convolution: no reorders at all.
+  const bool blocked = io.src_blocked || io.residual_blocked || io.dst_blocked ||
+                       use_blocked_layout(s, packed_weights);
   const bool blocked_src = blocked && s.c / g >= 8;
   const memory::dims src_dims = {s.n, s.c, s.h, s.w};
   const memory::dims dst_dims = {s.n, s.o, s.oh, s.ow};
@@ -111,8 +122,8 @@ std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s, bool packed_weight
       g == 1 ? memory::dims{s.o, s.c, s.kh, s.kw} : memory::dims{g, s.o / g, s.c / g, s.kh, s.kw};
   const auto f32 = memory::data_type::f32;
   auto plan = std::make_shared<ConvPlan>();
-  plan->user_src_md = memory::desc(src_dims, f32, Tag::nchw);
-  plan->user_dst_md = memory::desc(dst_dims, f32, Tag::nchw);
+  plan->user_src_md = memory::desc(src_dims, f32, io.src_blocked ? kBlockedTag : Tag::nchw);
+  plan->user_dst_md = memory::desc(dst_dims, f32, io.dst_blocked ? kBlockedTag : Tag::nchw);
   plan->user_wei_md = memory::desc(wei_dims, f32, g == 1 ? Tag::oihw : Tag::goihw);
   const memory::desc bias_md = s.bias ? memory::desc({s.o}, f32, Tag::x) : memory::desc();
   // oneDNN counts dilation from 0 (no dilation); its output size rounds down like ATen's, so
@@ -123,10 +134,10 @@ std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s, bool packed_weight
   const memory::dims pad_r = pad_l;
   const dnnl::convolution_forward::desc desc(
       dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-      blocked_src ? memory::desc(src_dims, f32, Tag::any) : plan->user_src_md,
+      blocked_src && !io.src_blocked ? memory::desc(src_dims, f32, Tag::any) : plan->user_src_md,
       blocked ? memory::desc(wei_dims, f32, Tag::any) : plan->user_wei_md, bias_md,
-      blocked ? memory::desc(dst_dims, f32, Tag::any) : plan->user_dst_md, strides, dilates, pad_l,
-      pad_r);
+      blocked && !io.dst_blocked ? memory::desc(dst_dims, f32, Tag::any) : plan->user_dst_md,
+      strides, dilates, pad_l, pad_r);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   plan->epilogue = s.epilogue;
@@ -151,11 +162,12 @@ std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s, bool packed_weight
     plan->src_reorder = reorder(plan->user_src_md, plan->src_md);
   if (plan->wei_md != plan->user_wei_md)
     plan->wei_reorder = reorder(plan->user_wei_md, plan->wei_md);
-  if (plan->dst_md != plan->user_dst_md) {
+  if (plan->dst_md != plan->user_dst_md)
     plan->dst_reorder = reorder(plan->dst_md, plan->user_dst_md);
-    if (plan->epilogue_in_primitive && s.epilogue.residual) {
-      plan->residual_reorder = reorder(plan->user_dst_md, plan->dst_md);
-    }
+  if (plan->epilogue_in_primitive && s.epilogue.residual) {
+    // Copies (or converts) the residual into the memory the convolution writes.
+    plan->residual_md = memory::desc(dst_dims, f32, io.residual_blocked ? kBlockedTag : Tag::nchw);
+    plan->residual_reorder = reorder(plan->residual_md, plan->dst_md);
   }
   return plan;
 }
@@ -163,7 +175,7 @@ std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s, bool packed_weight
 // Creating a primitive costs about a millisecond; plans are kept per shape.
 std::shared_ptr<const ConvPlan> find_plan(const ConvShape& s) {
   static std::mutex mutex;
-  static std::map<std::array<int64_t, 19>, std::shared_ptr<const ConvPlan>> plans;
+  static std::map<std::array<int64_t, 22>, std::shared_ptr<const ConvPlan>> plans;
   const auto key = s.key();
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -199,11 +211,17 @@ void execute_plan(const ConvPlan& plan, const Tensor& input, const Tensor& weigh
   }
   if (plan.dst_reorder) dst = memory(plan.dst_md, eng, dst_buf.get(plan.dst_md.get_size()));
   if (residual.defined() && plan.epilogue_in_primitive) {
-    if (plan.residual_reorder) {
-      memory user_residual(plan.user_dst_md, eng, residual.raw_data());
-      plan.residual_reorder->execute(stream, user_residual, dst);
+    if (plan.residual_md == plan.dst_md) {
+      // Same layout: a parallel copy (oneDNN's reorder copies such tensors on one thread).
+      const auto* from = static_cast<const char*>(residual.raw_data());
+      auto* to = static_cast<char*>(dst.get_data_handle());
+      parallel_for(0, static_cast<int64_t>(plan.dst_md.get_size()), int64_t{1} << 16,
+                   [&](int64_t lo, int64_t hi) {
+                     std::memcpy(to + lo, from + lo, static_cast<size_t>(hi - lo));
+                   });
     } else {
-      copy_into(out, residual);
+      memory user_residual(plan.residual_md, eng, residual.raw_data());
+      plan.residual_reorder->execute(stream, user_residual, dst);
     }
   }
   memory scratch(plan.scratch_md, eng, scratch_buf.get(plan.scratch_md.get_size()));
@@ -328,12 +346,26 @@ PackedConv2d::PackedConv2d(Tensor weight, Tensor bias, Conv2dParams params, Conv
 
 PackedConv2d::~PackedConv2d() = default;
 
+void PackedConv2d::set_layouts(ConvLayouts layouts) {
+  const int64_t out_channels = weight_.int_sizes()[0];
+  const int64_t in_channels = weight_.int_sizes()[1] * params_.groups;
+  XPORT_CHECK(
+      (!layouts.src_blocked || in_channels % kChannelBlock == 0) &&
+          (!(layouts.dst_blocked || layouts.residual_blocked) || out_channels % kChannelBlock == 0),
+      Internal, "PackedConv2d: the blocked layout needs channels that are multiples of ",
+      kChannelBlock);
+  std::lock_guard<std::mutex> lock(mutex_);
+  layouts_ = layouts;
+  packed_.clear();
+}
+
 std::shared_ptr<const PackedConv2d::Packed> PackedConv2d::packed_for(
     const std::vector<int64_t>& in_sizes, const std::vector<int64_t>& out_sizes) const {
   const std::vector<int64_t> ws = weight_.int_sizes();
   ConvShape s{in_sizes[0], in_sizes[1],  in_sizes[2],  in_sizes[3], ws[0],          ws[2],
               ws[3],       out_sizes[2], out_sizes[3], params_,     bias_.defined()};
   s.epilogue = epilogue_;
+  s.layouts = layouts_;
   const auto key = s.key();
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -366,6 +398,10 @@ void PackedConv2d::run(const Tensor& input, const Tensor& residual, const Tensor
     packed = packed_for(x.int_sizes(), out.int_sizes());
   } catch (const dnnl::error&) {
     // No oneDNN implementation for this shape: the plain kernel, then the epilogue.
+    XPORT_CHECK(!layouts_.src_blocked && !layouts_.residual_blocked && !layouts_.dst_blocked,
+                Internal,
+                "PackedConv2d: oneDNN has no convolution for this shape in the blocked "
+                "layout its neighbours were given");
     conv2d_out(x, weight_, bias_, params_, out);
     apply_epilogue(out, r, epilogue_.relu);
     return;

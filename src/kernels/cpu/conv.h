@@ -32,6 +32,17 @@ struct ConvEpilogue {
   bool relu = false;
 };
 
+/// Which tensors of a PackedConv2d are in oneDNN's blocked layout (nChw16c: channels in blocks of
+/// 16, innermost) rather than NCHW. A tensor passed only between packed convolutions stays
+/// blocked, so no convolution reorders it; it has NCHW's byte size when its channels are a
+/// multiple of kChannelBlock, and nothing else may read it.
+struct ConvLayouts {
+  bool src_blocked = false;
+  bool residual_blocked = false;
+  bool dst_blocked = false;
+};
+constexpr int64_t kChannelBlock = 16;
+
 /// A float32 convolution whose weights never change (a loaded program's constants): oneDNN's
 /// primitive for each input shape is made once, with the epilogue as post-ops, and the weights
 /// are reordered into the layout it wants once, not on every call. Thread-safe.
@@ -46,6 +57,9 @@ class PackedConv2d {
   /// `residual` (out's shape) is given exactly when the epilogue has one. Throws dnnl::error
   /// when oneDNN has no implementation for the shape.
   void run(const Tensor& input, const Tensor& residual, const Tensor& out) const;
+  /// Which of input, residual and output are blocked (default: none). Channels must be multiples
+  /// of kChannelBlock where blocked.
+  void set_layouts(ConvLayouts layouts);
 
  private:
   struct Packed;
@@ -55,8 +69,9 @@ class PackedConv2d {
   Tensor weight_, bias_;
   Conv2dParams params_;
   ConvEpilogue epilogue_;
+  ConvLayouts layouts_;
   mutable std::mutex mutex_;
-  mutable std::map<std::array<int64_t, 19>, std::shared_ptr<const Packed>> packed_;
+  mutable std::map<std::array<int64_t, 22>, std::shared_ptr<const Packed>> packed_;
 };
 
 }  // namespace xport::kernels::cpu
