@@ -97,12 +97,12 @@ class Fuser {
   struct FusedConvolution {
     const ir::Node* node;
     std::shared_ptr<kernels::cpu::PackedConv2d> packed;
-    int64_t out_channels, groups;
+    int64_t groups;
   };
   std::vector<FusedConvolution> convolutions_;
 
   // A convolution's result that only other (ungrouped) fused convolutions read, as input or
-  // residual, stays in oneDNN's blocked layout: neither side reorders it.
+  // residual, stays channels-last (kernels::cpu::ConvLayouts): neither side reorders it.
   void choose_layouts() {
     std::unordered_map<const ir::Node*, size_t> index;
     for (size_t i = 0; i < convolutions_.size(); ++i) index[convolutions_[i].node] = i;
@@ -110,24 +110,23 @@ class Fuser {
     for (size_t i = 0; i < convolutions_.size(); ++i) {
       const ir::Node* node = convolutions_[i].node;
       const std::vector<const ir::Node*> users = out_.graph.users(node);
-      bool blockable =
-          !users.empty() && convolutions_[i].out_channels % kernels::cpu::kChannelBlock == 0;
+      bool stays_nhwc = !users.empty();
       for (const ir::Node* user : users) {
         const auto it = index.find(user);
-        blockable = blockable && it != index.end() && convolutions_[it->second].groups == 1;
-        for (size_t a = 0; blockable && a < user->args().size(); ++a) {
+        stays_nhwc = stays_nhwc && it != index.end() && convolutions_[it->second].groups == 1;
+        for (size_t a = 0; stays_nhwc && a < user->args().size(); ++a) {
           const ir::ValueRef* ref = ref_of(user->args()[a]);
-          blockable = ref == nullptr || ref->node != node || a == 0 || a == kConvArgs;
+          stays_nhwc = ref == nullptr || ref->node != node || a == 0 || a == kConvArgs;
         }
       }
-      if (!blockable) continue;
-      layouts[i].dst_blocked = true;
-      ++out_.stats.blocked;
+      if (!stays_nhwc) continue;
+      layouts[i].dst_nhwc = true;
+      ++out_.stats.channels_last;
       for (const ir::Node* user : users) {
         kernels::cpu::ConvLayouts& l = layouts[index.at(user)];
-        if (ref_of(user->args()[0]) && ref_of(user->args()[0])->node == node) l.src_blocked = true;
+        if (ref_of(user->args()[0]) && ref_of(user->args()[0])->node == node) l.src_nhwc = true;
         const ir::ValueRef* residual = ref_of(user->args()[kConvArgs]);
-        if (residual != nullptr && residual->node == node) l.residual_blocked = true;
+        if (residual != nullptr && residual->node == node) l.residual_nhwc = true;
       }
     }
     for (size_t i = 0; i < convolutions_.size(); ++i)
@@ -316,7 +315,7 @@ class Fuser {
     ir::Node* fused = out_.graph.insert_call(tail->position(), op, std::move(fused_args),
                                              {tail->outputs()[0]}, tail->meta());
     out_.graph.replace_all_uses(tail->out(0), fused->out(0));
-    convolutions_.push_back({fused, std::move(kept), weight.int_size(0), *groups});
+    convolutions_.push_back({fused, std::move(kept), *groups});
     ++out_.stats.convolutions;
     out_.stats.batch_norms += folds_batch_norm ? 1 : 0;
     out_.stats.residuals += residual != nullptr ? 1 : 0;
@@ -436,8 +435,7 @@ std::string FusionStats::str() const {
   if (convolutions > 0) {
     out << convolutions << " convolutions on packed weights (" << batch_norms
         << " batch norms folded in, " << residuals << " residual adds and " << relus
-        << " ReLUs in their epilogues; " << blocked
-        << " results passed on in oneDNN's blocked layout)";
+        << " ReLUs in their epilogues; " << channels_last << " results passed on channels-last)";
   }
   if (linears > 0) {
     out << (convolutions > 0 ? "; " : "") << linears << " matrix products on packed weights ("

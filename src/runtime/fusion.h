@@ -16,13 +16,13 @@
 namespace xport::runtime {
 
 struct FusionStats {
-  int convolutions = 0;  ///< convolutions running on packed weights
-  int batch_norms = 0;   ///< batch norms folded into the convolution before them
-  int residuals = 0;     ///< residual adds done by the convolution's epilogue
-  int relus = 0;         ///< ReLUs done by the convolution's epilogue
-  int blocked = 0;       ///< convolution results only convolutions read, kept in blocked layout
-  int linears = 0;       ///< matrix products (addmm, mm) with constant weights, on packed weights
-  int activations = 0;   ///< ReLU / GELU done by a matrix product's epilogue
+  int convolutions = 0;   ///< convolutions running on packed weights
+  int batch_norms = 0;    ///< batch norms folded into the convolution before them
+  int residuals = 0;      ///< residual adds done by the convolution's epilogue
+  int relus = 0;          ///< ReLUs done by the convolution's epilogue
+  int channels_last = 0;  ///< convolution results only convolutions read, kept NHWC
+  int linears = 0;        ///< matrix products (addmm, mm) with constant weights, on packed weights
+  int activations = 0;    ///< ReLU / GELU done by a matrix product's epilogue
   std::string str() const;
 };
 

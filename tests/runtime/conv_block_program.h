@@ -7,7 +7,7 @@
 //   y  = relu(batch_norm(conv1x1(r1, w2, b2)) + x)        conv(bias) + bn + residual + relu
 //   c3 = conv3x3/2(y, w3)                                 a graph output: nothing absorbed
 //   z  = relu(conv1x1(r1, w4) + r1)                       r1 read only by convolutions, as
-//                                                         input and residual: kept blocked
+//                                                         input and residual: kept NHWC
 //   return (y, c3, relu(c3), z)
 
 #include <map>

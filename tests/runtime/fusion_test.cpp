@@ -69,12 +69,12 @@ TEST(RuntimeFusion, AbsorbsEveryPatternAndLeavesGraphOutputsAlone) {
   const runtime::PlanStats u = unfused.plan_stats(in);
   // Unfused: 4 convolutions, 2 batch norms, 2 adds, 4 ReLUs. Fused: the 4 convolutions and the
   // ReLU of c3, which cannot be absorbed because c3 itself is returned. r1 reaches only
-  // convolutions (conv2's input, conv4's input and residual), so it stays blocked.
+  // convolutions (conv2's input, conv4's input and residual), so it stays channels-last.
   EXPECT_EQ(u.kernel_steps, 12);
   EXPECT_EQ(f.kernel_steps, 5);
   EXPECT_EQ(f.fusion,
             "4 convolutions on packed weights (2 batch norms folded in, 2 residual adds and 3 "
-            "ReLUs in their epilogues; 1 results passed on in oneDNN's blocked layout)");
+            "ReLUs in their epilogues; 1 results passed on channels-last)");
   EXPECT_EQ(u.fusion, "");
   EXPECT_LE(f.arena_bytes, u.arena_bytes);
 }

@@ -45,9 +45,9 @@ struct ConvShape {
             bias ? 1 : 0,
             epilogue.residual ? 1 : 0,
             epilogue.relu ? 1 : 0,
-            layouts.src_blocked ? 1 : 0,
-            layouts.residual_blocked ? 1 : 0,
-            layouts.dst_blocked ? 1 : 0};
+            layouts.src_nhwc ? 1 : 0,
+            layouts.residual_nhwc ? 1 : 0,
+            layouts.dst_nhwc ? 1 : 0};
   }
 };
 
@@ -55,8 +55,8 @@ struct ConvShape {
 
 using dnnl::memory;
 using Tag = memory::format_tag;
-// The blocked layout tensors keep between packed convolutions (ConvLayouts).
-constexpr Tag kBlockedTag = Tag::nhwc;
+// The layout tensors keep between packed convolutions (ConvLayouts).
+constexpr Tag kPassedTag = Tag::nhwc;
 
 dnnl::engine& engine() { return onednn_engine(); }
 
@@ -112,9 +112,10 @@ bool use_blocked_layout(const ConvShape& s, bool packed_weights) {
 std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s, bool packed_weights) {
   const int64_t g = s.p.groups;
   const ConvLayouts& io = s.layouts;
-  // A tensor already in the blocked layout means the blocked convolution: no reorders at all.
-  const bool blocked = io.src_blocked || io.residual_blocked || io.dst_blocked ||
-                       use_blocked_layout(s, packed_weights);
+  // A tensor passed channels-last means the blocked convolution (which reads and writes it as
+  // is): no reorders at all.
+  const bool blocked =
+      io.src_nhwc || io.residual_nhwc || io.dst_nhwc || use_blocked_layout(s, packed_weights);
   const bool blocked_src = blocked && s.c / g >= 8;
   const memory::dims src_dims = {s.n, s.c, s.h, s.w};
   const memory::dims dst_dims = {s.n, s.o, s.oh, s.ow};
@@ -122,8 +123,8 @@ std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s, bool packed_weight
       g == 1 ? memory::dims{s.o, s.c, s.kh, s.kw} : memory::dims{g, s.o / g, s.c / g, s.kh, s.kw};
   const auto f32 = memory::data_type::f32;
   auto plan = std::make_shared<ConvPlan>();
-  plan->user_src_md = memory::desc(src_dims, f32, io.src_blocked ? kBlockedTag : Tag::nchw);
-  plan->user_dst_md = memory::desc(dst_dims, f32, io.dst_blocked ? kBlockedTag : Tag::nchw);
+  plan->user_src_md = memory::desc(src_dims, f32, io.src_nhwc ? kPassedTag : Tag::nchw);
+  plan->user_dst_md = memory::desc(dst_dims, f32, io.dst_nhwc ? kPassedTag : Tag::nchw);
   plan->user_wei_md = memory::desc(wei_dims, f32, g == 1 ? Tag::oihw : Tag::goihw);
   const memory::desc bias_md = s.bias ? memory::desc({s.o}, f32, Tag::x) : memory::desc();
   // oneDNN counts dilation from 0 (no dilation); its output size rounds down like ATen's, so
@@ -134,10 +135,10 @@ std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s, bool packed_weight
   const memory::dims pad_r = pad_l;
   const dnnl::convolution_forward::desc desc(
       dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-      blocked_src && !io.src_blocked ? memory::desc(src_dims, f32, Tag::any) : plan->user_src_md,
+      blocked_src && !io.src_nhwc ? memory::desc(src_dims, f32, Tag::any) : plan->user_src_md,
       blocked ? memory::desc(wei_dims, f32, Tag::any) : plan->user_wei_md, bias_md,
-      blocked && !io.dst_blocked ? memory::desc(dst_dims, f32, Tag::any) : plan->user_dst_md,
-      strides, dilates, pad_l, pad_r);
+      blocked && !io.dst_nhwc ? memory::desc(dst_dims, f32, Tag::any) : plan->user_dst_md, strides,
+      dilates, pad_l, pad_r);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   plan->epilogue = s.epilogue;
@@ -166,7 +167,7 @@ std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s, bool packed_weight
     plan->dst_reorder = reorder(plan->dst_md, plan->user_dst_md);
   if (plan->epilogue_in_primitive && s.epilogue.residual) {
     // Copies (or converts) the residual into the memory the convolution writes.
-    plan->residual_md = memory::desc(dst_dims, f32, io.residual_blocked ? kBlockedTag : Tag::nchw);
+    plan->residual_md = memory::desc(dst_dims, f32, io.residual_nhwc ? kPassedTag : Tag::nchw);
     plan->residual_reorder = reorder(plan->residual_md, plan->dst_md);
   }
   return plan;
@@ -347,13 +348,6 @@ PackedConv2d::PackedConv2d(Tensor weight, Tensor bias, Conv2dParams params, Conv
 PackedConv2d::~PackedConv2d() = default;
 
 void PackedConv2d::set_layouts(ConvLayouts layouts) {
-  const int64_t out_channels = weight_.int_sizes()[0];
-  const int64_t in_channels = weight_.int_sizes()[1] * params_.groups;
-  XPORT_CHECK(
-      (!layouts.src_blocked || in_channels % kChannelBlock == 0) &&
-          (!(layouts.dst_blocked || layouts.residual_blocked) || out_channels % kChannelBlock == 0),
-      Internal, "PackedConv2d: the blocked layout needs channels that are multiples of ",
-      kChannelBlock);
   std::lock_guard<std::mutex> lock(mutex_);
   layouts_ = layouts;
   packed_.clear();
@@ -398,9 +392,8 @@ void PackedConv2d::run(const Tensor& input, const Tensor& residual, const Tensor
     packed = packed_for(x.int_sizes(), out.int_sizes());
   } catch (const dnnl::error&) {
     // No oneDNN implementation for this shape: the plain kernel, then the epilogue.
-    XPORT_CHECK(!layouts_.src_blocked && !layouts_.residual_blocked && !layouts_.dst_blocked,
-                Internal,
-                "PackedConv2d: oneDNN has no convolution for this shape in the blocked "
+    XPORT_CHECK(!layouts_.src_nhwc && !layouts_.residual_nhwc && !layouts_.dst_nhwc, Internal,
+                "PackedConv2d: oneDNN has no convolution for this shape in the channels-last "
                 "layout its neighbours were given");
     conv2d_out(x, weight_, bias_, params_, out);
     apply_epilogue(out, r, epilogue_.relu);

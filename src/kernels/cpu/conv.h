@@ -32,16 +32,15 @@ struct ConvEpilogue {
   bool relu = false;
 };
 
-/// Which tensors of a PackedConv2d are in oneDNN's blocked layout (nChw16c: channels in blocks of
-/// 16, innermost) rather than NCHW. A tensor passed only between packed convolutions stays
-/// blocked, so no convolution reorders it; it has NCHW's byte size when its channels are a
-/// multiple of kChannelBlock, and nothing else may read it.
+/// Which tensors of a PackedConv2d are channels-last (NHWC) in memory although their metadata
+/// says NCHW. A tensor passed only between packed convolutions is kept so: oneDNN's brgemm
+/// kernels read and write NHWC directly, so neither side reorders it. Nothing else may read such
+/// a tensor (its byte size is NCHW's).
 struct ConvLayouts {
-  bool src_blocked = false;
-  bool residual_blocked = false;
-  bool dst_blocked = false;
+  bool src_nhwc = false;
+  bool residual_nhwc = false;
+  bool dst_nhwc = false;
 };
-constexpr int64_t kChannelBlock = 16;
 
 /// A float32 convolution whose weights never change (a loaded program's constants): oneDNN's
 /// primitive for each input shape is made once, with the epilogue as post-ops, and the weights
@@ -57,8 +56,8 @@ class PackedConv2d {
   /// `residual` (out's shape) is given exactly when the epilogue has one. Throws dnnl::error
   /// when oneDNN has no implementation for the shape.
   void run(const Tensor& input, const Tensor& residual, const Tensor& out) const;
-  /// Which of input, residual and output are blocked (default: none). Channels must be multiples
-  /// of kChannelBlock where blocked.
+  /// Which of input, residual and output are channels-last (default: none); call before the
+  /// first run.
   void set_layouts(ConvLayouts layouts);
 
  private:
