@@ -10,41 +10,30 @@
 //                                                         input and residual: kept NHWC
 //   return (y, c3, relu(c3), z)
 
-#include <map>
 #include <string>
 
-#include "xport/runtime.h"
+#include "runtime/graph_building.h"
 
 namespace xport::test_support {
 
 inline ExportedProgram conv_block_program() {
   using ir::Argument;
   using ir::TensorSpec;
-  const DType f32 = DType::Float32;
+  using B = GraphBuilder;
   const sym::ExprPtr s0 = sym::symbol("s0");
-  auto n = [](int64_t v) { return sym::integer(v); };
-  auto spec = [&](std::vector<sym::ExprPtr> sizes) { return TensorSpec::contiguous(f32, sizes); };
+  auto n = B::n;
+  auto spec = B::spec;
   auto ints = [&](int64_t a, int64_t b) { return Argument(std::vector<Argument>{a, b}); };
 
-  ir::Graph g;
-  GraphSignature signature;
-  std::map<std::string, Tensor> state;
+  GraphBuilder builder;
+  ir::Graph& g = builder.graph;
   uint64_t seed = 1;
   auto param = [&](const std::string& target, std::vector<int64_t> sizes, double scale,
                    double shift = 0) {
-    std::string name = "p_" + target;
-    for (char& c : name) c = c == '.' ? '_' : c;
-    std::vector<sym::ExprPtr> dims;
-    for (int64_t s : sizes) dims.push_back(n(s));
-    const ir::Node* p = g.add_placeholder(name, spec(dims));
-    signature.inputs.push_back({InputSpec::Kind::Parameter, name, target});
-    state[target] = randn(sizes, seed++) * scale + shift;
-    return p->out();
+    return builder.parameter(target, randn(sizes, seed++) * scale + shift);
   };
-  auto positive = [&](const std::string& target, int64_t size) {
-    const ir::ValueRef v = param(target, {size}, 0.2, 1.0);
-    state[target] = state[target].abs() + 0.1;  // a variance
-    return v;
+  auto positive = [&](const std::string& target, int64_t size) {  // a variance
+    return builder.parameter(target, (randn({size}, seed++) * 0.2 + 1.0).abs() + 0.1);
   };
   const ir::ValueRef w1 = param("conv1.weight", {16, 8, 3, 3}, 0.2);
   const ir::ValueRef g1 = param("bn1.weight", {16}, 0.2, 1.0);
@@ -59,9 +48,8 @@ inline ExportedProgram conv_block_program() {
   const ir::ValueRef v2 = positive("bn2.running_var", 8);
   const ir::ValueRef w3 = param("conv3.weight", {4, 8, 3, 3}, 0.2);
   const ir::ValueRef w4 = param("conv4.weight", {16, 16, 1, 1}, 0.2);
-  const ir::Node* x = g.add_placeholder("x", spec({s0, n(8), n(10), n(10)}));
-  signature.inputs.push_back({InputSpec::Kind::UserInput, "x", ""});
-
+  std::vector<InputContract> contract;
+  const ir::Node* x = builder.user_input("x", {s0, n(8), n(10), n(10)}, contract).node;
   const OpDef& conv = find_op("aten::convolution");
   const OpDef& bn = find_op("aten::_native_batch_norm_legit_no_training");
   const OpDef& relu = find_op("aten::relu");
@@ -92,16 +80,10 @@ inline ExportedProgram conv_block_program() {
   const ir::Node* sum4 =
       g.add_call(find_op("aten::add.Tensor"), {c4->out(), r1->out(), Argument(1)}, {wide});
   const ir::Node* z = g.add_call(relu, {sum4->out()}, {wide});
-  g.set_output({y->out(), c3->out(), r3->out(), z->out()});
-  for (const char* out : {"relu_1", "convolution_2", "relu_2", "relu_3"}) {
-    signature.outputs.push_back({OutputSpec::Kind::UserOutput, out});
-  }
-  InputContract contract;
-  contract.name = "x";
-  contract.sizes = {s0, n(8), n(10), n(10)};
-  return ExportedProgram(std::move(g), std::move(signature), {contract},
+  builder.outputs({y->out(), c3->out(), r3->out(), z->out()});
+  return ExportedProgram(std::move(builder.graph), std::move(builder.signature), contract,
                          {SymbolSpec{"s0", "x.size(0)", "batch", sym::Range{1, 64}}},
-                         std::move(state));
+                         std::move(builder.state));
 }
 
 }  // namespace xport::test_support

@@ -8,67 +8,44 @@
 //   y = softmax(addmm(b2, h, t(w2)) + x, 1)    f32[s0, 32]
 //   return (y, y.view({32 * s0}), h); t(w) is transpose(w, 0, 1)
 
-#include "xport/runtime.h"
+#include "runtime/graph_building.h"
 
 namespace xport::test_support {
 
 inline ExportedProgram small_program() {
   using ir::Argument;
-  using ir::TensorSpec;
-  const DType f32 = DType::Float32;
+  using B = GraphBuilder;
   const sym::ExprPtr s0 = sym::symbol("s0");
-  auto n = [](int64_t v) { return sym::integer(v); };
-  auto spec = [&](std::vector<sym::ExprPtr> sizes) { return TensorSpec::contiguous(f32, sizes); };
-  auto transposed = [&](int64_t rows, int64_t cols) {  // t() of a contiguous [cols, rows]
-    return TensorSpec{f32, {n(rows), n(cols)}, {n(1), n(rows)}, nullptr};
-  };
-
-  ir::Graph g;
-  const ir::Node* w1 = g.add_placeholder("p_fc1_weight", spec({n(64), n(32)}));
-  const ir::Node* b1 = g.add_placeholder("p_fc1_bias", spec({n(64)}));
-  const ir::Node* w2 = g.add_placeholder("p_fc2_weight", spec({n(32), n(64)}));
-  const ir::Node* b2 = g.add_placeholder("p_fc2_bias", spec({n(32)}));
-  const ir::Node* x = g.add_placeholder("x", spec({s0, n(32)}));
-  const ir::Node* t1 = g.add_call(find_op("aten::transpose.int"),
-                                  {w1->out(), Argument(0), Argument(1)}, {transposed(32, 64)});
+  GraphBuilder b;
+  ir::Graph& g = b.graph;
+  const ir::ValueRef w1 = b.parameter("fc1.weight", randn({64, 32}, 1) * 0.2);
+  const ir::ValueRef b1 = b.parameter("fc1.bias", randn({64}, 2) * 0.1);
+  const ir::ValueRef w2 = b.parameter("fc2.weight", randn({32, 64}, 3) * 0.2);
+  const ir::ValueRef b2 = b.parameter("fc2.bias", randn({32}, 4) * 0.1);
+  std::vector<InputContract> contract;
+  const ir::ValueRef x = b.user_input("x", {s0, B::n(32)}, contract);
+  const OpDef& transpose = find_op("aten::transpose.int");
+  const OpDef& addmm = find_op("aten::addmm");
+  const ir::Node* t1 =
+      g.add_call(transpose, {w1, Argument(0), Argument(1)}, {B::transposed(32, 64)});
   const ir::Node* mm1 =
-      g.add_call(find_op("aten::addmm"), {b1->out(), x->out(), t1->out(), Argument(1), Argument(1)},
-                 {spec({s0, n(64)})});
-  const ir::Node* h = g.add_call(find_op("aten::relu"), {mm1->out()}, {spec({s0, n(64)})});
-  const ir::Node* t2 = g.add_call(find_op("aten::transpose.int"),
-                                  {w2->out(), Argument(0), Argument(1)}, {transposed(64, 32)});
-  const ir::Node* mm2 =
-      g.add_call(find_op("aten::addmm"), {b2->out(), h->out(), t2->out(), Argument(1), Argument(1)},
-                 {spec({s0, n(32)})});
-  const ir::Node* sum = g.add_call(find_op("aten::add.Tensor"), {mm2->out(), x->out(), Argument(1)},
-                                   {spec({s0, n(32)})});
-  const ir::Node* y =
-      g.add_call(find_op("aten::_softmax"), {sum->out(), Argument(1), false}, {spec({s0, n(32)})});
-  const sym::ExprPtr flat = sym::mul(n(32), s0);
+      g.add_call(addmm, {b1, x, t1->out(), Argument(1), Argument(1)}, {B::spec({s0, B::n(64)})});
+  const ir::Node* h = g.add_call(find_op("aten::relu"), {mm1->out()}, {B::spec({s0, B::n(64)})});
+  const ir::Node* t2 =
+      g.add_call(transpose, {w2, Argument(0), Argument(1)}, {B::transposed(64, 32)});
+  const ir::Node* mm2 = g.add_call(addmm, {b2, h->out(), t2->out(), Argument(1), Argument(1)},
+                                   {B::spec({s0, B::n(32)})});
+  const ir::Node* sum = g.add_call(find_op("aten::add.Tensor"), {mm2->out(), x, Argument(1)},
+                                   {B::spec({s0, B::n(32)})});
+  const ir::Node* y = g.add_call(find_op("aten::_softmax"), {sum->out(), Argument(1), false},
+                                 {B::spec({s0, B::n(32)})});
+  const sym::ExprPtr flat = sym::mul(B::n(32), s0);
   const ir::Node* flat_y = g.add_call(
-      find_op("aten::view"), {y->out(), Argument(std::vector<Argument>{flat})}, {spec({flat})});
-  g.set_output({y->out(), flat_y->out(), h->out()});
-
-  GraphSignature signature;
-  for (const char* target : {"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"}) {
-    std::string name = std::string("p_") + target;
-    for (char& c : name) c = c == '.' ? '_' : c;
-    signature.inputs.push_back({InputSpec::Kind::Parameter, name, target});
-  }
-  signature.inputs.push_back({InputSpec::Kind::UserInput, "x", ""});
-  for (const char* out : {"_softmax", "view", "relu"}) {
-    signature.outputs.push_back({OutputSpec::Kind::UserOutput, out});
-  }
-  InputContract contract;
-  contract.name = "x";
-  contract.sizes = {s0, n(32)};
-  std::map<std::string, Tensor> state = {{"fc1.weight", randn({64, 32}, 1) * 0.2},
-                                         {"fc1.bias", randn({64}, 2) * 0.1},
-                                         {"fc2.weight", randn({32, 64}, 3) * 0.2},
-                                         {"fc2.bias", randn({32}, 4) * 0.1}};
-  return ExportedProgram(std::move(g), std::move(signature), {contract},
+      find_op("aten::view"), {y->out(), Argument(std::vector<Argument>{flat})}, {B::spec({flat})});
+  b.outputs({y->out(), flat_y->out(), h->out()});
+  return ExportedProgram(std::move(b.graph), std::move(b.signature), contract,
                          {SymbolSpec{"s0", "x.size(0)", "batch", sym::Range{2, 1024}}},
-                         std::move(state));
+                         std::move(b.state));
 }
 
 }  // namespace xport::test_support

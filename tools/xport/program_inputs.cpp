@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <iterator>
+#include <optional>
 
 #include "xport/dtype.h"
 #include "xport/error.h"
@@ -74,34 +75,41 @@ bool is_plain(const InputContract& c) {
          c.kind == InputContract::Kind::Bool;
 }
 
+namespace {
+
+// `parse(text, &used)` (std::stoll, std::stod) when it reads all of `text`; nullopt otherwise.
+template <class Parse>
+auto parse_whole(const std::string& text, const Parse& parse)
+    -> std::optional<decltype(parse(text, nullptr))> {
+  size_t used = 0;
+  try {
+    const auto v = parse(text, &used);
+    if (used > 0 && used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Value plain_input(const InputContract& c, const std::string* literal, const std::string& command) {
   switch (c.kind) {
     case InputContract::Kind::Int: {
       if (!literal) return Value(c.int_value);
-      size_t used = 0;
-      int64_t v = 0;
-      try {
-        v = std::stoll(*literal, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      XPORT_CHECK(used > 0 && used == literal->size(), InvalidInput, command, ": input ", c.name,
-                  " is an int; '", *literal, "' is not one (write e.g. ", c.name, "=", c.int_value,
-                  ")");
-      return Value(v);
+      const auto v = parse_whole(*literal, [](const std::string& t, size_t* used) {
+        return static_cast<int64_t>(std::stoll(t, used));
+      });
+      XPORT_CHECK(v.has_value(), InvalidInput, command, ": input ", c.name, " is an int; '",
+                  *literal, "' is not one (write e.g. ", c.name, "=", c.int_value, ")");
+      return Value(*v);
     }
     case InputContract::Kind::Float: {
       if (!literal) return Value(c.float_value);
-      size_t used = 0;
-      double v = 0;
-      try {
-        v = std::stod(*literal, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      XPORT_CHECK(used > 0 && used == literal->size(), InvalidInput, command, ": input ", c.name,
-                  " is a float; '", *literal, "' is not one (write e.g. ", c.name, "=0.5)");
-      return Value(v);
+      const auto v = parse_whole(
+          *literal, [](const std::string& t, size_t* used) { return std::stod(t, used); });
+      XPORT_CHECK(v.has_value(), InvalidInput, command, ": input ", c.name, " is a float; '",
+                  *literal, "' is not one (write e.g. ", c.name, "=0.5)");
+      return Value(*v);
     }
     case InputContract::Kind::Bool: {
       if (!literal) return Value(c.int_value != 0);
