@@ -211,20 +211,21 @@ class Fuser {
     const Tensor w = weight.contiguous();
     Tensor folded_w = Tensor::empty_contiguous(w.int_sizes(), DType::Float32);
     Tensor folded_b = Tensor::empty_contiguous({channels}, DType::Float32);
-    const Tensor g = gamma.defined() ? gamma.contiguous() : Tensor();
-    const Tensor b = beta.defined() ? beta.contiguous() : Tensor();
-    const Tensor m = mean.contiguous(), v = var.contiguous();
-    const Tensor old_b = bias.defined() ? bias.contiguous() : Tensor();
+    auto floats = [](const Tensor& t) {
+      return t.defined() ? t.contiguous().data<float>() : nullptr;
+    };
+    const Tensor keep[] = {gamma.defined() ? gamma.contiguous() : Tensor(),
+                           beta.defined() ? beta.contiguous() : Tensor(), mean.contiguous(),
+                           var.contiguous(), bias.defined() ? bias.contiguous() : Tensor()};
+    const float *g = floats(keep[0]), *b = floats(keep[1]), *m = floats(keep[2]),
+                *v = floats(keep[3]), *old_b = floats(keep[4]), *from = w.data<float>();
+    float *to = folded_w.mutable_data<float>(), *to_b = folded_b.mutable_data<float>();
     for (int64_t c = 0; c < channels; ++c) {
-      const double scale = (g.defined() ? g.data<float>()[c] : 1.0) /
-                           std::sqrt(static_cast<double>(v.data<float>()[c]) + eps);
-      for (int64_t k = 0; k < per_channel; ++k) {
-        const int64_t i = c * per_channel + k;
-        folded_w.mutable_data<float>()[i] = static_cast<float>(w.data<float>()[i] * scale);
+      const double scale = (g ? g[c] : 1.0) / std::sqrt(static_cast<double>(v[c]) + eps);
+      for (int64_t i = c * per_channel; i < (c + 1) * per_channel; ++i) {
+        to[i] = static_cast<float>(from[i] * scale);
       }
-      const double b0 = old_b.defined() ? old_b.data<float>()[c] : 0.0;
-      folded_b.mutable_data<float>()[c] = static_cast<float>(
-          (b0 - m.data<float>()[c]) * scale + (b.defined() ? b.data<float>()[c] : 0.0));
+      to_b[c] = static_cast<float>(((old_b ? old_b[c] : 0.0) - m[c]) * scale + (b ? b[c] : 0.0));
     }
     weight = folded_w;
     bias = folded_b;
