@@ -211,9 +211,7 @@ class Fuser {
     const Tensor w = weight.contiguous();
     Tensor folded_w = Tensor::empty_contiguous(w.int_sizes(), DType::Float32);
     Tensor folded_b = Tensor::empty_contiguous({channels}, DType::Float32);
-    auto floats = [](const Tensor& t) {
-      return t.defined() ? t.contiguous().data<float>() : nullptr;
-    };
+    auto floats = [](const Tensor& t) { return t.defined() ? t.data<float>() : nullptr; };
     const Tensor keep[] = {gamma.defined() ? gamma.contiguous() : Tensor(),
                            beta.defined() ? beta.contiguous() : Tensor(), mean.contiguous(),
                            var.contiguous(), bias.defined() ? bias.contiguous() : Tensor()};
