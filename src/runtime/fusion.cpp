@@ -1,13 +1,16 @@
 #include "runtime/fusion.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/argument_value.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/packed_linear.h"
+#include "runtime/pointwise_chain.h"
 #include "xport/error.h"
 #include "xport/schema.h"
 
@@ -23,6 +26,23 @@ constexpr const char* kFusedConvSchema =
 constexpr size_t kConvArgs = 9;
 // A matrix product with constant weights [K, N] (often a transposed parameter) and an activation;
 // its kernel is a PackedLinear made for one node.
+constexpr const char* kFusedPointwiseSchema =
+    "xport_runtime::fused_pointwise(Tensor[] inputs) -> Tensor";
+// Elementwise ops a chain may hold: every tensor argument and the result have one shape.
+constexpr const char* kPointwiseOps[] = {"aten::abs",        "aten::neg",
+                                         "aten::relu",       "aten::sigmoid",
+                                         "aten::tanh",       "aten::exp",
+                                         "aten::log",        "aten::sqrt",
+                                         "aten::rsqrt",      "aten::sin",
+                                         "aten::cos",        "aten::gelu",
+                                         "aten::silu",       "aten::erf",
+                                         "aten::reciprocal", "aten::add.Tensor",
+                                         "aten::sub.Tensor", "aten::mul.Tensor",
+                                         "aten::div.Tensor", "aten::maximum",
+                                         "aten::minimum",    "aten::add.Scalar",
+                                         "aten::mul.Scalar", "aten::sub.Scalar",
+                                         "aten::div.Scalar", "aten::pow.Tensor_Scalar",
+                                         "aten::clamp"};
 constexpr const char* kFusedLinearSchema =
     "xport_runtime::fused_linear(Tensor input, Tensor weight, Tensor? bias) -> Tensor";
 
@@ -86,6 +106,15 @@ class Fuser {
     }
     out_.graph.eliminate_dead_code();
     choose_layouts();
+    std::vector<const ir::Node*> remaining;
+    for (const auto& node : out_.graph.nodes()) {
+      if (node->kind() == ir::NodeKind::Call) remaining.push_back(node.get());
+    }
+    std::unordered_set<const ir::Node*> absorbed;
+    for (const ir::Node* node : remaining) {
+      if (!absorbed.count(node)) fuse_pointwise_chain(*node, absorbed);
+    }
+    out_.graph.eliminate_dead_code();
     out_.graph.verify();
   }
 
@@ -94,6 +123,13 @@ class Fuser {
   KnownOps ops_;
   std::unordered_map<const ir::Node*, size_t> placeholder_index_;
   std::unordered_map<const ir::Node*, Tensor> constant_views_;
+  std::unordered_set<const OpDef*> pointwise_ops_ = [] {
+    std::unordered_set<const OpDef*> ops;
+    for (const char* name : kPointwiseOps) {
+      if (const OpDef* op = try_find_op(name)) ops.insert(op);
+    }
+    return ops;
+  }();
   struct FusedConvolution {
     const ir::Node* node;
     std::shared_ptr<kernels::cpu::PackedConv2d> packed;
@@ -391,6 +427,91 @@ class Fuser {
     out_.stats.activations += activation ? 1 : 0;
   }
 
+  // A float32 elementwise call whose tensor arguments all have its result's (contiguous)
+  // shape, with every other argument a constant: the step that runs it, inputs unresolved.
+  std::optional<PointwiseStep> pointwise_step(const ir::Node& node) const {
+    if (node.kind() != ir::NodeKind::Call || !pointwise_ops_.count(node.op()) ||
+        node.outputs().size() != 1) {
+      return std::nullopt;
+    }
+    const ir::TensorSpec& result = node.outputs()[0];
+    const auto contiguous = [&](const ir::TensorSpec& t) {
+      return t.dtype == DType::Float32 && t.sizes == result.sizes &&
+             t.strides == ir::TensorSpec::contiguous(t.dtype, t.sizes).strides &&
+             (t.storage_offset == nullptr || sym::as_int(t.storage_offset) == 0);
+    };
+    if (!contiguous(result)) return std::nullopt;
+    PointwiseStep step;
+    step.op = node.op();
+    try {
+      const auto& arguments = node.op()->parsed.arguments;
+      for (size_t i = 0; i < node.args().size(); ++i) {
+        const ir::ValueRef* ref = ref_of(node.args()[i]);
+        if (ref != nullptr && !contiguous(ref->node->outputs()[ref->index])) return std::nullopt;
+        step.args.push_back(ir::argument_value(
+            node.args()[i], arguments[i].type, [](const ir::ValueRef&) { return Tensor(); },
+            [](sym::ExprPtr e) {
+              const std::optional<int64_t> v = sym::as_int(e);
+              XPORT_CHECK(v.has_value(), Internal, "not a constant");
+              return *v;
+            }));
+      }
+    } catch (const Error&) {
+      return std::nullopt;  // a symbolic scalar argument
+    }
+    return step;
+  }
+
+  // `node` and the elementwise calls after it, each the only reader of the one before, as one
+  // call of a PointwiseChain (when there are at least two).
+  void fuse_pointwise_chain(const ir::Node& node, std::unordered_set<const ir::Node*>& absorbed) {
+    std::vector<const ir::Node*> chain;
+    std::vector<PointwiseStep> steps;
+    for (const ir::Node* next = &node; next != nullptr; next = sole_user(*chain.back())) {
+      std::optional<PointwiseStep> step = pointwise_step(*next);
+      if (!step) break;
+      chain.push_back(next);
+      steps.push_back(std::move(*step));
+    }
+    if (chain.size() < 2) return;
+    std::vector<ir::Argument> inputs;
+    for (size_t s = 0; s < chain.size(); ++s) {
+      absorbed.insert(chain[s]);
+      for (size_t i = 0; i < chain[s]->args().size(); ++i) {
+        const ir::ValueRef* ref = ref_of(chain[s]->args()[i]);
+        if (ref == nullptr) continue;
+        if (s > 0 && ref->node == chain[s - 1]) {
+          steps[s].tensor_args.emplace_back(i, -1);
+          continue;
+        }
+        const auto known = std::find(inputs.begin(), inputs.end(), ir::Argument(*ref));
+        steps[s].tensor_args.emplace_back(i, static_cast<int>(known - inputs.begin()));
+        if (known == inputs.end()) inputs.emplace_back(*ref);
+      }
+    }
+    const ir::Node* tail = chain.back();
+    auto runner = std::make_shared<const PointwiseChain>(std::move(steps));
+    auto op = std::make_unique<OpDef>();
+    op->schema = kFusedPointwiseSchema;
+    op->parsed = parse_schema(op->schema);
+    op->qualified_name = op->parsed.qualified_name();
+    op->meta = [](const OpArgs& a) {
+      const std::vector<SymInt>& sizes = a.tensors(0).at(0).sizes();
+      return std::vector<TensorMeta>{
+          TensorMeta{sizes, contiguous_strides(sizes), 0, DType::Float32}};
+    };
+    op->cpu = [runner](const OpArgs& a, std::vector<Tensor>& outs) {
+      runner->run(a.tensors(0), outs[0]);
+    };
+    out_.ops.push_back(std::move(op));
+    ir::Node* fused = out_.graph.insert_call(tail->position(), *out_.ops.back(),
+                                             {ir::Argument(std::move(inputs))},
+                                             {tail->outputs()[0]}, tail->meta());
+    out_.graph.replace_all_uses(tail->out(0), fused->out(0));
+    ++out_.stats.pointwise_chains;
+    out_.stats.pointwise_ops += static_cast<int>(chain.size());
+  }
+
   const OpDef& linear_op(std::shared_ptr<const kernels::cpu::PackedLinear> packed) {
     auto op = std::make_unique<OpDef>();
     op->schema = kFusedLinearSchema;
@@ -429,7 +550,7 @@ class Fuser {
 }  // namespace
 
 std::string FusionStats::str() const {
-  if (convolutions == 0 && linears == 0) return "nothing to fuse";
+  if (convolutions == 0 && linears == 0 && pointwise_chains == 0) return "nothing to fuse";
   std::ostringstream out;
   if (convolutions > 0) {
     out << convolutions << " convolutions on packed weights (" << batch_norms
@@ -439,6 +560,10 @@ std::string FusionStats::str() const {
   if (linears > 0) {
     out << (convolutions > 0 ? "; " : "") << linears << " matrix products on packed weights ("
         << activations << " activations in their epilogues)";
+  }
+  if (pointwise_chains > 0) {
+    out << (convolutions + linears > 0 ? "; " : "") << pointwise_chains
+        << " chains of elementwise ops in one pass (" << pointwise_ops << " ops)";
   }
   return out.str();
 }

@@ -3,7 +3,8 @@
 // batch norm after it (folded into its weights and bias), then the residual add and the ReLU
 // after that, and runs as one oneDNN call on weights reordered once (kernels::cpu::PackedConv2d);
 // a matrix product with constant weights absorbs its bias and a ReLU or GELU after it
-// (kernels::cpu::PackedLinear).
+// (kernels::cpu::PackedLinear); what remains of chains of elementwise ops runs in one pass over
+// memory (PointwiseChain).
 
 #include <memory>
 #include <string>
@@ -23,6 +24,8 @@ struct FusionStats {
   int channels_last = 0;  ///< convolution results only convolutions read, kept NHWC
   int linears = 0;        ///< matrix products (addmm, mm) with constant weights, on packed weights
   int activations = 0;    ///< ReLU / GELU done by a matrix product's epilogue
+  int pointwise_chains = 0;  ///< chains of elementwise ops run in one pass over memory
+  int pointwise_ops = 0;     ///< the ops in those chains
   std::string str() const;
 };
 

@@ -6,6 +6,8 @@
 
 #include "runtime/conv_block_program.h"
 #include "runtime/linear_program.h"
+#include "runtime/pointwise_program.h"
+#include "serde/round_trip.h"
 #include "xport/runtime.h"
 
 namespace xport {
@@ -126,6 +128,30 @@ TEST(RuntimeFusion, MatrixProductsWithConstantWeightsRunPacked) {
   EXPECT_EQ(f.fusion, "2 matrix products on packed weights (2 activations in their epilogues)");
   EXPECT_EQ(f.kernel_steps, 5);  // 2 fused products, addmm, relu, mm
   EXPECT_EQ(unfused.plan_stats({randn({3, 16}, 1), w}).kernel_steps, 7);
+}
+
+TEST(RuntimeFusion, ElementwiseChainsRunInOnePassWithTheOpsOwnResults) {
+  const Program fused =
+      Program::from_exported(test_support::pointwise_program(), with_fusion(true));
+  const Program unfused =
+      Program::from_exported(test_support::pointwise_program(), with_fusion(false));
+  // 3000 x 16 elements: three chunks of 16384, the last one partial.
+  for (int64_t batch : {1, 3, 3000}) {
+    const std::vector<Tensor> in = {randn({batch, 16}, 30 + static_cast<uint64_t>(batch)),
+                                    randn({batch, 16}, 31)};
+    const std::vector<Tensor> want = unfused.run(in);
+    const std::vector<Tensor> got = fused.run(in);
+    ASSERT_EQ(got.size(), 3u);
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_TRUE(test_support::bitwise_equal(got[i], want[i]))
+          << "output " << i << " batch " << batch;
+    }
+  }
+  const std::vector<Value> in = {randn({3, 16}, 1), randn({3, 16}, 2)};
+  const runtime::PlanStats f = fused.plan_stats(in);
+  EXPECT_EQ(f.fusion, "2 chains of elementwise ops in one pass (6 ops)");
+  EXPECT_EQ(f.kernel_steps, 5);  // the two chains, the broadcasting add, tanh, k * k
+  EXPECT_EQ(unfused.plan_stats(in).kernel_steps, 9);
 }
 
 }  // namespace
