@@ -26,25 +26,22 @@ constexpr const char* kFusedConvSchema =
 constexpr size_t kConvArgs = 9;
 // A matrix product with constant weights [K, N] (often a transposed parameter) and an activation;
 // its kernel is a PackedLinear made for one node.
+constexpr const char* kFusedLinearSchema =
+    "xport_runtime::fused_linear(Tensor input, Tensor weight, Tensor? bias) -> Tensor";
+// A chain of elementwise ops over its inputs; its kernel is a PointwiseChain.
 constexpr const char* kFusedPointwiseSchema =
     "xport_runtime::fused_pointwise(Tensor[] inputs) -> Tensor";
 // Elementwise ops a chain may hold: every tensor argument and the result have one shape.
-constexpr const char* kPointwiseOps[] = {"aten::abs",        "aten::neg",
-                                         "aten::relu",       "aten::sigmoid",
-                                         "aten::tanh",       "aten::exp",
-                                         "aten::log",        "aten::sqrt",
-                                         "aten::rsqrt",      "aten::sin",
-                                         "aten::cos",        "aten::gelu",
-                                         "aten::silu",       "aten::erf",
-                                         "aten::reciprocal", "aten::add.Tensor",
-                                         "aten::sub.Tensor", "aten::mul.Tensor",
-                                         "aten::div.Tensor", "aten::maximum",
-                                         "aten::minimum",    "aten::add.Scalar",
-                                         "aten::mul.Scalar", "aten::sub.Scalar",
-                                         "aten::div.Scalar", "aten::pow.Tensor_Scalar",
-                                         "aten::clamp"};
-constexpr const char* kFusedLinearSchema =
-    "xport_runtime::fused_linear(Tensor input, Tensor weight, Tensor? bias) -> Tensor";
+constexpr const char* kPointwiseOps[] = {
+    "aten::abs",        "aten::neg",        "aten::relu",
+    "aten::sigmoid",    "aten::tanh",       "aten::exp",
+    "aten::log",        "aten::sqrt",       "aten::rsqrt",
+    "aten::sin",        "aten::cos",        "aten::gelu",
+    "aten::silu",       "aten::erf",        "aten::reciprocal",
+    "aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor",
+    "aten::div.Tensor", "aten::maximum",    "aten::minimum",
+    "aten::add.Scalar", "aten::mul.Scalar", "aten::sub.Scalar",
+    "aten::div.Scalar", "aten::clamp",      "aten::pow.Tensor_Scalar"};
 
 struct KnownOps {
   const OpDef& conv = find_op("aten::convolution");
@@ -136,6 +133,7 @@ class Fuser {
     int64_t groups;
   };
   std::vector<FusedConvolution> convolutions_;
+  int constants_added_ = 0;
 
   // A convolution's result that only other (ungrouped) fused convolutions read, as input or
   // residual, stays channels-last (kernels::cpu::ConvLayouts): neither side reorders it.
@@ -168,7 +166,6 @@ class Fuser {
     for (size_t i = 0; i < convolutions_.size(); ++i)
       convolutions_[i].packed->set_layouts(layouts[i]);
   }
-  int constants_added_ = 0;
 
   // The constant behind an argument: a weight or buffer placeholder, or a view of one (a
   // transposed or sliced parameter), evaluated here once; else an undefined tensor.

@@ -331,6 +331,11 @@ void conv2d_out(const Tensor& input, const Tensor& weight, const Tensor& bias,
 
 // ---- convolution with constant weights -----------------------------------------------------
 
+struct PackedConv2d::WeightCopy {
+  memory::desc md;
+  std::shared_ptr<Storage> data;
+};
+
 struct PackedConv2d::Packed {
   std::shared_ptr<const ConvPlan> plan;
   std::shared_ptr<Storage> weights;  // in plan->wei_md's layout; null when that is the plain one
@@ -351,6 +356,7 @@ void PackedConv2d::set_layouts(ConvLayouts layouts) {
   std::lock_guard<std::mutex> lock(mutex_);
   layouts_ = layouts;
   packed_.clear();
+  weight_copies_.clear();
 }
 
 std::shared_ptr<const PackedConv2d::Packed> PackedConv2d::packed_for(
@@ -367,15 +373,23 @@ std::shared_ptr<const PackedConv2d::Packed> PackedConv2d::packed_for(
   }
   auto packed = std::make_shared<Packed>();
   packed->plan = make_plan(s, true);  // throws dnnl::error when oneDNN has no implementation
-  if (packed->plan->wei_reorder) {
-    packed->weights = Storage::allocate(static_cast<int64_t>(packed->plan->wei_md.get_size()));
-    dnnl::stream stream(engine());
-    memory user_wei(packed->plan->user_wei_md, engine(), weight_.raw_data());
-    memory wei(packed->plan->wei_md, engine(), packed->weights->data());
-    packed->plan->wei_reorder->execute(stream, user_wei, wei);
-    stream.wait();
-  }
   std::lock_guard<std::mutex> lock(mutex_);
+  if (packed->plan->wei_reorder) {
+    // Other input shapes (another batch size) usually want the same weight layout: one copy.
+    for (const auto& copy : weight_copies_) {
+      if (copy->md == packed->plan->wei_md) packed->weights = copy->data;
+    }
+    if (!packed->weights) {
+      packed->weights = Storage::allocate(static_cast<int64_t>(packed->plan->wei_md.get_size()));
+      dnnl::stream stream(engine());
+      memory user_wei(packed->plan->user_wei_md, engine(), weight_.raw_data());
+      memory wei(packed->plan->wei_md, engine(), packed->weights->data());
+      packed->plan->wei_reorder->execute(stream, user_wei, wei);
+      stream.wait();
+      weight_copies_.push_back(
+          std::make_shared<const WeightCopy>(WeightCopy{packed->plan->wei_md, packed->weights}));
+    }
+  }
   return packed_.emplace(key, std::move(packed)).first->second;
 }
 

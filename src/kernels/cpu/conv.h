@@ -71,6 +71,9 @@ class PackedConv2d {
   ConvLayouts layouts_;
   mutable std::mutex mutex_;
   mutable std::map<std::array<int64_t, 22>, std::shared_ptr<const Packed>> packed_;
+  // The weights reordered for oneDNN, one per layout asked for (input shapes share them).
+  struct WeightCopy;
+  mutable std::vector<std::shared_ptr<const WeightCopy>> weight_copies_;
 };
 
 }  // namespace xport::kernels::cpu
