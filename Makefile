@@ -22,18 +22,18 @@ $(BUILD)/build.ninja: | deps
 
 $(ASAN_BUILD)/build.ninja: | deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DXPORT_SANITIZE=ON \
-	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g"
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1"
 
 # The archive fuzzer: clang (libFuzzer), ASan + UBSan, only the fuzz targets (see fuzz/).
 $(FUZZ_BUILD)/build.ninja: | deps
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DXPORT_FUZZ=ON -DXPORT_BUILD_TESTS=OFF \
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DXPORT_FUZZ=ON -DXPORT_BUILD_TESTS=OFF \
 	  -DXPORT_BUILD_BENCH=OFF
 
 # ThreadSanitizer: only the runtime library and its tests (many threads running one Program).
 $(TSAN_BUILD)/build.ninja: | deps
 	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DXPORT_TSAN=ON \
-	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DXPORT_BUILD_BENCH=OFF
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DXPORT_BUILD_BENCH=OFF
 
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
