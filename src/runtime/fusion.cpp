@@ -81,6 +81,19 @@ bool is_one(const ir::Argument& arg) {
   return int_of(arg) == std::optional<int64_t>(1);
 }
 
+// An integer argument's value; throws when it is symbolic (the caller then leaves the node alone).
+int64_t constant_int(sym::ExprPtr e) {
+  const std::optional<int64_t> v = sym::as_int(e);
+  XPORT_CHECK(v.has_value(), Internal, "not a constant");
+  return *v;
+}
+
+// A contiguous float32 result of `sizes`.
+std::vector<TensorMeta> float_result(std::vector<SymInt> sizes) {
+  std::vector<SymInt> strides = contiguous_strides(sizes);
+  return {TensorMeta{std::move(sizes), std::move(strides), 0, DType::Float32}};
+}
+
 const ir::ValueRef* ref_of(const ir::Argument& arg) {
   return std::get_if<ir::ValueRef>(&arg.value);
 }
@@ -192,11 +205,7 @@ class Fuser {
               known = known && t.defined();
               return t;
             },
-            [](sym::ExprPtr e) {
-              const std::optional<int64_t> v = sym::as_int(e);
-              XPORT_CHECK(v.has_value(), Internal, "not a constant");
-              return *v;
-            }));
+            constant_int));
       }
       if (known) value = call(*node.op(), std::move(values)).to_tensor();
     } catch (const Error&) {
@@ -447,11 +456,7 @@ class Fuser {
         if (ref != nullptr && !contiguous(ref->node->outputs()[ref->index])) return std::nullopt;
         step.args.push_back(ir::argument_value(
             node.args()[i], arguments[i].type, [](const ir::ValueRef&) { return Tensor(); },
-            [](sym::ExprPtr e) {
-              const std::optional<int64_t> v = sym::as_int(e);
-              XPORT_CHECK(v.has_value(), Internal, "not a constant");
-              return *v;
-            }));
+            constant_int));
       }
     } catch (const Error&) {
       return std::nullopt;  // a symbolic scalar argument
@@ -488,59 +493,53 @@ class Fuser {
     }
     const ir::Node* tail = chain.back();
     auto runner = std::make_shared<const PointwiseChain>(std::move(steps));
-    auto op = std::make_unique<OpDef>();
-    op->schema = kFusedPointwiseSchema;
-    op->parsed = parse_schema(op->schema);
-    op->qualified_name = op->parsed.qualified_name();
-    op->meta = [](const OpArgs& a) {
-      const std::vector<SymInt>& sizes = a.tensors(0).at(0).sizes();
-      return std::vector<TensorMeta>{
-          TensorMeta{sizes, contiguous_strides(sizes), 0, DType::Float32}};
-    };
-    op->cpu = [runner](const OpArgs& a, std::vector<Tensor>& outs) {
-      runner->run(a.tensors(0), outs[0]);
-    };
-    out_.ops.push_back(std::move(op));
-    ir::Node* fused = out_.graph.insert_call(tail->position(), *out_.ops.back(),
-                                             {ir::Argument(std::move(inputs))},
-                                             {tail->outputs()[0]}, tail->meta());
+    const OpDef& op = own_op(
+        kFusedPointwiseSchema,
+        [](const OpArgs& a) { return float_result(a.tensors(0).at(0).sizes()); },
+        [runner](const OpArgs& a, std::vector<Tensor>& outs) {
+          runner->run(a.tensors(0), outs[0]);
+        });
+    ir::Node* fused =
+        out_.graph.insert_call(tail->position(), op, {ir::Argument(std::move(inputs))},
+                               {tail->outputs()[0]}, tail->meta());
     out_.graph.replace_all_uses(tail->out(0), fused->out(0));
     ++out_.stats.pointwise_chains;
     out_.stats.pointwise_ops += static_cast<int>(chain.size());
   }
 
-  const OpDef& linear_op(std::shared_ptr<const kernels::cpu::PackedLinear> packed) {
+  // An op only this graph calls: parsed here, owned by the result, never registered.
+  const OpDef& own_op(const char* schema, MetaFn meta, KernelFn cpu) {
     auto op = std::make_unique<OpDef>();
-    op->schema = kFusedLinearSchema;
+    op->schema = schema;
     op->parsed = parse_schema(op->schema);
     op->qualified_name = op->parsed.qualified_name();
-    op->meta = [](const OpArgs& a) {
-      std::vector<SymInt> sizes = {a.tensor(0).sizes()[0], a.tensor(1).sizes()[1]};
-      std::vector<SymInt> strides = contiguous_strides(sizes);
-      return std::vector<TensorMeta>{
-          TensorMeta{std::move(sizes), std::move(strides), 0, DType::Float32}};
-    };
-    op->cpu = [packed](const OpArgs& a, std::vector<Tensor>& outs) {
-      packed->run(a.tensor(0), outs[0]);
-    };
+    op->meta = std::move(meta);
+    op->cpu = std::move(cpu);
     out_.ops.push_back(std::move(op));
     return *out_.ops.back();
   }
 
+  const OpDef& linear_op(std::shared_ptr<const kernels::cpu::PackedLinear> packed) {
+    return own_op(
+        kFusedLinearSchema,
+        [](const OpArgs& a) {
+          return float_result({a.tensor(0).sizes()[0], a.tensor(1).sizes()[1]});
+        },
+        [packed](const OpArgs& a, std::vector<Tensor>& outs) {
+          packed->run(a.tensor(0), outs[0]);
+        });
+  }
+
   const OpDef& fused_op(std::shared_ptr<const kernels::cpu::PackedConv2d> packed) {
     const OpDef& conv = ops_.conv;
-    auto op = std::make_unique<OpDef>();
-    op->schema = kFusedConvSchema;
-    op->parsed = parse_schema(op->schema);
-    op->qualified_name = op->parsed.qualified_name();
-    op->meta = [&conv](const OpArgs& a) {
-      return conv.meta(OpArgs(conv, {a.values().begin(), a.values().begin() + kConvArgs}));
-    };
-    op->cpu = [packed](const OpArgs& a, std::vector<Tensor>& outs) {
-      packed->run(a.tensor(0), a.optional_tensor(kConvArgs), outs[0]);
-    };
-    out_.ops.push_back(std::move(op));
-    return *out_.ops.back();
+    return own_op(
+        kFusedConvSchema,
+        [&conv](const OpArgs& a) {
+          return conv.meta(OpArgs(conv, {a.values().begin(), a.values().begin() + kConvArgs}));
+        },
+        [packed](const OpArgs& a, std::vector<Tensor>& outs) {
+          packed->run(a.tensor(0), a.optional_tensor(kConvArgs), outs[0]);
+        });
   }
 };
 

@@ -44,14 +44,17 @@ struct Program::Impl {
       is_user_input.push_back(user);
       placeholders.push_back(user ? Tensor() : program.state().at(spec.target));
     }
-    if (options.fuse) {
-      fused = fuse_graph(program.graph(), std::move(placeholders), std::move(is_user_input));
-    } else {
-      fused.graph = program.graph().clone();
-      fused.placeholders = std::move(placeholders);
-      fused.is_user_input = std::move(is_user_input);
-    }
+    fused.graph = program.graph().clone();
+    fused.placeholders = std::move(placeholders);
+    fused.is_user_input = std::move(is_user_input);
     graph = compile_graph(fused.graph);
+    // A graph the runtime cannot plan runs through the interpreter unfused: fusing it would be
+    // wasted work at load.
+    if (options.fuse && graph.unplannable.empty()) {
+      fused = fuse_graph(program.graph(), std::move(fused.placeholders),
+                         std::move(fused.is_user_input));
+      graph = compile_graph(fused.graph);
+    }
     for (const SymbolSpec& s : program.symbols()) symbol_exprs.push_back(sym::symbol(s.name));
   }
 
