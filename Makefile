@@ -1,14 +1,18 @@
-# xport: `make demo` and `make test` install what is missing (Debian packages), build, and run.
+# xport: `make demo` and `make test` install what is missing (Debian packages, and the Python test
+# environment with PyTorch 2.13 in $(BUILD)/venv), build, and run.
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 TSAN_BUILD ?= build-tsan
-# OpenBLAS 0.3.21 misdetects Sapphire Rapids as Prescott; PyTorch (the test oracle) uses it.
-export OPENBLAS_CORETYPE ?= SkylakeX
+# The Python test environment (test-only): PyTorch 2.13, ONNX Runtime and friends. Every build
+# configuration's tests use this one.
+VENV ?= $(abspath $(BUILD))/venv
+PYTHON := $(VENV)/bin/python
+CMAKE_PYTHON := -DXPORT_PYTHON=$(PYTHON)
 
-.PHONY: all deps build build-asan build-fuzz build-tsan demo test test-release test-asan test-tsan \
+.PHONY: all deps venv build build-asan build-fuzz build-tsan demo test test-release test-asan test-tsan \
   test-fuzz bench \
   bench-models bench-export bench-archive bench-peers install clean
 
@@ -17,11 +21,14 @@ all: build
 deps:
 	@bash scripts/install-deps.sh
 
+venv: deps
+	@bash scripts/make-venv.sh $(VENV)
+
 $(BUILD)/build.ninja: | deps
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_PYTHON)
 
 $(ASAN_BUILD)/build.ninja: | deps
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DXPORT_SANITIZE=ON \
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DXPORT_SANITIZE=ON $(CMAKE_PYTHON) \
 	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1"
 
 # The archive fuzzer: clang (libFuzzer), ASan + UBSan, only the fuzz targets (see fuzz/).
@@ -47,14 +54,14 @@ build-tsan: deps $(TSAN_BUILD)/build.ninja
 build-fuzz: deps $(FUZZ_BUILD)/build.ninja
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets
 
-demo: build
+demo: build venv
 	./$(BUILD)/xport demo
 
-test-release: build
+test-release: build venv
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The sanitizer configuration: AddressSanitizer + UndefinedBehaviorSanitizer over every test.
-test-asan: build-asan
+test-asan: build-asan venv
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE no-sanitizer
 
@@ -72,22 +79,22 @@ test-fuzz: build-fuzz
 
 test: test-release test-asan test-tsan test-fuzz
 
-bench: build
-	/usr/bin/python3 bench/compare_ops.py $(BUILD)
+bench: build venv
+	$(PYTHON) bench/compare_ops.py $(BUILD)
 
-bench-models: build
-	/usr/bin/python3 bench/compare_models.py $(BUILD)
+bench-models: build venv
+	$(PYTHON) bench/compare_models.py $(BUILD)
 
-bench-export: build
-	/usr/bin/python3 bench/compare_export.py $(BUILD)
+bench-export: build venv
+	$(PYTHON) bench/compare_export.py $(BUILD)
 
-bench-archive: build
-	/usr/bin/python3 bench/compare_archive.py $(BUILD)
+bench-archive: build venv
+	$(PYTHON) bench/compare_archive.py $(BUILD)
 
 # PyTorch eager, TorchScript, ONNX Runtime and the xport runtime on the same models and weights
 # (installs onnxruntime-node into $(BUILD)/peers on first use); ARGS go to bench/peers/peers.py.
-bench-peers: build
-	BUILD=$(BUILD) bench/peers/run.sh $(ARGS)
+bench-peers: build venv
+	BUILD=$(BUILD) PYTHON=$(PYTHON) bench/peers/run.sh $(ARGS)
 
 install: build
 	cmake --install $(BUILD)

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Times PT2 archives of ResNet-50 (static 1x3x224x224) and GPT-2 (dynamic sequence, run on 16
 tokens): save, load beside `cat FILE > /dev/null` of the same bytes, the first run after loading,
 and the peak memory of a fresh process that loads and runs, and prints a table.

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Times graph capture of each reference model: xport's export_program beside PyTorch 1.13's
 torch.jit.trace and torch.fx.symbolic_trace, and prints a table.
 

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Times the eager forward of each reference model in xport and in PyTorch 1.13 and prints a table.
 
 Usage: bench/compare_models.py [BUILD_DIR] [--filter REGEX] [--threads N] [--runs N]

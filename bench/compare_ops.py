@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Runs each op microbenchmark in xport and in PyTorch 1.13, interleaved, and prints one table.
 
 Usage: bench/compare_ops.py [BUILD_DIR] [--filter REGEX] [--threads N]

@@ -1,42 +1,58 @@
 #!/usr/bin/env bash
-# Installs what xport needs to build and test, from Debian's packages only.
+# Installs what xport needs to build and test, from Debian's packages only (the Python test
+# environment is scripts/make-venv.sh). Works on Debian 12 and 13: packages whose names carry a
+# version (clang's runtime) are chosen from what the distribution offers.
 # Idempotent: when everything is present it only runs dpkg-query and exits.
 set -euo pipefail
 
 packages=(
   # build
-  build-essential cmake ninja-build pkg-config clang
+  build-essential cmake ninja-build pkg-config clang ccache
   # library dependencies (oneDNN's CMake package asks for OpenCL even for CPU use)
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers libhwy-dev nlohmann-json3-dev libcli11-dev
   # call-site symbolization (DWARF line tables of the running process)
   libdw-dev
   # PT2 archives (zip)
   libminizip-dev
-  # the archive loader's fuzzer: clang's libFuzzer runtime, and OpenMP for clang
-  libclang-rt-14-dev libomp-dev
+  # OpenMP for clang (the archive loader's fuzzer)
+  libomp-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
-  # the numerical oracle (test-only) and a tuned BLAS so PyTorch's GEMM is not the reference BLAS
-  python3 python3-numpy python3-torch python3-torchvision libopenblas0-openmp
+  # the Python test environment (PyTorch 2.13 and its peers, see scripts/make-venv.sh)
+  python3 python3-venv
 )
 
-missing=()
-for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
-
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
-
-echo "install-deps: installing ${missing[*]}"
 if [ "$(id -u)" -ne 0 ]; then
   SUDO=sudo
 else
   SUDO=
 fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+updated=0
+
+missing_of() {
+  local p
+  for p in "$@"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      echo "$p"
+    fi
+  done
+}
+
+install_missing() {
+  local missing
+  mapfile -t missing < <(missing_of "$@")
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "install-deps: installing ${missing[*]}"
+  if [ "$updated" -eq 0 ]; then
+    $SUDO apt-get update -qq
+    updated=1
+  fi
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+install_missing "${packages[@]}"
+
+# libFuzzer's runtime belongs to the installed clang's major version (14 on Debian 12, 19 on 13).
+clang_major=$(clang --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -n 1)
+install_missing "libclang-rt-${clang_major}-dev"

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The peer benchmark: the same models with the same weights in PyTorch eager, TorchScript, ONNX
 Runtime and the xport runtime, interleaved in one run; prints one table of median latencies.
 

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """PyTorch's side of the peer benchmark (bench/peers/run.sh): eager and TorchScript.
 
 Usage: torch_peer.py --engine eager --model MODEL --weights W.safetensors --input IN.npy [opts]

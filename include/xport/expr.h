@@ -186,7 +186,9 @@ std::optional<Affine> as_affine(ExprPtr e);
 /// `(s0 >= 2) & (s0 <= 16)`.
 std::string str(ExprPtr e, const std::function<std::string(ExprPtr)>& rename = nullptr);
 /// Parses what str() prints (and sympy's `FloorDiv(a, b)` spelling, `a % b`, `Min`/`Max` of more
-/// than two args, `**` with a constant exponent); parse(str(e)) == e. Python's precedence, except
+/// than two args, `**` with a constant exponent), and sympy's srepr of such expressions as
+/// PyTorch 2.13 writes them in archives (`Mul(Integer(2), Symbol('s0', integer=True))`, `Add`,
+/// `Pow`, `PythonMod`); parse(str(e)) == e. Python's precedence, except
 /// that comparisons bind tighter than `&` and `|`. Throws xport::Error (InvalidInput) naming the
 /// position of a syntax error and the text.
 ExprPtr parse(std::string_view text);

@@ -42,6 +42,7 @@ struct Argument {
   bool kwarg_only = false;             // after `*`
   std::string alias_set;               // "a" of `Tensor(a)` / `Tensor(a!)`
   bool is_write = false;               // `!`: the op mutates this argument
+  bool alias_elements = false;         // `(a -> *)`: outputs alias the list's elements
   std::string default_text;            // the default as written, for printing
 };
 

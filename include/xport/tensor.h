@@ -222,6 +222,16 @@ class Tensor {
   /// Values and indices of the maximum along `dim`.
   std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   Tensor amax(std::vector<int64_t> dims, bool keepdim = false) const;
+  /// libtorch's single-dim spellings: `x.sum(1)`, `x.mean(-1, true)`, `x.amax(0)`.
+  Tensor sum(int64_t dim, bool keepdim = false) const {
+    return sum(std::vector<int64_t>{dim}, keepdim);
+  }
+  Tensor mean(int64_t dim, bool keepdim = false) const {
+    return mean(std::vector<int64_t>{dim}, keepdim);
+  }
+  Tensor amax(int64_t dim, bool keepdim = false) const {
+    return amax(std::vector<int64_t>{dim}, keepdim);
+  }
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor softmax(int64_t dim) const;
 

@@ -15,6 +15,7 @@
 #include "xport/op_registry.h"
 #include "xport/program.h"
 #include "xport/result_type.h"
+#include "xport/runtime.h"
 #include "xport/safetensors.h"
 #include "xport/scalar.h"
 #include "xport/schema.h"

@@ -215,6 +215,28 @@ class Parser {
     pos_ = end;
     if (name == "True") return true_expr();
     if (name == "False") return false_expr();
+    if (name == "Symbol") return parse_srepr_symbol(at);
+    if (name == "Integer") {
+      std::vector<ExprPtr> args = parse_call_args(name, at);
+      if (args.size() != 1 || !as_int(args[0])) fail("Integer takes one integer literal", at);
+      return args[0];
+    }
+    // sympy's srepr spellings (PyTorch 2.13 writes expr_str this way): Add(...), Mul(...),
+    // Pow(base, Integer(n)), PythonMod(a, b).
+    if (name == "Add" || name == "Mul") {
+      std::vector<ExprPtr> args = parse_call_args(name, at);
+      ExprPtr e = args[0];
+      for (size_t i = 1; i < args.size(); ++i)
+        e = build(at, [&] { return name == "Add" ? add(e, args[i]) : mul(e, args[i]); });
+      return e;
+    }
+    if (name == "Pow") {
+      std::vector<ExprPtr> args = parse_call_args(name, at);
+      std::optional<int64_t> n = args.size() == 2 ? as_int(args[1]) : std::nullopt;
+      if (!n || *n < 0) fail("Pow takes a base and a non-negative integer constant exponent", at);
+      return build(at, [&] { return detail::pow_expr(args[0], *n); });
+    }
+    if (name == "PythonMod") name = "Mod";
     if (name == "Mod" || name == "FloorDiv") {
       std::vector<ExprPtr> args = parse_call_args(name, at);
       if (args.size() != 2) fail(std::string(name) + " takes 2 arguments", at);
@@ -235,6 +257,32 @@ class Parser {
       }
     }
     return symbol(name);
+  }
+
+  // sympy's srepr of a symbol: Symbol('s0', positive=True, integer=True). The assumptions add
+  // nothing the range constraints do not say, so they are read and dropped.
+  ExprPtr parse_srepr_symbol(size_t at) {
+    expect("(");
+    skip_space();
+    const char quote = pos_ < text_.size() ? text_[pos_] : '\0';
+    if (quote != '\'' && quote != '"') fail("Symbol takes a quoted name", here());
+    const size_t start = ++pos_;
+    while (pos_ < text_.size() && text_[pos_] != quote) ++pos_;
+    if (pos_ == text_.size()) fail("unterminated symbol name", start);
+    const std::string_view symbol_name = text_.substr(start, pos_ - start);
+    ++pos_;
+    for (char ch : symbol_name) {
+      if (!is_name_char(ch) || (ch >= 'A' && ch <= 'Z'))
+        fail("symbol names are lower-case identifiers, got '" + std::string(symbol_name) + "'", at);
+    }
+    while (accept(",")) {  // assumption=True|False
+      skip_space();
+      while (pos_ < text_.size() && is_name_char(text_[pos_])) ++pos_;
+      expect("=");
+      if (!accept("True")) expect("False");
+    }
+    expect(")");
+    return symbol(symbol_name);
   }
 
   std::vector<ExprPtr> parse_call_args(std::string_view name, size_t at) {

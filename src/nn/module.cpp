@@ -26,6 +26,7 @@ std::string name_list(const std::vector<std::string>& names, size_t limit = 12) 
 
 }  // namespace
 
+Module::Module() : Module("Module") {}
 Module::Module(std::string type_name) : type_name_(std::move(type_name)) {}
 
 Module::~Module() {

@@ -120,10 +120,15 @@ class SchemaParser {
       expect('(');
       arg.alias_set = identifier();
       if (accept('!')) arg.is_write = true;
-      while (!accept(')')) {
-        if (pos_ >= s_.size()) fail("unterminated alias annotation");
-        ++pos_;
+      skip_space();
+      if (accept('-')) {
+        expect('>');
+        skip_space();
+        expect('*');
+        arg.alias_elements = true;
       }
+      skip_space();
+      if (!accept(')')) fail("expected ')' to close the alias annotation");
     }
     for (;;) {
       if (accept('?')) {
@@ -205,6 +210,13 @@ class SchemaParser {
 
   Value default_value(const ArgType& t, const std::string& text) {
     if (text == "None") return Value();
+    // PyTorch prints enum defaults as their numbers (`MemoryFormat memory_format=0`).
+    if (t.base == BaseType::MemoryFormat && text.size() == 1 && text[0] >= '0' && text[0] <= '3') {
+      static const char* const kFormats[] = {"contiguous_format", "preserve_format",
+                                             "channels_last", "channels_last_3d"};
+      return std::string(kFormats[text[0] - '0']);
+    }
+    if (t.base == BaseType::Layout && text == "0") return std::string("strided");
     if (t.base == BaseType::Str || t.base == BaseType::MemoryFormat || t.base == BaseType::Layout ||
         t.base == BaseType::Device) {
       if (text.size() >= 2 && (text.front() == '"' || text.front() == '\''))
@@ -280,7 +292,8 @@ const char* base_name(BaseType b) {
 
 std::string argument_str(const Argument& a) {
   std::string s = base_name(a.type.base);
-  if (!a.alias_set.empty()) s += "(" + a.alias_set + (a.is_write ? "!" : "") + ")";
+  if (!a.alias_set.empty())
+    s += "(" + a.alias_set + (a.is_write ? "!" : "") + (a.alias_elements ? " -> *" : "") + ")";
   if (a.type.element_optional) s += "?";
   if (a.type.list) s += a.type.fixed_size ? "[" + std::to_string(a.type.fixed_size) + "]" : "[]";
   if (a.type.optional) s += "?";

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -325,6 +326,38 @@ class ProgramReader {
     return *op;
   }
 
+  // PyTorch's graphs may pass a number where the schema says Tensor (`aten.add.Tensor(x, 1)`:
+  // the dispatcher wraps it as a scalar). xport calls the op's Scalar overload instead (add.Scalar,
+  // mul_.Scalar, ...), whose type promotion is that of a wrapped number.
+  static const OpDef& scalar_overload_for_numbers(const OpDef& op, const Field& inputs) {
+    std::vector<std::string> number_args;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      auto [kind, value] = inputs.at(i)["arg"].to_union();
+      if (kind != "as_int" && kind != "as_float" && kind != "as_bool") continue;
+      const std::string& name = inputs.at(i)["name"].to_string();
+      for (const Argument& a : op.parsed.arguments) {
+        if (a.name == name && a.type.base == BaseType::Tensor && !a.type.list)
+          number_args.push_back(name);
+      }
+    }
+    if (number_args.empty()) return op;
+    const Schema& s = op.parsed;
+    const OpDef* scalar = try_find_op(s.ns + "::" + s.name + ".Scalar");
+    bool fits = scalar && scalar->parsed.arguments.size() == s.arguments.size();
+    for (size_t i = 0; fits && i < s.arguments.size(); ++i) {
+      const Argument& a = s.arguments[i];
+      const Argument& b = scalar->parsed.arguments[i];
+      const bool number = std::find(number_args.begin(), number_args.end(), a.name) !=
+                          number_args.end();
+      fits = a.name == b.name &&
+             (number ? b.type.base == BaseType::Scalar : a.type.str() == b.type.str());
+    }
+    XPORT_CHECK(fits, UnsupportedOp, inputs.path(), ": ", s.qualified_name(), " is given a number for "
+                "its Tensor argument '", number_args[0], "', and xport has no Scalar overload of ",
+                s.name, " to call instead");
+    return *scalar;
+  }
+
   static std::string source_of_stack_trace(const std::string& trace) {
     // The innermost frame: the last `File "<file>", line <n>`.
     const size_t at = trace.rfind("File \"");
@@ -378,7 +411,7 @@ class ProgramReader {
     }
     if (only_known_sym_ints) return;
 
-    const OpDef& op = op_of(n["target"]);
+    const OpDef& op = scalar_overload_for_numbers(op_of(n["target"]), n["inputs"]);
     const Schema& schema = op.parsed;
     std::vector<std::optional<ir::Argument>> args(schema.arguments.size());
     const Field inputs = n["inputs"];

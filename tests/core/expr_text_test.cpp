@@ -89,6 +89,22 @@ TEST(ExprText, RenamesSymbols) {
   EXPECT_EQ(str(add(mul(c(2), s(0)), s(1)), rename), "2*x.size(0) + x.size(1)");
 }
 
+// PyTorch 2.13 writes expr_str in archives as sympy's srepr.
+TEST(ExprText, ParsesSympySreprAsPyTorchWritesIt) {
+  EXPECT_EQ(parse("Symbol('s77', positive=True, integer=True)"), symbol("s77"));
+  EXPECT_EQ(parse("Symbol('u0', integer=True)"), symbol("u0"));
+  EXPECT_EQ(parse("Mul(Integer(12), Symbol('s0', positive=True, integer=True))"), mul(c(12), s(0)));
+  EXPECT_EQ(parse("Add(Symbol('s0', integer=True), Integer(-1))"), add(s(0), c(-1)));
+  EXPECT_EQ(parse("Pow(Symbol('s0'), Integer(2))"), mul(s(0), s(0)));
+  EXPECT_EQ(parse("PythonMod(Symbol('s0'), Integer(4))"), mod(s(0), c(4)));
+  EXPECT_EQ(parse("FloorDiv(Add(Symbol('s0'), Integer(1)), Integer(2))"),
+            floor_div(add(s(0), c(1)), c(2)));
+  EXPECT_THROW(parse("Symbol('S0')"), Error);
+  EXPECT_THROW(parse("Symbol(s0)"), Error);
+  EXPECT_THROW(parse("Symbol('s0', positive=Maybe)"), Error);
+  EXPECT_THROW(parse("Pow(Symbol('s0'), Symbol('s1'))"), Error);
+}
+
 TEST(ExprText, ParsesWhatItPrintsAndSympySpellings) {
   EXPECT_EQ(parse("2*s0 + 1"), add(mul(c(2), s(0)), c(1)));
   EXPECT_EQ(parse("  2 *s0+1 "), parse("2*s0 + 1"));

@@ -11,5 +11,6 @@ cmake -S "$source_dir/consumer" -B "$scratch/build" -G Ninja -DCMAKE_PREFIX_PATH
 cmake --build "$scratch/build" >/dev/null
 (cd "$scratch" && "$scratch/build/consumer")
 "$scratch/build/runtime_consumer"
+(cd "$scratch" && "$scratch/build/libtorch_habits")
 test -x "$scratch/prefix/bin/xport"
 echo "install check passed"

@@ -1,5 +1,5 @@
-#!/usr/bin/python3
-"""Writes PyTorch 1.13 reference data for the model and layer parity tests.
+#!/usr/bin/env python3
+"""Writes PyTorch 2.13 reference data for the model and layer parity tests.
 
 Usage: tests/models/make_parity_data.py OUT_DIR [--verbose]
 
@@ -39,17 +39,9 @@ manifest.json (all paths relative to OUT_DIR):
      "call": {"need_weights": true, ...}}, ...   # forward's other arguments
   ]
 }
-Models (weights use PyTorch's names):
-  mlp       MLP: layers = Sequential(Linear(1024, 4096), GELU, Linear(4096, 4096), GELU,
-            Linear(4096, 1024)); input float32 [N, 1024] -> [N, 1024].
-  resnet18, resnet50   torchvision (weights=None), fc scaled so logits are O(1);
-            input float32 [N, 3, H, W] -> logits [N, 1000].
-  bert      BertEncoder: layers = ModuleList of 12 TransformerEncoderLayer(768, 12, 3072,
-            dropout=0.1, activation="gelu", batch_first=True); input float32 [N, T, 768] ~ N(0, 1).
-  gpt2      Hugging Face GPT2LMHeadModel (12 layers, 12 heads, 768, tied lm_head); input int64 ids
-            [N, T] -> logits [N, T, 50257]. gpt2.safetensors has the Hub's layout: no
-            `transformer.` prefix, no lm_head.weight, and the h.<i>.attn.bias causal-mask buffers
-            (float32 [1, 1, 1024, 1024], lower-triangular ones).
+Models: reference_models.py beside this file (weights use PyTorch's names). gpt2.safetensors has
+the Hub's layout: no `transformer.` prefix, no lm_head.weight, and the h.<i>.attn.bias causal-mask
+buffers (float32 [1, 1, 1024, 1024], lower-triangular ones).
 Layer cases: their input names are in layer_cases() below, their output names in run_layer().
 Self-attention's query, key and value name one file. batchnorm_train runs two forward calls in train
 mode, on x1 then x2, giving y1 then y2; its outputs also hold running_mean, running_var and
@@ -61,15 +53,19 @@ multiple of 8, then each tensor's contiguous little-endian bytes in header order
 import argparse
 import hashlib
 import json
-import math
 import os
 import sys
 import time
 
 
 def script_sha256():
-    with open(os.path.abspath(__file__), "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
+    """The digest of this script and the reference models it builds."""
+    h = hashlib.sha256()
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in (os.path.basename(__file__), "reference_models.py"):
+        with open(os.path.join(here, name), "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()
 
 
 def up_to_date(out_dir, digest):
@@ -100,12 +96,10 @@ if __name__ == "__main__":
         print("make_parity_data: %s is up to date" % ARGS.out_dir)
         sys.exit(0)
 
-os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")  # else OpenBLAS misdetects this CPU
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-import torchvision  # noqa: E402
+from reference_models import build_model, randomize  # noqa: E402
 
 # ---- safetensors -------------------------------------------------------------------------------
 
@@ -139,172 +133,6 @@ def save_safetensors(tensors, path):
         f.write(text)
         for data in blobs:
             f.write(data.data)
-
-
-# ---- reference models ----------------------------------------------------------------------------
-
-
-class MLP(nn.Module):
-    def __init__(self, widths=(1024, 4096, 4096, 1024)):
-        super().__init__()
-        mods = []
-        for i in range(len(widths) - 1):
-            if i > 0:
-                mods.append(nn.GELU())
-            mods.append(nn.Linear(widths[i], widths[i + 1]))
-        self.layers = nn.Sequential(*mods)
-
-    def forward(self, x):
-        return self.layers(x)
-
-
-class BertEncoder(nn.Module):
-    def __init__(self, num_layers=12, hidden=768, heads=12, feedforward=3072):
-        super().__init__()
-        self.layers = nn.ModuleList([
-            nn.TransformerEncoderLayer(hidden, heads, feedforward, dropout=0.1, activation="gelu",
-                                       layer_norm_eps=1e-5, batch_first=True, norm_first=False)
-            for _ in range(num_layers)])
-
-    def forward(self, x):
-        for layer in self.layers:
-            x = layer(x)
-        return x
-
-
-class Conv1D(nn.Module):
-    """Hugging Face's Conv1D: a linear layer with its weight stored [in, out]."""
-
-    def __init__(self, nf, nx):
-        super().__init__()
-        self.weight = nn.Parameter(torch.empty(nx, nf))
-        self.bias = nn.Parameter(torch.empty(nf))
-
-    def forward(self, x):
-        out = torch.addmm(self.bias, x.reshape(-1, x.size(-1)), self.weight)
-        return out.view(x.shape[:-1] + (self.weight.size(1),))
-
-
-class GPT2Attention(nn.Module):
-    def __init__(self, n_embd, n_head, n_positions):
-        super().__init__()
-        self.n_head = n_head
-        self.register_buffer("bias", torch.tril(torch.ones(n_positions, n_positions))
-                             .view(1, 1, n_positions, n_positions))
-        self.c_attn = Conv1D(3 * n_embd, n_embd)
-        self.c_proj = Conv1D(n_embd, n_embd)
-
-    def _split(self, x):
-        n, t, c = x.shape
-        return x.view(n, t, self.n_head, c // self.n_head).permute(0, 2, 1, 3)
-
-    def forward(self, x):
-        q, k, v = (self._split(p) for p in self.c_attn(x).split(x.size(-1), dim=2))
-        scores = q @ k.transpose(-1, -2) / math.sqrt(v.size(-1))
-        t = x.size(1)
-        causal = self.bias[:, :, :t, :t].bool()
-        scores = torch.where(causal, scores, torch.tensor(torch.finfo(scores.dtype).min))
-        out = torch.softmax(scores, dim=-1) @ v
-        n, h, t, d = out.shape
-        return self.c_proj(out.permute(0, 2, 1, 3).reshape(n, t, h * d))
-
-
-class GPT2MLP(nn.Module):
-    def __init__(self, n_embd):
-        super().__init__()
-        self.c_fc = Conv1D(4 * n_embd, n_embd)
-        self.c_proj = Conv1D(n_embd, 4 * n_embd)
-
-    def forward(self, x):
-        return self.c_proj(F.gelu(self.c_fc(x), approximate="tanh"))
-
-
-class GPT2Block(nn.Module):
-    def __init__(self, n_embd, n_head, n_positions, eps):
-        super().__init__()
-        self.ln_1 = nn.LayerNorm(n_embd, eps=eps)
-        self.attn = GPT2Attention(n_embd, n_head, n_positions)
-        self.ln_2 = nn.LayerNorm(n_embd, eps=eps)
-        self.mlp = GPT2MLP(n_embd)
-
-    def forward(self, x):
-        x = x + self.attn(self.ln_1(x))
-        return x + self.mlp(self.ln_2(x))
-
-
-class GPT2Model(nn.Module):
-    def __init__(self, vocab, n_positions, n_embd, n_layer, n_head, eps):
-        super().__init__()
-        self.wte = nn.Embedding(vocab, n_embd)
-        self.wpe = nn.Embedding(n_positions, n_embd)
-        self.h = nn.ModuleList([GPT2Block(n_embd, n_head, n_positions, eps)
-                                for _ in range(n_layer)])
-        self.ln_f = nn.LayerNorm(n_embd, eps=eps)
-
-
-class GPT2LMHeadModel(nn.Module):
-    """GPT2LMHeadModel's computation (eval, no cache); lm_head is wte (tied)."""
-
-    def __init__(self, vocab=50257, n_positions=1024, n_embd=768, n_layer=12, n_head=12,
-                 eps=1e-5):
-        super().__init__()
-        self.transformer = GPT2Model(vocab, n_positions, n_embd, n_layer, n_head, eps)
-
-    def forward(self, ids):
-        tr = self.transformer
-        x = tr.wte(ids) + tr.wpe(torch.arange(ids.size(1)))
-        for block in tr.h:
-            x = block(x)
-        return F.linear(tr.ln_f(x), tr.wte.weight)
-
-    def hub_state_dict(self):
-        """The state dict as the Hub's gpt2 checkpoint stores it."""
-        return {k[len("transformer."):]: v for k, v in self.state_dict().items()}
-
-
-@torch.no_grad()
-def randomize(model):
-    """Replaces the trivial default statistics and affine parameters of norms and attention."""
-    for m in model.modules():
-        if isinstance(m, nn.BatchNorm2d):
-            m.weight.uniform_(0.5, 1.5)
-            m.bias.normal_(0, 0.1)
-            m.running_mean.normal_(0, 0.1)
-            m.running_var.uniform_(0.5, 1.5)
-        elif isinstance(m, nn.LayerNorm):
-            m.weight.uniform_(0.5, 1.5)
-            m.bias.normal_(0, 0.1)
-        elif isinstance(m, nn.MultiheadAttention):
-            m.in_proj_bias.normal_(0, 0.02)
-            m.out_proj.bias.normal_(0, 0.02)
-    return model
-
-
-# The fc weight scale that brings logits to O(1): eval BatchNorm with randomized running
-# statistics lets the residual stream grow through the stages.
-_RESNET_FC_SCALE = {"resnet18": 0.25, "resnet50": 0.005}
-
-
-def build_model(name, seed=0):
-    """The reference model `name` in eval mode, initialised from `seed`."""
-    torch.manual_seed(seed)
-    if name == "mlp":
-        return randomize(MLP()).eval()
-    if name in ("resnet18", "resnet50"):
-        model = randomize(getattr(torchvision.models, name)(weights=None))
-        with torch.no_grad():
-            model.fc.weight.mul_(_RESNET_FC_SCALE[name])
-        return model.eval()
-    if name == "bert":
-        return randomize(BertEncoder()).eval()
-    if name == "gpt2":
-        model = GPT2LMHeadModel()
-        with torch.no_grad():
-            for pname, p in model.named_parameters():
-                if ".ln_" not in pname:
-                    p.normal_(0, 0.02)
-        return randomize(model).eval()
-    raise ValueError("build_model: unknown model %r" % name)
 
 
 def model_input(name, batch, size, seed):

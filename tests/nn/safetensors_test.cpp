@@ -211,9 +211,9 @@ with open(sys.argv[2], "w") as f:
 )PY";
   const fs::path script_path = temp_file("write.py");
   write_bytes(script_path, script);
-  const std::string cmd = "OPENBLAS_CORETYPE=SkylakeX /usr/bin/python3 " + script_path.string() +
+  const std::string cmd = std::string(XPORT_PYTHON) + " " + script_path.string() +
                           " " + path.string() + " " + values.string();
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << "PyTorch (/usr/bin/python3 with torch) is needed";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << "PyTorch is needed: " << XPORT_PYTHON << " (make venv)";
   const SafetensorsContents back = read_safetensors(path.string());
   const std::string expected = read_bytes(values);
   fs::remove(script_path);

@@ -1,5 +1,5 @@
 // One harness for every op: each sample in the op table runs eagerly and is compared with
-// PyTorch 1.13 (tests/ops/torch_oracle.py), with the op's meta function, and with its
+// PyTorch 2.13 (tests/ops/torch_oracle.py), with the op's meta function, and with its
 // decomposition.
 #include <gtest/gtest.h>
 
@@ -134,7 +134,7 @@ Oracle& oracle() {
                                 o.dir.string() + " 2>" + (o.dir / "oracle.log").string();
     if (std::system(command.c_str()) != 0) {
       std::ifstream log(o.dir / "oracle.log");
-      o.failure = "PyTorch oracle failed (is python3-torch installed? run `make deps`): " +
+      o.failure = "PyTorch oracle failed (is the test environment made? run `make venv`): " +
                   std::string(std::istreambuf_iterator<char>(log), {});
     } else {
       std::ifstream(o.dir / "results.json") >> o.results;

@@ -32,13 +32,13 @@ TEST(Npy, RoundTripsEveryNumpyDtype) {
 TEST(Npy, ReadsFilesWrittenByNumpyIncludingFortranOrderAndBigEndian) {
   const fs::path f = temp_file("fortran.npy"), b = temp_file("big.npy");
   const std::string cmd =
-      "/usr/bin/python3 -c \"import numpy as np; "
+      std::string(XPORT_PYTHON) + " -c \"import numpy as np; "
       "np.save('" +
       f.string() +
       "', np.asfortranarray(np.arange(6.0).reshape(2, 3))); "
       "np.save('" +
       b.string() + "', np.arange(4, dtype='>i4'))\"";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << "numpy (python3-numpy) is needed for this test";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << "numpy is needed: " << XPORT_PYTHON << " (make venv)";
   const Tensor fortran = load_npy(f.string());
   EXPECT_EQ(fortran.int_sizes(), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(fortran.to_vector<double>(), (std::vector<double>{0, 1, 2, 3, 4, 5}));

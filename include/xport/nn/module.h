@@ -19,6 +19,9 @@ using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 /// Layers call ModuleScope in forward, so code running inside knows the module path it runs in.
 class Module {
  public:
+  /// A module whose type name is "Module" (a subclass written as in libtorch: `struct Net :
+  /// nn::Module { Net() { ... } };`).
+  Module();
   explicit Module(std::string type_name);
   virtual ~Module();
   Module(const Module&) = delete;

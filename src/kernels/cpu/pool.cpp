@@ -35,6 +35,13 @@ int64_t plane_grain(const Planes& p, int64_t window) {
   return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, p.out_h * p.out_w * window));
 }
 
+// The start of a running maximum: -inf, or the type's lowest value for integers.
+template <class T>
+T max_identity() {
+  if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
+  return std::numeric_limits<T>::lowest();
+}
+
 template <class T>
 void max_pool_planes(const T* in, T* out, int64_t* indices, const Planes& g, const Pool2d& k) {
   parallel_for(0, g.planes, plane_grain(g, k.kernel_h * k.kernel_w), [&](int64_t b, int64_t e) {
@@ -53,12 +60,12 @@ void max_pool_planes(const T* in, T* out, int64_t* indices, const Planes& g, con
           // ATen's order: the first maximum wins, and a NaN replaces
           // anything.
           int64_t best_index = ih0 * g.in_w + iw0;
-          T best = -std::numeric_limits<T>::infinity();
+          T best = max_identity<T>();
           for (int64_t ih = ih0; ih < ih1; ih += k.dilation_h) {
             for (int64_t iw = iw0; iw < iw1; iw += k.dilation_w) {
               const int64_t index = ih * g.in_w + iw;
               const T v = x[index];
-              if (v > best || std::isnan(v)) {
+              if (v > best || v != v) {
                 best = v;
                 best_index = index;
               }
@@ -88,7 +95,7 @@ void max_pool_values_planes(const T* in, T* out, const Planes& g, const Pool2d& 
         const int64_t ih1 = std::min(ih0 + (k.kernel_h - 1) * k.dilation_h + 1, g.in_h);
         while (ih0 < 0) ih0 += k.dilation_h;
         if (ih0 >= ih1) {
-          std::fill(cm, cm + g.in_w, -std::numeric_limits<T>::infinity());
+          std::fill(cm, cm + g.in_w, max_identity<T>());
         } else {
           std::copy(x + ih0 * g.in_w, x + (ih0 + 1) * g.in_w, cm);
           for (int64_t ih = ih0 + k.dilation_h; ih < ih1; ih += k.dilation_h) {
@@ -103,10 +110,10 @@ void max_pool_values_planes(const T* in, T* out, const Planes& g, const Pool2d& 
           int64_t iw0 = ow * k.stride_w - k.pad_w;
           const int64_t iw1 = std::min(iw0 + (k.kernel_w - 1) * k.dilation_w + 1, g.in_w);
           while (iw0 < 0) iw0 += k.dilation_w;
-          T best = -std::numeric_limits<T>::infinity();
+          T best = max_identity<T>();
           for (int64_t iw = iw0; iw < iw1; iw += k.dilation_w) {
             const T v = cm[iw];
-            if (v > best || std::isnan(v)) best = v;
+            if (v > best || v != v) best = v;
           }
           y[oh * g.out_w + ow] = best;
         }
@@ -207,7 +214,7 @@ void max_pool2d_out(const Tensor& self, const Pool2d& pool, const Tensor& out,
     staged_indices = indices;
   }
   int64_t* idx = staged_indices.defined() ? staged_indices.mutable_data<int64_t>() : nullptr;
-  visit_floating(self.dtype(), [&](auto zero) {
+  auto pool_as = [&](auto zero) {
     using T = decltype(zero);
     const Tensor in = contiguous_as(self, dtype_v<T>);
     write_as<T>(out, [&](T* y) {
@@ -216,7 +223,15 @@ void max_pool2d_out(const Tensor& self, const Pool2d& pool, const Tensor& out,
       else
         max_pool_values_planes<T>(in.data<T>(), y, g, pool);
     });
-  });
+  };
+  if (is_floating(self.dtype())) {
+    visit_floating(self.dtype(), pool_as);
+  } else {
+    visit_dtype(self.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) pool_as(zero);
+    });
+  }
   if (staged_indices.defined() && !staged_indices.is_same(indices))
     copy_into(indices, staged_indices);
 }

@@ -153,19 +153,18 @@ Tensor matmul(const OpArgs& args, const Tensor& a, const Tensor& b) {
   return r.view(out_sizes);
 }
 
-// ATen's linear: with a bias, 2-D inputs and contiguous 3-D ones (leading dims flattened into
-// rows) run as one addmm, the bias folded into the GEMM, whatever the bias's shape (so they fail
-// where ATen fails). Other inputs with a vector bias do the same (ATen's matmul-then-add gives
-// the same values); the rest is matmul plus the bias.
+// ATen's linear (PyTorch 2.13): with a bias, a 2-D input, or a contiguous input with a 1-D bias,
+// runs as one addmm over the input's rows (leading dims flattened), the bias folded into the
+// GEMM, so it fails where addmm fails (a 1-D weight). Otherwise it is matmul, then the bias added
+// in place: the bias must not enlarge the product.
 Tensor linear(const OpArgs& args) {
   const Tensor& input = args.tensor(0);
   const Tensor& weight = args.tensor(1);
   const Tensor bias = args.optional_tensor(2);
   XPORT_CHECK(weight.dim() <= 2, InvalidInput, args.name(),
               ": weight must have at most 2 dims, got shape ", shape_str(weight.sizes()));
-  const bool fused = bias.defined() && input.dim() >= 2 &&
-                     (input.dim() == 2 || (input.dim() == 3 && input.is_contiguous()) ||
-                      (weight.dim() == 2 && bias.dim() <= 1));
+  const bool fused = bias.defined() && input.dim() >= 1 &&
+                     (input.dim() == 2 || (input.is_contiguous() && bias.dim() == 1));
   if (fused) {
     std::vector<SymInt> lead(input.sizes().begin(), input.sizes().end() - 1);
     const Tensor rows =
@@ -176,7 +175,15 @@ Tensor linear(const OpArgs& args) {
     return r.view(lead);
   }
   const Tensor r = matmul(args, input, weight.t());
-  return bias.defined() ? r.add(bias) : r;
+  if (!bias.defined()) return r;
+  const Tensor out = r.add(bias);
+  bool same_shape = out.dim() == r.dim();
+  for (int64_t d = 0; same_shape && d < r.dim(); ++d)
+    same_shape = out.sizes()[d].is_same(r.sizes()[d]);
+  XPORT_CHECK(same_shape, InvalidInput, args.name(), ": bias of shape ", shape_str(bias.sizes()),
+              " would enlarge the product of shape ", shape_str(r.sizes()),
+              " (ATen adds the bias in place)");
+  return out;
 }
 
 }  // namespace

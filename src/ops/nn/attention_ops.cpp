@@ -41,8 +41,21 @@ std::vector<TensorMeta> attention_meta(const OpArgs& args) {
   auto batch_of = [](const Tensor& t) {
     return std::vector<SymInt>(t.sizes().begin(), t.sizes().end() - 2);
   };
-  std::vector<SymInt> batch = broadcast_shapes(args, batch_of(q), batch_of(k));
-  batch = broadcast_shapes(args, batch, batch_of(v));
+  std::vector<SymInt> kv_batch = batch_of(k);
+  if (args.boolean(7)) {  // grouped-query attention: each key/value head serves several queries
+    XPORT_CHECK(q.dim() >= 3 && k.dim() >= 3 && v.dim() >= 3, InvalidInput, args.name(),
+                ": enable_gqa needs [..., heads, seq, features] query, key and value");
+    const SymInt hq = q.size(q.dim() - 3), hk = k.size(k.dim() - 3);
+    XPORT_CHECK(static_cast<bool>(v.size(v.dim() - 3) == hk) &&
+                    static_cast<bool>(hq % hk == SymInt(0)),
+                InvalidInput, args.name(), ": enable_gqa needs key and value with one head count "
+                "that divides the query's (", hq, "), got key ", shape_str(k.sizes()),
+                " and value ", shape_str(v.sizes()));
+    kv_batch.back() = hq;
+  } else {
+    kv_batch = broadcast_shapes(args, kv_batch, batch_of(v));
+  }
+  std::vector<SymInt> batch = broadcast_shapes(args, batch_of(q), kv_batch);
   if (mask.defined()) {
     XPORT_CHECK(!args.boolean(5), InvalidInput, args.name(),
                 ": attn_mask must be None when is_causal=True (the causal mask "
@@ -53,12 +66,13 @@ std::vector<TensorMeta> attention_meta(const OpArgs& args) {
     std::vector<SymInt> scores = batch;
     scores.push_back(L);
     scores.push_back(S);
+    // PyTorch adds the mask to the scores in place: it may broadcast, never enlarge them.
     const std::vector<SymInt> full = broadcast_shapes(args, mask.sizes(), scores);
-    XPORT_CHECK(static_cast<bool>(full[full.size() - 2] == L) &&
-                    static_cast<bool>(full[full.size() - 1] == S),
-                InvalidInput, args.name(), ": attn_mask ", shape_str(mask.sizes()),
-                " does not broadcast to the scores' [..., ", L, ", ", S, "]");
-    batch.assign(full.begin(), full.end() - 2);
+    bool fits = full.size() == scores.size();
+    for (size_t d = 0; fits && d < full.size(); ++d) fits = static_cast<bool>(full[d] == scores[d]);
+    XPORT_CHECK(fits, InvalidInput, args.name(), ": attn_mask ", shape_str(mask.sizes()),
+                " does not broadcast to the scores' shape ", shape_str(scores),
+                " (it may have fewer dims or size-1 dims, not more)");
   }
   std::vector<SymInt> out = batch;
   out.push_back(L);
@@ -73,11 +87,24 @@ double attention_scale(const OpArgs& args) {
   return 1.0 / std::sqrt(static_cast<double>(q.size(q.dim() - 1).guard_int()));
 }
 
+// Key or value with each head repeated for the queries it serves (enable_gqa), as PyTorch's
+// repeat_interleave over the head dim: [..., Hk, S, E] -> [..., Hq, S, E].
+Tensor grouped(const OpArgs& args, const Tensor& t) {
+  if (!args.boolean(7)) return t;
+  const Tensor& q = args.tensor(0);
+  const SymInt hq = q.size(q.dim() - 3), hk = t.size(t.dim() - 3);
+  std::vector<SymInt> expanded = t.sizes();
+  expanded.insert(expanded.end() - 2, hq / hk);
+  std::vector<SymInt> merged = t.sizes();
+  merged[merged.size() - 3] = hq;
+  return t.unsqueeze(t.dim() - 2).expand(expanded).reshape(merged);
+}
+
 std::vector<Tensor> attention_decomp(const OpArgs& args) {
   const std::vector<SymInt> out_sizes = attention_meta(args)[0].sizes;
   const Tensor& q = args.tensor(0);
-  const Tensor& k = args.tensor(1);
-  const Tensor& v = args.tensor(2);
+  const Tensor k = grouped(args, args.tensor(1));
+  const Tensor v = grouped(args, args.tensor(2));
   const Tensor mask = args.optional_tensor(3);
   const std::vector<SymInt> batch(out_sizes.begin(), out_sizes.end() - 2);
   const SymInt B = numel_of(batch);
@@ -121,11 +148,12 @@ void register_attention_ops() {
                 "Tensor value, "
                 "Tensor? attn_mask=None, float dropout_p=0.0, bool "
                 "is_causal=False, *, "
-                "float? scale=None) -> Tensor",
+                "float? scale=None, bool enable_gqa=False) -> Tensor",
       .meta = attention_meta,
       .cpu =
           [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::scaled_dot_product_attention_out(args.tensor(0), args.tensor(1), args.tensor(2),
+            cpu::scaled_dot_product_attention_out(args.tensor(0), grouped(args, args.tensor(1)),
+                                                  grouped(args, args.tensor(2)),
                                                   args.optional_tensor(3), args.boolean(5),
                                                   attention_scale(args), outs[0]);
           },

@@ -99,7 +99,8 @@ void check_floating(const OpArgs& args, const Tensor& self) {
 // ceil_mode)
 std::vector<TensorMeta> max_pool_meta(const OpArgs& args, bool with_indices) {
   const Tensor& self = args.tensor(0);
-  check_floating(args, self);
+  XPORT_CHECK(self.dtype() != DType::Bool, InvalidInput, args.name(),
+              ": needs a numeric input, got bool; convert it with .to(DType::UInt8)");
   const std::vector<SymInt> sizes =
       pool_output_sizes(args, self, read_pool(args, 4), args.boolean(5));
   std::vector<TensorMeta> metas{contiguous_meta(sizes, self.dtype())};

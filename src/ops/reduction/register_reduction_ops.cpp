@@ -185,26 +185,26 @@ void register_var_std() {
     const Tensor& self = args.tensor(0);
     return one(reduced_sizes(self, reduction_dims(args, 1), args.boolean(3)), self.dtype());
   };
-  // correction None means 1 (Bessel's correction).
+  // correction None means 1 (Bessel's correction); it may be fractional.
   register_op({
-      .schema = "aten::var.correction(Tensor self, int[1]? dim, *, int? correction, "
+      .schema = "aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
                 "bool keepdim=False) -> Tensor",
       .meta = meta,
       .cpu =
           [](const OpArgs& args, std::vector<Tensor>& outs) {
             cpu::var_out(args.tensor(0), reduction_dims(args, 1),
-                         static_cast<double>(args.optional_int(2).value_or(1)), false, outs[0]);
+                         args.optional_real(2).value_or(1.0), false, outs[0]);
           },
       .core = true,
   });
   register_op({
-      .schema = "aten::std.correction(Tensor self, int[1]? dim, *, int? correction, "
+      .schema = "aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
                 "bool keepdim=False) -> Tensor",
       .meta = meta,
       .cpu =
           [](const OpArgs& args, std::vector<Tensor>& outs) {
             cpu::var_out(args.tensor(0), reduction_dims(args, 1),
-                         static_cast<double>(args.optional_int(2).value_or(1)), true, outs[0]);
+                         args.optional_real(2).value_or(1.0), true, outs[0]);
           },
       .decomp =
           [](const OpArgs& args) {

@@ -5,8 +5,8 @@
 
 namespace xport::ops {
 void check_gather_index(const OpArgs& args, const Tensor& self, const Tensor& index) {
-  XPORT_CHECK(index.dtype() == DType::Int64, InvalidInput, args.name(),
-              ": index must be int64, got ", dtype_name(index.dtype()));
+  XPORT_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, InvalidInput,
+              args.name(), ": index must be int64 or int32, got ", dtype_name(index.dtype()));
   XPORT_CHECK(nonempty_dim(index) == nonempty_dim(self), InvalidInput, args.name(),
               ": index must have as many dims as self: index ", shape_str(index.sizes()), ", self ",
               shape_str(self.sizes()));

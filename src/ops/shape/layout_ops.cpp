@@ -172,7 +172,7 @@ void register_layout_ops() {
           },
   });
   register_op({
-      .schema = "aten::triu(Tensor self, int diagonal=0) -> Tensor",
+      .schema = "aten::triu(Tensor self, SymInt diagonal=0) -> Tensor",
       .meta = triangle_meta,
       .cpu =
           [](const OpArgs& args, std::vector<Tensor>& outs) {
@@ -181,7 +181,7 @@ void register_layout_ops() {
       .decomp = triangle_decomp(true),
   });
   register_op({
-      .schema = "aten::tril(Tensor self, int diagonal=0) -> Tensor",
+      .schema = "aten::tril(Tensor self, SymInt diagonal=0) -> Tensor",
       .meta = triangle_meta,
       .cpu =
           [](const OpArgs& args, std::vector<Tensor>& outs) {

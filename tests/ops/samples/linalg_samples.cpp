@@ -388,14 +388,28 @@ void linear_rows(Rows& rows) {
   add_error(rows, op, "bias size differs", [](Gen& g) {
     return Args{g.randn({4, 6}), g.randn({3, 6}), g.randn({4})};
   });
-  add_error(rows, op, "1-D weight with contiguous 3-D input and bias", [](Gen& g) {
+  // ATen folds a 1-D bias into one addmm over the flattened rows of a contiguous input, which
+  // needs a 2-D weight; other biases are added after the matmul, in place.
+  add_row(rows, op, "1-D weight with contiguous 3-D input and 0-dim bias", [](Gen& g) {
     return Args{g.randn({2, 4, 6}), g.randn({6}), g.randn({})};
+  });
+  add_error(rows, op, "1-D weight with contiguous 3-D input and 1-D bias", [](Gen& g) {
+    return Args{g.randn({2, 4, 6}), g.randn({6}), g.randn({1})};
+  });
+  add_row(rows, op, "1-D weight with non-contiguous 3-D input and 1-D bias", [](Gen& g) {
+    return Args{g.randn({4, 2, 6}).transpose(0, 1), g.randn({6}), g.randn({1})};
+  });
+  add_error(rows, op, "bias that would enlarge the output", [](Gen& g) {
+    return Args{g.randn({6}), g.randn({3, 6}), g.randn({2, 3})};
   });
   add_error(rows, op, "1-D weight with 2-D input and bias", [](Gen& g) {
     return Args{g.randn({4, 6}), g.randn({6}), g.randn({})};
   });
-  add_error(rows, op, "2-D bias, contiguous 3-D input (flattened by ATen)", [](Gen& g) {
+  add_row(rows, op, "2-D bias, contiguous 3-D input", [](Gen& g) {
     return Args{g.randn({2, 4, 6}), g.randn({3, 6}), g.randn({4, 3})};
+  });
+  add_row(rows, op, "1-D input, 1-D weight and bias", [](Gen& g) {
+    return Args{g.randn({6}), g.randn({6}), g.randn({})};
   });
   add_error(rows, op, "3-D weight", [](Gen& g) {
     return Args{g.randn({4, 6}), g.randn({2, 3, 6}), Value()};

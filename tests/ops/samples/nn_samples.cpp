@@ -62,9 +62,16 @@ void pool_samples(Rows& rows) {
   rows.push_back({mpi, "-inf everywhere with padding", [](Gen&) {
                     return Args{full({1, 3, 3}, -kInf), IL{2, 2}, IL{2, 2}, IL{1, 1}};
                   }});
-  rows.push_back({mpi, "int64 refused",
+  rows.push_back({mpi, "int64", [](Gen& g) {
+                    return Args{g.ints({1, 2, 4, 4}, -9, 9), IL{2, 2}};
+                  }});
+  rows.push_back({mpi, "uint8 with padding", [](Gen& g) {
+                    return Args{g.ints({1, 2, 5, 5}, 0, 200, DType::UInt8), IL{3, 3}, IL{2, 2},
+                                IL{1, 1}};
+                  }});
+  rows.push_back({mpi, "bool refused",
                   [](Gen& g) {
-                    return Args{g.ints({1, 2, 4, 4}, 0, 9), IL{2, 2}};
+                    return Args{g.bools({1, 2, 4, 4}), IL{2, 2}};
                   },
                   -1, -1, true});
   rows.push_back({mpi, "2-D input refused",
@@ -111,6 +118,9 @@ void pool_samples(Rows& rows) {
   // ---- max_pool2d ----
   const std::string mp = "aten::max_pool2d";
   rows.push_back({mp, "f32 k2", [](Gen& g) { return Args{g.randn({2, 3, 8, 8}), IL{2, 2}}; }});
+  rows.push_back({mp, "int32 k2", [](Gen& g) {
+                    return Args{g.ints({2, 3, 6, 6}, -50, 50, DType::Int32), IL{2, 2}};
+                  }});
   rows.push_back(
       {mp, "k3 s2 p1 ceil_mode", [](Gen& g) {
          return Args{g.randn({2, 3, 8, 8}), IL{3, 3}, IL{2, 2}, IL{1, 1}, IL{1, 1}, true};
@@ -550,9 +560,6 @@ void attention_samples(Rows& rows) {
   f32("float mask [10] broadcast over rows", [](Gen& g) {
     return Args{g.randn({2, 8, 16}), g.randn({2, 10, 16}), g.randn({2, 10, 16}), g.randn({10})};
   });
-  f32("mask with more batch dims than query", [](Gen& g) {
-    return Args{g.randn({4, 8}), g.randn({6, 8}), g.randn({6, 8}), g.randn({3, 4, 6})};
-  });
   f32("causal L == S", [](Gen& g) {
     return Args{
         g.randn({2, 3, 9, 8}), g.randn({2, 3, 9, 8}), g.randn({2, 3, 9, 8}), Value(), 0.0, true};
@@ -567,6 +574,20 @@ void attention_samples(Rows& rows) {
     return Args{
         g.randn({2, 5, 8}), g.randn({2, 6, 8}), g.randn({2, 6, 8}), Value(), 0.0, false, 0.3};
   });
+  f32("enable_gqa: 8 query heads over 2 key/value heads", [](Gen& g) {
+    return Args{g.randn({2, 8, 5, 16}), g.randn({2, 2, 7, 16}), g.randn({2, 2, 7, 12}),
+                Value(), 0.0, false, Value(), true};
+  });
+  f32("enable_gqa with a float mask", [](Gen& g) {
+    return Args{g.randn({6, 4, 8}), g.randn({3, 5, 8}), g.randn({3, 5, 8}), g.randn({4, 5}), 0.0,
+                false, Value(), true};
+  });
+  rows.push_back({sdpa, "enable_gqa with heads that do not divide refused",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 6, 4, 8}), g.randn({1, 4, 5, 8}),
+                                g.randn({1, 4, 5, 8}), Value(), 0.0, false, Value(), true};
+                  },
+                  -1, -1, true});
   f32("broadcast batch (key and value shared across heads)", [](Gen& g) {
     return Args{g.randn({2, 4, 5, 8}), g.randn({2, 1, 6, 8}), g.randn({1, 6, 8})};
   });
@@ -604,6 +625,13 @@ void attention_samples(Rows& rows) {
                                 g.randn({2, 6, 8}, DType::BFloat16)};
                   },
                   3e-2, 3e-2});
+  // PyTorch adds the mask to the scores in place, so a mask may not add batch dims.
+  rows.push_back({sdpa, "mask with more batch dims than query refused",
+                  [](Gen& g) {
+                    return Args{g.randn({4, 8}), g.randn({6, 8}), g.randn({6, 8}),
+                                g.randn({3, 4, 6})};
+                  },
+                  -1, -1, true});
   rows.push_back({sdpa, "1-D query refused",
                   [](Gen& g) {
                     return Args{g.randn({8}), g.randn({6, 8}), g.randn({6, 8})};

@@ -308,6 +308,12 @@ void var_std_samples(Rows& rows) {
     add(rows, op, "correction 2, keepdim", [](Gen& g) {
       return Args{g.randn({3, 8}), L{0}, int64_t{2}, true};
     });
+    add(rows, op, "fractional correction 0.5", [](Gen& g) {
+      return Args{g.randn({3, 8}), L{1}, 0.5};
+    });
+    add(rows, op, "only self (dim and correction default to None)", [](Gen& g) {
+      return Args{g.randn({3, 8})};
+    });
     add(rows, op, "correction beyond n gives inf", [](Gen& g) {
       return Args{g.randn({2, 3}), L{0}, int64_t{3}};
     });

@@ -235,8 +235,11 @@ void index_rows(Rows& rows) {
   error_row(rows, gather, "negative index refused", [](Gen& g) {
     return Args{g.randn({5}), 0, g.ints({2}, -1, -1)};
   });
-  error_row(rows, gather, "int32 index refused", [](Gen& g) {
-    return Args{g.randn({5}), 0, g.ints({2}, 0, 1, I32)};
+  rows.push_back({gather, "int32 index", [](Gen& g) {
+                    return Args{g.randn({5}), 0, g.ints({2}, 0, 4, I32)};
+                  }});
+  error_row(rows, gather, "int16 index refused", [](Gen& g) {
+    return Args{g.randn({5}), 0, g.ints({2}, 0, 1, DType::Int16)};
   });
   error_row(rows, gather, "index larger than self refused", [](Gen& g) {
     return Args{g.randn({2, 3}), 0, g.ints({1, 4}, 0, 1)};
@@ -408,8 +411,11 @@ void scatter_rows(Rows& rows) {
     error_row(rows, s, "index larger than src refused", [](Gen& g) {
       return Args{g.randn({5}), 0, g.ints({2}, 0, 1), g.randn({1})};
     });
-    error_row(rows, s, "int32 index refused", [](Gen& g) {
-      return Args{g.randn({5}), 0, g.ints({1}, 0, 1, I32), g.randn({1})};
+    rows.push_back({s, "int32 index", [](Gen& g) {
+                      return Args{g.randn({5}), 0, g.ints({1}, 0, 4, I32), g.randn({1})};
+                    }});
+    error_row(rows, s, "int16 index refused", [](Gen& g) {
+      return Args{g.randn({5}), 0, g.ints({1}, 0, 1, DType::Int16), g.randn({1})};
     });
   }
   rows.push_back({"aten::scatter_add", "repeated indices add up", [](Gen& g) {

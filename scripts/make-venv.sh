@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Creates (once, then reuses) the Python test environment: PyTorch 2.13 as the oracle and the
+# peers (ONNX Runtime, onnx, onnxscript, transformers, safetensors, numpy), from
+# scripts/test-requirements.txt. Usage: make-venv.sh DIR. Test-only: nothing in the library or the
+# xport tool uses Python.
+set -euo pipefail
+venv=${1:?usage: make-venv.sh DIR}
+requirements="$(cd "$(dirname "$0")" && pwd)/test-requirements.txt"
+stamp="$venv/.xport-requirements"
+
+if [ -x "$venv/bin/python" ] && cmp -s "$requirements" "$stamp"; then
+  exit 0
+fi
+
+# The PyTorch wheel on this machine kind is built for CPython 3.11: prefer that interpreter.
+python=
+for candidate in python3.11 /usr/bin/python3.11 python3; do
+  if command -v "$candidate" >/dev/null 2>&1; then
+    python=$candidate
+    break
+  fi
+done
+[ -n "$python" ] || { echo "make-venv: no python3 found (run scripts/install-deps.sh)" >&2; exit 1; }
+
+echo "make-venv: creating $venv with $("$python" --version) from $requirements"
+rm -rf "$venv"
+"$python" -m venv "$venv"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+"$venv/bin/python" -c "import torch, numpy, onnx, onnxruntime, onnxscript, transformers, safetensors; print('make-venv: torch', torch.__version__, 'onnxruntime', onnxruntime.__version__)"
+cp "$requirements" "$stamp"

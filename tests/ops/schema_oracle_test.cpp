@@ -1,0 +1,105 @@
+// Every registered aten op's schema against PyTorch 2.13's (torch.ops.aten.<op>.<overload>
+// ._schema). PyTorch's text is parsed by xport's schema parser and both are compared in one
+// canonical form (defaults by value: PyTorch prints `stride=[1, 1]`, `eps=1.0000000000000001e-05`,
+// `"none"` where the op's source says `stride=1`, `eps=1e-05`, `'none'`). A difference fails
+// unless tests/ops/schema_differences.txt lists it with its reason; a listed op whose schema now
+// matches fails too, so the list stays true.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "python_oracle.h"
+#include "xport/xport.h"
+
+namespace xport {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "aten::name.overload: reason" lines; '#' starts a comment line.
+std::map<std::string, std::string> listed_differences() {
+  std::ifstream in(std::string(XPORT_TESTS_DIR) + "/ops/schema_differences.txt");
+  EXPECT_TRUE(in) << "tests/ops/schema_differences.txt is missing";
+  std::map<std::string, std::string> listed;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t colon = line.find(": ");
+    EXPECT_NE(colon, std::string::npos) << "schema_differences.txt: no ': reason' in " << line;
+    if (colon == std::string::npos) continue;
+    listed[line.substr(0, colon)] = line.substr(colon + 2);
+  }
+  return listed;
+}
+
+// The schema with every default printed from its parsed value.
+std::string canonical(const Schema& schema) {
+  Schema s = schema;
+  for (Argument& a : s.arguments)
+    if (a.default_value) a.default_text = a.default_value->str();
+  return s.str();
+}
+
+// PyTorch's text in canonical form, or why it does not parse.
+std::string canonical_text(const std::string& text) {
+  try {
+    return canonical(parse_schema(text));
+  } catch (const Error& e) {
+    return std::string("(does not parse: ") + e.what() + ")";
+  }
+}
+
+TEST(SchemaOracle, EveryAtenSchemaMatchesPyTorchOrIsListedWithItsReason) {
+  const fs::path dir = fs::temp_directory_path() / ("xport_schemas_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::map<std::string, std::string> ours;
+  {
+    std::ofstream names(dir / "names.txt");
+    for (const OpDef* op : all_ops()) {
+      if (op->parsed.ns != "aten") continue;
+      ours[op->qualified_name] = canonical(op->parsed);
+      names << op->qualified_name << "\n";
+    }
+  }
+  const testing::PythonRun run = testing::run_python(
+      std::string(XPORT_TESTS_DIR) + "/ops/torch_schemas.py", "", dir / "torch.json",
+      dir / "names.txt");
+  ASSERT_TRUE(run.ok()) << run.log;
+  nlohmann::json torch;
+  std::ifstream(dir / "torch.json") >> torch;
+  fs::remove_all(dir);
+
+  std::map<std::string, std::string> listed = listed_differences();
+  int differences = 0;
+  for (const auto& [name, schema] : ours) {
+    const nlohmann::json& theirs = torch.at(name);
+    const bool same = !theirs.is_null() && canonical_text(theirs.get<std::string>()) == schema;
+    const auto entry = listed.find(name);
+    if (same) {
+      EXPECT_EQ(entry, listed.end()) << name << " is listed in schema_differences.txt but now "
+                                     << "matches PyTorch: remove the line";
+      continue;
+    }
+    ++differences;
+    const std::string torch_text = theirs.is_null() ? "(no such op)" : theirs.get<std::string>();
+    if (entry == listed.end()) {
+      ADD_FAILURE() << name << " differs from PyTorch 2.13 and is not listed:\n  xport: " << schema
+                    << "\n  torch: " << torch_text;
+    } else {
+      std::cout << "listed difference " << name << ": " << entry->second << "\n  xport: "
+                << schema << "\n  torch: " << torch_text << "\n";
+      listed.erase(entry);
+    }
+  }
+  for (const auto& [name, reason] : listed)
+    ADD_FAILURE() << name << " is listed in schema_differences.txt but is not a registered op";
+  std::cout << ours.size() << " aten schemas compared, " << differences
+            << " listed differences\n";
+}
+
+}  // namespace
+}  // namespace xport

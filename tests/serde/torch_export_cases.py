@@ -1,0 +1,457 @@
+#!/usr/bin/env python3
+"""Writes real .pt2 archives made by torch.export (PyTorch 2.13), with inputs and PyTorch's outputs.
+
+Usage: tests/serde/torch_export_cases.py OUT_DIR [--verbose]
+
+Each case is a model exported with torch.export.export and written with torch.export.save, then
+run by PyTorch itself (ep.module()) on one to three input sets; the C++ tests load the archives in
+xport, run them on the same inputs and compare. Prints one summary line on success (--verbose: one
+line per case) and exits non-zero on failure. When OUT_DIR/manifest.json records the sha256 of
+this file and of tests/models/reference_models.py and its files exist, it exits at once.
+
+Groups:
+  reference     tests/models/reference_models.py (full size, seeded), static and dynamic.
+  transformers  Hugging Face GPT-2, BERT and Llama from small configs, random weights, no download.
+  exportdb      every example of PyTorch's ExportDB (torch._export.db.examples), exported as its
+                own tests do (strict=True); the others are listed under "not_exported".
+Some cases also write "<name>_core": the same program after ep.run_decompositions() (core ATen).
+The full-size models' weights are written once per archive: about 2.7 GB in all, ~50 s on 2 cores.
+
+Files (all paths relative to OUT_DIR): <case>/model.pt2, <case>/run<k>_in<i>.npy,
+<case>/run<k>_out<i>.npy, <case>/refused_in<i>.npy. Inputs are the leaves of
+tree_flatten((args, kwargs)) with kwargs in the order of the program's in_spec, the order
+ep.module() and the graph's user inputs use; outputs are the leaves of tree_flatten(output).
+A tensor leaf is {"npy", "dtype", "shape"} (bfloat16 is stored as float32, "dtype" keeps the real
+one); any other leaf (int, float, bool, str) is {"value": v}. None is no leaf in torch's pytree.
+
+manifest.json:
+{"digest": "<sha256 of this file and reference_models.py>", "torch_version": "2.13.0+cpu",
+ "cases": [{"name": "mlp_dynamic", "group": "reference", "pt2": "mlp_dynamic/model.pt2",
+            "dynamic": true, "strict": false,
+            "input_paths": ["args[0]"], "output_paths": ["out"],   # pytree key paths of leaves
+            "runs": [{"inputs": [leaf, ...], "outputs": [leaf, ...]}, ...],   # run 0: the example
+            "refused_inputs": [leaf, ...],     # optional: outside the range; ep.module() raises
+            "refused_error": "<first line of PyTorch's error>",
+            "range_constraints": {"s77": [2, 64]}},   # str(symbol): [lower, upper], null = inf
+           ...],
+ "not_exported": [{"name": "dynamic_shape_round", "group": "exportdb", "reason": "..."}]}
+"""
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODELS_DIR = os.path.join(os.path.dirname(HERE), "models")
+
+
+def script_sha256():
+    """The digest of this script and the reference models it exports."""
+    h = hashlib.sha256()
+    for path in (os.path.abspath(__file__), os.path.join(MODELS_DIR, "reference_models.py")):
+        with open(path, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()
+
+
+def leaf_files(leaves):
+    return [leaf["npy"] for leaf in leaves if "npy" in leaf]
+
+
+def up_to_date(out_dir, digest):
+    try:
+        with open(os.path.join(out_dir, "manifest.json")) as f:
+            manifest = json.load(f)
+    except (OSError, ValueError):
+        return False
+    if manifest.get("digest") != digest:
+        return False
+    files = []
+    for case in manifest["cases"]:
+        files.append(case["pt2"])
+        for run in case["runs"]:
+            files += leaf_files(run["inputs"]) + leaf_files(run["outputs"])
+        files += leaf_files(case.get("refused_inputs", []))
+    return all(os.path.exists(os.path.join(out_dir, p)) for p in files)
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out_dir")
+    parser.add_argument("--verbose", action="store_true", help="print one line per case")
+    return parser.parse_args()
+
+
+# The cache check comes before importing torch, which alone takes seconds.
+if __name__ == "__main__":
+    START, ARGS, DIGEST = time.perf_counter(), parse_args(), script_sha256()
+    if up_to_date(ARGS.out_dir, DIGEST):
+        print("torch_export_cases: %s is up to date" % ARGS.out_dir)
+        sys.exit(0)
+
+os.environ["HF_HUB_OFFLINE"] = "1"  # models come from config objects only: never download
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+sys.path.insert(0, MODELS_DIR)
+
+import copy  # noqa: E402
+import dataclasses  # noqa: E402
+import inspect  # noqa: E402
+import warnings  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.utils._pytree as pytree  # noqa: E402
+from torch.export import Dim  # noqa: E402
+from torch.export._tree_utils import reorder_kwargs  # noqa: E402
+from torch.utils._sympy.numbers import int_oo  # noqa: E402
+
+from reference_models import build_model, randomize  # noqa: E402
+
+
+@dataclasses.dataclass
+class Case:
+    name: str
+    group: str
+    model: nn.Module
+    args: tuple  # the example inputs torch.export traces with
+    kwargs: dict = dataclasses.field(default_factory=dict)
+    dynamic_shapes: object = None
+    runs: list = None  # [(args, kwargs)]; None: the example inputs only
+    refused: tuple = None  # (args, kwargs) outside the dynamic range, which ep.module() refuses
+    strict: bool = False
+    core: bool = False  # also write <name>_core, after run_decompositions()
+
+
+# ---- reference models ----------------------------------------------------------------------------
+
+
+def reference_cases():
+    g = torch.Generator().manual_seed(2024)
+
+    def randn(*shape):
+        return torch.randn(*shape, generator=g)
+
+    def ids(*shape):
+        return torch.randint(0, 50257, shape, generator=g)
+
+    model = build_model("mlp", 0)
+    x = randn(4, 1024)
+    yield Case("mlp_static", "reference", model, (x,), runs=[((x,), {}), ((randn(4, 1024),), {})],
+               core=True)
+    batch = Dim("batch", min=2, max=64)
+    yield Case("mlp_dynamic", "reference", model, (x,), dynamic_shapes=({0: batch},),
+               runs=[((x,), {}), ((randn(2, 1024),), {}), ((randn(64, 1024),), {})],
+               refused=((randn(65, 1024),), {}))
+
+    model = build_model("resnet50", 1)
+    x = randn(1, 3, 64, 64)
+    yield Case("resnet50_static", "reference", model, (x,), runs=[((x,), {})])
+    x = randn(4, 3, 64, 64)
+    batch = Dim("batch", min=2, max=16)
+    yield Case("resnet50_dynamic", "reference", model, (x,), dynamic_shapes=({0: batch},),
+               runs=[((x,), {}), ((randn(2, 3, 64, 64),), {}), ((randn(16, 3, 64, 64),), {})],
+               refused=((randn(17, 3, 64, 64),), {}))
+
+    model = build_model("bert", 2)
+    x = randn(1, 16, 768)
+    yield Case("bert_static", "reference", model, (x,), runs=[((x,), {})], core=True)
+    x = randn(2, 16, 768)
+    dims = {0: Dim("batch", min=2, max=8), 1: Dim("seq", min=2, max=128)}
+    yield Case("bert_dynamic", "reference", model, (x,), dynamic_shapes=(dims,),
+               runs=[((x,), {}), ((randn(3, 7, 768),), {}), ((randn(8, 128, 768),), {})],
+               refused=((randn(2, 129, 768),), {}))
+
+    model = build_model("gpt2", 3)
+    x = ids(1, 16)
+    yield Case("gpt2_static", "reference", model, (x,), runs=[((x,), {}), ((ids(1, 16),), {})])
+    # max=1024 fails to export: slicing the [1024, 1024] causal mask to [:t, :t] guards t != 1024.
+    # Runs stay short of the maximum: the logits at seq 1023 alone would be a 206 MB file.
+    dims = {1: Dim("seq", min=2, max=1023)}
+    yield Case("gpt2_dynamic", "reference", model, (x,), dynamic_shapes=(dims,),
+               runs=[((x,), {}), ((ids(1, 2),), {}), ((ids(1, 77),), {})],
+               refused=((ids(1, 1024),), {}))
+
+
+# ---- Hugging Face transformers -------------------------------------------------------------------
+
+
+class TupleOutputs(nn.Module):
+    """Calls a Hugging Face model with return_dict=False, so it returns a tuple of tensors (in
+    transformers 5 a config-level return_dict=False breaks the models' own submodule calls)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids, attention_mask=None):
+        return self.model(input_ids=input_ids, attention_mask=attention_mask, return_dict=False)
+
+
+@torch.no_grad()
+def hf_model(model):
+    """Eval mode; every parameter that Hugging Face initialises to a constant (zero biases, unit
+    norm weights) gets noise, so that a parity test sees them."""
+    model = randomize(model).eval()
+    for p in model.parameters():
+        if p.numel() > 1 and bool((p == p.flatten()[0]).all()):
+            p.add_(0.1 * torch.randn_like(p))
+    return TupleOutputs(model)
+
+
+def transformers_cases():
+    import transformers as tf
+
+    g = torch.Generator().manual_seed(7)
+
+    def ids(*shape):
+        return torch.randint(0, 1000, shape, generator=g)
+
+    def padded_mask(batch, seq):
+        mask = torch.ones(batch, seq, dtype=torch.long)
+        mask[-1, seq // 2:] = 0  # the last sequence is padded
+        return mask
+
+    def seq_cases(name, model):
+        x = ids(2, 16)
+        yield Case(name + "_static", "transformers", model, (x,), runs=[((x,), {})])
+        yield Case(name + "_dynamic", "transformers", model, (x,),
+                   dynamic_shapes=({1: Dim("seq", min=2, max=128)},),
+                   runs=[((x,), {}), ((ids(2, 5),), {}), ((ids(2, 128),), {})],
+                   refused=((ids(2, 129),), {}))
+
+    torch.manual_seed(10)
+    config = tf.GPT2Config(n_layer=2, n_embd=64, n_head=4, vocab_size=1000, n_positions=128,
+                           use_cache=False, bos_token_id=0, eos_token_id=0)
+    yield from seq_cases("hf_gpt2", hf_model(tf.GPT2LMHeadModel(config)))
+
+    torch.manual_seed(11)
+    config = tf.LlamaConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=4,
+                            num_key_value_heads=2, intermediate_size=128, vocab_size=1000,
+                            max_position_embeddings=128, use_cache=False, bos_token_id=0,
+                            eos_token_id=0)
+    yield from seq_cases("hf_llama", hf_model(tf.LlamaForCausalLM(config)))
+
+    torch.manual_seed(12)
+    config = tf.BertConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=4,
+                           intermediate_size=128, vocab_size=1000, max_position_embeddings=128)
+    model = hf_model(tf.BertModel(config))
+
+    def bert_inputs(batch, seq):
+        return (), {"input_ids": ids(batch, seq), "attention_mask": padded_mask(batch, seq)}
+
+    args, kwargs = bert_inputs(2, 16)
+    yield Case("hf_bert_static", "transformers", model, args, kwargs, runs=[(args, kwargs)])
+    dims = {0: Dim("batch", min=2, max=8), 1: Dim("seq", min=2, max=128)}
+    yield Case("hf_bert_dynamic", "transformers", model, args, kwargs,
+               dynamic_shapes={"input_ids": dims, "attention_mask": dims},
+               runs=[(args, kwargs), bert_inputs(3, 9), bert_inputs(8, 128)],
+               refused=bert_inputs(9, 16))
+
+
+# ---- ExportDB ------------------------------------------------------------------------------------
+
+
+def resized_inputs(case, size_of, seed):
+    """The example inputs with each dynamic dim d of a tensor resized to size_of(d's size), filled
+    with fresh random values; None where that leaves every size as it was."""
+    g = torch.Generator().manual_seed(seed)
+    bound = inspect.signature(case.model.forward).bind(*case.example_args, **case.example_kwargs)
+    changed = False
+    for name, dims in case.dynamic_shapes.items():
+        if not dims:
+            continue
+        t = bound.arguments[name]
+        shape = list(t.shape)
+        for d in dims:
+            shape[d] = size_of(shape[d])
+        changed |= shape != list(t.shape)
+        bound.arguments[name] = torch.randn(shape, generator=g).to(t.dtype)
+    return (bound.args, bound.kwargs) if changed else None
+
+
+def exportdb_cases(not_exported):
+    # The examples draw their inputs from the global generator when first imported.
+    torch.manual_seed(0)
+    from torch._export.db.case import SupportLevel
+    from torch._export.db.examples import all_examples
+
+    for name, example in sorted(all_examples().items()):
+        if example.support_level != SupportLevel.SUPPORTED:
+            not_exported.append({"name": name, "group": "exportdb",
+                                 "reason": "support_level " + example.support_level.name})
+            continue
+        runs = [(example.example_args, example.example_kwargs)]
+        if example.extra_args is not None:
+            runs.append((example.extra_args, {}))
+        if example.dynamic_shapes:
+            # Sizes other than the example's; 2 and up, as 0 and 1 specialise.
+            for k, size_of in enumerate((lambda s: 2, lambda s: s + 3)):
+                inputs = resized_inputs(example, size_of, seed=k)
+                if inputs is not None:
+                    runs.append(inputs)
+        yield Case(name, "exportdb", example.model, example.example_args, example.example_kwargs,
+                   dynamic_shapes=example.dynamic_shapes, runs=runs, strict=True,
+                   core=name == "cond_operands")
+
+
+# ---- writing a case ------------------------------------------------------------------------------
+
+
+def first_line(error):
+    lines = [line for line in str(error).splitlines() if line.strip()]
+    return "%s: %s" % (type(error).__name__, lines[0] if lines else "")
+
+
+def path_text(prefix, path):
+    return prefix + pytree.keystr(path)
+
+
+def write_leaves(out_dir, case_dir, stem, leaves):
+    """Writes the tensor leaves as .npy; returns the manifest's list of leaves."""
+    entries = []
+    for i, x in enumerate(leaves):
+        if isinstance(x, torch.Tensor):
+            t = x.detach()
+            dtype = str(t.dtype).removeprefix("torch.")
+            if t.dtype == torch.bfloat16:
+                t = t.float()  # numpy has no bfloat16
+            rel = "%s/%s%d.npy" % (case_dir, stem, i)
+            np.save(os.path.join(out_dir, rel), t.contiguous().numpy())
+            entries.append({"npy": rel, "dtype": dtype, "shape": list(t.shape)})
+        elif x is None or isinstance(x, (bool, int, float, str)):
+            entries.append({"value": x})
+        else:
+            raise TypeError("%s: leaf %s has type %s, which the manifest cannot hold"
+                            % (case_dir, stem + str(i), type(x).__name__))
+    return entries
+
+
+def flat_inputs(ep, args, kwargs):
+    """(key paths, leaves) of the inputs, in the order of the program's in_spec."""
+    spec = ep.call_spec.in_spec
+    inputs = (tuple(args), reorder_kwargs(kwargs, spec) if kwargs else {})
+    paths_leaves, flat_spec = pytree.tree_flatten_with_path(inputs)
+    if flat_spec != spec:
+        raise RuntimeError("inputs flatten to %s, the program expects %s" % (flat_spec, spec))
+    paths = [path_text(("args", "kwargs")[path[0].idx], path[1:]) for path, _ in paths_leaves]
+    return paths, [leaf for _, leaf in paths_leaves]
+
+
+def check_outputs(name, actual, expected):
+    """The exported program must agree with the eager model, and give finite values."""
+    def message(m):
+        return "%s: ep.module() differs from the eager model: %s" % (name, m)
+
+    torch.testing.assert_close(actual, expected, rtol=1e-4, atol=1e-4, msg=message)
+    for leaf in pytree.tree_leaves(actual):
+        if isinstance(leaf, torch.Tensor) and leaf.is_floating_point() and \
+                not torch.isfinite(leaf).all():
+            raise RuntimeError("%s: an output is not finite" % name)
+
+
+def bound(v):
+    return None if v in (int_oo, -int_oo) else int(v)
+
+
+def write_program(out_dir, case, name, ep):
+    """Saves ep as <name>/model.pt2 and runs it on the case's inputs; returns its manifest entry."""
+    os.makedirs(os.path.join(out_dir, name), exist_ok=True)
+    pt2 = name + "/model.pt2"
+    torch.export.save(ep, os.path.join(out_dir, pt2))
+    module = ep.module()
+    runs, in_paths, out_paths = [], None, None
+    for k, (args, kwargs) in enumerate(case.runs or [(case.args, case.kwargs)]):
+        in_paths, leaves = flat_inputs(ep, args, kwargs)
+        inputs = write_leaves(out_dir, name, "run%d_in" % k, leaves)  # before a call mutates them
+        # Each call gets its own copy: some examples mutate their inputs.
+        out = module(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+        check_outputs(name, out, case.model(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
+        paths_leaves, _ = pytree.tree_flatten_with_path(out)
+        out_paths = [path_text("out", path) for path, _ in paths_leaves]
+        outputs = write_leaves(out_dir, name, "run%d_out" % k, [x for _, x in paths_leaves])
+        runs.append({"inputs": inputs, "outputs": outputs})
+    entry = {"name": name, "group": case.group, "pt2": pt2,
+             "dynamic": case.dynamic_shapes is not None, "strict": case.strict,
+             "input_paths": in_paths, "output_paths": out_paths, "runs": runs}
+    if case.refused is not None:
+        args, kwargs = case.refused
+        try:
+            module(*args, **kwargs)
+        except Exception as e:  # PyTorch's own input check; its exception types vary
+            entry["refused_error"] = first_line(e)
+        else:
+            raise RuntimeError("%s: ep.module() accepted the inputs meant to be refused" % name)
+        entry["refused_inputs"] = write_leaves(out_dir, name, "refused_in",
+                                               flat_inputs(ep, args, kwargs)[1])
+    entry["range_constraints"] = {str(s): [bound(r.lower), bound(r.upper)]
+                                  for s, r in ep.range_constraints.items()}
+    return entry
+
+
+def write_case(out_dir, case, not_exported, verbose):
+    """Exports and writes one case (and its _core twin); returns their manifest entries."""
+    start = time.perf_counter()
+    try:
+        ep = torch.export.export(case.model, copy.deepcopy(case.args),
+                                 copy.deepcopy(case.kwargs), dynamic_shapes=case.dynamic_shapes,
+                                 strict=case.strict)
+    except Exception as e:
+        if case.group != "exportdb":  # only ExportDB documents what torch.export cannot do
+            raise
+        not_exported.append({"name": case.name, "group": case.group,
+                             "reason": "torch.export: " + first_line(e)})
+        return []
+    entries = [write_program(out_dir, case, case.name, ep)]
+    if case.core:
+        entries.append(write_program(out_dir, case, case.name + "_core", ep.run_decompositions()))
+    if verbose:
+        mb = [os.path.getsize(os.path.join(out_dir, e["pt2"])) / 1e6 for e in entries]
+        print("  %-32s %-12s %5.1f s  %s MB" % (case.name + " (+ _core)" * case.core, case.group,
+                                              time.perf_counter() - start,
+                                              " + ".join("%.1f" % x for x in mb)))
+    return entries
+
+
+# ---- driver --------------------------------------------------------------------------------------
+
+
+def dir_bytes(path):
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+
+
+def main(args, digest, start):
+    torch.set_num_threads(2)
+    # torch.export and transformers warn about things the cases do on purpose; the summary line
+    # should be the only output.
+    warnings.simplefilter("ignore")
+    os.makedirs(args.out_dir, exist_ok=True)
+    cases, not_exported = [], []
+    for group in (reference_cases(), transformers_cases(), exportdb_cases(not_exported)):
+        for case in group:
+            cases += write_case(args.out_dir, case, not_exported, args.verbose)
+    names = [c["name"] for c in cases] + [c["name"] for c in not_exported]
+    if len(set(names)) != len(names):
+        raise RuntimeError("case names repeat: %s" % sorted(n for n in names
+                                                             if names.count(n) > 1))
+    manifest = {"digest": digest, "torch_version": torch.__version__, "cases": cases,
+                "not_exported": not_exported}
+    # The manifest goes last and whole, so an interrupted run is never mistaken for a cache hit.
+    path = os.path.join(args.out_dir, "manifest.json")
+    with open(path + ".tmp", "w") as f:
+        json.dump(manifest, f, indent=1, allow_nan=False)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+    print("torch_export_cases: %d cases, %d not exported, %.0f MB in %s (%.1f s)"
+          % (len(cases), len(not_exported), dir_bytes(args.out_dir) / 1e6, args.out_dir,
+             time.perf_counter() - start))
+
+
+if __name__ == "__main__":
+    try:
+        main(ARGS, DIGEST, START)
+    except Exception as e:  # a clear one-line reason, and a non-zero exit for the caller
+        print("torch_export_cases: failed: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        raise

@@ -1,0 +1,186 @@
+// .pt2 files written by PyTorch 2.13 (torch.export.export + torch.export.save, by
+// tests/serde/torch_export_cases.py) load and run in xport: ExportedProgram::run and the runtime
+// give PyTorch's own outputs (max |ours - torch| / max |torch| <= 1e-4), and refuse the inputs
+// PyTorch refuses. A case xport cannot load or run must be listed with its reason in
+// tests/serde/torch_pt2_refusals.txt, and must then fail with an xport::Error (never a crash); a
+// listed case that works fails the test, so the list stays true. Prints one line per case and the
+// counts.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "xport/runtime.h"
+#include "xport/xport.h"
+
+namespace xport {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+constexpr double kTolerance = 1e-4;
+
+const fs::path& data_dir() {
+  static const fs::path dir = XPORT_TORCH_PT2_DIR;
+  return dir;
+}
+
+// "case: reason" lines; '#' starts a comment line.
+std::map<std::string, std::string> listed_refusals() {
+  std::ifstream in(std::string(XPORT_TESTS_DIR) + "/serde/torch_pt2_refusals.txt");
+  EXPECT_TRUE(in) << "tests/serde/torch_pt2_refusals.txt is missing";
+  std::map<std::string, std::string> listed;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t colon = line.find(": ");
+    if (colon == std::string::npos) {
+      ADD_FAILURE() << "torch_pt2_refusals.txt: no ': reason' in " << line;
+      continue;
+    }
+    listed[line.substr(0, colon)] = line.substr(colon + 2);
+  }
+  return listed;
+}
+
+Value leaf_value(const json& leaf) {
+  if (leaf.contains("npy")) {
+    const Tensor t = load_npy((data_dir() / leaf.at("npy").get<std::string>()).string());
+    const DType dtype = parse_dtype(leaf.at("dtype").get<std::string>());
+    return t.dtype() == dtype ? t : t.to(dtype);
+  }
+  const json& v = leaf.at("value");
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_number()) return v.get<double>();
+  return v.get<std::string>();
+}
+
+Tensor scalar_tensor_of(const Value& v) {
+  return from_vector(std::vector<double>{v.is_bool() ? double(v.to_bool()) : v.to_double()}, {});
+}
+
+std::vector<Value> leaf_values(const json& leaves) {
+  std::vector<Value> values;
+  for (const json& leaf : leaves) values.push_back(leaf_value(leaf));
+  return values;
+}
+
+// Empty when `ours` equals PyTorch's outputs within kTolerance; else what differs.
+std::string compare_outputs(const std::vector<Tensor>& ours, const json& expected) {
+  if (ours.size() != expected.size()) {
+    return "xport gave " + std::to_string(ours.size()) + " outputs, PyTorch " +
+           std::to_string(expected.size());
+  }
+  for (size_t i = 0; i < ours.size(); ++i) {
+    const Value want = leaf_value(expected[i]);
+    const Tensor theirs = want.is_tensor() ? want.to_tensor() : scalar_tensor_of(want);
+    if (ours[i].int_sizes() != theirs.int_sizes()) return "output " + std::to_string(i) + " shape";
+    const std::vector<double> a = ours[i].to_vector<double>(), b = theirs.to_vector<double>();
+    double diff = 0, peak = 0;
+    for (size_t k = 0; k < a.size(); ++k) {
+      if (std::isnan(a[k]) && std::isnan(b[k])) continue;
+      diff = std::max(diff, std::fabs(a[k] - b[k]));
+      peak = std::max(peak, std::fabs(b[k]));
+    }
+    if (std::isnan(diff) || diff > kTolerance * std::max(peak, 1e-30)) {
+      return "output " + std::to_string(i) + ": max diff " + std::to_string(diff) +
+             " against max |torch| " + std::to_string(peak);
+    }
+  }
+  return "";
+}
+
+struct Outcome {
+  bool loaded = false;
+  int runs = 0, equal = 0;
+  bool refused_like_torch = true;
+  std::string problem;  // the first thing that went wrong
+};
+
+Outcome run_case(const json& c) {
+  Outcome o;
+  const std::string path = (data_dir() / c.at("pt2").get<std::string>()).string();
+  try {
+    const ExportedProgram program = load(path);
+    const runtime::Program compiled = runtime::Program::load(path);
+    o.loaded = true;
+    for (const json& run : c.at("runs")) {
+      // Inputs are read afresh for each engine: a program may mutate them, as eager would.
+      const std::string exported =
+          compare_outputs(program.run(leaf_values(run.at("inputs"))), run.at("outputs"));
+      const std::string runtime =
+          compare_outputs(compiled.run_values(leaf_values(run.at("inputs"))), run.at("outputs"));
+      ++o.runs;
+      if (exported.empty() && runtime.empty()) {
+        ++o.equal;
+      } else if (o.problem.empty()) {
+        o.problem = "run " + std::to_string(o.runs - 1) + ": ExportedProgram::run: " +
+                    (exported.empty() ? "equal" : exported) +
+                    "; runtime: " + (runtime.empty() ? "equal" : runtime);
+      }
+    }
+    if (c.contains("refused_inputs")) {
+      const std::vector<Value> bad = leaf_values(c.at("refused_inputs"));
+      for (int engine = 0; engine < 2; ++engine) {
+        try {
+          engine == 0 ? program.run(bad) : compiled.run_values(bad);
+          o.refused_like_torch = false;
+        } catch (const Error& e) {
+          if (e.kind() != ErrorKind::InvalidInput) o.refused_like_torch = false;
+        }
+      }
+      if (!o.refused_like_torch && o.problem.empty())
+        o.problem = "accepted inputs PyTorch refuses (" + c.value("refused_error", "") + ")";
+    }
+  } catch (const Error& e) {
+    o.problem = std::string(o.loaded ? "run" : "load") + ": " + e.what();
+  }
+  return o;
+}
+
+TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
+  json manifest;
+  std::ifstream in(data_dir() / "manifest.json");
+  ASSERT_TRUE(in) << "no manifest in " << data_dir() << " (the torch_pt2_data fixture writes it)";
+  in >> manifest;
+  std::map<std::string, std::string> refusals = listed_refusals();
+  int cases = 0, loaded = 0, ran = 0, equal = 0, refused = 0;
+  for (const json& c : manifest.at("cases")) {
+    const std::string name = c.at("name");
+    const Outcome o = run_case(c);
+    ++cases;
+    loaded += o.loaded;
+    const bool ok = o.problem.empty();
+    ran += o.loaded && o.runs == static_cast<int>(c.at("runs").size());
+    equal += ok;
+    const auto listed = refusals.find(name);
+    if (listed == refusals.end()) {
+      EXPECT_TRUE(ok) << name << " (" << c.at("group").get<std::string>() << "): " << o.problem;
+      std::cout << (ok ? "equal    " : "FAILED   ") << name << "\n";
+    } else {
+      ++refused;
+      EXPECT_FALSE(ok) << name << " is listed in torch_pt2_refusals.txt but now works: remove "
+                       << "the line";
+      std::cout << "refused  " << name << ": " << listed->second << "\n         xport: "
+                << o.problem.substr(0, 300) << "\n";
+      refusals.erase(listed);
+    }
+  }
+  for (const auto& [name, reason] : refusals)
+    ADD_FAILURE() << name << " is listed in torch_pt2_refusals.txt but is no case";
+  for (const json& n : manifest.at("not_exported")) {
+    std::cout << "not exported by PyTorch  " << n.at("name").get<std::string>() << ": "
+              << n.at("reason").get<std::string>() << "\n";
+  }
+  std::cout << cases << " PyTorch archives: " << loaded << " loaded, " << ran << " ran, " << equal
+            << " equal to PyTorch, " << refused << " refused with a listed reason\n";
+}
+
+}  // namespace
+}  // namespace xport
