@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "listed_reasons.h"
 #include "python_oracle.h"
 #include "xport/xport.h"
 
@@ -20,21 +21,6 @@ namespace xport {
 namespace {
 
 namespace fs = std::filesystem;
-
-// "aten::name.overload: reason" lines; '#' starts a comment line.
-std::map<std::string, std::string> listed_differences() {
-  std::ifstream in(std::string(XPORT_TESTS_DIR) + "/ops/schema_differences.txt");
-  EXPECT_TRUE(in) << "tests/ops/schema_differences.txt is missing";
-  std::map<std::string, std::string> listed;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    const size_t colon = line.find(": ");
-    EXPECT_NE(colon, std::string::npos) << "schema_differences.txt: no ': reason' in " << line;
-    if (colon == std::string::npos) continue;
-    listed[line.substr(0, colon)] = line.substr(colon + 2);
-  }
-  return listed;
-}
 
 // The schema with every default printed from its parsed value.
 std::string canonical(const Schema& schema) {
@@ -73,7 +59,8 @@ TEST(SchemaOracle, EveryAtenSchemaMatchesPyTorchOrIsListedWithItsReason) {
   std::ifstream(dir / "torch.json") >> torch;
   fs::remove_all(dir);
 
-  std::map<std::string, std::string> listed = listed_differences();
+  std::map<std::string, std::string> listed =
+      testing::listed_reasons(std::string(XPORT_TESTS_DIR) + "/ops/schema_differences.txt");
   int differences = 0;
   for (const auto& [name, schema] : ours) {
     const nlohmann::json& theirs = torch.at(name);

@@ -15,6 +15,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "listed_reasons.h"
 #include "xport/runtime.h"
 #include "xport/xport.h"
 
@@ -29,23 +30,6 @@ constexpr double kTolerance = 1e-4;
 const fs::path& data_dir() {
   static const fs::path dir = XPORT_TORCH_PT2_DIR;
   return dir;
-}
-
-// "case: reason" lines; '#' starts a comment line.
-std::map<std::string, std::string> listed_refusals() {
-  std::ifstream in(std::string(XPORT_TESTS_DIR) + "/serde/torch_pt2_refusals.txt");
-  EXPECT_TRUE(in) << "tests/serde/torch_pt2_refusals.txt is missing";
-  std::map<std::string, std::string> listed;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    const size_t colon = line.find(": ");
-    if (colon == std::string::npos) {
-      ADD_FAILURE() << "torch_pt2_refusals.txt: no ': reason' in " << line;
-      continue;
-    }
-    listed[line.substr(0, colon)] = line.substr(colon + 2);
-  }
-  return listed;
 }
 
 Value leaf_value(const json& leaf) {
@@ -149,7 +133,8 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
   std::ifstream in(data_dir() / "manifest.json");
   ASSERT_TRUE(in) << "no manifest in " << data_dir() << " (the torch_pt2_data fixture writes it)";
   in >> manifest;
-  std::map<std::string, std::string> refusals = listed_refusals();
+  std::map<std::string, std::string> refusals =
+      testing::listed_reasons(std::string(XPORT_TESTS_DIR) + "/serde/torch_pt2_refusals.txt");
   int cases = 0, loaded = 0, ran = 0, equal = 0, refused = 0;
   for (const json& c : manifest.at("cases")) {
     const std::string name = c.at("name");
