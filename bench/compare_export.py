@@ -1,53 +1,46 @@
 #!/usr/bin/env python3
-"""Times graph capture of each reference model: xport's export_program beside PyTorch 1.13's
-torch.jit.trace and torch.fx.symbolic_trace, and prints a table.
+"""Times graph capture of each reference model: xport's export_program beside PyTorch 2.13's
+torch.export.export on the same models and input shapes, static and with the same dynamic dims,
+and prints a table.
 
 Usage: bench/compare_export.py [BUILD_DIR] [--filter REGEX] [--threads N] [--runs N]
                                [--min-time SECONDS]
 xport: one process of BUILD_DIR/bench/xport_export_bench (--runs repetitions, the median).
-PyTorch: the models of tests/models/make_parity_data.py in eval mode on the same input shapes,
-under torch.no_grad(); each capture is warmed up once, then the median of at least --runs calls
-and 0.5 s.
-The capture methods differ in what they do, which the table's extra columns put in view:
-- export_program traces on fake tensors (shapes only, no arithmetic) and returns ATen-level ops.
-- torch.jit.trace runs the model on real data, and by default (check_trace=True) traces it again
-  and runs the traced and the original to compare (about four forwards in all); `fwd ms` is one
-  eager forward of the model, for scale.
-  `jit ops` counts the aten:: nodes of its inlined graph (prim:: constants and attribute reads
-  left out). Under no_grad, nn.TransformerEncoderLayer takes its fused inference path, so BERT
-  traces to one aten::_transformer_encoder_layer_fwd per layer.
-- torch.fx.symbolic_trace runs no arithmetic and keeps torch.nn modules (Linear, Conv2d,
-  TransformerEncoderLayer, ...) as single call_module nodes, so `fx nodes` counts modules, not
-  ops; it cannot trace code that passes a traced size to a torch function (GPT-2's arange).
-xport's dynamic cases have no PyTorch counterpart (neither method takes dynamic dims); their
-PyTorch columns capture the same model on the same example input.
+PyTorch: the models of tests/models/reference_models.py in eval mode on the same input shapes;
+each torch.export.export call is warmed up once, then the median of at least --runs calls and
+0.5 s. A dynamic case marks the same dims dynamic as xport's (batch; batch and sequence; the
+sequence of GPT-2 up to 1023, as its causal-mask slice asks). Both capture on fake tensors and
+return ATen-level graphs; `nodes` counts xport's call nodes and `torch nodes` torch.export's
+call_function nodes (torch.export keeps some composite ops that xport decomposes, and the
+reverse).
 """
 import argparse
 import json
 import os
 import subprocess
 import sys
-import warnings
 
-from bench_common import time_torch  # first: sets up OpenBLAS
+from bench_common import time_torch  # first: sets up the environment
 import torch
-import torch.fx
+from torch.export import Dim
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
                                 "models"))
-import make_parity_data as ref  # noqa: E402
+import make_parity_data as ref  # noqa: E402  (build_model, model_input)
 
-# case -> (model, batch, image side or sequence length); the names of BM_export/<case>.
+# case -> (model, batch, image side or sequence length, dynamic dims: index -> Dim); the names
+# of BM_export/<case>.
 CASES = {
-    "mlp": ("mlp", 32, None),
-    "resnet18": ("resnet18", 1, 224),
-    "resnet50": ("resnet50", 1, 224),
-    "bert": ("bert", 1, 128),
-    "gpt2": ("gpt2", 1, 128),
-    "mlp_dynamic": ("mlp", 32, None),
-    "resnet50_dynamic": ("resnet50", 2, 224),
-    "bert_dynamic": ("bert", 2, 128),
-    "gpt2_dynamic": ("gpt2", 2, 128),
+    "mlp": ("mlp", 32, None, None),
+    "resnet18": ("resnet18", 1, 224, None),
+    "resnet50": ("resnet50", 1, 224, None),
+    "bert": ("bert", 1, 128, None),
+    "gpt2": ("gpt2", 1, 128, None),
+    "mlp_dynamic": ("mlp", 32, None, lambda: {0: Dim("batch")}),
+    "resnet50_dynamic": ("resnet50", 2, 224, lambda: {0: Dim("batch")}),
+    "bert_dynamic": ("bert", 2, 128, lambda: {0: Dim("batch"), 1: Dim("seq")}),
+    "gpt2_dynamic": ("gpt2", 2, 128,
+                     lambda: {0: Dim("batch"), 1: Dim("seq", min=2, max=1023)}),
 }
 
 NA = "n/a (error)"
@@ -88,28 +81,17 @@ def time_capture(capture, runs):
 
 
 def time_torch_case(spec, runs):
-    """Seconds and graph sizes of the PyTorch captures of one model and input."""
-    model_name, batch, size = spec
+    """Seconds and graph size of torch.export.export of one model and input."""
+    model_name, batch, size, dims = spec
     model = ref.build_model(model_name)
     x = ref.model_input(model_name, batch, size, seed=0)
-    with torch.no_grad():
-        fwd = time_torch(lambda: model(x), min_time=0.0, min_runs=runs)
-    jit_s, jit = time_capture(lambda: torch.jit.trace(model, x), runs)
-    fx_s, fx = time_capture(lambda: torch.fx.symbolic_trace(model), runs)
-    errors = []
-    if jit_s is None:
-        errors.append(("jit.trace", jit))
-    if fx_s is None:
-        errors.append(("fx.symbolic_trace", fx))
-    return {
-        "fwd": fwd,
-        "jit": jit_s,
-        "fx": fx_s,
-        "jit_ops": (sum(1 for n in jit.inlined_graph.nodes() if n.kind().startswith("aten::"))
-                    if jit_s is not None else None),
-        "fx_nodes": len(fx.graph.nodes) if fx_s is not None else None,
-        "errors": errors,
-    }
+    dynamic_shapes = (dims(),) if dims else None
+    export_s, program = time_capture(
+        lambda: torch.export.export(model, (x,), dynamic_shapes=dynamic_shapes), runs)
+    errors = [] if export_s is not None else [("torch.export.export", program)]
+    nodes = (sum(1 for n in program.graph.nodes if n.op == "call_function")
+             if export_s is not None else None)
+    return {"export": export_s, "nodes": nodes, "errors": errors}
 
 
 def ms(seconds):
@@ -132,13 +114,12 @@ def main():
     args = parser.parse_args()
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     torch.set_num_threads(args.threads)
-    warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
     binary = os.path.join(args.build, "bench", "xport_export_bench")
     ours = run_xport(binary, args.threads, args.runs, args.min_time, args.filter)
 
-    row = "%-17s %10s %12s %12s %9s %9s %7s %7s %8s %8s"
-    print(row % ("case", "xport ms", "jit.trace ms", "fx ms", "jit/xport", "fwd ms", "nodes",
-                 "calls", "jit ops", "fx nodes"))
+    row = "%-17s %10s %16s %13s %7s %7s %11s"
+    print(row % ("case", "xport ms", "torch.export ms", "torch/xport", "nodes", "calls",
+                 "torch nodes"))
     notes = []
     theirs_by_spec = {}
     for case, record in ours.items():
@@ -156,10 +137,9 @@ def main():
             notes += ["%s: %s: %s" % (case, what, err)
                       for what, err in theirs_by_spec[spec]["errors"]]
         t = theirs_by_spec[spec]
-        ratio = "-" if t["jit"] is None else "%.0f" % (t["jit"] / ours_s)
-        print(row % (case, ms(ours_s), ms(t["jit"]), ms(t["fx"]), ratio, ms(t["fwd"]),
-                     int(record["nodes"]), int(record["calls"]), count(t["jit_ops"]),
-                     count(t["fx_nodes"])))
+        ratio = "-" if t["export"] is None else "%.1f" % (t["export"] / ours_s)
+        print(row % (case, ms(ours_s), ms(t["export"]), ratio, int(record["nodes"]),
+                     int(record["calls"]), count(t["nodes"])))
         sys.stdout.flush()
     for note in notes:
         print(note)

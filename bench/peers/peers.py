@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The peer benchmark: the same models with the same weights in PyTorch eager, TorchScript, ONNX
-Runtime and the xport runtime, interleaved in one run; prints one table of median latencies.
+"""The peer benchmark: the same models with the same weights in PyTorch eager, torch.compile,
+AOTInductor, ONNX Runtime and the xport runtime, interleaved in one run; prints one table of
+median latencies.
 
-Usage (bench/peers/run.sh installs onnxruntime-node first, then calls this):
+Usage (bench/peers/run.sh calls this with the test environment's Python):
   peers.py [--build DIR] [--rows REGEX] [--rounds R] [--runs K] [--warmup W] [--min-time S]
            [--threads N] [--tolerance T] [--quick]
 Defaults: 5 rounds, 3 warm-up runs, >= 3 timed runs and >= 1 s per engine and round, 2 threads
@@ -11,15 +12,16 @@ timed runs.
 
 Rows: MLP 1024-4096-4096-1024 batch 32, ResNet-50 batch 1 and 8 at 224 px, BERT-base encoder
 batch 1 and 8 at sequence 128, GPT-2 (logits of one 128-token sequence). Each row is prepared once
-and cached in BUILD/peers/<row>/: the reference model of tests/models/make_parity_data.py (fixed
+and cached in BUILD/peers/<row>/: the reference model of tests/models/reference_models.py (fixed
 seed) writes its weights once (BUILD/peers/weights/<model>.safetensors); every engine's model
-comes from that file: eager loads it, and the PyTorch model loaded from it is traced and frozen
-(torch.jit.trace + torch.jit.freeze, saved; torch.jit.optimize_for_inference runs on it after
-loading, outside the timed runs) and exported to ONNX (torch.onnx.export, opset 17), and
-xport_peer_bench builds xport's model, loads the file and exports the PT2 archive.
+comes from that file: eager loads it (torch.compile compiles that model in its own process, during
+the warm-up runs), the PyTorch model loaded from it is exported with torch.export and compiled
+ahead of time (torch._inductor.aoti_compile_and_package) and exported to ONNX
+(torch.onnx.export), and xport_peer_bench builds xport's model, loads the file and exports the PT2
+archive.
 
-Then R rounds: in each, every row runs each engine in a fresh process (eager and TorchScript:
-torch_peer.py; ONNX Runtime: node ort_peer.mjs; xport: xport_peer_bench time), in an order rotated
+Then R rounds: in each, every row runs each engine in a fresh process (eager, compile, AOTInductor
+and ONNX Runtime: torch_peer.py; xport: xport_peer_bench time), in an order rotated
 from round to round; an engine times runs after W warm-up runs until it has K runs and S seconds.
 An engine's latency is the median over rounds of its round's median. All engines use N threads
 (default 2; ONNX Runtime: N intra-op threads, one inter-op thread, graph optimizations 'all').
@@ -40,12 +42,11 @@ import sys
 import time
 import warnings
 
-os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")  # else OpenBLAS misdetects this CPU
-import numpy as np  # noqa: E402
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-PYTHON = "/usr/bin/python3"  # Debian's, which sees python3-torch
+PYTHON = os.environ.get("PYTHON", sys.executable)  # the test environment's (make venv)
 ENGINE_TIMEOUT_S = 900  # one engine process, one round
 
 # row -> (model, batch, image side or sequence length)
@@ -57,13 +58,14 @@ ROWS = {
     "bert_b8_t128": ("bert", 8, 128),
     "gpt2_b1_t128": ("gpt2", 1, 128),
 }
-ENGINES = ("eager", "torchscript", "ort", "xport")
-LABELS = {"eager": "eager", "torchscript": "TorchScript", "ort": "ORT", "xport": "xport"}
-# The reference models (and their weights) come from make_parity_data.py; the prepared files of a
+ENGINES = ("eager", "compile", "aoti", "ort", "xport")
+PEERS = ENGINES[:-1]
+LABELS = {"eager": "eager", "compile": "compile", "aoti": "AOTI", "ort": "ORT", "xport": "xport"}
+# The reference models (and their weights) come from reference_models.py; the prepared files of a
 # row are stale when it, torch_peer.py or PREPARE_VERSION (bump it when prepare() changes what it
 # writes) changes. The xport archive also follows the xport_peer_bench binary.
-REFERENCE = os.path.join(ROOT, "tests", "models", "make_parity_data.py")
-PREPARE_VERSION = 1
+REFERENCE = os.path.join(ROOT, "tests", "models", "reference_models.py")
+PREPARE_VERSION = 2
 
 
 def log(msg):
@@ -104,7 +106,7 @@ class Row:
         self.dir = os.path.join(peers_dir, name)
         self.weights = os.path.join(peers_dir, "weights", self.model + ".safetensors")
         self.input = os.path.join(self.dir, "input.npy")
-        self.script = os.path.join(self.dir, "model.torchscript.pt")
+        self.aoti = os.path.join(self.dir, "model.aoti.pt2")
         self.onnx = os.path.join(self.dir, "model.onnx")
         self.archive = os.path.join(self.dir, "model.pt2")
         self.manifest = os.path.join(self.dir, "manifest.json")
@@ -146,11 +148,11 @@ def write_weights(row):
 
 
 def prepare(row, xport_bin, source_digest):
-    """Writes the row's input, TorchScript file, ONNX file and xport archive unless they are
+    """Writes the row's input, AOTInductor package, ONNX file and xport archive unless they are
     up to date; sets row.flops."""
     write_weights(row)
     manifest = read_json(row.manifest)
-    files = (row.input, row.script, row.onnx)
+    files = (row.input, row.aoti, row.onnx)
     if manifest.get("sources") != source_digest or not all(map(os.path.exists, files)):
         torch, torch_peer, model_flops = torch_modules()
         os.makedirs(row.dir, exist_ok=True)
@@ -159,19 +161,15 @@ def prepare(row, xport_bin, source_digest):
         x = torch_peer.ref.model_input(row.model, row.batch, row.size, seed=0)
         np.save(row.input, x.numpy())
         flops = model_flops(row.model, model, x)
-        # Tracing warns that GPT-2's constant scale and mask fill are fixed: they are.
-        warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
         start = time.perf_counter()
         with torch.no_grad():
-            # optimize_for_inference runs in the engine's process after loading: the MKLDNN
-            # constants it makes of ResNet's weights do not survive torch.jit.save/load.
-            torch.jit.save(torch.jit.freeze(torch.jit.trace(model, x)), row.script)
-        log("  %s: TorchScript %s (%.1f s)" % (row.name, row.script, time.perf_counter() - start))
+            program = torch.export.export(model, (x,))
+            torch._inductor.aoti_compile_and_package(program, package_path=row.aoti)
+        log("  %s: AOTInductor %s (%.1f s)" % (row.name, row.aoti, time.perf_counter() - start))
         start = time.perf_counter()
-        # Grad stays enabled (the parameters require it) so that nn.TransformerEncoderLayer
-        # takes its decomposed path: the fused fast-path op has no ONNX export.
-        torch.onnx.export(model, (x,), row.onnx, input_names=["x"], output_names=["y"],
-                          opset_version=17, do_constant_folding=True)
+        with torch.no_grad():
+            torch.onnx.export(model, (x,), row.onnx, input_names=["x"], output_names=["y"],
+                              dynamo=True, external_data=False)
         log("  %s: ONNX %s (%.1f s)" % (row.name, row.onnx, time.perf_counter() - start))
         manifest = {"sources": source_digest, "flops": flops}
         write_json(row.manifest, manifest)
@@ -193,15 +191,13 @@ def engine_command(engine, row, args, out):
               str(args.min_time), "--threads", str(args.threads)]
     if out:
         timing += ["--out", out]
-    if engine == "eager":
-        return [PYTHON, os.path.join(HERE, "torch_peer.py"), "--engine", "eager", "--model",
-                row.model, "--weights", row.weights, "--input", row.input] + timing
-    if engine == "torchscript":
-        return [PYTHON, os.path.join(HERE, "torch_peer.py"), "--engine", "torchscript",
-                "--script", row.script, "--input", row.input] + timing
+    peer = [PYTHON, os.path.join(HERE, "torch_peer.py"), "--engine", engine, "--input", row.input]
+    if engine in ("eager", "compile"):
+        return peer + ["--model", row.model, "--weights", row.weights] + timing
+    if engine == "aoti":
+        return peer + ["--package", row.aoti] + timing
     if engine == "ort":
-        return ["node", os.path.join(HERE, "ort_peer.mjs"), "--node-modules", args.node_modules,
-                "--model", row.onnx, "--input", "x=" + row.input] + timing
+        return peer + ["--onnx", row.onnx] + timing
     return [args.xport_bin, "time", row.archive, "--input", row.input] + timing
 
 
@@ -248,35 +244,31 @@ def fmt(v, spec):
 def print_table(rows, medians, diffs, versions, args):
     print("machine: %s, %d cores; threads per engine: %d" % (machine(), os.cpu_count(),
                                                            args.threads))
-    print("PyTorch %s (eager, TorchScript), ONNX Runtime %s (onnxruntime-node), xport runtime"
+    print("PyTorch %s (eager, torch.compile, AOTInductor), ONNX Runtime %s, xport runtime"
           % (versions.get("torch", "?"), versions.get("ort", "?")))
     print("%d round(s); per engine and round: %d warm-up runs, then >= %d runs and >= %g s; "
           "latency = median over rounds of the round's median" % (
               args.rounds, args.warmup, args.runs, args.min_time))
     print()
-    head = "%-13s %8s %8s %8s %8s %7s %9s | %7s %7s %7s %7s | %9s" % (
-        "row", "eager", "TScript", "ORT", "xport", "xport/", "best", "eager", "TScript", "ORT",
-        "xport", "max rel")
-    head2 = "%-13s %8s %8s %8s %8s %7s %9s | %7s %7s %7s %7s | %9s" % (
-        "", "ms", "ms", "ms", "ms", "best", "peer", "GFLOP/s", "GFLOP/s", "GFLOP/s", "GFLOP/s",
-        "diff")
-    print(head)
-    print(head2)
-    print("-" * len(head))
+    cols = len(ENGINES)
+    line = "%-13s " + "%8s " * cols + "%7s %8s | " + "%7s " * cols + "| %9s"
+    print(line % ("row", *(LABELS[e] for e in ENGINES), "xport/", "best",
+                  *(LABELS[e] for e in ENGINES), "max rel"))
+    print(line % ("", *(["ms"] * cols), "best", "peer", *(["GFLOP/s"] * cols), "diff"))
+    print("-" * (14 + 9 * cols + 18 + 8 * cols + 11))
     for row in rows:
         ms = medians[row.name]
-        peers = {e: ms[e] for e in ENGINES[:3] if ms.get(e) is not None}
+        peers = {e: ms[e] for e in PEERS if ms.get(e) is not None}
         best = min(peers, key=peers.get) if peers else None
         ratio = ms["xport"] / peers[best] if best and ms.get("xport") is not None else None
         gflops = [None if ms.get(e) is None else row.flops * 1e-6 / ms[e] for e in ENGINES]
         worst = max(diffs[row.name].values()) if diffs[row.name] else None
-        print("%-13s %8s %8s %8s %8s %7s %9s | %7s %7s %7s %7s | %9s" % (
-            row.name, *(fmt(ms.get(e), "%.2f") for e in ENGINES), fmt(ratio, "%.2f"),
-            LABELS[best] if best else "-", *(fmt(g, "%.1f") for g in gflops),
-            fmt(worst, "%.1e")))
+        print(line % (row.name, *(fmt(ms.get(e), "%.2f") for e in ENGINES), fmt(ratio, "%.2f"),
+                      LABELS[best] if best else "-", *(fmt(g, "%.1f") for g in gflops),
+                      fmt(worst, "%.1e")))
     print()
-    print("max rel diff: max over TorchScript, ORT and xport of max|y - y_eager| / max|y_eager| "
-          "(limit %.0e)" % args.tolerance)
+    print("max rel diff: max over every engine of max|y - y_eager| / max|y_eager| (limit %.0e)"
+          % args.tolerance)
 
 
 def parse_args():
@@ -293,15 +285,12 @@ def parse_args():
                         help="largest max|y - y_eager| / max|y_eager| accepted")
     parser.add_argument("--quick", action="store_true",
                         help="smoke test: 1 round, 2 warm-up runs, 2 timed runs")
-    parser.add_argument("--node-modules", help="where onnxruntime-node is installed "
-                        "(default BUILD/peers/node_modules)")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.warmup, args.runs, args.min_time = 1, 2, 2, 0.0
     if args.rounds < 1 or args.runs < 1 or args.warmup < 0 or args.threads < 1:
         parser.error("--rounds, --runs and --threads take positive counts, --warmup >= 0")
     args.peers_dir = os.path.join(args.build, "peers")
-    args.node_modules = args.node_modules or os.path.join(args.peers_dir, "node_modules")
     args.xport_bin = os.path.join(args.build, "bench", "xport_peer_bench")
     return args
 
@@ -311,10 +300,6 @@ def main():
     if not os.access(args.xport_bin, os.X_OK):
         sys.exit("peers.py: %s is missing; build it (make build, or cmake --build %s --target "
                  "xport_peer_bench)" % (args.xport_bin, args.build))
-    ort_package = os.path.join(args.node_modules, "onnxruntime-node", "package.json")
-    if not os.path.exists(ort_package):
-        sys.exit("peers.py: no onnxruntime-node in %s; bench/peers/run.sh installs it"
-                 % args.node_modules)
     rows = [Row(name, args.peers_dir) for name in ROWS if re.search(args.rows, name)]
     if not rows:
         sys.exit("peers.py: --rows %r matches none of %s" % (args.rows, ", ".join(ROWS)))
@@ -328,7 +313,7 @@ def main():
 
     times = {r.name: {e: [] for e in ENGINES} for r in rows}  # round medians
     failed = {r.name: set() for r in rows}
-    versions = {"ort": read_json(ort_package).get("version")}
+    versions = {}
     for rnd in range(args.rounds):
         for i, row in enumerate(rows):
             k = (rnd + i) % len(ENGINES)
@@ -341,8 +326,8 @@ def main():
                     failed[row.name].add(engine)
                     continue
                 times[row.name][engine].append(statistics.median(report["times_ms"]))
-                if engine == "eager":
-                    versions["torch"] = report["version"]
+                if engine in ("eager", "ort"):
+                    versions["torch" if engine == "eager" else "ort"] = report["version"]
             log("round %d/%d %-13s %s" % (rnd + 1, args.rounds, row.name, "  ".join(
                 "%s %.2f" % (e, times[row.name][e][-1]) for e in order
                 if e not in failed[row.name])))

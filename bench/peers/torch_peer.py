@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""PyTorch's side of the peer benchmark (bench/peers/run.sh): eager and TorchScript.
+"""The Python engines of the peer benchmark (bench/peers/run.sh): PyTorch eager, torch.compile,
+AOTInductor and ONNX Runtime.
 
-Usage: torch_peer.py --engine eager --model MODEL --weights W.safetensors --input IN.npy [opts]
-       torch_peer.py --engine torchscript --script FILE.pt --input IN.npy [opts]
-opts: [--runs K] [--warmup W] [--min-time S] [--threads N] [--out OUT.npy]
+Usage: torch_peer.py --engine eager|compile --model MODEL --weights W.safetensors --input IN.npy
+       torch_peer.py --engine aoti --package FILE.pt2 --input IN.npy
+       torch_peer.py --engine ort --onnx FILE.onnx --input IN.npy
+       [--runs K] [--warmup W] [--min-time S] [--threads N] [--out OUT.npy]
 
-eager builds the reference model (tests/models/make_parity_data.py) and loads the weights file
-(strict); torchscript loads the file peers.py saved (torch.jit.trace + torch.jit.freeze) and runs
-torch.jit.optimize_for_inference on it (counted in load_ms).
-Both run under torch.inference_mode() with N threads (default 2): W untimed runs, then timed
-runs until there are at least K and S seconds have passed. Prints {"times_ms": [...],
-"load_ms": ..., "version": ...} and writes the first run's output to OUT.npy. Only the forward
-calls are timed.
+eager builds the reference model (tests/models/reference_models.py) and loads the weights file
+(strict); compile is the same model through torch.compile (inductor, CPU; compiled during the
+warm-up runs, so compile time is not in the timed runs); aoti loads the package peers.py made
+with torch._inductor.aoti_compile_and_package (aoti_load_package); ort runs the ONNX file
+peers.py exported, in ONNX Runtime with N intra-op threads, one inter-op thread and every graph
+optimisation. All run with N threads (default 2), the torch engines under torch.inference_mode():
+W untimed runs, then timed runs until there are at least K and S seconds have passed. Prints
+{"times_ms": [...], "load_ms": ..., "version": ...} and writes the first run's output to OUT.npy.
+Only the forward calls are timed.
 
 peers.py imports this module for load_model (the same weights into the PyTorch model).
 """
@@ -21,13 +25,13 @@ import os
 import sys
 import time
 
-os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")  # else OpenBLAS misdetects this CPU
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+import numpy as np
+import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
                                 "models"))
 import make_parity_data as ref  # noqa: E402
+import reference_models  # noqa: E402
 
 _NUMPY_DTYPES = {"F32": np.float32, "F64": np.float64, "I64": np.int64, "I32": np.int32,
                  "U8": np.uint8, "BOOL": np.bool_}
@@ -56,16 +60,12 @@ def read_safetensors(path):
 
 def architecture(name):
     """The reference model `name` with untrained weights (load_model fills them in)."""
-    if name == "mlp":
-        return ref.MLP()
-    if name == "resnet50":
-        import torchvision
-        return torchvision.models.resnet50(weights=None)
-    if name == "bert":
-        return ref.BertEncoder()
-    if name == "gpt2":
-        return ref.GPT2LMHeadModel()
-    raise ValueError("unknown model %r; expected mlp, resnet50, bert or gpt2" % name)
+    architectures = {"mlp": reference_models.MLP, "resnet50": reference_models.resnet50,
+                     "bert": reference_models.BertEncoder,
+                     "gpt2": reference_models.GPT2LMHeadModel}
+    if name not in architectures:
+        raise ValueError("unknown model %r; expected one of %s" % (name, ", ".join(architectures)))
+    return architectures[name]()
 
 
 def load_model(name, weights):
@@ -79,12 +79,24 @@ def load_model(name, weights):
     return model.eval()
 
 
+def ort_session(path, threads):
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    name = session.get_inputs()[0].name
+    return (lambda x: session.run(None, {name: x})[0]), ort.__version__
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--engine", choices=("eager", "torchscript"), required=True)
+    parser.add_argument("--engine", choices=("eager", "compile", "aoti", "ort"), required=True)
     parser.add_argument("--model")
     parser.add_argument("--weights")
-    parser.add_argument("--script")
+    parser.add_argument("--package")
+    parser.add_argument("--onnx")
     parser.add_argument("--input", required=True)
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=2)
@@ -93,18 +105,25 @@ def main():
     parser.add_argument("--out")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    x = torch.from_numpy(np.load(args.input))
+    x_np = np.load(args.input)
+    x = torch.from_numpy(x_np)
+    version = torch.__version__
     start = time.perf_counter()
-    if args.engine == "eager":
+    if args.engine in ("eager", "compile"):
         if not (args.model and args.weights):
-            parser.error("--engine eager needs --model and --weights")
+            parser.error("--engine %s needs --model and --weights" % args.engine)
         model = load_model(args.model, args.weights)
+        if args.engine == "compile":
+            model = torch.compile(model)
+    elif args.engine == "aoti":
+        if not args.package:
+            parser.error("--engine aoti needs --package")
+        model = torch._inductor.aoti_load_package(args.package)
     else:
-        if not args.script:
-            parser.error("--engine torchscript needs --script")
-        # The saved module is traced and frozen; optimize_for_inference's MKLDNN constants
-        # cannot be saved, so it runs here.
-        model = torch.jit.optimize_for_inference(torch.jit.load(args.script).eval())
+        if not args.onnx:
+            parser.error("--engine ort needs --onnx")
+        model, version = ort_session(args.onnx, args.threads)
+        x = x_np
     load_ms = (time.perf_counter() - start) * 1e3
     first, times = None, []
     with torch.inference_mode():
@@ -118,8 +137,9 @@ def main():
             times.append((time.perf_counter() - t0) * 1e3)
             first = y if first is None else first
     if args.out:
-        np.save(args.out, first.contiguous().numpy())
-    print(json.dumps({"times_ms": times, "load_ms": load_ms, "version": torch.__version__}))
+        first = first[0] if isinstance(first, (list, tuple)) else first
+        np.save(args.out, first if isinstance(first, np.ndarray) else first.contiguous().numpy())
+    print(json.dumps({"times_ms": times, "load_ms": load_ms, "version": version}))
 
 
 if __name__ == "__main__":
