@@ -75,6 +75,7 @@ void write_archive(const serde::SerializedProgram& s, const std::string& partial
     zip.add(root + serde::kByteOrderPath, "little");
     zip.add(root + serde::kDataVersionPath, serde::kDataVersionValue);
     zip.add(root + serde::kModelPath, s.model_json);
+    zip.add(root + serde::kSampleInputsPath, "");
     zip.add(root + serde::kWeightsConfigPath, s.weights_config_json);
     zip.add(root + serde::kConstantsConfigPath, s.constants_config_json);
     for (const serde::Payload& p : s.payloads) {

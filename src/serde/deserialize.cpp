@@ -87,8 +87,15 @@ class ProgramReader {
 
   std::map<std::string, sym::Range> ranges_;        // range_constraints
   std::map<std::string, sym::ExprPtr> sym_values_;  // sym_int_values
+  std::map<std::string, sym::ExprPtr> sym_bools_;   // outputs of comparison nodes
+  std::set<sym::ExprPtr> input_symbols_;            // in the sizes of graph inputs
   std::map<std::string, ir::TensorSpec> specs_;     // tensor_values
   std::map<std::string, ir::ValueRef> values_;      // defined so far
+  // Plain values the program was specialised to, by graph input index (PyTorch's constant
+  // inputs: the graph has no placeholder for them).
+  std::map<size_t, InputContract> constant_inputs_;
+  // The user inputs in call order: a constant input, or nullopt for the next user placeholder.
+  std::vector<std::optional<InputContract>> user_order_;
   ir::Graph graph_;
 
   const ZipEntry* entry(const std::string& name) const { return zip_.find(root_ + name); }
@@ -326,6 +333,47 @@ class ProgramReader {
     return *op;
   }
 
+  // aten._assert_tensor_metadata(Tensor a, SymInt[]? size, SymInt[]? stride, ScalarType? dtype,
+  // *, Device? device, Layout? layout): a's dtype and sizes must be the recorded ones (device and
+  // layout are checked as for any argument: CPU and strided).
+  void check_metadata_assertion(const Field& inputs) {
+    const ir::TensorSpec* spec = nullptr;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs.at(i)["name"].to_string() != "a") continue;
+      auto [kind, v] = inputs.at(i)["arg"].to_union();
+      if (kind != "as_tensor") v.fail("expected the asserted tensor (as_tensor), found " + kind);
+      value_ref(v);  // defined before this node
+      const auto found = specs_.find(v["name"].to_string());
+      if (found == specs_.end()) v.fail("no tensor_values entry for the asserted tensor");
+      spec = &found->second;
+    }
+    if (!spec) inputs.fail("_assert_tensor_metadata without its tensor argument 'a'");
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const std::string& name = inputs.at(i)["name"].to_string();
+      const Field arg = inputs.at(i)["arg"];
+      const ir::Argument value = argument(arg);
+      if (value.is_none() || name == "a" || name == "stride") continue;
+      if (name == "dtype") {
+        const DType* dtype = std::get_if<DType>(&value.value);
+        if (!dtype) arg.fail("expected a dtype (as_scalar_type)");
+        if (*dtype != spec->dtype) {
+          arg.fail(std::string("asserts dtype ") + dtype_name(*dtype) +
+                   " for a tensor the archive records as " + spec->str());
+        }
+      }
+      if (name == "size") {
+        const auto* sizes = std::get_if<std::vector<ir::Argument>>(&value.value);
+        if (!sizes) arg.fail("expected a list of sizes");
+        bool same = sizes->size() == spec->sizes.size();
+        for (size_t d = 0; same && d < sizes->size(); ++d) {
+          const auto* size = std::get_if<sym::ExprPtr>(&(*sizes)[d].value);
+          same = size && *size == spec->sizes[d];
+        }
+        if (!same) arg.fail("asserts sizes the archive does not record for " + spec->str());
+      }
+    }
+  }
+
   // PyTorch's graphs may pass a number where the schema says Tensor (`aten.add.Tensor(x, 1)`:
   // the dispatcher wraps it as a scalar). xport calls the op's Scalar overload instead (add.Scalar,
   // mul_.Scalar, ...), whose type promotion is that of a wrapped number.
@@ -399,6 +447,7 @@ class ProgramReader {
   }
 
   void read_node(const Field& n) {
+    if (read_sym_relation(n) || read_assert(n)) return;
     const Field outputs = n["outputs"];
     // PyTorch's sym_size/arithmetic nodes produce SymInts whose expressions sym_int_values
     // already holds: their uses read the expression, so the node itself is not needed.
@@ -411,6 +460,13 @@ class ProgramReader {
     }
     if (only_known_sym_ints) return;
 
+    // PyTorch's training IR asserts metadata that the archive also records
+    // (aten._assert_tensor_metadata, an op without outputs). The assertion is decided here, at
+    // load, against the recorded metadata, rather than kept as an op that does nothing at run time.
+    if (n["target"].to_string() == "torch.ops.aten._assert_tensor_metadata.default") {
+      check_metadata_assertion(n["inputs"]);
+      return;
+    }
     const OpDef& op = scalar_overload_for_numbers(op_of(n["target"]), n["inputs"]);
     const Schema& schema = op.parsed;
     std::vector<std::optional<ir::Argument>> args(schema.arguments.size());
@@ -424,6 +480,10 @@ class ProgramReader {
         input["name"].fail("op " + schema.qualified_name() + " has no argument '" + name + "'");
       if (args[index]) input["name"].fail("argument '" + name + "' is given twice");
       args[index] = argument(input["arg"]);
+      // A device the schema requires (to.device) stays the CPU it was read as, by name.
+      const ArgType& type = schema.arguments[index].type;
+      if (type.base == BaseType::Device && !type.optional && args[index]->is_none())
+        args[index] = ir::Argument("cpu");
     }
     std::vector<ir::Argument> full;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -479,6 +539,77 @@ class ProgramReader {
     for (size_t i = 0; i < names.size(); ++i) define(names[i], node->out(static_cast<int>(i)));
   }
 
+  sym::ExprPtr int_operand(const Field& arg) {
+    auto [kind, v] = arg.to_union();
+    if (kind == "as_int") return sym::integer(v.to_int());
+    if (kind != "as_sym_int") v.fail("expected an as_int or as_sym_int operand, found " + kind);
+    return sym_int_argument(v);
+  }
+
+  // _operator.ge(a, b) and the other comparisons of SymInts, with which PyTorch's graphs compute
+  // the conditions of runtime assertions: kept as expressions for _assert_scalar below.
+  bool read_sym_relation(const Field& n) {
+    using Relation = sym::ExprPtr (*)(sym::ExprPtr, sym::ExprPtr);
+    static const std::map<std::string, Relation> kRelations = {
+        {"_operator.eq", sym::eq}, {"_operator.ne", sym::ne}, {"_operator.lt", sym::lt},
+        {"_operator.le", sym::le}, {"_operator.gt", sym::gt}, {"_operator.ge", sym::ge}};
+    const auto it = kRelations.find(n["target"].to_string());
+    if (it == kRelations.end()) return false;
+    const Field inputs = n["inputs"];
+    const Field outputs = n["outputs"];
+    if (inputs.size() != 2 || outputs.size() != 1)
+      n.fail(it->first + " takes two SymInts and returns one SymBool");
+    const sym::ExprPtr cond =
+        it->second(int_operand(inputs.at(0)["arg"]), int_operand(inputs.at(1)["arg"]));
+    auto [kind, v] = outputs.at(0).to_union();
+    if (kind != "as_sym_bool") v.fail("expected an as_sym_bool output, found " + kind);
+    const Field name = v["as_name"];
+    if (!sym_bools_.emplace(name.to_string(), cond).second)
+      name.fail("value '" + name.to_string() + "' is defined twice");
+    return true;
+  }
+
+  // aten._assert_scalar(cond, msg) is dropped when `cond` is over input dims' symbols and their
+  // range constraints imply it: run() checks those before any kernel. Other runtime assertions
+  // are refused (a data-dependent symbol's range is only what the assertions say).
+  bool read_assert(const Field& n) {
+    if (n["target"].to_string() != "torch.ops.aten._assert_scalar.default") return false;
+    const Field inputs = n["inputs"];
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs.at(i)["name"].to_string() != "self") continue;
+      auto [kind, v] = inputs.at(i)["arg"].to_union();
+      sym::ExprPtr cond = nullptr;
+      if (kind == "as_bool") {
+        cond = sym::boolean(v.to_bool());
+      } else if (kind == "as_sym_bool") {
+        const Field name = v["as_name"];
+        auto it = sym_bools_.find(name.to_string());
+        if (it == sym_bools_.end())
+          name.fail("refers to '" + name.to_string() + "', which no earlier node defines");
+        cond = it->second;
+      } else {
+        v.fail("expected an as_sym_bool condition, found " + kind);
+      }
+      for (sym::ExprPtr s : sym::free_symbols(cond)) {
+        if (!input_symbols_.count(s)) {
+          v.fail("the runtime assertion " + sym::str(cond) + " is on " + s->name() +
+                 ", which is no input dim: data-dependent values are issue 14");
+        }
+      }
+      const auto range_of = [&](sym::ExprPtr s) {
+        auto r = ranges_.find(s->name());
+        return r == ranges_.end() ? sym::Range{} : r->second;
+      };
+      if (sym::decide(cond, range_of) != true) {
+        v.fail("the runtime assertion " + sym::str(cond) +
+               " does not follow from range_constraints; xport checks the range constraints "
+               "only (runtime assertions are issue 14)");
+      }
+      return true;
+    }
+    inputs.fail("aten::_assert_scalar without its 'self' argument");
+  }
+
   static ir::Argument default_argument(const Value& d, const Field& where) {
     if (d.is_none()) return {};
     if (d.is_bool()) return d.to_bool();
@@ -504,7 +635,23 @@ class ProgramReader {
     const Field inputs = g["inputs"];
     for (size_t i = 0; i < inputs.size(); ++i) {
       auto [k, t] = inputs.at(i).to_union();
-      if (k != "as_tensor") t.fail("graph input of kind " + k + "; xport graphs take tensors only");
+      if (k == "as_int" || k == "as_bool" || k == "as_float") {
+        InputContract c;
+        c.kind = k == "as_int"    ? InputContract::Kind::Int
+                 : k == "as_bool" ? InputContract::Kind::Bool
+                                  : InputContract::Kind::Float;
+        if (k == "as_float") {
+          c.float_value = t.to_double();
+        } else {
+          c.int_value = k == "as_int" ? t.to_int() : t.to_bool();
+        }
+        constant_inputs_[i] = std::move(c);
+        continue;
+      }
+      if (k != "as_tensor") {
+        t.fail("graph input of kind " + k +
+               "; xport graphs take tensors and int, bool and float constants");
+      }
       const Field name = t["name"];
       const ir::TensorSpec& spec = spec_of(name);
       ir::Node* p;
@@ -514,6 +661,9 @@ class ProgramReader {
         name.fail(e.what());
       }
       define(name, p->out());
+      for (sym::ExprPtr size : spec.sizes) {
+        for (sym::ExprPtr s : sym::free_symbols(size)) input_symbols_.insert(s);
+      }
     }
     const Field nodes = g["nodes"];
     for (size_t i = 0; i < nodes.size(); ++i) read_node(nodes.at(i));
@@ -532,16 +682,25 @@ class ProgramReader {
     GraphSignature out;
     const std::vector<const ir::Node*> placeholders = graph_.placeholders();
     const Field inputs = sig["input_specs"];
-    if (inputs.size() != placeholders.size()) {
+    if (inputs.size() != placeholders.size() + constant_inputs_.size()) {
       inputs.fail(std::to_string(inputs.size()) + " input specs for " +
-                  std::to_string(placeholders.size()) + " graph inputs");
+                  std::to_string(placeholders.size() + constant_inputs_.size()) +
+                  " graph inputs");
     }
-    for (size_t i = 0; i < inputs.size(); ++i) {
+    for (size_t i = 0, p = 0; i < inputs.size(); ++i) {
       auto [k, s] = inputs.at(i).to_union();
+      if (auto it = constant_inputs_.find(i); it != constant_inputs_.end()) {
+        if (k != "constant_input")
+          s.fail("graph input " + std::to_string(i) + " is a constant, but its spec is " + k);
+        it->second.name = s["name"].to_string();
+        user_order_.push_back(it->second);
+        continue;
+      }
       InputSpec spec;
       Field arg = s["arg"];
       if (k == "user_input") {
         spec.kind = InputSpec::Kind::UserInput;
+        user_order_.push_back(std::nullopt);
         auto [ak, t] = arg.to_union();
         if (ak != "as_tensor") t.fail("user input of kind " + ak + "; xport programs take tensors");
         arg = t;
@@ -558,13 +717,14 @@ class ProgramReader {
       } else {
         s.fail("input spec kind '" + k +
                "' is not supported by xport (it reads user_input, parameter, buffer, "
-               "tensor_constant)");
+               "tensor_constant, constant_input)");
       }
       spec.name = arg["name"].to_string();
-      if (spec.name != placeholders[i]->name()) {
+      if (spec.name != placeholders[p]->name()) {
         arg["name"].fail("names '" + spec.name + "', but graph input " + std::to_string(i) +
-                         " is '" + placeholders[i]->name() + "'");
+                         " is '" + placeholders[p]->name() + "'");
       }
+      ++p;
       out.inputs.push_back(std::move(spec));
     }
     const Field outputs = sig["output_specs"];
@@ -758,9 +918,16 @@ class ProgramReader {
                 std::to_string(ranges_.size()) + " range constraints");
       }
     } else {
-      // Written by PyTorch: each user input is a tensor input as its graph input says, and each
-      // symbol is named after the first input dim that is exactly that symbol.
-      for (const ir::Node* p : user) {
+      // Written by PyTorch: each user input is a tensor input as its graph input says, or a
+      // constant input, and each symbol is named after the first input dim that is exactly
+      // that symbol.
+      size_t next = 0;
+      for (const std::optional<InputContract>& constant : user_order_) {
+        if (constant) {
+          contract.push_back(*constant);
+          continue;
+        }
+        const ir::Node* p = user[next++];
         InputContract c;
         c.name = p->name();
         c.dtype = p->outputs()[0].dtype;

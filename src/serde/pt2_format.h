@@ -28,10 +28,16 @@ inline constexpr const char* kWeightPrefix = "weight_";
 inline constexpr const char* kConstantsDir = "data/constants/";
 inline constexpr const char* kConstantsConfigPath = "data/constants/model_constants_config.json";
 inline constexpr const char* kConstantPrefix = "tensor_";
+// Pickled example inputs; xport writes none (an empty entry, as torch.export.save does when
+// the program has none), but PyTorch's loader requires the entry.
+inline constexpr const char* kSampleInputsPath = "data/sample_inputs/model.pt";
 
 // Serialized-schema version written; the reader loads any minor of the same major.
 inline constexpr int64_t kSchemaMajor = 8;
 inline constexpr int64_t kSchemaMinor = 17;
+
+// treespec_dumps' format version, the first element of a serialized TreeSpec.
+inline constexpr int64_t kTreeSpecProtocol = 1;
 
 // Keys of graph_module.metadata where xport keeps what the schema has no field for.
 inline constexpr const char* kContractKey = "xport.contract";

@@ -17,10 +17,54 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// sympy's srepr, as torch.export writes expressions (`Mul(Integer(2), Symbol('s0', ...))`).
+// PyTorch's loader sympifies the text: from `2*s0` it would make a symbol of unknown sign, and
+// `(s0//2)` would become sympy's floor, not its FloorDiv. Symbols are sizes: positive integers.
+std::string srepr(sym::ExprPtr e) {
+  auto call = [](const char* f, const std::vector<std::string>& args) {
+    std::string out = std::string(f) + "(";
+    for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + args[i];
+    return out + ")";
+  };
+  auto integer = [](int64_t v) { return "Integer(" + std::to_string(v) + ")"; };
+  std::vector<std::string> args;
+  switch (e->kind()) {
+    case sym::ExprKind::Integer:
+      return integer(e->value());
+    case sym::ExprKind::Symbol:
+      return "Symbol('" + e->name() + "', positive=True, integer=True)";
+    case sym::ExprKind::Add:
+      for (size_t i = 0; i < e->args().size(); ++i) {
+        const int64_t c = e->coefficients()[i];
+        args.push_back(c == 1 ? srepr(e->args()[i])
+                              : call("Mul", {integer(c), srepr(e->args()[i])}));
+      }
+      if (e->value() != 0) args.push_back(integer(e->value()));
+      return args.size() == 1 ? args[0] : call("Add", args);  // 2*s0 is an Add of one term
+    case sym::ExprKind::Mul:
+      for (size_t i = 0; i < e->args().size(); ++i) {
+        const int64_t k = e->exponents()[i];
+        args.push_back(k == 1 ? srepr(e->args()[i])
+                              : call("Pow", {srepr(e->args()[i]), integer(k)}));
+      }
+      return args.size() == 1 ? args[0] : call("Mul", args);
+    case sym::ExprKind::FloorDiv:
+      return call("FloorDiv", {srepr(e->args()[0]), srepr(e->args()[1])});
+    case sym::ExprKind::Mod:
+      return call("PythonMod", {srepr(e->args()[0]), srepr(e->args()[1])});
+    case sym::ExprKind::Min:
+    case sym::ExprKind::Max:
+      for (sym::ExprPtr a : e->args()) args.push_back(srepr(a));
+      return call(e->kind() == sym::ExprKind::Min ? "Min" : "Max", args);
+    default:
+      XPORT_FAIL(Internal, "save: ", sym::str(e), " is not an integer expression");
+  }
+}
+
 Json sym_int(sym::ExprPtr e) {
   if (e == nullptr) return Json{{"as_int", 0}};
   if (auto v = sym::as_int(e)) return Json{{"as_int", *v}};
-  return Json{{"as_expr", Json{{"expr_str", sym::str(e)}, {"hint", nullptr}}}};
+  return Json{{"as_expr", Json{{"expr_str", srepr(e)}, {"hint", nullptr}}}};
 }
 
 // Non-finite floats are strings: JSON has no literal for them (Python's json writes the
@@ -66,12 +110,9 @@ class GraphWriter {
  public:
   explicit GraphWriter(const ir::Graph& graph) : graph_(graph) { name_values(); }
 
-  Json graph_json() {
+  // `inputs`: one Argument per graph input, the placeholders and the constant inputs.
+  Json graph_json(Json inputs) {
     Json g;
-    Json inputs = Json::array();
-    for (const ir::Node* p : graph_.placeholders()) {
-      inputs.push_back(Json{{"as_tensor", Json{{"name", p->name()}}}});
-    }
     Json calls = Json::array();
     for (const auto& node : graph_.nodes()) {
       if (node->kind() == ir::NodeKind::Call) calls.push_back(node_json(*node));
@@ -80,7 +121,7 @@ class GraphWriter {
     if (const ir::Node* out = graph_.output()) {
       for (const ir::Argument& a : out->args()) outputs.push_back(argument(a, nullptr));
     }
-    // The symbolic-size nodes use only inputs, so they all go first.
+    // The input assertions and the symbolic-size nodes use only inputs, so they all go first.
     Json nodes = std::move(sym_nodes_);
     for (Json& n : calls) nodes.push_back(std::move(n));
     g["inputs"] = std::move(inputs);
@@ -94,7 +135,7 @@ class GraphWriter {
     }
     g["tensor_values"] = std::move(values);
     g["sym_int_values"] = sym_values_;
-    g["sym_bool_values"] = Json::object();
+    g["sym_bool_values"] = sym_bool_values_;
     g["is_single_tensor_return"] = false;
     g["custom_obj_values"] = Json::object();
     g["sym_float_values"] = Json::object();
@@ -103,11 +144,48 @@ class GraphWriter {
 
   const std::string& value_name(const ir::ValueRef& r) const { return names_.at(key(r)); }
 
+  // Asserts a user input's dtype in the graph (aten._assert_tensor_metadata, as torch.export's
+  // training IR writes it): ep.module()'s input check compares shapes only.
+  void assert_dtype(const std::string& input, DType dtype) {
+    const std::string name = unique("_assert_tensor_metadata");
+    Json n = sym_node("torch.ops.aten._assert_tensor_metadata.default",
+                      {{"a", Json{{"as_tensor", Json{{"name", input}}}}},
+                       {"size", Json{{"as_none", true}}},
+                       {"stride", Json{{"as_none", true}}},
+                       {"dtype", Json{{"as_scalar_type", scalar_type_id(dtype)}}},
+                       {"device", Json{{"as_none", true}}},
+                       {"layout", Json{{"as_none", true}}}},
+                      name, nullptr);
+    n["inputs"][4]["kind"] = kArgumentKeyword;  // device and layout are keyword-only
+    n["inputs"][5]["kind"] = kArgumentKeyword;
+    sym_nodes_.push_back(std::move(n));
+  }
+
+  // Asserts the symbol's finite bounds in the graph, as torch.export writes runtime assertions
+  // (_operator.ge / le, then aten._assert_scalar): ep.module()'s input check checks a minimum
+  // only above 2 (sizes 0 and 1 pass), and no bound of a symbol that only derived dims use.
+  void assert_range(const SymbolSpec& s) {
+    const sym::ExprPtr symbol = sym::symbol(s.name);
+    if (s.range.lo != sym::Range::kNegInf) assert_bound(s, symbol, true, s.range.lo);
+    if (s.range.hi != sym::Range::kPosInf) assert_bound(s, symbol, false, s.range.hi);
+  }
+
+  // `base`, `base_1`, ...: the first not yet used.
+  std::string unique(const std::string& base) {
+    int& count = used_[base];
+    std::string name = count == 0 ? base : base + "_" + std::to_string(count);
+    while (used_.count(name) && name != base) name = base + "_" + std::to_string(++count);
+    ++count;
+    used_[name] = 1;
+    return name;
+  }
+
  private:
   const ir::Graph& graph_;
   std::unordered_map<std::string, std::string> names_;  // "node#index" -> value name
   std::map<std::string, int> used_;                     // every node and value name
   Json sym_values_ = Json::object();
+  Json sym_bool_values_ = Json::object();
   Json sym_nodes_ = Json::array();
   std::unordered_map<sym::ExprPtr, std::string> sym_names_;
 
@@ -125,16 +203,6 @@ class GraphWriter {
         names_[key(node->out(static_cast<int>(i)))] = multi ? unique("getitem") : node->name();
       }
     }
-  }
-
-  // `base`, `base_1`, ...: the first not yet used.
-  std::string unique(const std::string& base) {
-    int& count = used_[base];
-    std::string name = count == 0 ? base : base + "_" + std::to_string(count);
-    while (used_.count(name) && name != base) name = base + "_" + std::to_string(++count);
-    ++count;
-    used_[name] = 1;
-    return name;
   }
 
   Json tensor_ref(const ir::ValueRef& r) const { return Json{{"name", value_name(r)}}; }
@@ -218,9 +286,37 @@ class GraphWriter {
     return name;
   }
 
+  void assert_bound(const SymbolSpec& s, sym::ExprPtr symbol, bool lower, int64_t bound) {
+    const Json a = operand(symbol);
+    const std::string cond = unique(lower ? "sym_ge" : "sym_le");
+    sym_nodes_.push_back(sym_node(lower ? "_operator.ge" : "_operator.le",
+                                  {{"a", a}, {"b", Json{{"as_int", bound}}}}, cond,
+                                  "as_sym_bool"));
+    sym_bool_values_[cond] =
+        Json{{"as_expr", Json{{"expr_str", std::string(lower ? "GreaterThan(" : "LessThan(") +
+                                               srepr(symbol) + ", " +
+                                               srepr(sym::integer(bound)) + ")"},
+                              {"hint", nullptr}}}};
+    // "(s0 is x.size(0), Dim 'batch')"; a symbol only derived dims use has its Dim as source.
+    std::string what = s.source == s.dim_name ? "" : s.source;
+    if (!s.dim_name.empty()) what += (what.empty() ? "Dim '" : ", Dim '") + s.dim_name + "'";
+    const std::string message = "Runtime assertion failed for expression " + s.name +
+                                (lower ? " >= " : " <= ") + std::to_string(bound) + " (" +
+                                s.name + " is " + what + ")";
+    sym_nodes_.push_back(sym_node(
+        "torch.ops.aten._assert_scalar.default",
+        {{"self", Json{{"as_sym_bool", Json{{"as_name", cond}}}}},
+         {"assert_msg", Json{{"as_string", message}}}},
+        unique("_assert_scalar"), nullptr));
+  }
+
+  static Json sym_arg(const std::string& name) {
+    return Json{{"as_sym_int", Json{{"as_name", name}}}};
+  }
+
   Json operand(sym::ExprPtr e) {
     if (auto v = sym::as_int(e)) return Json{{"as_int", *v}};
-    return Json{{"as_sym_int", Json{{"as_name", sym_name(e)}}}};
+    return sym_arg(sym_name(e));
   }
 
   // A node `target(a, b)` producing `result`; returns its name (and remembers it for `result`).
@@ -233,21 +329,28 @@ class GraphWriter {
     return name;
   }
 
-  // aten.sym_size.int(input, dim) for the first input dim that is exactly `symbol`. A symbol no
-  // input dim equals (only derived dims such as 2*s0 use it) has no node: its name is only a key
-  // of sym_int_values, which the xport reader resolves.
+  // aten.sym_size.int(input, dim) for the first input dim that is exactly `symbol`; failing
+  // that, for the first dim a*symbol + b (a derived dim such as 2*s0), followed by a sub and a
+  // floordiv that solve it for the symbol. A symbol in no such dim (only in products, say) has
+  // no node: its name is only a key of sym_int_values, which the xport reader resolves but
+  // PyTorch's does not.
   std::string sym_size_node(sym::ExprPtr symbol) {
-    for (const ir::Node* p : graph_.placeholders()) {
-      const auto& sizes = p->outputs()[0].sizes;
-      for (size_t d = 0; d < sizes.size(); ++d) {
-        if (sizes[d] != symbol) continue;
-        const std::string name = unique("sym_size_int");
-        sym_nodes_.push_back(sym_node("torch.ops.aten.sym_size.int",
-                                      {{"self", Json{{"as_tensor", Json{{"name", p->name()}}}}},
-                                       {"dim", Json{{"as_int", static_cast<int64_t>(d)}}}},
-                                      name));
-        sym_values_[name] = sym_int(symbol);
-        return name;
+    for (bool exact : {true, false}) {
+      for (const ir::Node* p : graph_.placeholders()) {
+        const auto& sizes = p->outputs()[0].sizes;
+        for (size_t d = 0; d < sizes.size(); ++d) {
+          const auto affine = sym::as_affine(sizes[d]);
+          if (exact ? sizes[d] != symbol : !affine || affine->symbol != symbol) continue;
+          std::string size = dim_size_node(p, d);
+          if (exact) return size;
+          // size = a*symbol + b, so symbol = (size - b) // a.
+          if (affine->b != 0) {
+            size = sym_op("_operator.sub", "sym_sub", sym_arg(size), Json{{"as_int", affine->b}},
+                          sym::mul(sym::integer(affine->a), symbol));
+          }
+          return sym_op("_operator.floordiv", "sym_floordiv", sym_arg(size),
+                        Json{{"as_int", affine->a}}, symbol);
+        }
       }
     }
     const std::string name = sym::str(symbol);
@@ -255,8 +358,24 @@ class GraphWriter {
     return name;
   }
 
+  // aten.sym_size.int(p, d), named as the value of that dim's expression.
+  std::string dim_size_node(const ir::Node* p, size_t d) {
+    const sym::ExprPtr size = p->outputs()[0].sizes[d];
+    if (auto it = sym_names_.find(size); it != sym_names_.end()) return it->second;
+    const std::string name = unique("sym_size_int");
+    sym_nodes_.push_back(sym_node("torch.ops.aten.sym_size.int",
+                                  {{"self", Json{{"as_tensor", Json{{"name", p->name()}}}}},
+                                   {"dim", Json{{"as_int", static_cast<int64_t>(d)}}}},
+                                  name));
+    sym_values_[name] = sym_int(size);
+    sym_names_[size] = name;
+    return name;
+  }
+
+  // A node whose output is the SymInt (or, with `kind` as_sym_bool, the SymBool) `name`, or
+  // nothing when `kind` is null.
   static Json sym_node(const char* target, std::vector<std::pair<const char*, Json>> inputs,
-                       const std::string& name) {
+                       const std::string& name, const char* kind = "as_sym_int") {
     Json in = Json::array();
     for (auto& [arg_name, arg] : inputs) {
       in.push_back(
@@ -265,7 +384,7 @@ class GraphWriter {
     Json n;
     n["target"] = target;
     n["inputs"] = std::move(in);
-    n["outputs"] = Json::array({Json{{"as_sym_int", Json{{"as_name", name}}}}});
+    n["outputs"] = kind ? Json::array({Json{{kind, Json{{"as_name", name}}}}}) : Json::array();
     n["metadata"] = Json::object();
     n["is_hop_single_tensor_return"] = nullptr;
     n["name"] = name;
@@ -280,10 +399,7 @@ class GraphWriter {
       const xport::Argument* param;
       Json operator()(std::monostate) const { return Json{{"as_none", true}}; }
       Json operator()(const ir::ValueRef& r) const { return Json{{"as_tensor", w.tensor_ref(r)}}; }
-      Json operator()(sym::ExprPtr e) const {
-        if (auto v = sym::as_int(e)) return Json{{"as_int", *v}};
-        return Json{{"as_sym_int", Json{{"as_name", w.sym_name(e)}}}};
-      }
+      Json operator()(sym::ExprPtr e) const { return w.operand(e); }
       Json operator()(double v) const { return Json{{"as_float", float_value(v)}}; }
       Json operator()(bool v) const { return Json{{"as_bool", v}}; }
       Json operator()(const std::string& s) const { return Json{{"as_string", s}}; }
@@ -466,6 +582,81 @@ Json contract_json(const InputContract& c) {
   return j;
 }
 
+// A specialised plain input as a graph input and ConstantValue (the two unions share these).
+Json constant_value(const InputContract& c) {
+  switch (c.kind) {
+    case InputContract::Kind::Int:
+      return Json{{"as_int", c.int_value}};
+    case InputContract::Kind::Bool:
+      return Json{{"as_bool", c.int_value != 0}};
+    case InputContract::Kind::Float:
+      return Json{{"as_float", float_value(c.float_value)}};
+    default:
+      XPORT_FAIL(Internal, "save: input ", c.name, " is not a plain value");
+  }
+}
+
+// torch.utils._pytree's TreeSpec as treespec_dumps writes it: a leaf, or a container type with
+// its context (JSON text: "null" for tuples and lists, the list of keys for dicts) and children.
+Json leaf_spec() {
+  return Json{{"type", nullptr}, {"context", nullptr}, {"children_spec", Json::array()}};
+}
+
+Json container_spec(const char* type, const char* context, Json children) {
+  return Json{{"type", type}, {"context", context}, {"children_spec", std::move(children)}};
+}
+
+// The user inputs in call order, as ep.module() takes them: the contract's inputs as positional
+// arguments, a tensor list as a list. A plain value the program was specialised to is a graph
+// input too (a constant_input, as torch.export writes it), so that ep.module() takes the
+// arguments xport's run() takes; it goes before the next user tensor input.
+struct CallInputs {
+  Json args_spec = Json::array();  // a TreeSpec per input
+  Json names = Json::array();
+  std::vector<DType> dtypes;                                            // of each user tensor
+  std::vector<std::vector<const InputContract*>> constants_before{1};  // [i]: before tensor i
+
+  explicit CallInputs(const std::vector<InputContract>& contract) {
+    for (const InputContract& c : contract) {
+      names.push_back(c.name);
+      if (c.kind == InputContract::Kind::Tensor) {
+        args_spec.push_back(leaf_spec());
+        dtypes.push_back(c.dtype);
+        constants_before.emplace_back();
+      } else if (c.kind == InputContract::Kind::TensorList) {
+        Json elements = Json::array();
+        for (const InputContract& e : c.elements) {
+          elements.push_back(leaf_spec());
+          dtypes.push_back(e.dtype);
+          constants_before.emplace_back();
+        }
+        args_spec.push_back(container_spec("builtins.list", "null", std::move(elements)));
+      } else {
+        args_spec.push_back(leaf_spec());
+        constants_before.back().push_back(&c);
+      }
+    }
+  }
+
+  // The root module's ModuleCallSignature. run() returns a flat list of tensors, so the
+  // out_spec is a tuple, for one output too.
+  Json signature(size_t outputs) const {
+    const Json in_spec = container_spec(
+        "builtins.tuple", "null",
+        Json::array({container_spec("builtins.tuple", "null", args_spec),
+                     container_spec("builtins.dict", "[]", Json::array())}));
+    Json out_spec = container_spec("builtins.tuple", "null", Json::array());
+    for (size_t i = 0; i < outputs; ++i) out_spec["children_spec"].push_back(leaf_spec());
+    Json sig;
+    sig["inputs"] = Json::array();
+    sig["outputs"] = Json::array();
+    sig["in_spec"] = Json::array({kTreeSpecProtocol, in_spec}).dump();
+    sig["out_spec"] = Json::array({kTreeSpecProtocol, out_spec}).dump();
+    sig["forward_arg_names"] = names;
+    return sig;
+  }
+};
+
 Json bound(int64_t v, int64_t infinity) { return v == infinity ? Json(nullptr) : Json(v); }
 
 // Payloads: each distinct storage once, in signature order, tensors as views of it.
@@ -496,12 +687,22 @@ class PayloadWriter {
 
 SerializedProgram serialize(const ExportedProgram& program) {
   GraphWriter writer(program.graph());
-  Json graph = writer.graph_json();
-
   const GraphSignature& sig = program.signature();
+  const CallInputs call(program.contract());
+  Json graph_inputs = Json::array();
   Json input_specs = Json::array();
+  auto add_constants = [&](size_t i) {
+    for (const InputContract* c : call.constants_before[i]) {
+      const Json value = constant_value(*c);
+      graph_inputs.push_back(value);
+      input_specs.push_back(
+          Json{{"constant_input", Json{{"name", writer.unique(c->name)}, {"value", value}}}});
+    }
+  };
+
   PayloadWriter weights(kWeightsDir, kWeightPrefix);
   PayloadWriter constants(kConstantsDir, kConstantPrefix);
+  size_t tensors = 0;  // user tensor inputs so far
   for (const InputSpec& in : sig.inputs) {
     const Json arg = Json{{"name", in.name}};
     switch (in.kind) {
@@ -522,14 +723,28 @@ SerializedProgram serialize(const ExportedProgram& program) {
         constants.add(in.target, program.state().at(in.target), false);
         break;
       case InputSpec::Kind::UserInput:
+        XPORT_CHECK(tensors + 1 < call.constants_before.size(), Internal, "save: the graph has ",
+                    "more user inputs than the contract's ", call.constants_before.size() - 1,
+                    " tensors");
+        add_constants(tensors);
+        writer.assert_dtype(in.name, call.dtypes[tensors++]);
         input_specs.push_back(Json{{"user_input", Json{{"arg", Json{{"as_tensor", arg}}}}}});
         break;
     }
+    graph_inputs.push_back(Json{{"as_tensor", arg}});
   }
+  XPORT_CHECK(tensors + 1 == call.constants_before.size(), Internal, "save: the contract ",
+              "describes ", call.constants_before.size() - 1, " tensor inputs, the graph has ",
+              tensors);
+  add_constants(tensors);
+
+  for (const SymbolSpec& s : program.symbols()) writer.assert_range(s);
+  Json graph = writer.graph_json(std::move(graph_inputs));
   Json output_specs = Json::array();
   for (const Json& out : graph["outputs"]) {
     output_specs.push_back(Json{{"user_output", Json{{"arg", out}}}});
   }
+  Json call_signature = call.signature(output_specs.size());
 
   Json contract = Json::array();
   for (const InputContract& c : program.contract()) contract.push_back(contract_json(c));
@@ -545,7 +760,8 @@ SerializedProgram serialize(const ExportedProgram& program) {
   module["graph"] = std::move(graph);
   module["signature"] =
       Json{{"input_specs", std::move(input_specs)}, {"output_specs", std::move(output_specs)}};
-  module["module_call_graph"] = Json::array({Json{{"fqn", ""}, {"signature", nullptr}}});
+  module["module_call_graph"] =
+      Json::array({Json{{"fqn", ""}, {"signature", std::move(call_signature)}}});
   module["metadata"] = Json{{kContractKey, contract.dump()}, {kSymbolsKey, symbols.dump()}};
   module["treespec_namedtuple_fields"] = Json::object();
 

@@ -66,6 +66,15 @@ void write_entries(const std::map<std::string, std::string>& entries, const std:
   zip.close();
 }
 
+// The first node that computes a tensor: the writer puts the input assertions first (dtypes,
+// then the symbols' ranges with their sym_size and _operator nodes).
+Json& first_op_node(Json& model) {
+  for (Json& n : model["graph_module"]["graph"]["nodes"]) {
+    if (!n["outputs"].empty() && n["outputs"][0].contains("as_tensor")) return n;
+  }
+  throw std::runtime_error("no node computes a tensor");
+}
+
 class Archive : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -159,16 +168,20 @@ TEST_F(Archive, WritesTorchExportSchemaFields) {
   EXPECT_EQ(model_["schema_version"], (Json{{"major", 8}, {"minor", 17}}));
   const Json& graph = model_["graph_module"]["graph"];
   EXPECT_EQ(graph["inputs"][0], (Json{{"as_tensor", {{"name", "p_scale"}}}}));
-  // x is f32[s0, 4]: dtype 7 (FLOAT), a symbolic size as an expression string.
+  // x is f32[s0, 4]: dtype 7 (FLOAT), a symbolic size as an expression string (sympy's srepr).
   const Json& x = graph["tensor_values"]["x"];
   EXPECT_EQ(x["dtype"], 7);
-  EXPECT_EQ(x["sizes"][0], (Json{{"as_expr", {{"expr_str", "s0"}, {"hint", nullptr}}}}));
+  const Json s0 = {{"expr_str", "Symbol('s0', positive=True, integer=True)"}, {"hint", nullptr}};
+  EXPECT_EQ(x["sizes"][0], (Json{{"as_expr", s0}}));
   EXPECT_EQ(x["sizes"][1], (Json{{"as_int", 4}}));
   EXPECT_EQ(model_["range_constraints"]["s0"], (Json{{"min_val", 2}, {"max_val", 64}}));
   bool saw_addmm_target = false;
   for (const Json& n : graph["nodes"]) {
     const std::string target = n["target"];
-    EXPECT_EQ(target.rfind("torch.ops.aten.", 0), 0u) << target;
+    // Ops, and the _operator comparisons of the range assertions (s0 >= 2, s0 <= 64).
+    EXPECT_TRUE(target.rfind("torch.ops.aten.", 0) == 0 || target == "_operator.ge" ||
+                target == "_operator.le")
+        << target;
     saw_addmm_target |= target == "torch.ops.aten.addmm.default";
     for (const Json& in : n["inputs"]) EXPECT_EQ(in["arg"].size(), 1u) << "unions have one key";
   }
@@ -225,14 +238,15 @@ TEST(ArchiveSymbolicSizes, AreComputedBySymSizeAndOperatorNodes) {
   EXPECT_EQ(mul["inputs"][0]["arg"], (Json{{"as_sym_int", {{"as_name", s0}}}}));
   EXPECT_EQ(mul["inputs"][1]["arg"], (Json{{"as_int", 6}}));
   const std::string six_s0 = mul["outputs"][0]["as_sym_int"]["as_name"];
-  EXPECT_EQ(graph["sym_int_values"][six_s0]["as_expr"]["expr_str"], "6*s0");
+  EXPECT_EQ(graph["sym_int_values"][six_s0]["as_expr"]["expr_str"],
+            "Mul(Integer(6), Symbol('s0', positive=True, integer=True))");
   EXPECT_EQ(by_target["torch.ops.aten.view.default"]["inputs"][1]["arg"],
             (Json{{"as_sym_ints", Json::array({Json{{"as_name", six_s0}}})}}));
   const Json& add = by_target["_operator.add"];
   EXPECT_EQ(add["inputs"][1]["arg"], (Json{{"as_int", 1}}));
   EXPECT_EQ(graph["sym_int_values"][add["outputs"][0]["as_sym_int"]["as_name"].get<std::string>()]
                  ["as_expr"]["expr_str"],
-            "s0 + 1");
+            "Add(Symbol('s0', positive=True, integer=True), Integer(1))");
   // The reader folds the nodes back into expressions.
   const std::vector<std::vector<Value>> inputs = {{randn({7, 6}, 2)}};
   for (const std::string& problem : test_support::round_trip_problems(p, inputs, "sym")) {
@@ -404,10 +418,9 @@ TEST_F(Archive, RefusesMalformedFieldsNamingThem) {
       {[](Json& m) { m["graph_module"]["signature"]["input_specs"].erase(0); }, "input specs for"},
       {[](Json& m) { m["graph_module"]["graph"]["nodes"][0]["target"] = "aten.add"; },
        "is not of the form"},
-      {[](Json& m) { m["graph_module"]["graph"]["nodes"][0]["inputs"][0]["name"] = "nonexistent"; },
+      {[](Json& m) { first_op_node(m)["inputs"][0]["name"] = "nonexistent"; },
        "has no argument 'nonexistent'"},
-      {[](Json& m) { m["graph_module"]["graph"]["nodes"][0]["outputs"] = Json::array(); },
-       "0 outputs"},
+      {[](Json& m) { first_op_node(m)["outputs"] = Json::array(); }, "0 outputs"},
       {[](Json& m) {
          m["graph_module"]["metadata"]["xport.contract"] = "[{\"kind\": \"tensor\"}]";
        },

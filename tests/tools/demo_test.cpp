@@ -23,7 +23,7 @@ TEST(Demo, CapturesSavesLoadsAndRunsGpt2WithinTheContract) {
   const std::string text = out.str();
   for (const std::string& expected :
        {std::string("\ncontract:\n  ids: i64[1, s0]\n  s0: seq in [2, 1024]  (ids.size(1))\n"),
-        "\narchive:    " + archive.path() + ", 498.2 MB, saved in ",
+        "\narchive:    " + archive.path() + ", 498.3 MB, saved in ",
         std::string("\n   6 tokens: runtime "), std::string("\n  32 tokens: runtime "),
         std::string("\ngreedy continuation (2 tokens, runtime): "),
         std::string("\n  1025 tokens: ids.size(1) = 1025 is outside the range [2, 1024] of Dim "

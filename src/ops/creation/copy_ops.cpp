@@ -49,6 +49,39 @@ void register_copy_ops() {
             return call_tensors(XPORT_OP("aten::_to_copy"), {self, args[1]});
           },
   });
+  // The keyword spelling PyTorch's graphs use for `x.to(dtype)` (device and layout: CPU, strided).
+  register_op({
+      .schema = "aten::to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? "
+                "layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, "
+                "bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+      .decomp =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            const DType dtype = args.optional_dtype(1).value_or(self.dtype());
+            if (dtype == self.dtype() && !args.boolean(6)) return single(self);
+            return call_tensors(XPORT_OP("aten::_to_copy"), {self, dtype});
+          },
+  });
+  register_op({
+      .schema = "aten::to.device(Tensor(a) self, Device device, ScalarType dtype, "
+                "bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> "
+                "Tensor(a)",
+      .decomp =
+          [](const OpArgs& args) {
+            const std::string& device = args.str(1);
+            XPORT_CHECK(device == "cpu", UnsupportedOp, args.name(), ": device '", device,
+                        "'; xport runs on the CPU");
+            const Tensor& self = args.tensor(0);
+            if (self.dtype() == args[2].to_dtype() && !args.boolean(4)) return single(self);
+            return call_tensors(XPORT_OP("aten::_to_copy"), {self, args[2]});
+          },
+  });
+  // A copy of a constant that PyTorch's graphs make before using it (torch.tensor(...) in a
+  // forward).
+  register_op({
+      .schema = "aten::lift_fresh_copy(Tensor self) -> Tensor",
+      .decomp = [](const OpArgs& args) { return single(args.tensor(0).clone()); },
+  });
   register_op({
       .schema = "aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
       .meta = [](const OpArgs& args) { return same_shape(args.tensor(0), args.tensor(0).dtype()); },

@@ -131,6 +131,23 @@ void register_factory_ops() {
             },
     });
   }
+  // new_*: the given sizes, and self's dtype unless one is given.
+  for (const char* name : {"new_zeros", "new_ones", "new_empty", "new_full"}) {
+    const std::string n = name;
+    const bool full = n == "new_full";
+    register_op({
+        .schema = "aten::" + n + "(Tensor self, SymInt[] size, " +
+                  (full ? "Scalar fill_value, " : "") + "*, " + kFactoryOptions + ") -> Tensor",
+        .decomp =
+            [n, full](const OpArgs& args) {
+              const DType dtype = args.optional_dtype(full ? 3 : 2).value_or(args.tensor(0).dtype());
+              if (n == "new_empty")
+                return call_tensors(XPORT_OP("aten::empty.memory_format"), {args[1], dtype});
+              const Value fill = full ? args[2] : Value(int64_t{n == "new_ones" ? 1 : 0});
+              return call_tensors(XPORT_OP("aten::full"), {args[1], fill, dtype});
+            },
+    });
+  }
   register_op({
       .schema = factory_schema("aten::scalar_tensor(Scalar s, *, "),
       .meta =

@@ -221,6 +221,21 @@ void register_binary_ops() {
                   "aten::bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor",
                   cpu::bitwise_xor_out, Result::Promote, Accepts::IntegralOrBool);
 
+  // Python's `a & b` and `a | b` on tensors, as PyTorch's graphs spell them.
+  for (const char* name : {"and", "or"}) {
+    const std::string n = name;
+    for (const char* other : {"Tensor", "Scalar"}) {
+      const std::string o = other;
+      register_op({
+          .schema = "aten::__" + n + "__." + o + "(Tensor self, " + o + " other) -> Tensor",
+          .decomp =
+              [n, o](const OpArgs& args) {
+                return call_tensors(find_op("aten::bitwise_" + n + "." + o), {args[0], args[1]});
+              },
+      });
+    }
+  }
+
   // pow: integer bases refuse negative integer exponents (there is no integer result).
   for (const char* schema : {"aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
                              "aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor"}) {

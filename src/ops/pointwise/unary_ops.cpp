@@ -106,6 +106,8 @@ void register_unary_ops() {
         .core = row.core,
     });
   }
+  // nn.ReLU(inplace=True) leaves relu_ in PyTorch's exported (training IR) graphs.
+  register_inplace("aten::relu_(Tensor(a!) self) -> Tensor(a!)", find_op("aten::relu"));
 
   register_op({
       .schema = "aten::gelu(Tensor self, *, str approximate='none') -> Tensor",

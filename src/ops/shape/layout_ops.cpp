@@ -94,9 +94,38 @@ std::vector<TensorMeta> constant_pad_meta(const OpArgs& args) {
   return {contiguous_meta(std::move(sizes), self.dtype())};
 }
 
+// diff: n times the difference of neighbours along dim (logical xor for bool), after joining
+// prepend and append; n past the length gives an empty dim, as in ATen.
+std::vector<Tensor> diff_decomp(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
+  const int64_t n = args.integer(1);
+  XPORT_CHECK(self.dim() >= 1, InvalidInput, args.name(),
+              ": needs a tensor with at least one dim, got a 0-dim tensor");
+  XPORT_CHECK(n >= 0, InvalidInput, args.name(), ": order n must be non-negative, got ", n);
+  const int64_t dim = wrap_dim(args, args.integer(2), self.dim());
+  std::vector<Tensor> parts;
+  if (const Tensor prepend = args.optional_tensor(3); prepend.defined()) parts.push_back(prepend);
+  parts.push_back(self);
+  if (const Tensor append = args.optional_tensor(4); append.defined()) parts.push_back(append);
+  Tensor t = parts.size() == 1 ? self : call1(XPORT_OP("aten::cat"), {parts, dim});
+  for (int64_t i = 0; i < n; ++i) {
+    const SymInt length = t.size(dim);
+    const SymInt shorter = sym_max(length - 1, SymInt(0));
+    const Tensor later = t.slice(dim, sym_min(SymInt(1), length), length);
+    const Tensor earlier = t.slice(dim, SymInt(0), shorter);
+    t = t.dtype() == DType::Bool ? later.ne(earlier) : later - earlier;
+  }
+  return {n == 0 ? t.clone() : t};
+}
+
 }  // namespace
 
 void register_layout_ops() {
+  register_op({
+      .schema = "aten::diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, "
+                "Tensor? append=None) -> Tensor",
+      .decomp = diff_decomp,
+  });
   register_op({
       .schema = "aten::repeat(Tensor self, SymInt[] repeats) -> Tensor",
       .meta = repeat_meta,

@@ -308,6 +308,14 @@ void register_view_ops() {
   register_op({.schema = "aten::alias(Tensor(a) self) -> Tensor(a)",
                .meta = [](const OpArgs& args) { return one(args.tensor(0).meta()); },
                .core = true});
+  // Autograd bookkeeping that PyTorch's exported graphs keep (xport has no autograd): the values
+  // stay as they are.
+  register_op({.schema = "aten::detach(Tensor(a) self) -> Tensor(a)",
+               .decomp = [](const OpArgs& args) { return call_tensors(XPORT_OP("aten::alias"), {args[0]}); }});
+  register_op({.schema = "aten::detach_(Tensor(a!) self) -> Tensor(a!)",
+               .meta = [](const OpArgs& args) { return one(args.tensor(0).meta()); },
+               .cpu = [](const OpArgs&, std::vector<Tensor>&) {},
+               .decomp = [](const OpArgs& args) { return single(args.tensor(0)); }});
   register_op({.schema = "aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)",
                .meta = permute_meta,
                .core = true});

@@ -49,6 +49,21 @@ Rows creation_samples() {
   rows.push_back({"aten::full_like", "non-contiguous", [](Gen& g) {
                     return Args{g.transposed({2, 3}), -2.5};
                   }});
+  // new_*: self, size, [fill_value,] then keyword-only dtype.
+  rows.push_back({"aten::new_zeros", "self's dtype", [](Gen& g) {
+                    return Args{g.ints({2}, 0, 9), std::vector<int64_t>{2, 3}};
+                  }});
+  rows.push_back({"aten::new_ones", "given dtype", [](Gen& g) {
+                    return Args{g.randn({2}), std::vector<int64_t>{3}, DType::Float64};
+                  }});
+  rows.push_back({"aten::new_full", "float fill, self's dtype", [](Gen& g) {
+                    return Args{g.randn({1}), std::vector<int64_t>{2, 2}, 2.5};
+                  }});
+  rows.push_back({"aten::new_empty", "shape only",
+                  [](Gen& g) {
+                    return Args{g.randn({1}, DType::Float64), std::vector<int64_t>{4, 0, 2}};
+                  },
+                  -1, -1, false, false});
   rows.push_back({"aten::empty_like", "shape only",
                   [](Gen& g) {
                     return Args{g.randn({3, 2})};
@@ -118,6 +133,26 @@ Rows creation_samples() {
                   }});
   rows.push_back({"aten::to.dtype", "same dtype", [](Gen& g) {
                     return Args{g.randn({4}), DType::Float32};
+                  }});
+  // to.dtype_layout: self, then keyword-only dtype, layout, device, pin_memory, non_blocking, copy.
+  rows.push_back({"aten::to.dtype_layout", "f32 to f64", [](Gen& g) {
+                    return Args{g.randn({2, 3}), DType::Float64};
+                  }});
+  rows.push_back({"aten::to.dtype_layout", "no dtype", [](Gen& g) {
+                    return Args{g.randn({3}), Value()};
+                  }});
+  rows.push_back({"aten::to.dtype_layout", "same dtype, copy", [](Gen& g) {
+                    return Args{g.randn({3}), DType::Float32, Value(), Value(), Value(), false, true};
+                  }});
+  rows.push_back({"aten::to.device", "cpu, f32 to int64", [](Gen& g) {
+                    return Args{g.randn({2, 3}), "cpu", DType::Int64};
+                  }});
+  rows.push_back({"aten::to.device", "cpu, same dtype", [](Gen& g) {
+                    return Args{g.randn({3}), "cpu", DType::Float32};
+                  }});
+  rows.push_back({"aten::lift_fresh_copy", "f32", [](Gen& g) { return Args{g.randn({2, 3})}; }});
+  rows.push_back({"aten::lift_fresh_copy", "int64 non-contiguous", [](Gen& g) {
+                    return Args{g.ints({3, 2}, 0, 9).t()};
                   }});
   rows.push_back({"aten::clone", "non-contiguous", [](Gen& g) {
                     return Args{g.transposed({3, 4}, DType::Int64)};

@@ -74,8 +74,8 @@ Rows pointwise_samples() {
     add_binary(rows, op);
     rows.push_back({op, "bool x bool", [](Gen& g) { return Args{g.bools({6}), g.bools({6})}; }});
   }
-  for (const char* op :
-       {"aten::bitwise_and.Tensor", "aten::bitwise_or.Tensor", "aten::bitwise_xor.Tensor"}) {
+  for (const char* op : {"aten::bitwise_and.Tensor", "aten::bitwise_or.Tensor",
+                         "aten::bitwise_xor.Tensor", "aten::__and__.Tensor", "aten::__or__.Tensor"}) {
     rows.push_back({op, "int64", [](Gen& g) {
                       return Args{g.ints({6}, -50, 50), g.ints({6}, -50, 50)};
                     }});
@@ -90,8 +90,8 @@ Rows pointwise_samples() {
                     },
                     -1, -1, true});
   }
-  for (const char* op :
-       {"aten::bitwise_and.Scalar", "aten::bitwise_or.Scalar", "aten::bitwise_xor.Scalar"}) {
+  for (const char* op : {"aten::bitwise_and.Scalar", "aten::bitwise_or.Scalar",
+                         "aten::bitwise_xor.Scalar", "aten::__and__.Scalar", "aten::__or__.Scalar"}) {
     rows.push_back({op, "int32 with int", [](Gen& g) {
                       return Args{g.ints({6}, -50, 50, DType::Int32), int64_t{6}};
                     }});
@@ -202,6 +202,10 @@ Rows pointwise_samples() {
     rows.push_back({op, "0-dim", [](Gen& g) { return Args{g.randn({}), int64_t{3}}; }});
   }
   // In place: the result is cast into self.
+  rows.push_back({"aten::relu_", "f32 [3,4]", [](Gen& g) { return Args{g.randn({3, 4})}; }});
+  rows.push_back({"aten::relu_", "int64", [](Gen& g) { return Args{g.ints({6}, -5, 5)}; }});
+  rows.push_back(
+      {"aten::relu_", "bool refused", [](Gen& g) { return Args{g.bools({3})}; }, -1, -1, true});
   rows.push_back({"aten::add_.Tensor", "f32 += f32", [](Gen& g) {
                     return Args{g.randn({3, 4}), g.randn({4})};
                   }});

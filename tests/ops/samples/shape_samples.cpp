@@ -553,6 +553,25 @@ void layout_rows(Rows& rows) {
     return Args{g.randn({2, 3}), IL{2}};
   });
 
+  const std::string diff = "aten::diff";
+  rows.push_back({diff, "last dim", [](Gen& g) { return Args{g.randn({3, 5})}; }});
+  rows.push_back({diff, "n=2 along dim 0", [](Gen& g) {
+                    return Args{g.randn({5, 3}), int64_t{2}, int64_t{0}};
+                  }});
+  rows.push_back({diff, "prepend and append", [](Gen& g) {
+                    return Args{g.randn({2, 4}), int64_t{1}, int64_t{-1}, g.randn({2, 1}),
+                                g.randn({2, 2})};
+                  }});
+  rows.push_back({diff, "int64", [](Gen& g) { return Args{g.ints({6}, -9, 9)}; }});
+  rows.push_back({diff, "bool is xor", [](Gen& g) { return Args{g.bools({7})}; }});
+  rows.push_back({diff, "n past the length gives an empty dim", [](Gen& g) {
+                    return Args{g.randn({2, 3}), int64_t{5}};
+                  }});
+  rows.push_back({diff, "n=0", [](Gen& g) { return Args{g.randn({4}), int64_t{0}}; }});
+  error_row(rows, diff, "0-dim refused", [](Gen& g) { return Args{g.randn({})}; });
+  error_row(rows, diff, "negative n refused", [](Gen& g) {
+    return Args{g.randn({4}), int64_t{-1}};
+  });
   const std::string roll = "aten::roll";
   rows.push_back({roll, "one dim", [](Gen& g) { return Args{g.randn({5, 3}), IL{2}, IL{0}}; }});
   rows.push_back({roll, "two dims, negative shift", [](Gen& g) {

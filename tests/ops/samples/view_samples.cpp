@@ -38,6 +38,9 @@ Rows view_samples() {
                     return Args{g.randn({4, 6}, DType::Float64), std::vector<int64_t>{3, 8}};
                   }});
   rows.push_back({"aten::alias", "f32", [](Gen& g) { return Args{g.randn({3})}; }});
+  rows.push_back({"aten::detach", "f32", [](Gen& g) { return Args{g.randn({2, 3})}; }});
+  rows.push_back({"aten::detach_", "f32", [](Gen& g) { return Args{g.randn({2, 3})}; }});
+  rows.push_back({"aten::detach_", "int64", [](Gen& g) { return Args{g.ints({4}, 0, 9)}; }});
   rows.push_back({"aten::permute", "3-D", [](Gen& g) {
                     return Args{g.randn({2, 3, 4}), std::vector<int64_t>{2, 0, 1}};
                   }});

@@ -1,0 +1,182 @@
+// Writes .pt2 archives with xport::save for PyTorch to load (tests/serde/torch_load_cases.py):
+// every ExportDB case that exports and every reference model at full size, static and dynamic,
+// with their inputs, xport's eager outputs, inputs outside the contract, and the range
+// constraints. Usage: xport_write_archives OUT_DIR. The manifest has the layout of
+// tests/serde/torch_export_cases.py's (the other direction), so one reader serves both.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "xport/exportdb.h"
+#include "xport/xport.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using namespace xport;
+
+struct Writer {
+  fs::path root;
+  json cases = json::array();
+
+  json leaf(const Value& v, const std::string& file) {
+    if (v.is_tensor()) {
+      const Tensor& t = v.to_tensor();
+      // NumPy has no bfloat16: such tensors travel as float32 with their dtype named.
+      save_npy(t.dtype() == DType::BFloat16 ? t.to(DType::Float32) : t, (root / file).string());
+      return {{"npy", file}, {"dtype", dtype_name(t.dtype())}, {"shape", t.int_sizes()}};
+    }
+    if (v.is_bool()) return {{"value", v.to_bool()}};
+    if (v.is_int()) return {{"value", v.to_int()}};
+    if (v.is_double()) return {{"value", v.to_double()}};
+    throw std::runtime_error(std::string("cannot write a ") + v.type_name() + " leaf to " + file);
+  }
+
+  // The pytree leaves of `values`, as torch's tree_flatten gives them: a list of tensors is as
+  // many leaves.
+  json leaves(const std::vector<Value>& values, const std::string& stem) {
+    json out = json::array();
+    for (const Value& v : values) {
+      const std::vector<Value> items =
+          v.is_list() ? std::vector<Value>(v.to_tensor_list().begin(), v.to_tensor_list().end())
+                      : std::vector<Value>{v};
+      for (const Value& item : items)
+        out.push_back(leaf(item, stem + std::to_string(out.size()) + ".npy"));
+    }
+    return out;
+  }
+
+  // Exports nothing itself: `program` is saved, `eager` gives the expected outputs of each input
+  // set (computed before the program runs, so mutated inputs are written as they were).
+  void add(const std::string& name, const std::string& group, const ExportedProgram& program,
+           const std::function<std::vector<Tensor>(const std::vector<Value>&)>& eager,
+           const std::vector<std::vector<Value>>& runs,
+           const std::vector<std::vector<Value>>& refused) {
+    fs::create_directories(root / name);
+    save(program, (root / name / "model.pt2").string());
+    json c = {{"name", name}, {"group", group}, {"pt2", name + "/model.pt2"}};
+    c["runs"] = json::array();
+    for (size_t k = 0; k < runs.size(); ++k) {
+      const std::string stem = name + "/run" + std::to_string(k);
+      json run = {{"inputs", leaves(runs[k], stem + "_in")}};
+      std::vector<Value> outputs;
+      for (const Tensor& t : eager(runs[k])) outputs.emplace_back(t);
+      run["outputs"] = leaves(outputs, stem + "_out");
+      c["runs"].push_back(run);
+    }
+    c["refused_inputs"] = json::array();
+    for (size_t k = 0; k < refused.size(); ++k)
+      c["refused_inputs"].push_back(leaves(refused[k], name + "/refused" + std::to_string(k) + "_in"));
+    c["range_constraints"] = json::object();
+    for (const auto& [symbol, range] : program.range_constraints()) {
+      c["range_constraints"][symbol] = {
+          range.lo, range.hi == sym::Range::kPosInf ? json(nullptr) : json(range.hi)};
+    }
+    cases.push_back(c);
+    std::cout << "wrote " << name << "\n";
+  }
+};
+
+// Inputs are cloned for each use: a program may mutate them, and the files must hold them as
+// they were before the call.
+std::vector<Value> fresh(const std::vector<Value>& values) {
+  std::vector<Value> out;
+  for (const Value& v : values) out.push_back(v.is_tensor() ? Value(v.to_tensor().clone()) : v);
+  return out;
+}
+
+void write_exportdb(Writer& w) {
+  for (const exportdb::Case& c : exportdb::all_cases()) {
+    if (c.expected_error) continue;
+    const ExportedProgram program =
+        c.module ? export_program(*c.module, c.fn, fresh(c.example_inputs), c.options)
+                 : export_program(c.fn, fresh(c.example_inputs), c.options);
+    std::vector<std::vector<Value>> runs = {c.example_inputs};
+    runs.insert(runs.end(), c.valid_inputs.begin(), c.valid_inputs.end());
+    for (auto& run : runs) run = fresh(run);
+    w.add(c.name, "exportdb", program,
+          [&](const std::vector<Value>& in) { return c.fn(fresh(in)); }, runs,
+          c.invalid_inputs);
+  }
+}
+
+Tensor token_ids(int64_t batch, int64_t seq, uint64_t seed) {
+  std::vector<int64_t> v(static_cast<size_t>(batch * seq));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int64_t>((i * 7919 + seed * 31) % 50257);
+  return from_vector(v, {batch, seq});
+}
+
+void write_model(Writer& w, const std::string& name, nn::Module& model,
+                 const std::vector<Value>& example, const ExportOptions& options,
+                 const std::vector<std::vector<Value>>& runs,
+                 const std::vector<std::vector<Value>>& refused) {
+  model.eval();
+  auto fn = [&](const Tensor& x) { return model.forward(x); };
+  const ExportedProgram program = export_program(model, fn, example, options);
+  w.add(name, "reference", program,
+        [&](const std::vector<Value>& in) { return std::vector<Tensor>{fn(in[0].to_tensor())}; },
+        runs, refused);
+}
+
+ExportOptions dims(DimSpec spec) {
+  ExportOptions options;
+  options.dynamic_shapes = {std::move(spec)};
+  return options;
+}
+
+void write_models(Writer& w) {
+  {
+    auto m = models::mlp({1024, 4096, 4096, 1024});
+    const Tensor x = randn({4, 1024}, 0);
+    write_model(w, "mlp_static", *m, {x}, {}, {{x}}, {{randn({5, 1024}, 1)}});
+    write_model(w, "mlp_dynamic", *m, {x}, dims({{0, Dim("batch", 2, 512)}}),
+                {{x}, {randn({33, 1024}, 1)}}, {{randn({513, 1024}, 2)}});
+  }
+  {
+    auto m = models::resnet50();
+    const Tensor x = randn({2, 3, 64, 64}, 3);
+    write_model(w, "resnet50_static", *m, {x}, {}, {{x}}, {{randn({3, 3, 64, 64}, 4)}});
+    write_model(w, "resnet50_dynamic", *m, {x}, dims({{0, Dim("batch", 2, 16)}}),
+                {{x}, {randn({3, 3, 64, 64}, 5)}}, {{randn({17, 3, 64, 64}, 6)}});
+  }
+  {
+    auto m = models::bert_encoder();
+    const Tensor x = randn({2, 16, 768}, 7);
+    write_model(w, "bert_static", *m, {x}, {}, {{x}}, {{randn({2, 17, 768}, 8)}});
+    write_model(w, "bert_dynamic", *m, {x},
+                dims({{0, Dim("batch", 2, 8)}, {1, Dim("seq", 2, 128)}}),
+                {{x}, {randn({3, 5, 768}, 9)}}, {{randn({2, 129, 768}, 10)}});
+  }
+  {
+    auto m = models::gpt2();
+    const Tensor x = token_ids(1, 16, 11);
+    write_model(w, "gpt2_static", *m, {x}, {}, {{x}}, {{token_ids(1, 17, 12)}});
+    write_model(w, "gpt2_dynamic", *m, {x}, dims({{1, Dim("seq", 2, 1024)}}),
+                {{x}, {token_ids(1, 7, 13)}}, {{token_ids(1, 1025, 14)}});
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: xport_write_archives OUT_DIR\n";
+    return 2;
+  }
+  try {
+    Writer w{fs::path(argv[1])};
+    fs::create_directories(w.root);
+    write_exportdb(w);
+    write_models(w);
+    const fs::path manifest = w.root / "manifest.json";
+    std::ofstream(manifest.string() + ".tmp") << json{{"cases", w.cases}}.dump(1) << "\n";
+    fs::rename(manifest.string() + ".tmp", manifest);
+    std::cout << w.cases.size() << " archives in " << w.root << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "xport_write_archives: failed: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
