@@ -50,51 +50,28 @@ Safetensors: 8-byte little-endian header length, a compact JSON header {name: {"
 "data_offsets": [begin, end]}, ..., "__metadata__": {"format": "pt"}} padded with spaces to a
 multiple of 8, then each tensor's contiguous little-endian bytes in header order.
 """
-import argparse
-import hashlib
 import json
 import os
 import sys
 import time
 
-
-def script_sha256():
-    """The digest of this script and the reference models it builds."""
-    h = hashlib.sha256()
-    here = os.path.dirname(os.path.abspath(__file__))
-    for name in (os.path.basename(__file__), "reference_models.py"):
-        with open(os.path.join(here, name), "rb") as f:
-            h.update(f.read())
-    return h.hexdigest()
+import cached_data
 
 
-def up_to_date(out_dir, digest):
-    try:
-        with open(os.path.join(out_dir, "manifest.json")) as f:
-            manifest = json.load(f)
-    except (OSError, ValueError):
-        return False
-    if manifest.get("script_sha256") != digest:
-        return False
+def manifest_files(manifest):
     files = [e[k] for e in manifest["models"] for k in ("weights", "input", "output")]
     for e in manifest["layers"]:
         files += [e["weights"], *e["inputs"].values(), *e["outputs"].values()]
-    return all(os.path.exists(os.path.join(out_dir, p)) for p in files)
-
-
-def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("out_dir")
-    parser.add_argument("--verbose", action="store_true", help="print max |x| of every output")
-    return parser.parse_args()
+    return files
 
 
 # The cache check comes before importing torch, which alone takes seconds.
 if __name__ == "__main__":
-    START, ARGS, DIGEST = time.perf_counter(), parse_args(), script_sha256()
-    if up_to_date(ARGS.out_dir, DIGEST):
-        print("make_parity_data: %s is up to date" % ARGS.out_dir)
-        sys.exit(0)
+    HERE = os.path.dirname(os.path.abspath(__file__))
+    START, ARGS, DIGEST = cached_data.start(
+        __doc__, "print max |x| of every output",
+        [os.path.join(HERE, n) for n in ("make_parity_data.py", "reference_models.py")],
+        "script_sha256", manifest_files)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402

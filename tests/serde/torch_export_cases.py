@@ -36,8 +36,6 @@ manifest.json:
            ...],
  "not_exported": [{"name": "dynamic_shape_round", "group": "exportdb", "reason": "..."}]}
 """
-import argparse
-import hashlib
 import json
 import os
 import sys
@@ -47,53 +45,32 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS_DIR = os.path.join(os.path.dirname(HERE), "models")
 
 
-def script_sha256():
-    """The digest of this script and the reference models it exports."""
-    h = hashlib.sha256()
-    for path in (os.path.abspath(__file__), os.path.join(MODELS_DIR, "reference_models.py")):
-        with open(path, "rb") as f:
-            h.update(f.read())
-    return h.hexdigest()
-
-
 def leaf_files(leaves):
     return [leaf["npy"] for leaf in leaves if "npy" in leaf]
 
 
-def up_to_date(out_dir, digest):
-    try:
-        with open(os.path.join(out_dir, "manifest.json")) as f:
-            manifest = json.load(f)
-    except (OSError, ValueError):
-        return False
-    if manifest.get("digest") != digest:
-        return False
+def manifest_files(manifest):
     files = []
     for case in manifest["cases"]:
         files.append(case["pt2"])
         for run in case["runs"]:
             files += leaf_files(run["inputs"]) + leaf_files(run["outputs"])
         files += leaf_files(case.get("refused_inputs", []))
-    return all(os.path.exists(os.path.join(out_dir, p)) for p in files)
-
-
-def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("out_dir")
-    parser.add_argument("--verbose", action="store_true", help="print one line per case")
-    return parser.parse_args()
+    return files
 
 
 # The cache check comes before importing torch, which alone takes seconds.
+sys.path.insert(0, MODELS_DIR)
+import cached_data  # noqa: E402
+
 if __name__ == "__main__":
-    START, ARGS, DIGEST = time.perf_counter(), parse_args(), script_sha256()
-    if up_to_date(ARGS.out_dir, DIGEST):
-        print("torch_export_cases: %s is up to date" % ARGS.out_dir)
-        sys.exit(0)
+    START, ARGS, DIGEST = cached_data.start(
+        __doc__, "print one line per case",
+        [os.path.abspath(__file__), os.path.join(MODELS_DIR, "reference_models.py")], "digest",
+        manifest_files)
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # models come from config objects only: never download
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-sys.path.insert(0, MODELS_DIR)
 
 import copy  # noqa: E402
 import dataclasses  # noqa: E402

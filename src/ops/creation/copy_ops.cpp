@@ -23,6 +23,12 @@ void check_broadcasts_to(const OpArgs& args, const Tensor& src, const Tensor& se
 
 std::vector<Tensor> single(Tensor t) { return {std::move(t)}; }
 
+// The to.* overloads: self itself when it has the dtype and no copy is asked for, else a copy.
+std::vector<Tensor> converted(const Tensor& self, DType dtype, bool copy) {
+  if (dtype == self.dtype() && !copy) return single(self);
+  return call_tensors(XPORT_OP("aten::_to_copy"), {self, dtype});
+}
+
 }  // namespace
 
 void register_copy_ops() {
@@ -44,9 +50,7 @@ void register_copy_ops() {
                 "bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
       .decomp =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            if (self.dtype() == args[1].to_dtype() && !args.boolean(3)) return single(self);
-            return call_tensors(XPORT_OP("aten::_to_copy"), {self, args[1]});
+            return converted(args.tensor(0), args[1].to_dtype(), args.boolean(3));
           },
   });
   // The keyword spelling PyTorch's graphs use for `x.to(dtype)` (device and layout: CPU, strided).
@@ -57,9 +61,7 @@ void register_copy_ops() {
       .decomp =
           [](const OpArgs& args) {
             const Tensor& self = args.tensor(0);
-            const DType dtype = args.optional_dtype(1).value_or(self.dtype());
-            if (dtype == self.dtype() && !args.boolean(6)) return single(self);
-            return call_tensors(XPORT_OP("aten::_to_copy"), {self, dtype});
+            return converted(self, args.optional_dtype(1).value_or(self.dtype()), args.boolean(6));
           },
   });
   register_op({
@@ -71,9 +73,7 @@ void register_copy_ops() {
             const std::string& device = args.str(1);
             XPORT_CHECK(device == "cpu", UnsupportedOp, args.name(), ": device '", device,
                         "'; xport runs on the CPU");
-            const Tensor& self = args.tensor(0);
-            if (self.dtype() == args[2].to_dtype() && !args.boolean(4)) return single(self);
-            return call_tensors(XPORT_OP("aten::_to_copy"), {self, args[2]});
+            return converted(args.tensor(0), args[2].to_dtype(), args.boolean(4));
           },
   });
   // A copy of a constant that PyTorch's graphs make before using it (torch.tensor(...) in a
