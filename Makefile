@@ -29,6 +29,7 @@ $(BUILD)/build.ninja: | deps
 
 $(ASAN_BUILD)/build.ninja: | deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DXPORT_SANITIZE=ON $(CMAKE_PYTHON) \
+	  -DXPORT_PARITY_DIR=$(abspath $(BUILD))/parity \
 	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1"
 
 # The archive fuzzer: clang (libFuzzer), ASan + UBSan, only the fuzz targets (see fuzz/).
