@@ -402,7 +402,12 @@ class GraphWriter {
       Json operator()(sym::ExprPtr e) const { return w.operand(e); }
       Json operator()(double v) const { return Json{{"as_float", float_value(v)}}; }
       Json operator()(bool v) const { return Json{{"as_bool", v}}; }
-      Json operator()(const std::string& s) const { return Json{{"as_string", s}}; }
+      Json operator()(const std::string& s) const {
+        // A required Device (to.device) holds the device's name; PyTorch reads it as a Device.
+        if (param && param->type.base == BaseType::Device)
+          return Json{{"as_device", Json{{"type", s}, {"index", nullptr}}}};
+        return Json{{"as_string", s}};
+      }
       Json operator()(DType d) const { return Json{{"as_scalar_type", scalar_type_id(d)}}; }
       Json operator()(const std::vector<ir::Argument>& list) const { return w.list(list, param); }
     };

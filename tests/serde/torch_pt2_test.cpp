@@ -109,6 +109,19 @@ Outcome run_case(const json& c) {
                     "; runtime: " + (runtime.empty() ? "equal" : runtime);
       }
     }
+    // xport's writer takes PyTorch's graphs too: saved again and reloaded, the program gives the
+    // same outputs.
+    if (o.problem.empty()) {
+      const fs::path again = fs::temp_directory_path() /
+                             ("xport_torch_pt2_" + c.at("name").get<std::string>() + ".pt2");
+      save(program, again.string());
+      const ExportedProgram reloaded = load(again.string());
+      fs::remove(again);
+      const json& run = c.at("runs").at(0);
+      const std::string resaved =
+          compare_outputs(reloaded.run(leaf_values(run.at("inputs"))), run.at("outputs"));
+      if (!resaved.empty()) o.problem = "saved by xport and reloaded: " + resaved;
+    }
     if (c.contains("refused_inputs")) {
       const std::vector<Value> bad = leaf_values(c.at("refused_inputs"));
       for (int engine = 0; engine < 2; ++engine) {
