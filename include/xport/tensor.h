@@ -1,6 +1,7 @@
 #pragma once
 /// \file Tensor: a shared handle to sizes, strides and (unless fake) storage.
 
+#include <concepts>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -222,15 +223,22 @@ class Tensor {
   /// Values and indices of the maximum along `dim`.
   std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   Tensor amax(std::vector<int64_t> dims, bool keepdim = false) const;
-  /// libtorch's single-dim spellings: `x.sum(1)`, `x.mean(-1, true)`, `x.amax(0)`.
-  Tensor sum(int64_t dim, bool keepdim = false) const {
-    return sum(std::vector<int64_t>{dim}, keepdim);
+  /// libtorch's single-dim spellings: `x.sum(1)`, `x.mean(-1, true)`, `x.amax(0)`. Templates, so
+  /// that a braced list (`x.sum({1})`) still means the list overload.
+  template <class I>
+    requires(std::integral<I> && !std::same_as<I, bool>)
+  Tensor sum(I dim, bool keepdim = false) const {
+    return sum(std::vector<int64_t>{static_cast<int64_t>(dim)}, keepdim);
   }
-  Tensor mean(int64_t dim, bool keepdim = false) const {
-    return mean(std::vector<int64_t>{dim}, keepdim);
+  template <class I>
+    requires(std::integral<I> && !std::same_as<I, bool>)
+  Tensor mean(I dim, bool keepdim = false) const {
+    return mean(std::vector<int64_t>{static_cast<int64_t>(dim)}, keepdim);
   }
-  Tensor amax(int64_t dim, bool keepdim = false) const {
-    return amax(std::vector<int64_t>{dim}, keepdim);
+  template <class I>
+    requires(std::integral<I> && !std::same_as<I, bool>)
+  Tensor amax(I dim, bool keepdim = false) const {
+    return amax(std::vector<int64_t>{static_cast<int64_t>(dim)}, keepdim);
   }
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor softmax(int64_t dim) const;
