@@ -400,9 +400,9 @@ class ProgramReader {
       fits = a.name == b.name &&
              (number ? b.type.base == BaseType::Scalar : a.type.str() == b.type.str());
     }
-    XPORT_CHECK(fits, UnsupportedOp, inputs.path(), ": ", s.qualified_name(), " is given a number for "
-                "its Tensor argument '", number_args[0], "', and xport has no Scalar overload of ",
-                s.name, " to call instead");
+    XPORT_CHECK(fits, UnsupportedOp, inputs.path(), ": ", s.qualified_name(),
+                " is given a number for its Tensor argument '", number_args[0],
+                "', and xport has no Scalar overload of ", s.name, " to call instead");
     return *scalar;
   }
 
@@ -593,7 +593,8 @@ class ProgramReader {
       for (sym::ExprPtr s : sym::free_symbols(cond)) {
         if (!input_symbols_.count(s)) {
           v.fail("the runtime assertion " + sym::str(cond) + " is on " + s->name() +
-                 ", which is no input dim: data-dependent values are issue 14");
+                 ", which is no input dim; xport does not read data-dependent (unbacked) "
+                 "symbols from archives yet");
         }
       }
       const auto range_of = [&](sym::ExprPtr s) {
@@ -603,7 +604,7 @@ class ProgramReader {
       if (sym::decide(cond, range_of) != true) {
         v.fail("the runtime assertion " + sym::str(cond) +
                " does not follow from range_constraints; xport checks the range constraints "
-               "only (runtime assertions are issue 14)");
+               "only; other runtime assertions are not read yet");
       }
       return true;
     }
