@@ -40,3 +40,13 @@ def start(doc, verbose_help, sources, digest_key, files_of):
         print("%s: %s is up to date" % (os.path.basename(sys.argv[0]).split(".")[0], args.out_dir))
         sys.exit(0)
     return began, args, digest
+
+
+def run(main, *args):
+    """Calls main(*args); a failure is reported in one line, then raised (non-zero exit)."""
+    try:
+        main(*args)
+    except Exception as e:  # a clear one-line reason, and a non-zero exit for the caller
+        print("%s: failed: %s: %s" % (os.path.basename(sys.argv[0]).split(".")[0],
+                                      type(e).__name__, e), file=sys.stderr)
+        raise

@@ -52,7 +52,6 @@ multiple of 8, then each tensor's contiguous little-endian bytes in header order
 """
 import json
 import os
-import sys
 import time
 
 import cached_data
@@ -309,8 +308,4 @@ def main(args, digest, start):
 
 
 if __name__ == "__main__":
-    try:
-        main(ARGS, DIGEST, START)
-    except Exception as e:  # a clear one-line reason, and a non-zero exit for the caller
-        print("make_parity_data: failed: %s: %s" % (type(e).__name__, e), file=sys.stderr)
-        raise
+    cached_data.run(main, ARGS, DIGEST, START)

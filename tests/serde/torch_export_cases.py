@@ -427,8 +427,4 @@ def main(args, digest, start):
 
 
 if __name__ == "__main__":
-    try:
-        main(ARGS, DIGEST, START)
-    except Exception as e:  # a clear one-line reason, and a non-zero exit for the caller
-        print("torch_export_cases: failed: %s: %s" % (type(e).__name__, e), file=sys.stderr)
-        raise
+    cached_data.run(main, ARGS, DIGEST, START)
