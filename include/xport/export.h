@@ -55,10 +55,10 @@ struct ExportOptions {
   /// One entry per positional input (an empty map for an input with no dynamic dim); empty
   /// means all static. Tensor-list inputs and plain values take an empty map: list elements
   /// are static for now.
-  std::vector<DimSpec> dynamic_shapes;
+  std::vector<DimSpec> dynamic_shapes = {};
   /// Names of the user inputs in the graph and in error messages; default `x` for a single
   /// input, else `x0`, `x1`, ...
-  std::vector<std::string> input_names;
+  std::vector<std::string> input_names = {};
 };
 
 /// The traced function: user inputs in, outputs out (a Tensor, a list or a tuple of Tensors is

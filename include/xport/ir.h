@@ -31,6 +31,7 @@ struct TensorSpec {
 };
 
 class Node;
+class Graph;
 
 /// One output of a node (ops with several or list outputs have one value per element).
 struct ValueRef {
@@ -39,11 +40,20 @@ struct ValueRef {
   bool operator==(const ValueRef&) const = default;
 };
 
+/// A subgraph a higher-order op's node owns (cond's `true_graph_0`). It is closed: its own
+/// placeholders take what the node passes in, and it refers to no value outside it.
+struct SubgraphRef {
+  std::string name;              ///< unique among the subgraphs of the graph that owns the node
+  std::shared_ptr<Graph> graph;  ///< never shared between nodes (clone() copies it)
+  bool operator==(const SubgraphRef&) const = default;
+};
+
 /// An argument of a call or of the output node: none, a graph value, an integer expression
-/// (constants are Integer nodes), a float, a bool, a string, a dtype, or a list of these.
+/// (constants are Integer nodes), a float, a bool, a string, a dtype, a list of these, or a
+/// subgraph.
 struct Argument {
   std::variant<std::monostate, ValueRef, sym::ExprPtr, double, bool, std::string, DType,
-               std::vector<Argument>>
+               std::vector<Argument>, SubgraphRef>
       value;
 
   Argument() = default;
@@ -59,11 +69,12 @@ struct Argument {
   Argument(const char* v) : value(std::string(v)) {}          // NOLINT
   Argument(DType v) : value(v) {}                             // NOLINT
   Argument(std::vector<Argument> v) : value(std::move(v)) {}  // NOLINT
+  Argument(SubgraphRef v) : value(std::move(v)) {}            // NOLINT
 
   bool is_none() const { return value.index() == 0; }
   /// Same kind and value (expressions compare by pointer, which is by value for interned ones).
   bool operator==(const Argument&) const = default;
-  /// `%x`, `2*s0`, `1.5`, `True`, `"tanh"`, `torch.float32`, `[%a, %b]`.
+  /// `%x`, `2*s0`, `1.5`, `True`, `"tanh"`, `torch.float32`, `[%a, %b]`, `true_graph_0`.
   std::string str() const;
 };
 
@@ -95,6 +106,8 @@ class Node {
   NodeMeta& mutable_meta() { return meta_; }
   /// Position in the graph (0-based), kept up to date by the graph.
   size_t position() const { return position_; }
+  /// The subgraphs among the arguments (a higher-order op's), in argument order.
+  std::vector<const SubgraphRef*> subgraphs() const;
 
  private:
   friend class Graph;
@@ -140,21 +153,26 @@ class Graph {
   const std::vector<std::unique_ptr<Node>>& nodes() const { return nodes_; }
   std::vector<const Node*> placeholders() const;
   const Node* output() const;
+  /// Whether a node of this graph has this name.
+  bool uses_name(const std::string& name) const { return names_.count(name) > 0; }
   /// Nodes that use `node`'s values, in order.
   std::vector<const Node*> users(const Node* node) const;
 
   /// Removes calls whose values nobody uses (every op in the graph is functional); calls that
-  /// return nothing (assertions) or mutate an argument stay.
+  /// return nothing (assertions) or mutate an argument stay. Subgraphs are cleaned too (their
+  /// placeholders stay: they match what the node passes in).
   void eliminate_dead_code();
-  /// A deep copy (node pointers remapped).
+  /// A deep copy (node pointers remapped, subgraphs copied).
   Graph clone() const;
 
   /// One line per node: `%addmm = aten::addmm.default(%bias, %x, %t)  # f32[s0, 10]
-  /// model.cpp:12  fc`, placeholders as `%x : f32[s0, 3]`, then `return (%addmm,)`.
+  /// model.cpp:12  fc`, placeholders as `%x : f32[s0, 3]`, then `return (%addmm,)`; then each
+  /// subgraph, as `true_graph_0:` and its nodes indented.
   std::string to_string() const;
   /// Checks the invariants (names unique, references point to earlier nodes of this graph,
   /// value indices in range, placeholders first, exactly one output last, argument count and
-  /// kinds match each op's schema); throws xport::Error(Internal) naming the node.
+  /// kinds match each op's schema; a subgraph verifies, and its inputs and outputs match what
+  /// its node passes and returns); throws xport::Error(Internal) naming the node.
   void verify() const;
 
  private:

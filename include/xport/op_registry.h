@@ -89,6 +89,22 @@ using AllocKernelFn = std::function<std::vector<Tensor>(const OpArgs&)>;
 /// Computes the op from other ops; required for every op outside the core set.
 using DecompFn = std::function<std::vector<Tensor>(const OpArgs&)>;
 
+/// How a higher-order op calls one of its subgraphs; the verifier checks graphs against it and
+/// capture builds them by it. The subgraph's inputs are the tensors of `inputs` (argument
+/// indices, each a Tensor or Tensor[]), in order; with `sliced_first` the tensors of the first
+/// of them lose their leading dim (map_impl runs its body per slice).
+struct SubgraphUse {
+  enum class Returns {
+    Outputs,        ///< the op's outputs
+    SlicedOutputs,  ///< the op's outputs without their leading dim (stacked by the op)
+    Predicate,      ///< one bool tensor with one element
+  };
+  int graph_arg = 0;  ///< the GraphModule argument
+  std::vector<int> inputs = {};
+  bool sliced_first = false;
+  Returns returns = Returns::Outputs;
+};
+
 struct OpDef {
   std::string schema;            ///< ATen schema text
   MetaFn meta = {};              ///< shape/dtype inference; absent for composite ops
@@ -97,10 +113,13 @@ struct OpDef {
   DecompFn decomp = {};          ///< decomposition into other ops
   bool core = false;             ///< in the core op set a backend must implement
   std::vector<std::string> tags = {};
+  /// Higher-order ops: how each GraphModule argument is called (cond: both branches).
+  std::vector<SubgraphUse> subgraph_uses = {};
 
   // Filled in by register_op.
   Schema parsed = {};
   std::string qualified_name = {};
+  bool higher_order = false;  ///< takes subgraphs (a GraphModule argument)
 };
 
 /// Adds an op; throws InvalidSpec if the schema does not parse or the name is taken.
@@ -133,6 +152,8 @@ class DispatchInterceptor {
   virtual ~DispatchInterceptor() = default;
   virtual std::vector<Tensor> intercept(const OpArgs& args) = 0;
 };
+/// The current thread's interceptor, or null when ops run eagerly.
+DispatchInterceptor* current_interceptor();
 /// Installs `interceptor` for the current thread until the guard is destroyed.
 class InterceptorGuard {
  public:

@@ -24,6 +24,8 @@ enum class BaseType {
   Device,
   MemoryFormat,
   Generator,
+  Graph,  ///< `GraphModule`: a subgraph of a higher-order op (cond's branches)
+  Any,    ///< `Any`: whatever the op takes (cond's predicate: a bool tensor or a SymBool)
 };
 
 struct ArgType {

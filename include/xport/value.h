@@ -1,6 +1,7 @@
 #pragma once
 /// \file Value: one argument or result of an op (ATen's IValue, for the types our schemas use).
 
+#include <functional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -9,8 +10,12 @@
 
 namespace xport {
 
+/// A subgraph as a higher-order op's kernel calls it: tensors in, tensors out. Eager execution
+/// passes the user's function; the interpreter and the runtime pass a graph they run.
+using GraphFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+
 /// Holds a Tensor, an integer (possibly symbolic), a double, a bool, a string, a DType, a list
-/// of integers, of doubles or of tensors, or none. Integers are kept as SymInt.
+/// of integers, of doubles or of tensors, a subgraph function (higher-order ops), or none. Integers are kept as SymInt.
 class Value {
  public:
   Value() = default;                                  // none
@@ -29,6 +34,7 @@ class Value {
       : v_(std::vector<SymInt>(v.begin(), v.end())) {}
   Value(std::vector<double> v) : v_(std::move(v)) {}  // NOLINT
   Value(std::vector<Tensor> v) : v_(std::move(v)) {}  // NOLINT
+  explicit Value(GraphFn v) : v_(std::move(v)) {}
 
   bool is_none() const { return v_.index() == 0; }
   bool is_tensor() const { return std::holds_alternative<Tensor>(v_); }
@@ -40,6 +46,7 @@ class Value {
   bool is_int_list() const { return std::holds_alternative<std::vector<SymInt>>(v_); }
   bool is_double_list() const { return std::holds_alternative<std::vector<double>>(v_); }
   bool is_list() const { return std::holds_alternative<std::vector<Tensor>>(v_); }
+  bool is_graph() const { return std::holds_alternative<GraphFn>(v_); }
   /// A number usable as an ATen Scalar: int, double or bool.
   bool is_number() const { return is_int() || is_double() || is_bool(); }
 
@@ -56,6 +63,7 @@ class Value {
   std::vector<int64_t> to_int_list() const;
   const std::vector<SymInt>& to_sym_int_list() const;
   const std::vector<double>& to_double_list() const;
+  const GraphFn& to_graph() const;
 
   /// The name of the held type, for error messages: "Tensor", "int", "float", "int[]", ...
   const char* type_name() const;
@@ -64,7 +72,7 @@ class Value {
 
  private:
   std::variant<std::monostate, Tensor, SymInt, double, bool, std::string, DType,
-               std::vector<SymInt>, std::vector<double>, std::vector<Tensor>>
+               std::vector<SymInt>, std::vector<double>, std::vector<Tensor>, GraphFn>
       v_;
 };
 

@@ -2,6 +2,7 @@
 /// \file Everything xport offers, in one include.
 
 #include "xport/archive.h"
+#include "xport/control_flow.h"
 #include "xport/dtype.h"
 #include "xport/error.h"
 #include "xport/export.h"

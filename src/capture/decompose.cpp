@@ -1,20 +1,13 @@
 // run_decompositions: re-trace an exported program's graph over the same symbols, with the
-// ops of a decomposition table replaced by what they decompose into.
+// ops of a decomposition table replaced by what they decompose into. Subgraphs are re-traced
+// the same way, each into a new subgraph of the node that owns it.
 #include "capture/expr_node.h"
 #include "capture/tracer.h"
+#include "ir/ir_util.h"
 #include "xport/program.h"
 
 namespace xport {
 namespace {
-
-TensorMeta meta_of(capture::ShapeEnv& env, const ir::TensorSpec& spec) {
-  TensorMeta meta;
-  meta.dtype = spec.dtype;
-  for (sym::ExprPtr s : spec.sizes) meta.sizes.push_back(env.make_int(s));
-  for (sym::ExprPtr s : spec.strides) meta.strides.push_back(env.make_int(s));
-  meta.storage_offset = spec.storage_offset ? env.make_int(spec.storage_offset) : SymInt(0);
-  return meta;
-}
 
 using Values = std::unordered_map<const ir::Node*, std::vector<Tensor>>;
 
@@ -53,11 +46,78 @@ Value value_of(const ir::Argument& arg, const ArgType& type, const Values& value
             list.push_back(env.make_int(std::get<sym::ExprPtr>(a.value)));
           }
           return list;
+        } else if constexpr (std::is_same_v<T, ir::SubgraphRef>) {
+          XPORT_FAIL(Internal, "run_decompositions: subgraph ", v.name, " as an op's value");
         } else {
           return v;
         }
       },
       arg.value);
+}
+
+// Re-traces `src` into the graph `tracer` builds (placeholders first, as in `src`).
+void replay(const ir::Graph& src, ir::Graph& dst, capture::Tracer& tracer,
+            const DecompositionTable& table);
+
+// A higher-order op's node: each subgraph re-traced into a new one, the other arguments mapped
+// to the new graph's values.
+std::vector<Tensor> replay_higher_order(const ir::Node& node, capture::Tracer& tracer,
+                                        const DecompositionTable& table, const Values& values) {
+  std::vector<ir::Argument> args;
+  for (const ir::Argument& a : node.args()) {
+    ir::Argument copy = a;
+    if (auto* g = std::get_if<ir::SubgraphRef>(&copy.value)) {
+      auto graph = std::make_shared<ir::Graph>();
+      capture::Tracer child(*graph, tracer.env(), &tracer);
+      replay(*g->graph, *graph, child, table);
+      XPORT_CHECK(child.closures().empty(), Internal, "run_decompositions: subgraph ", g->name,
+                  " refers to a value outside it");
+      g->graph = std::move(graph);
+    }
+    ir::detail::for_each_ref(copy, [&](ir::ValueRef& r) { r = tracer.value_of(tensor_of(r, values)); });
+    args.push_back(std::move(copy));
+  }
+  return tracer.add_node(*node.op(), std::move(args), node.outputs());
+}
+
+void replay(const ir::Graph& src, ir::Graph& dst, capture::Tracer& tracer,
+            const DecompositionTable& table) {
+  tracer.set_decompositions(&table);
+  Values values;
+  for (const auto& node : src.nodes()) {
+    switch (node->kind()) {
+      case ir::NodeKind::Placeholder: {
+        ir::Node* p = dst.add_placeholder(node->name(), node->outputs()[0], node->meta());
+        values[node.get()] = {tracer.make_fake(tracer.meta_of(node->outputs()[0]), p->out())};
+        break;
+      }
+      case ir::NodeKind::Call: {
+        const OpDef& op = *node->op();
+        tracer.set_inherited_meta(&node->meta());
+        if (op.higher_order) {
+          values[node.get()] = replay_higher_order(*node, tracer, table, values);
+        } else {
+          std::vector<Value> args;
+          for (size_t i = 0; i < node->args().size(); ++i) {
+            args.push_back(
+                value_of(node->args()[i], op.parsed.arguments[i].type, values, *tracer.env()));
+          }
+          InterceptorGuard guard(&tracer);
+          values[node.get()] = call_tensors(op, std::move(args));
+        }
+        tracer.set_inherited_meta(nullptr);
+        break;
+      }
+      case ir::NodeKind::Output: {
+        std::vector<ir::Argument> results;
+        for (const ir::Argument& a : node->args()) {
+          results.emplace_back(tracer.value_of(tensor_of(std::get<ir::ValueRef>(a.value), values)));
+        }
+        dst.set_output(std::move(results));
+        break;
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -79,39 +139,7 @@ ExportedProgram ExportedProgram::run_decompositions(DecompositionTable table) co
   }
   ir::Graph graph;
   capture::Tracer tracer(graph, env);
-  tracer.set_decompositions(&table);
-  Values values;
-  for (const auto& node : this->graph().nodes()) {
-    switch (node->kind()) {
-      case ir::NodeKind::Placeholder: {
-        ir::Node* p = graph.add_placeholder(node->name(), node->outputs()[0], node->meta());
-        values[node.get()] = {tracer.make_fake(meta_of(*env, node->outputs()[0]), p->out())};
-        break;
-      }
-      case ir::NodeKind::Call: {
-        const OpDef& op = *node->op();
-        std::vector<Value> args;
-        for (size_t i = 0; i < node->args().size(); ++i) {
-          args.push_back(value_of(node->args()[i], op.parsed.arguments[i].type, values, *env));
-        }
-        tracer.set_inherited_meta(&node->meta());
-        {
-          InterceptorGuard guard(&tracer);
-          values[node.get()] = call_tensors(op, std::move(args));
-        }
-        tracer.set_inherited_meta(nullptr);
-        break;
-      }
-      case ir::NodeKind::Output: {
-        std::vector<ir::Argument> results;
-        for (const ir::Argument& a : node->args()) {
-          results.emplace_back(tracer.value_of(tensor_of(std::get<ir::ValueRef>(a.value), values)));
-        }
-        graph.set_output(std::move(results));
-        break;
-      }
-    }
-  }
+  replay(this->graph(), graph, tracer, table);
   XPORT_CHECK(env->guards().empty(), Internal, "run_decompositions: a decomposition took a ",
               "decision about shapes (", env->describe(env->guards().front().expr),
               ") that the exported program does not; the decomposition must hold for every size");

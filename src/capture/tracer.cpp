@@ -11,8 +11,55 @@ TracedValue* traced(const Tensor& t) {
   return static_cast<TracedValue*>(t.impl()->capture_info.get());
 }
 
-Tracer::Tracer(ir::Graph& graph, std::shared_ptr<ShapeEnv> env)
-    : graph_(graph), env_(std::move(env)) {}
+Tracer::Tracer(ir::Graph& graph, std::shared_ptr<ShapeEnv> env, Tracer* outer)
+    : graph_(graph), env_(std::move(env)), outer_(outer) {}
+
+bool Tracer::owns(const ir::ValueRef& ref) const {
+  const auto& nodes = graph_.nodes();
+  const size_t p = ref.node->position();
+  return p < nodes.size() && nodes[p].get() == ref.node;
+}
+
+// Whether `ref` is a value of this graph or of a graph enclosing it.
+bool Tracer::in_scope(const ir::ValueRef& ref) const {
+  for (const Tracer* t = this; t != nullptr; t = t->outer_) {
+    if (t->owns(ref)) return true;
+  }
+  return false;
+}
+
+ir::ValueRef Tracer::add_subgraph_input(const Tensor& outer, const TensorMeta& meta) {
+  // Named after the value in the enclosing graph (lifting it there too, when it is a
+  // parameter, a constant or a value of a graph further out).
+  const std::string base = outer_->value_of(outer).node->name();
+  std::string name = base;
+  for (int i = 1; graph_.uses_name(name); ++i) name = base + "_" + std::to_string(i);
+  return graph_.add_placeholder(name, spec_of(meta), {})->out();
+}
+
+std::string Tracer::subgraph_name(const std::string& base) {
+  int& count = subgraph_counts_[base];
+  return base + "_" + std::to_string(count++);
+}
+
+TensorMeta Tracer::meta_of(const ir::TensorSpec& spec) const {
+  TensorMeta meta;
+  meta.dtype = spec.dtype;
+  for (sym::ExprPtr s : spec.sizes) meta.sizes.push_back(env_->make_int(s));
+  for (sym::ExprPtr s : spec.strides) meta.strides.push_back(env_->make_int(s));
+  meta.storage_offset = spec.storage_offset ? env_->make_int(spec.storage_offset) : SymInt(0);
+  return meta;
+}
+
+std::vector<Tensor> Tracer::add_node(const OpDef& op, std::vector<ir::Argument> args,
+                                     std::vector<ir::TensorSpec> specs) {
+  ir::Node* node = graph_.add_call(op, std::move(args), std::move(specs), node_meta());
+  std::vector<Tensor> outs;
+  for (size_t i = 0; i < node->outputs().size(); ++i) {
+    outs.push_back(make_fake(meta_of(node->outputs()[i]), node->out(static_cast<int>(i))));
+  }
+  return outs;
+}
 
 Tensor Tracer::make_fake(const TensorMeta& meta, ir::ValueRef ref) {
   auto impl = std::make_shared<TensorImpl>();
@@ -21,7 +68,7 @@ Tensor Tracer::make_fake(const TensorMeta& meta, ir::ValueRef ref) {
   return Tensor(std::move(impl));
 }
 
-void Tracer::lift(const Tensor& real, ir::ValueRef ref) { lifted_[real.impl()] = ref; }
+void Tracer::lift(const Tensor& t, ir::ValueRef ref) { lifted_[t.impl()] = ref; }
 
 ir::TensorSpec Tracer::spec_of(const TensorMeta& meta) const {
   ir::TensorSpec spec;
@@ -33,11 +80,25 @@ ir::TensorSpec Tracer::spec_of(const TensorMeta& meta) const {
 }
 
 ir::ValueRef Tracer::value_of(const Tensor& t) {
-  if (TracedValue* v = traced(t)) return v->ref;
-  XPORT_CHECK(!t.is_fake(), Internal,
-              "a fake tensor from another export reached this one; export one program at a time "
-              "per thread");
+  TracedValue* v = traced(t);
+  if (v != nullptr && owns(v->ref)) return v->ref;
   if (auto it = lifted_.find(t.impl()); it != lifted_.end()) return it->second;
+  if (v != nullptr || t.is_fake()) {
+    XPORT_CHECK_CASE(v != nullptr && outer_ != nullptr && outer_->in_scope(v->ref), InvalidSpec,
+                     "cond_leaked_tensor",
+                     "a tensor made inside a cond / map / while_loop function is used outside it",
+                     user_source(capture_call_site()).empty()
+                         ? ""
+                         : " (" + user_source(capture_call_site()) + ")",
+                     "; return it from the function instead of keeping it");
+  }
+  if (outer_ != nullptr) {
+    // A tensor of an enclosing graph, or a real one: the subgraph takes it as an input.
+    const ir::ValueRef ref = add_subgraph_input(t, t.meta());
+    closures_.push_back(t);
+    lifted_[t.impl()] = ref;
+    return ref;
+  }
   // A real tensor from the enclosing scope: its value becomes part of the program.
   const std::string name = "c_lifted_tensor_" + std::to_string(constants_.size());
   ir::Node* node = graph_.add_placeholder(name, spec_of(t.meta()), node_meta());
@@ -86,6 +147,9 @@ ir::Argument Tracer::to_argument(const Value& v, const xport::Argument& schema_a
 
 std::vector<Tensor> Tracer::intercept(const OpArgs& args) {
   const OpDef& op = args.op();
+  XPORT_CHECK(!op.higher_order, UnsupportedOp, op.qualified_name,
+              ": call xport::cond, xport::map or xport::while_loop, which trace their functions "
+              "into subgraphs, instead of the op itself");
   XPORT_CHECK_CASE(!op.cpu_alloc, DataDependent, "data_dependent_nonzero", op.qualified_name,
                    ": the size of its output depends on the input's values, which capture does not "
                    "know; data-dependent ops are not supported by export yet",
@@ -140,6 +204,15 @@ std::vector<Tensor> Tracer::functionalize(const OpArgs& args) {
               name, ": capture supports in-place ops that update one tensor");
   const Tensor& self = args.tensor(self_index);
   TracedValue* tv = traced(self);
+  if (outer_ != nullptr) {
+    const bool own_result = tv != nullptr && owns(tv->ref) &&
+                            tv->ref.node->kind() == ir::NodeKind::Call;
+    XPORT_CHECK_CASE(own_result, InvalidSpec, "cond_mutates_input", name,
+                     ": a cond / map / while_loop function updates one of its inputs or a tensor "
+                     "from outside it in place",
+                     node_meta().source.empty() ? "" : " (" + node_meta().source + ")",
+                     "; these functions must not mutate: compute a new tensor and return it");
+  }
   XPORT_CHECK_CASE(
       tv != nullptr && tv->ref.node->kind() == ir::NodeKind::Call, UnsupportedOp,
       "inplace_update_input", name,

@@ -25,16 +25,36 @@ struct TracedValue {
 
 class Tracer : public DispatchInterceptor {
  public:
-  Tracer(ir::Graph& graph, std::shared_ptr<ShapeEnv> env);
+  /// A tracer for `graph`; with `outer`, for a subgraph of the graph `outer` traces (a cond
+  /// branch): tensors of enclosing graphs and real tensors it meets become placeholders of the
+  /// subgraph, listed in closures(), which the node passes in.
+  Tracer(ir::Graph& graph, std::shared_ptr<ShapeEnv> env, Tracer* outer = nullptr);
 
   std::vector<Tensor> intercept(const OpArgs& args) override;
 
   /// A fake tensor standing for `ref`, with `meta` (symbolic sizes).
   Tensor make_fake(const TensorMeta& meta, ir::ValueRef ref);
-  /// Makes `real` (a parameter or buffer) stand for the placeholder `ref` when an op uses it.
-  void lift(const Tensor& real, ir::ValueRef ref);
-  /// The graph value of `t`: its fake value, its lifted placeholder, or a new constant.
+  /// Makes `t` (a parameter or buffer; in a subgraph, an outer tensor) stand for the
+  /// placeholder `ref` when an op uses it.
+  void lift(const Tensor& t, ir::ValueRef ref);
+  /// The graph value of `t`: its fake value, its lifted placeholder, or a new constant (in a
+  /// subgraph: a new placeholder for an outer or real tensor).
   ir::ValueRef value_of(const Tensor& t);
+  /// Appends a call with given output specs (a higher-order op's node) and returns fake tensors
+  /// for its outputs.
+  std::vector<Tensor> add_node(const OpDef& op, std::vector<ir::Argument> args,
+                               std::vector<ir::TensorSpec> specs);
+  /// Fake-tensor metadata for a spec, its sizes as symbols of this export.
+  TensorMeta meta_of(const ir::TensorSpec& spec) const;
+  /// The next unused subgraph name for `base` in this graph: `true_graph_0`, `true_graph_1`.
+  std::string subgraph_name(const std::string& base);
+  /// In a subgraph: a new placeholder standing for the outer tensor `outer`, named after its
+  /// value there, with `meta` (the outer tensor's, or a slice of it).
+  ir::ValueRef add_subgraph_input(const Tensor& outer, const TensorMeta& meta);
+  /// In a subgraph: the outer tensors it lifted to placeholders, in placeholder order.
+  const std::vector<Tensor>& closures() const { return closures_; }
+  bool is_subgraph() const { return outer_ != nullptr; }
+  const std::shared_ptr<ShapeEnv>& env() const { return env_; }
 
   /// Real tensors from the enclosing scope lifted as constants: (placeholder name, tensor).
   const std::vector<std::pair<std::string, Tensor>>& constants() const { return constants_; }
@@ -53,9 +73,14 @@ class Tracer : public DispatchInterceptor {
   std::vector<Tensor> record(const OpArgs& args);
   std::vector<Tensor> functionalize(const OpArgs& args);
   ir::Argument to_argument(const Value& v, const xport::Argument& schema_arg);
+  bool owns(const ir::ValueRef& ref) const;
+  bool in_scope(const ir::ValueRef& ref) const;
 
   ir::Graph& graph_;
   std::shared_ptr<ShapeEnv> env_;
+  Tracer* outer_ = nullptr;
+  std::vector<Tensor> closures_;
+  std::unordered_map<std::string, int> subgraph_counts_;
   std::unordered_map<const TensorImpl*, ir::ValueRef> lifted_;
   std::vector<std::pair<std::string, Tensor>> constants_;
   const DecompositionTable* decompositions_ = nullptr;

@@ -7,12 +7,21 @@
 
 namespace xport::ir {
 
+/// For callers that never meet a higher-order op's node (the runtime plans none).
+struct NoSubgraphs {
+  GraphFn operator()(const SubgraphRef& g) const {
+    XPORT_FAIL(Internal, "subgraph ", g.name, " reached code that does not run subgraphs");
+  }
+};
+
 /// `tensor_of(const ValueRef&)` gives a value's tensor; `evaluate(sym::ExprPtr)` an expression's
-/// integer under the current symbols (it throws when it cannot).
-template <class TensorOf, class Evaluate>
+/// integer under the current symbols (it throws when it cannot); `graph_of(const SubgraphRef&)`
+/// the GraphFn that runs a subgraph.
+template <class TensorOf, class Evaluate, class GraphOf = NoSubgraphs>
 Value argument_value(const Argument& arg, const ArgType& type, const TensorOf& tensor_of,
-                     const Evaluate& evaluate) {
+                     const Evaluate& evaluate, const GraphOf& graph_of = {}) {
   if (arg.is_none()) return Value();
+  if (const auto* g = std::get_if<SubgraphRef>(&arg.value)) return Value(graph_of(*g));
   if (const auto* ref = std::get_if<ValueRef>(&arg.value)) return tensor_of(*ref);
   if (const auto* e = std::get_if<sym::ExprPtr>(&arg.value)) return evaluate(*e);
   if (const auto* d = std::get_if<double>(&arg.value)) return *d;

@@ -33,6 +33,14 @@ bool has_effect(const Node& node) {
 
 }  // namespace
 
+std::vector<const SubgraphRef*> Node::subgraphs() const {
+  std::vector<const SubgraphRef*> out;
+  for (const Argument& a : args_) {
+    if (const auto* g = std::get_if<SubgraphRef>(&a.value)) out.push_back(g);
+  }
+  return out;
+}
+
 TensorSpec TensorSpec::contiguous(DType dtype, std::vector<sym::ExprPtr> sizes) {
   TensorSpec spec;
   spec.dtype = dtype;
@@ -164,6 +172,11 @@ void Graph::eliminate_dead_code() {
       detail::for_each_ref(a, [&](const ValueRef& r) { ++use_count[r.node]; });
     }
   }
+  for (auto& node : nodes_) {
+    for (Argument& a : node->args_) {
+      if (auto* g = std::get_if<SubgraphRef>(&a.value)) g->graph->eliminate_dead_code();
+    }
+  }
   // Users come after what they use, so one backward sweep removes whole dead chains.
   std::vector<bool> dead(nodes_.size(), false);
   for (size_t i = nodes_.size(); i-- > 0;) {
@@ -198,6 +211,9 @@ Graph Graph::clone() const {
   }
   for (auto& node : copy.nodes_) {
     for (Argument& a : node->args_) {
+      if (auto* g = std::get_if<SubgraphRef>(&a.value)) {
+        g->graph = std::make_shared<Graph>(g->graph->clone());
+      }
       detail::for_each_ref(a, [&](ValueRef& r) {
         // A reference to a node outside the graph (only in a graph verify() rejects) stays.
         if (auto it = remap.find(r.node); it != remap.end()) r.node = it->second;

@@ -128,7 +128,13 @@ class Interpreter {
       values.push_back(argument_value(
           node.args()[a], op.parsed.arguments[a].type,
           [&](const ValueRef& ref) { return tensor_of(ref); },
-          [&](sym::ExprPtr e) { return evaluate(e, arg_where); }));
+          [&](sym::ExprPtr e) { return evaluate(e, arg_where); },
+          [&](const SubgraphRef& g) -> GraphFn {
+            // The subgraph sees the same symbols; it is verified with the graph that owns it.
+            return [graph = g.graph, symbols = &symbols_](const std::vector<Tensor>& inputs) {
+              return interpret(*graph, inputs, *symbols);
+            };
+          }));
     }
     std::vector<Tensor> outs = run_eager(bind_args(op, std::move(values)));
     // A list result's length can depend on the symbols (split of a dynamic dim).

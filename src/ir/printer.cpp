@@ -12,6 +12,7 @@ namespace detail {
 
 std::string op_display_name(const OpDef& op) {
   const Schema& s = op.parsed;
+  if (op.higher_order) return s.ns + "::" + s.name;  // as PyTorch: higher_order.cond, no overload
   return s.ns + "::" + s.name + "." + (s.overload.empty() ? "default" : s.overload);
 }
 
@@ -204,6 +205,7 @@ std::string Argument::str() const {
       for (size_t i = 0; i < list.size(); ++i) out += (i ? ", " : "") + list[i].str();
       return out + "]";
     }
+    std::string operator()(const SubgraphRef& g) const { return g.name; }
   };
   return std::visit(Printer{}, value);
 }
@@ -238,6 +240,16 @@ std::string Graph::to_string() const {
     if (!node->meta().source.empty()) out << "  " << node->meta().source;
     if (!node->meta().module_path.empty()) out << "  " << node->meta().module_path;
     out << "\n";
+  }
+  // Subgraphs after the graph that uses them, indented under their names.
+  for (const auto& node : nodes_) {
+    for (const SubgraphRef* sub : node->subgraphs()) {
+      out << "\n" << sub->name << ":\n";
+      std::istringstream lines(sub->graph->to_string());
+      for (std::string line; std::getline(lines, line);) {
+        out << (line.empty() ? "" : "  ") << line << "\n";
+      }
+    }
   }
   return out.str();
 }

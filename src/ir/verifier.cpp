@@ -35,8 +35,10 @@ std::string describe(const Argument& a) {
       return "a str (" + a.str() + ")";
     case 6:
       return "a ScalarType (" + a.str() + ")";
-    default:
+    case 7:
       return "a list (" + a.str() + ")";
+    default:
+      return "a subgraph (" + a.str() + ")";
   }
 }
 
@@ -64,6 +66,10 @@ bool fits_base(BaseType base, const Argument& a) {
       return std::holds_alternative<std::string>(a.value);
     case BaseType::Generator:
       return false;
+    case BaseType::Graph:
+      return std::holds_alternative<SubgraphRef>(a.value);
+    case BaseType::Any:
+      return !std::holds_alternative<SubgraphRef>(a.value);
   }
   return false;
 }
@@ -93,6 +99,80 @@ std::string kind_error(const ArgType& type, const Argument& a) {
     }
   }
   return "";
+}
+
+const TensorSpec& spec_of(const ValueRef& ref) {
+  return ref.node->outputs()[static_cast<size_t>(ref.index)];
+}
+
+bool same_sizes(const std::vector<sym::ExprPtr>& a, size_t a_from,
+                const std::vector<sym::ExprPtr>& b, size_t b_from) {
+  if (a.size() - a_from != b.size() - b_from) return false;
+  for (size_t i = 0; i + a_from < a.size(); ++i) {
+    if (a[a_from + i] != b[b_from + i]) return false;
+  }
+  return true;
+}
+
+std::string dropped_leading(const TensorSpec& spec) {
+  TensorSpec s = spec;
+  if (!s.sizes.empty()) s.sizes.erase(s.sizes.begin());
+  return s.str();
+}
+
+// A higher-order op's subgraph verifies, takes what the node passes in (OpDef::subgraph_uses)
+// and returns what the node's outputs say.
+void verify_subgraph(const Node& node, const SubgraphUse& use, const std::string& where) {
+  const auto& ref = std::get<SubgraphRef>(node.args()[static_cast<size_t>(use.graph_arg)].value);
+  const std::string sub_where = where + "subgraph " + ref.name + ": ";
+  XPORT_CHECK(ref.graph != nullptr, Internal, sub_where, "is null");
+  const Graph& sub = *ref.graph;
+  try {
+    sub.verify();
+  } catch (const Error& e) {
+    XPORT_FAIL(Internal, sub_where, e.what());
+  }
+  std::vector<std::pair<const TensorSpec*, bool>> inputs;  // (spec, sliced)
+  for (size_t k = 0; k < use.inputs.size(); ++k) {
+    detail::for_each_ref(node.args()[static_cast<size_t>(use.inputs[k])], [&](const ValueRef& r) {
+      inputs.emplace_back(&spec_of(r), k == 0 && use.sliced_first);
+    });
+  }
+  const std::vector<const Node*> placeholders = sub.placeholders();
+  XPORT_CHECK(placeholders.size() == inputs.size(), Internal, sub_where, "takes ",
+              placeholders.size(), " inputs, the node passes ", inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorSpec& want = *inputs[i].first;
+    const TensorSpec& got = placeholders[i]->outputs()[0];
+    XPORT_CHECK(got.dtype == want.dtype && same_sizes(got.sizes, 0, want.sizes, inputs[i].second),
+                Internal, sub_where, "input ", i, " (%", placeholders[i]->name(), ") is ",
+                got.str(), ", the node passes ",
+                inputs[i].second ? dropped_leading(want) + " (a slice)" : want.str());
+  }
+  std::vector<const TensorSpec*> results;
+  for (size_t r = 0; r < sub.output()->args().size(); ++r) {
+    const auto* result = std::get_if<ValueRef>(&sub.output()->args()[r].value);
+    XPORT_CHECK(result != nullptr, Internal, sub_where, "result ", r, " is not a tensor");
+    results.push_back(&spec_of(*result));
+  }
+  if (use.returns == SubgraphUse::Returns::Predicate) {
+    bool one = results.size() == 1 && results[0]->dtype == DType::Bool;
+    for (size_t d = 0; one && d < results[0]->sizes.size(); ++d) {
+      one = sym::as_int(results[0]->sizes[d]) == std::optional<int64_t>(1);
+    }
+    XPORT_CHECK(one, Internal, sub_where,
+                "must return one bool tensor with one element (a predicate)");
+    return;
+  }
+  XPORT_CHECK(results.size() == node.outputs().size(), Internal, sub_where, "returns ",
+              results.size(), " tensors, the node has ", node.outputs().size(), " outputs");
+  const bool sliced = use.returns == SubgraphUse::Returns::SlicedOutputs;
+  for (size_t r = 0; r < results.size(); ++r) {
+    const TensorSpec& out = node.outputs()[r];
+    XPORT_CHECK(results[r]->dtype == out.dtype && same_sizes(results[r]->sizes, 0, out.sizes, sliced),
+                Internal, sub_where, "result ", r, " is ", results[r]->str(),
+                ", the node's output ", r, " is ", out.str(), sliced ? " (stacked)" : "");
+  }
 }
 
 }  // namespace
@@ -167,6 +247,7 @@ void Graph::verify() const {
         XPORT_CHECK(schema.returns_list || node.outputs().size() == schema.returns.size(), Internal,
                     where, "has ", node.outputs().size(), " output specs, its schema ", "returns ",
                     schema.returns.size(), "\n  schema: ", node.op()->schema);
+        for (const SubgraphUse& use : node.op()->subgraph_uses) verify_subgraph(node, use, where);
         break;
       }
     }

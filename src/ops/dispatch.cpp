@@ -100,6 +100,12 @@ Value coerce(const OpDef& op, const Argument& param, size_t index, Value v) {
       return v;
     case BaseType::Generator:
       bad_argument(op, param, index, v);
+    case BaseType::Graph:
+      if (!v.is_graph()) bad_argument(op, param, index, v);
+      return v;
+    case BaseType::Any:
+      if (v.is_graph()) bad_argument(op, param, index, v);
+      return v;
   }
   return v;
 }
@@ -200,6 +206,8 @@ Value call(const OpDef& op, std::vector<Value> args) {
 Value call_op(const std::string& qualified_name, std::vector<Value> args) {
   return call(find_op(qualified_name), std::move(args));
 }
+
+DispatchInterceptor* current_interceptor() { return t_interceptor; }
 
 InterceptorGuard::InterceptorGuard(DispatchInterceptor* interceptor) : previous_(t_interceptor) {
   t_interceptor = interceptor;

@@ -13,6 +13,7 @@ void register_all_ops() {
   register_linalg_ops();
   register_nn_ops();
   register_shape_ops();
+  register_control_flow_ops();
 }
 
 }  // namespace xport::ops

@@ -13,6 +13,7 @@ void register_reduction_ops();
 void register_linalg_ops();
 void register_nn_ops();
 void register_shape_ops();
+void register_control_flow_ops();
 
 /// Calls every register_*_ops above, once.
 void register_all_ops();

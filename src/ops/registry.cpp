@@ -51,6 +51,17 @@ const std::string& OpArgs::name() const { return op_->qualified_name; }
 const OpDef& register_op(OpDef def) {
   def.parsed = parse_schema(def.schema);
   def.qualified_name = def.parsed.qualified_name();
+  for (size_t i = 0; i < def.parsed.arguments.size(); ++i) {
+    if (def.parsed.arguments[i].type.base != BaseType::Graph) continue;
+    def.higher_order = true;
+    const bool described = std::any_of(def.subgraph_uses.begin(), def.subgraph_uses.end(),
+                                       [&](const SubgraphUse& u) {
+                                         return u.graph_arg == static_cast<int>(i);
+                                       });
+    XPORT_CHECK(described, InvalidSpec, "op ", def.qualified_name, ": argument '",
+                def.parsed.arguments[i].name,
+                "' is a GraphModule; say how the op calls it in OpDef::subgraph_uses");
+  }
   // Built-in ops come first, so a custom op can never take a built-in's name.
   Registry& r = registry();
   std::unique_lock lock(r.mutex);

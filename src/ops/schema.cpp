@@ -105,6 +105,8 @@ class SchemaParser {
         {"Device", BaseType::Device},
         {"MemoryFormat", BaseType::MemoryFormat},
         {"Generator", BaseType::Generator},
+        {"GraphModule", BaseType::Graph},
+        {"Any", BaseType::Any},
     };
     const std::string name = identifier();
     ArgType t;
@@ -286,6 +288,10 @@ const char* base_name(BaseType b) {
       return "MemoryFormat";
     case BaseType::Generator:
       return "Generator";
+    case BaseType::Graph:
+      return "GraphModule";
+    case BaseType::Any:
+      return "Any";
   }
   return "?";
 }

@@ -20,7 +20,8 @@ Value::Value(const Scalar& v) {
 
 const char* Value::type_name() const {
   static constexpr const char* kNames[] = {"None", "Tensor",     "int",   "float",   "bool",
-                                           "str",  "ScalarType", "int[]", "float[]", "Tensor[]"};
+                                           "str",  "ScalarType", "int[]", "float[]", "Tensor[]",
+                                           "GraphModule"};
   return kNames[v_.index()];
 }
 
@@ -83,6 +84,11 @@ const std::vector<double>& Value::to_double_list() const {
   return std::get<std::vector<double>>(v_);
 }
 
+const GraphFn& Value::to_graph() const {
+  XPORT_VALUE_EXPECT(is_graph(), "GraphModule");
+  return std::get<GraphFn>(v_);
+}
+
 std::string Value::str() const {
   std::ostringstream out;
   if (is_none()) {
@@ -113,6 +119,8 @@ std::string Value::str() const {
     out << "[";
     for (size_t i = 0; i < l.size(); ++i) out << (i ? ", " : "") << Scalar(l[i]).str();
     out << "]";
+  } else if (is_graph()) {
+    out << "<subgraph>";
   } else {
     const auto& l = std::get<std::vector<Tensor>>(v_);
     out << "[";

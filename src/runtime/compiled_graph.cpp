@@ -14,6 +14,10 @@ CompiledStep compile_step(const ir::Node& node, int first_slot, std::string& unp
   step.op = &op;
   step.first_slot = first_slot;
   const std::string label = ir::detail::node_label(node);
+  if (op.higher_order) {
+    unplannable = label + ": a higher-order op (its subgraphs run in the interpreter)";
+    return step;
+  }
   if (op.cpu_alloc) {
     unplannable = label + ": its output sizes depend on the data";
     return step;

@@ -410,6 +410,11 @@ class GraphWriter {
       }
       Json operator()(DType d) const { return Json{{"as_scalar_type", scalar_type_id(d)}}; }
       Json operator()(const std::vector<ir::Argument>& list) const { return w.list(list, param); }
+      Json operator()(const ir::SubgraphRef& g) const {
+        XPORT_FAIL(UnsupportedOp, "save: subgraph ", g.name,
+                   " of a higher-order op (cond, map, while_loop): xport does not write "
+                   "subgraphs to archives yet");
+      }
     };
     return std::visit(Visitor{*this, param}, a.value);
   }

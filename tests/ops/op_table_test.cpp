@@ -301,6 +301,9 @@ TEST(OpTableCoverage, EveryRegisteredOpHasSamples) {
   std::set<std::string> covered;
   for (const OpSample& s : op_table()) covered.insert(find_op(s.op).qualified_name);
   for (const OpDef* op : all_ops()) {
+    // Higher-order ops take functions, which a sample cannot hold: tests/capture/
+    // control_flow_test.cpp and the PyTorch archive tests run them.
+    if (op->higher_order) continue;
     EXPECT_TRUE(covered.count(op->qualified_name))
         << op->qualified_name << " has no sample in the op table";
   }
