@@ -115,6 +115,9 @@ struct OpDef {
   std::vector<std::string> tags = {};
   /// Higher-order ops: how each GraphModule argument is called (cond: both branches).
   std::vector<SubgraphUse> subgraph_uses = {};
+  /// The last argument (a Tensor[]) is Python's `*args` in PyTorch's signature: archives list
+  /// its tensors as separate positional inputs (wrap_with_set_grad_enabled).
+  bool variadic_last = false;
 
   // Filled in by register_op.
   Schema parsed = {};

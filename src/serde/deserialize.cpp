@@ -97,6 +97,8 @@ class ProgramReader {
   // The user inputs in call order: a constant input, or nullopt for the next user placeholder.
   std::vector<std::optional<InputContract>> user_order_;
   ir::Graph graph_;
+  int subgraph_depth_ = 0;
+  static constexpr int kMaxSubgraphDepth = 32;  // a hostile file cannot recurse without bound
 
   const ZipEntry* entry(const std::string& name) const { return zip_.find(root_ + name); }
 
@@ -290,6 +292,16 @@ class ProgramReader {
     if (kind == "as_strings")
       return list([](const Field& e) { return ir::Argument(e.to_string()); });
     if (kind == "as_scalar_type") return dtype(v);
+    if (kind == "as_sym_bool") {
+      auto [k, name] = v.to_union();
+      if (k == "as_bool") return sym::boolean(name.to_bool());
+      if (k != "as_name") name.fail("unknown SymBoolArgument kind '" + k + "'");
+      auto it = sym_bools_.find(name.to_string());
+      if (it == sym_bools_.end())
+        name.fail("refers to '" + name.to_string() + "', which no earlier node defines");
+      return it->second;
+    }
+    if (kind == "as_graph") return subgraph(v);
     // CPU-only, strided, contiguous: the defaults, which xport's graphs spell as None.
     if (kind == "as_device") {
       if (v["type"].to_string() != "cpu")
@@ -311,9 +323,48 @@ class ProgramReader {
     v.fail("argument kind '" + kind + "' is not supported by xport");
   }
 
+  // A higher-order op's subgraph: its own values, names and SymInts, read with the reader's
+  // graph state set aside (symbols and ranges stay shared).
+  ir::SubgraphRef subgraph(const Field& f) {
+    ir::SubgraphRef ref{f["name"].to_string(), std::make_shared<ir::Graph>()};
+    if (++subgraph_depth_ > kMaxSubgraphDepth) {
+      f.fail("subgraphs nest deeper than " + std::to_string(kMaxSubgraphDepth));
+    }
+    auto specs = std::move(specs_);
+    auto values = std::move(values_);
+    auto sym_values = sym_values_;  // the subgraph sees the enclosing graph's too
+    auto sym_bools = sym_bools_;
+    ir::Graph graph = std::move(graph_);
+    specs_ = {};
+    values_ = {};
+    graph_ = ir::Graph();
+    const Field g = f["graph"];
+    read_sym_values(g["sym_int_values"]);
+    read_tensor_values(g["tensor_values"]);
+    read_graph(g);
+    *ref.graph = std::move(graph_);
+    specs_ = std::move(specs);
+    values_ = std::move(values);
+    sym_values_ = std::move(sym_values);
+    sym_bools_ = std::move(sym_bools);
+    graph_ = std::move(graph);
+    --subgraph_depth_;
+    return ref;
+  }
+
   // "torch.ops.aten.add.Tensor" -> the registered op, or UnsupportedOp.
   static const OpDef& op_of(const Field& target_field) {
     const std::string& target = target_field.to_string();
+    // Higher-order ops have no overload: torch.ops.higher_order.cond.
+    const std::string hop_prefix = "torch.ops.higher_order.";
+    if (target.rfind(hop_prefix, 0) == 0) {
+      const std::string qualified = "higher_order::" + target.substr(hop_prefix.size());
+      const OpDef* op = try_find_op(qualified);
+      XPORT_CHECK(op != nullptr && op->higher_order, UnsupportedOp, target_field.path(),
+                  ": higher-order op ", target,
+                  " is not one xport runs (it has cond, map_impl and while_loop)");
+      return *op;
+    }
     const std::string prefix = "torch.ops.";
     const size_t last = target.rfind('.');
     const size_t ns_end = target.find('.', prefix.size());
@@ -475,7 +526,25 @@ class ProgramReader {
       const Field input = inputs.at(i);
       const std::string& name = input["name"].to_string();
       size_t index = 0;
-      while (index < schema.arguments.size() && schema.arguments[index].name != name) ++index;
+      if (op.higher_order) {
+        // Positional, without names; a variadic last argument takes the rest, one tensor each.
+        index = i;
+        const size_t last = schema.arguments.size() - 1;
+        if (op.variadic_last && index >= last) {
+          if (!args[last]) args[last] = ir::Argument(std::vector<ir::Argument>{});
+          auto& list = std::get<std::vector<ir::Argument>>(args[last]->value);
+          list.push_back(argument(input["arg"]));
+          if (!std::holds_alternative<ir::ValueRef>(list.back().value))
+            input.fail(schema.qualified_name() + ": its *args are tensors");
+          continue;
+        }
+        if (index >= schema.arguments.size())
+          input.fail(schema.qualified_name() + " takes " +
+                     std::to_string(schema.arguments.size()) + " arguments");
+      }
+      while (!op.higher_order && index < schema.arguments.size() &&
+             schema.arguments[index].name != name)
+        ++index;
       if (index == schema.arguments.size())
         input["name"].fail("op " + schema.qualified_name() + " has no argument '" + name + "'");
       if (args[index]) input["name"].fail("argument '" + name + "' is given twice");
@@ -499,17 +568,24 @@ class ProgramReader {
 
     // Outputs: a list for `-> Tensor[]`, else one tensor per return.
     std::vector<Field> names;
-    if (schema.returns_list) {
+    if (schema.returns_list && !op.higher_order) {
       if (outputs.size() != 1)
         outputs.fail(schema.qualified_name() + " returns a list: expected one as_tensors output");
       auto [k, list] = outputs.at(0).to_union();
       if (k != "as_tensors") list.fail("expected as_tensors for a list return, found " + k);
       for (size_t i = 0; i < list.size(); ++i) names.push_back(list.at(i)["name"]);
-    } else {
+    } else if (!op.higher_order) {
       if (outputs.size() != schema.returns.size()) {
         outputs.fail(std::to_string(outputs.size()) + " outputs, but " + schema.qualified_name() +
                      " returns " + std::to_string(schema.returns.size()));
       }
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        auto [k, t] = outputs.at(i).to_union();
+        if (k != "as_tensor") t.fail("expected an as_tensor output, found " + k);
+        names.push_back(t["name"]);
+      }
+    } else {
+      // A higher-order op's results: one as_tensor each.
       for (size_t i = 0; i < outputs.size(); ++i) {
         auto [k, t] = outputs.at(i).to_union();
         if (k != "as_tensor") t.fail("expected an as_tensor output, found " + k);

@@ -316,7 +316,59 @@ class GraphWriter {
 
   Json operand(sym::ExprPtr e) {
     if (auto v = sym::as_int(e)) return Json{{"as_int", *v}};
+    if (e->is_bool()) return sym_bool_operand(e);
     return sym_arg(sym_name(e));
+  }
+
+  // A SymBool argument (cond's predicate `s0 > 4`): a comparison node, as PyTorch's graphs
+  // compute one (`_operator.gt(sym_size_int, 4)`), with its expression in sym_bool_values.
+  Json sym_bool_operand(sym::ExprPtr e) {
+    if (auto v = sym::as_bool(e)) return Json{{"as_bool", *v}};
+    if (auto it = sym_names_.find(e); it != sym_names_.end()) {
+      return Json{{"as_sym_bool", Json{{"as_name", it->second}}}};
+    }
+    XPORT_CHECK(e->kind() == sym::ExprKind::Le || e->kind() == sym::ExprKind::Eq ||
+                    e->kind() == sym::ExprKind::Ne,
+                UnsupportedOp, "save: the condition ", sym::str(e),
+                " combines comparisons (and / or / not); xport writes single comparisons only");
+    const sym::ExprPtr lhs = e->args()[0];  // `lhs <= 0`, `lhs == 0` or `lhs != 0`
+    // `a*s + b <= 0` for one symbol reads better as a bound on s (`s >= 5`, `s <= 7`).
+    sym::ExprPtr left = lhs, right = sym::integer(0);
+    const char* target = e->kind() == sym::ExprKind::Eq   ? "_operator.eq"
+                         : e->kind() == sym::ExprKind::Ne ? "_operator.ne"
+                                                          : "_operator.le";
+    const char* relation = e->kind() == sym::ExprKind::Eq   ? "Eq"
+                           : e->kind() == sym::ExprKind::Ne ? "Ne"
+                                                            : "LessThan";
+    if (const auto f = sym::as_affine(lhs); f && e->kind() == sym::ExprKind::Le && f->a != 0) {
+      left = f->symbol;
+      if (f->a > 0) {
+        right = sym::integer(floor_div(-f->b, f->a));  // s <= -b / a, rounded down
+      } else {
+        right = sym::integer(-floor_div(-f->b, -f->a));  // s >= b / -a, rounded up
+        target = "_operator.ge";
+        relation = "GreaterThan";
+      }
+    }
+    const std::string name = unique("sym_cond");
+    sym_nodes_.push_back(sym_node(target, {{"a", operand(left)}, {"b", operand(right)}}, name,
+                                  "as_sym_bool"));
+    sym_bool_values_[name] = Json{
+        {"as_expr", Json{{"expr_str", std::string(relation) + "(" + srepr(left) + ", " +
+                                          srepr(right) + ")"},
+                         {"hint", nullptr}}}};
+    sym_names_[e] = name;
+    return Json{{"as_sym_bool", Json{{"as_name", name}}}};
+  }
+
+  // A higher-order op's subgraph, written as its own graph (names are its own).
+  static Json subgraph(const ir::SubgraphRef& g) {
+    GraphWriter writer(*g.graph);
+    Json inputs = Json::array();
+    for (const ir::Node* p : g.graph->placeholders()) {
+      inputs.push_back(Json{{"as_tensor", Json{{"name", p->name()}}}});
+    }
+    return Json{{"as_graph", Json{{"name", g.name}, {"graph", writer.graph_json(inputs)}}}};
   }
 
   // A node `target(a, b)` producing `result`; returns its name (and remembers it for `result`).
@@ -410,11 +462,7 @@ class GraphWriter {
       }
       Json operator()(DType d) const { return Json{{"as_scalar_type", scalar_type_id(d)}}; }
       Json operator()(const std::vector<ir::Argument>& list) const { return w.list(list, param); }
-      Json operator()(const ir::SubgraphRef& g) const {
-        XPORT_FAIL(UnsupportedOp, "save: subgraph ", g.name,
-                   " of a higher-order op (cond, map, while_loop): xport does not write "
-                   "subgraphs to archives yet");
-      }
+      Json operator()(const ir::SubgraphRef& g) const { return subgraph(g); }
     };
     return std::visit(Visitor{*this, param}, a.value);
   }
@@ -489,19 +537,31 @@ class GraphWriter {
 
   Json node_json(const ir::Node& node) {
     const Schema& schema = node.op()->parsed;
+    // Higher-order ops as PyTorch writes them: `torch.ops.higher_order.cond`, positional
+    // arguments without names, one as_tensor per output.
+    const bool hop = node.op()->higher_order;
     Json n;
-    n["target"] = "torch.ops." + schema.ns + "." + schema.name + "." +
-                  (schema.overload.empty() ? "default" : schema.overload);
+    n["target"] = "torch.ops." + schema.ns + "." + schema.name +
+                  (hop ? "" : "." + (schema.overload.empty() ? "default" : schema.overload));
     Json inputs = Json::array();
     for (size_t i = 0; i < node.args().size() && i < schema.arguments.size(); ++i) {
       const xport::Argument& param = schema.arguments[i];
-      inputs.push_back(Json{{"name", param.name},
+      if (node.op()->variadic_last && i + 1 == schema.arguments.size()) {
+        // Python's *args: one positional input per tensor.
+        for (const ir::Argument& a : std::get<std::vector<ir::Argument>>(node.args()[i].value)) {
+          inputs.push_back(Json{{"name", ""},
+                                {"arg", argument(a, nullptr)},
+                                {"kind", kArgumentPositional}});
+        }
+        continue;
+      }
+      inputs.push_back(Json{{"name", hop ? "" : param.name},
                             {"arg", argument(node.args()[i], &param)},
                             {"kind", param.kwarg_only ? kArgumentKeyword : kArgumentPositional}});
     }
     n["inputs"] = std::move(inputs);
     Json outputs = Json::array();
-    if (schema.returns_list) {
+    if (schema.returns_list && !hop) {
       Json list = Json::array();
       for (size_t i = 0; i < node.outputs().size(); ++i) {
         list.push_back(tensor_ref(node.out(static_cast<int>(i))));
@@ -514,7 +574,7 @@ class GraphWriter {
     }
     n["outputs"] = std::move(outputs);
     n["metadata"] = node_metadata(node.meta());
-    n["is_hop_single_tensor_return"] = nullptr;
+    n["is_hop_single_tensor_return"] = hop ? Json(false) : Json(nullptr);
     n["name"] = node.name();
     return n;
   }

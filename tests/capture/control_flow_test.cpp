@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "serde/round_trip.h"
 #include "xport/xport.h"
 
 namespace xport {
@@ -27,9 +28,13 @@ std::string expect_error(Fn fn, ErrorKind kind, std::vector<std::string> fragmen
   return "";
 }
 
-// Eager result, ExportedProgram::run and the runtime agree on every input.
+// Eager result, ExportedProgram::run and the runtime agree on every input, and the program
+// survives the archive round trip (save, load, runtime, save again).
 void expect_runs_like_eager(const ExportedProgram& p, const TracedFn& eager,
                             const std::vector<std::vector<Value>>& inputs) {
+  for (const std::string& problem : test_support::round_trip_problems(p, inputs, "control_flow")) {
+    ADD_FAILURE() << problem;
+  }
   const runtime::Program program = runtime::Program::from_exported(
       ExportedProgram(p.graph().clone(), p.signature(), p.contract(), p.symbols(), p.state()));
   for (size_t i = 0; i < inputs.size(); ++i) {
