@@ -33,5 +33,6 @@ void add_data_dependent_cases(std::vector<Case>& cases);
 void add_module_cases(std::vector<Case>& cases);
 void add_input_output_cases(std::vector<Case>& cases);
 void add_mutation_cases(std::vector<Case>& cases);
+void add_control_flow_cases(std::vector<Case>& cases);
 
 }  // namespace xport::exportdb

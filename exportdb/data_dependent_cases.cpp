@@ -29,8 +29,9 @@ void add_data_dependent_cases(std::vector<Case>& cases) {
           .description =
               "A C++ `if` on a tensor's value (`if (x.sum().item<double>() > 0)`) cannot be "
               "captured: which branch runs depends on data the tracer does not have, so export "
-              "fails with DataDependent. When both branches compute a tensor of the same shape, "
-              "select between them with where() instead (see data_dependent_where).",
+              "fails with DataDependent. Write it with cond() (see cond_closed_over_variable), which "
+              "keeps both branches and picks one when the program runs, or, when both branches "
+              "are cheap, compute both and select with where() (see data_dependent_where).",
           .fn = adapt([](const Tensor& x) {
             if (x.sum().item<double>() > 0) return x * 2.0;
             return -x;

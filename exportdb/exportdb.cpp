@@ -27,6 +27,7 @@ const std::vector<Case>& all_cases() {
     add_module_cases(out);
     add_input_output_cases(out);
     add_mutation_cases(out);
+    add_control_flow_cases(out);
     return out;
   }();
   return cases;

@@ -110,7 +110,7 @@ std::vector<Tensor> traced_cond(Tracer& tracer, ir::Argument pred, const BranchF
   const std::vector<ir::TensorSpec>& f = branches[1].results;
   bool matching = t.size() == f.size();
   for (size_t i = 0; matching && i < t.size(); ++i) matching = same(t[i], f[i]);
-  XPORT_CHECK_CASE(matching, InvalidSpec, "cond_branch_nested_function",
+  XPORT_CHECK_CASE(matching, InvalidSpec, "cond_branch_mismatch",
                    "cond: the branches return different tensors: true_fn returns ", specs_str(t),
                    ", false_fn returns ", specs_str(f), at_user_line(),
                    "; both branches must return the same number of tensors with the same dtypes "

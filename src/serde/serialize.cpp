@@ -361,14 +361,17 @@ class GraphWriter {
     return Json{{"as_sym_bool", Json{{"as_name", name}}}};
   }
 
-  // A higher-order op's subgraph, written as its own graph (names are its own).
-  static Json subgraph(const ir::SubgraphRef& g) {
+  // A higher-order op's subgraph, written as its own graph (names are its own). A predicate
+  // (while_loop's cond_fn) returns its one tensor itself, not a tuple of it.
+  static Json subgraph(const ir::SubgraphRef& g, bool single_tensor_return) {
     GraphWriter writer(*g.graph);
     Json inputs = Json::array();
     for (const ir::Node* p : g.graph->placeholders()) {
       inputs.push_back(Json{{"as_tensor", Json{{"name", p->name()}}}});
     }
-    return Json{{"as_graph", Json{{"name", g.name}, {"graph", writer.graph_json(inputs)}}}};
+    Json graph = writer.graph_json(inputs);
+    graph["is_single_tensor_return"] = single_tensor_return;
+    return Json{{"as_graph", Json{{"name", g.name}, {"graph", std::move(graph)}}}};
   }
 
   // A node `target(a, b)` producing `result`; returns its name (and remembers it for `result`).
@@ -462,7 +465,7 @@ class GraphWriter {
       }
       Json operator()(DType d) const { return Json{{"as_scalar_type", scalar_type_id(d)}}; }
       Json operator()(const std::vector<ir::Argument>& list) const { return w.list(list, param); }
-      Json operator()(const ir::SubgraphRef& g) const { return subgraph(g); }
+      Json operator()(const ir::SubgraphRef& g) const { return subgraph(g, false); }
     };
     return std::visit(Visitor{*this, param}, a.value);
   }
@@ -555,8 +558,14 @@ class GraphWriter {
         }
         continue;
       }
+      const auto* sub = std::get_if<ir::SubgraphRef>(&node.args()[i].value);
+      const bool predicate = std::any_of(
+          node.op()->subgraph_uses.begin(), node.op()->subgraph_uses.end(),
+          [&](const SubgraphUse& u) {
+            return u.graph_arg == static_cast<int>(i) && u.returns == SubgraphUse::Returns::Predicate;
+          });
       inputs.push_back(Json{{"name", hop ? "" : param.name},
-                            {"arg", argument(node.args()[i], &param)},
+                            {"arg", sub ? subgraph(*sub, predicate) : argument(node.args()[i], &param)},
                             {"kind", param.kwarg_only ? kArgumentKeyword : kArgumentPositional}});
     }
     n["inputs"] = std::move(inputs);

@@ -13,7 +13,8 @@ namespace {
 constexpr const char* kFakeDataAdvice =
     "cannot read tensor data while capturing a graph: the data is not known until the program "
     "runs. Keep the value a tensor (x * s instead of x * s.item<double>(): a 0-dim tensor "
-    "broadcasts); branching on a value (cond), values used as sizes (item_int with check) and "
+    "broadcasts); to branch on a value, write xport::cond(x.sum() > 0, true_fn, false_fn, "
+    "operands), which keeps both branches; values used as sizes (item_int with check) and "
     "custom ops are not supported by export yet";
 }  // namespace
 

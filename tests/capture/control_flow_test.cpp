@@ -332,5 +332,48 @@ TEST(ControlFlow, VerifierChecksSubgraphsAgainstTheirNode) {
   EXPECT_NE(copy.nodes()[2]->subgraphs()[0]->graph, branch) << "clone() copies subgraphs";
 }
 
+// An early-exit classifier: the second layer runs only when the first is unsure.
+class EarlyExit : public nn::Module {
+ public:
+  EarlyExit() : nn::Module("EarlyExit") {
+    first = register_module("first", std::make_shared<nn::Linear>(8, 8));
+    second = register_module("second", std::make_shared<nn::Linear>(8, 8));
+  }
+  Tensor confident(const Tensor& h) const { return softmax(h, -1).amax(-1).mean().gt(0.3); }
+  Tensor forward(const Tensor& x) override {
+    nn::ModuleScope scope(*this);
+    const Tensor h = relu(first->forward(x));
+    return cond(
+               confident(h), [](const std::vector<Tensor>& ops) { return ops; },
+               [this](const std::vector<Tensor>& ops) {
+                 return std::vector{second->forward(ops[0])};
+               },
+               {h})
+        .at(0);
+  }
+  std::shared_ptr<nn::Linear> first, second;
+};
+
+TEST(ControlFlow, EarlyExitNetworkMatchesEagerOnRandomInputsThatTakeBothBranches) {
+  EarlyExit model;
+  const ExportedProgram p =
+      export_program(model, [&](const Tensor& x) { return model.forward(x); }, {randn({4, 8}, 0)},
+                     {.dynamic_shapes = {{{0, Dim("batch", 2, 64)}}}});
+  const runtime::Program program = runtime::Program::from_exported(
+      ExportedProgram(p.graph().clone(), p.signature(), p.contract(), p.symbols(), p.state()));
+  int exits = 0, full = 0;
+  for (int i = 0; i < 100; ++i) {
+    const int64_t batch = 2 + i % 31;
+    const Tensor x = randn({batch, 8}, static_cast<uint64_t>(100 + i)) * (i % 2 ? 20.0 : 0.05);
+    const bool early = model.confident(relu(model.first->forward(x))).item<bool>();
+    (early ? exits : full) += 1;
+    const Tensor want = model.forward(x);
+    EXPECT_TRUE(same(p.run({x}).at(0), want)) << "input " << i;
+    EXPECT_TRUE(same(program.run({x}).at(0), want)) << "input " << i << " (runtime)";
+  }
+  EXPECT_GT(exits, 10);
+  EXPECT_GT(full, 10);
+}
+
 }  // namespace
 }  // namespace xport

@@ -237,7 +237,8 @@ TEST(ExportDBCatalogue, NamesAreUniqueAndEveryCaseIsDescribedAndTagged) {
 TEST(ExportDBCatalogue, HasTheCasesThatErrorsName) {
   for (const char* name : {"dynamic_shape_if_guard", "dynamic_shape_matmul_equal_dims",
                            "dynamic_shape_specialized_int", "dynamic_shape_example_zero_one",
-                           "conflicting_spec", "data_dependent_item", "inplace_update_input"}) {
+                           "conflicting_spec", "data_dependent_item", "inplace_update_input",
+                           "cond_branch_mismatch", "cond_mutates_input", "cond_leaked_tensor"}) {
     EXPECT_NE(find_case(name), nullptr) << name;
   }
 }
