@@ -15,7 +15,16 @@ CompiledStep compile_step(const ir::Node& node, int first_slot, std::string& unp
   step.first_slot = first_slot;
   const std::string label = ir::detail::node_label(node);
   if (op.higher_order) {
-    unplannable = label + ": a higher-order op (its subgraphs run in the interpreter)";
+    step.kind = StepKind::HigherOrder;
+    for (size_t a = 0; a < node.args().size(); ++a) {
+      const auto* g = std::get_if<ir::SubgraphRef>(&node.args()[a].value);
+      if (g == nullptr) continue;
+      auto sub = std::make_shared<CompiledGraph>(compile_graph(*g->graph));
+      if (!sub->unplannable.empty() && unplannable.empty()) {
+        unplannable = label + ", subgraph " + g->name + ": " + sub->unplannable;
+      }
+      step.subgraphs.emplace_back(a, std::move(sub));
+    }
     return step;
   }
   if (op.cpu_alloc) {

@@ -2,7 +2,9 @@
 // A graph resolved once at load: every value gets a slot, every call a step with its kernel
 // function, so a run never looks anything up by name.
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "xport/ir.h"
@@ -11,10 +13,13 @@
 namespace xport::runtime {
 
 enum class StepKind {
-  Kernel,  ///< the op's out-variant kernel writes fresh outputs
-  View,    ///< outputs share the aliased argument's storage; no kernel runs
-  InPlace  ///< the kernel writes into the aliased argument (never in a functional graph)
+  Kernel,       ///< the op's out-variant kernel writes fresh outputs
+  View,         ///< outputs share the aliased argument's storage; no kernel runs
+  InPlace,      ///< the kernel writes into the aliased argument (never in a functional graph)
+  HigherOrder,  ///< the op's kernel runs its subgraphs (each planned too) and returns outputs
 };
+
+struct CompiledGraph;
 
 struct CompiledStep {
   const ir::Node* node = nullptr;
@@ -23,6 +28,8 @@ struct CompiledStep {
   StepKind kind = StepKind::Kernel;
   int aliased_arg = -1;  ///< View / InPlace: the argument whose storage the outputs share
   int first_slot = 0;    ///< the node's values are slots [first_slot, first_slot + outputs)
+  /// HigherOrder: each subgraph argument, compiled (the argument index, the graph).
+  std::vector<std::pair<size_t, std::shared_ptr<const CompiledGraph>>> subgraphs = {};
 };
 
 struct CompiledGraph {

@@ -85,13 +85,16 @@ class Planner {
       values.push_back(ir::argument_value(
           arg, op.parsed.arguments[a].type,
           [&](const ir::ValueRef& ref) { return fakes_[static_cast<size_t>(graph_.slot(ref))]; },
-          [&](sym::ExprPtr e) { return evaluate(e, where); }));
+          [&](sym::ExprPtr e) { return evaluate(e, where); },
+          [](const ir::SubgraphRef&) { return GraphFn(); }));  // set per run
       add_hole(a, arg, planned.holes);
     }
     OpArgs bound = bind_args(op, std::move(values));
-    std::vector<TensorMeta> metas = op.meta(bound);
+    const bool higher_order = step.kind == StepKind::HigherOrder;
+    // A higher-order op's results are as its node says (contiguous, sizes from the symbols).
+    std::vector<TensorMeta> metas = higher_order ? spec_metas(node.outputs(), where) : op.meta(bound);
     check_outputs(node, metas, where);
-    if (step.kind != StepKind::Kernel) {
+    if (step.kind == StepKind::View || step.kind == StepKind::InPlace) {
       const auto* ref =
           std::get_if<ir::ValueRef>(&node.args()[static_cast<size_t>(step.aliased_arg)].value);
       XPORT_CHECK(ref != nullptr, Internal, where, "the aliased argument is not a graph value");
@@ -105,7 +108,19 @@ class Planner {
     }
     for (size_t o = 0; o < metas.size(); ++o) {
       const auto s = static_cast<size_t>(step.first_slot) + o;
-      if (step.kind == StepKind::Kernel) {
+      if (higher_order) {
+        // A subgraph may return an operand as it is: a result may be a weight.
+        root_[s] = static_cast<int>(s);
+        const auto is_weight = [&](int slot) -> bool {
+          return slot >= 0 && weight_root_[static_cast<size_t>(root_[static_cast<size_t>(slot)])];
+        };
+        weight_root_[s] = std::any_of(
+            planned.holes.begin(), planned.holes.end(), [&](const TensorHole& h) -> bool {
+              if (!h.list) return is_weight(h.slot);
+              return std::any_of(h.list_slots.begin(), h.list_slots.end(), is_weight);
+            });
+        if (plan != nullptr) planned.placement.push_back(Placement::Returned);
+      } else if (step.kind == StepKind::Kernel) {
         root_[s] = static_cast<int>(s);
         if (plan == nullptr) {
           last_use_[s] = std::max<int64_t>(last_use_[s], static_cast<int64_t>(index));
@@ -120,11 +135,34 @@ class Planner {
       fakes_[s] = Tensor::make(nullptr, metas[o]);
     }
     if (plan == nullptr) return;
-    planned.run_kernel = !all_empty(metas);
+    planned.run_kernel = higher_order || !all_empty(metas);
+    for (const auto& [arg, sub] : step.subgraphs) {
+      std::vector<Tensor> inputs;
+      for (const ir::Node* p : sub->graph->placeholders()) {
+        inputs.push_back(Tensor::make(nullptr, spec_metas(p->outputs(), where).at(0)));
+      }
+      planned.subplans.push_back(
+          make_plan(*sub, inputs, std::vector<bool>(inputs.size(), true), symbols_));
+    }
     planned.outputs = std::move(metas);
     planned.args = bound.values();
     (step.kind == StepKind::View ? plan->stats.view_steps : plan->stats.kernel_steps) += 1;
+    if (higher_order) planned.args = bound.values();
     plan->steps.push_back(std::move(planned));
+  }
+
+  // Contiguous layouts for specs, their sizes evaluated with the symbols.
+  std::vector<TensorMeta> spec_metas(const std::vector<ir::TensorSpec>& specs,
+                                     const std::string& where) const {
+    std::vector<TensorMeta> out;
+    for (const ir::TensorSpec& spec : specs) {
+      TensorMeta meta;
+      meta.dtype = spec.dtype;
+      for (sym::ExprPtr size : spec.sizes) meta.sizes.emplace_back(evaluate(size, where));
+      meta.strides = contiguous_strides(meta.sizes);
+      out.push_back(std::move(meta));
+    }
+    return out;
   }
 
   void add_hole(size_t a, const ir::Argument& arg, std::vector<TensorHole>& holes) const {
@@ -267,6 +305,44 @@ class ArenaLease {
 
 }  // namespace
 
+// The step's arguments with this run's tensors in their holes.
+std::vector<Value> bound_args(const PlannedStep& planned, const std::vector<Tensor>& slots) {
+  std::vector<Value> args = planned.args;
+  for (const TensorHole& hole : planned.holes) {
+    if (!hole.list) {
+      args[hole.arg] = slots[static_cast<size_t>(hole.slot)];
+      continue;
+    }
+    std::vector<Tensor> list;
+    list.reserve(hole.list_slots.size());
+    for (int s : hole.list_slots) list.push_back(s < 0 ? Tensor() : slots[static_cast<size_t>(s)]);
+    args[hole.arg] = std::move(list);
+  }
+  return args;
+}
+
+// A higher-order op: its kernel gets each subgraph as a function that runs the subgraph's plan
+// (inputs made contiguous at offset 0, the layout the plan was made for).
+std::vector<Tensor> run_higher_order(const PlannedStep& planned, const std::vector<Tensor>& slots) {
+  const CompiledStep& step = *planned.step;
+  std::vector<Value> args = bound_args(planned, slots);
+  for (size_t k = 0; k < step.subgraphs.size(); ++k) {
+    const ExecutionPlan* plan = planned.subplans[k].get();
+    const CompiledGraph* graph = step.subgraphs[k].second.get();
+    args[step.subgraphs[k].first] = Value(GraphFn([plan, graph](const std::vector<Tensor>& in) {
+      std::vector<Tensor> inputs;
+      inputs.reserve(in.size());
+      for (const Tensor& t : in) {
+        const bool planned_layout =
+            t.is_contiguous() && t.storage_offset().maybe_int() == std::optional<int64_t>(0);
+        inputs.push_back(planned_layout ? t : t.clone());
+      }
+      return execute(*plan, *graph, inputs);
+    }));
+  }
+  return step.op->cpu_alloc(OpArgs(*step.op, std::move(args)));
+}
+
 std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& graph,
                             const std::vector<Tensor>& placeholders, std::vector<double>* step_ms) {
   const ArenaLease lease(plan);  // outlives `slots`, whose tensors view the arena
@@ -288,6 +364,17 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& grap
       continue;
     }
     outs.clear();
+    if (step.kind == StepKind::HigherOrder) {
+      const auto start = std::chrono::steady_clock::now();
+      outs = run_higher_order(planned, slots);
+      if (step_ms != nullptr) {
+        (*step_ms)[index] +=
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+      }
+      for (size_t o = 0; o < outs.size(); ++o) slots[first + o] = std::move(outs[o]);
+      continue;
+    }
     for (size_t o = 0; o < planned.outputs.size(); ++o) {
       const TensorMeta& meta = planned.outputs[o];
       switch (planned.placement[o]) {
@@ -300,21 +387,12 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& grap
         case Placement::Alias:
           outs.push_back(slots[static_cast<size_t>(planned.alias_slot)]);
           break;
+        case Placement::Returned:
+          XPORT_FAIL(Internal, "runtime: a kernel step has an output its kernel returns");
       }
     }
     if (planned.run_kernel) {
-      std::vector<Value> args = planned.args;
-      for (const TensorHole& hole : planned.holes) {
-        if (!hole.list) {
-          args[hole.arg] = slots[static_cast<size_t>(hole.slot)];
-          continue;
-        }
-        std::vector<Tensor> list;
-        list.reserve(hole.list_slots.size());
-        for (int s : hole.list_slots)
-          list.push_back(s < 0 ? Tensor() : slots[static_cast<size_t>(s)]);
-        args[hole.arg] = std::move(list);
-      }
+      std::vector<Value> args = bound_args(planned, slots);
       const auto start = std::chrono::steady_clock::now();
       (*step.kernel)(OpArgs(*step.op, std::move(args)), outs);
       if (step_ms != nullptr) {

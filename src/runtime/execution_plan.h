@@ -16,7 +16,8 @@ namespace xport::runtime {
 enum class Placement : uint8_t {
   Arena,  ///< at a planned offset in the run's arena
   Heap,   ///< allocated per run: a graph output, or a value a graph output views
-  Alias   ///< shares the storage of the step's aliased argument (views, in-place)
+  Alias,   ///< shares the storage of the step's aliased argument (views, in-place)
+  Returned  ///< made by the step itself (a higher-order op's results)
 };
 
 /// Where a step's argument takes run-time tensors from: one slot, or a list (-1: None).
@@ -35,6 +36,8 @@ struct PlannedStep {
   std::vector<TensorMeta> outputs;
   std::vector<Placement> placement;
   bool run_kernel = true;  ///< false when every output is empty
+  /// HigherOrder: a plan per subgraph (CompiledStep::subgraphs' order), for the same symbols.
+  std::vector<std::shared_ptr<const class ExecutionPlan>> subplans = {};
 };
 
 class ExecutionPlan {

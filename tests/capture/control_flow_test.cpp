@@ -39,6 +39,9 @@ void expect_runs_like_eager(const ExportedProgram& p, const TracedFn& eager,
       ExportedProgram(p.graph().clone(), p.signature(), p.contract(), p.symbols(), p.state()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     SCOPED_TRACE("input set " + std::to_string(i));
+    const runtime::PlanStats stats = program.plan_stats(inputs[i]);
+    EXPECT_TRUE(stats.planned) << "the runtime plans subgraphs, never falling back: "
+                               << stats.unplanned_reason;
     const std::vector<Tensor> want = eager(inputs[i]);
     const std::vector<Tensor> got = p.run(inputs[i]);
     const std::vector<Tensor> runtime_got = program.run_values(inputs[i]);
