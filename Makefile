@@ -14,7 +14,7 @@ CMAKE_PYTHON := -DXPORT_PYTHON=$(PYTHON)
 
 .PHONY: all deps venv build build-asan build-fuzz build-tsan demo test test-release test-asan test-tsan \
   test-fuzz bench \
-  bench-models bench-export bench-archive bench-peers install clean
+  bench-models bench-export bench-archive bench-peers bench-control-flow install clean
 
 all: build
 
@@ -92,8 +92,11 @@ bench-export: build venv
 bench-archive: build venv
 	$(PYTHON) bench/compare_archive.py $(BUILD)
 
-# PyTorch eager, TorchScript, ONNX Runtime and the xport runtime on the same models and weights
-# (installs onnxruntime-node into $(BUILD)/peers on first use); ARGS go to bench/peers/peers.py.
+bench-control-flow: build venv
+	$(PYTHON) bench/compare_control_flow.py $(BUILD)
+
+# PyTorch eager, torch.compile, AOTInductor, ONNX Runtime and the xport runtime on the same models
+# and weights; ARGS go to bench/peers/run.sh.
 bench-peers: build venv
 	BUILD=$(BUILD) PYTHON=$(PYTHON) bench/peers/run.sh $(ARGS)
 

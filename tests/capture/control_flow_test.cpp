@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "expect_error.h"
 #include "serde/round_trip.h"
 #include "xport/xport.h"
 
@@ -12,21 +13,7 @@ namespace {
 
 bool same(const Tensor& a, const Tensor& b) { return allclose(a, b, 1e-5, 1e-6); }
 
-template <class Fn>
-std::string expect_error(Fn fn, ErrorKind kind, std::vector<std::string> fragments) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    for (const std::string& f : fragments) {
-      EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << "missing '" << f << "' in:\n"
-                                                                  << e.what();
-    }
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an xport::Error";
-  return "";
-}
+using test_support::expect_error;
 
 // Eager result, ExportedProgram::run and the runtime agree on every input, and the program
 // survives the archive round trip (save, load, runtime, save again).

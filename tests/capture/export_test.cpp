@@ -5,28 +5,14 @@
 #include <cstdlib>
 #include <thread>
 
+#include "expect_error.h"
 #include "xport/models.h"
 #include "xport/xport.h"
 
 namespace xport {
 namespace {
 
-// Runs `fn` and expects an xport::Error of `kind` whose message contains every fragment.
-template <class Fn>
-std::string expect_error(Fn fn, ErrorKind kind, std::vector<std::string> fragments) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    for (const std::string& f : fragments) {
-      EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << "missing '" << f << "' in:\n"
-                                                                  << e.what();
-    }
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an xport::Error";
-  return "";
-}
+using test_support::expect_error;
 
 bool same(const Tensor& a, const Tensor& b) { return allclose(a, b, 1e-5, 1e-6); }
 
