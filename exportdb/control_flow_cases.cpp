@@ -177,6 +177,22 @@ void add_control_flow_cases(std::vector<Case>& cases) {
 
   add(cases,
       {
+          .name = "bad1_fixed",
+          .tags = {"cond"},
+          .description =
+              "The export tutorial's first failing program (an `if` on x.sum() > 0) fixed with "
+              "cond(): both branches are traced, and the program picks one when it runs.",
+          .fn = adapt([](const Tensor& x) {
+            return cond(
+                x.sum().gt(0.0), [](const Tensors& o) { return Tensors{sin(o[0])}; },
+                [](const Tensors& o) { return Tensors{cos(o[0])}; }, {x});
+          }),
+          .example_inputs = {randn({3, 3}, 0)},
+          .valid_inputs = {{ones({3, 3})}, {-ones({3, 3})}},
+      });
+
+  add(cases,
+      {
           .name = "cond_branch_mismatch",
           .tags = {"cond"},
           .description =

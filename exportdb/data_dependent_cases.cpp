@@ -60,12 +60,158 @@ void add_data_dependent_cases(std::vector<Case>& cases) {
           .tags = {"data-dependent"},
           .description =
               "nonzero() returns one row per nonzero element, so its output size depends on the "
-              "input's values, not just its shape. Export does not support data-dependent output "
-              "sizes yet and fails with DataDependent. Where a fixed-size result works, use a "
-              "mask instead (where(x != 0, x, 0), or a sum of the mask for a count).",
-          .fn = adapt([](const Tensor& x) { return nonzero(x); }),
+              "input's values, not just its shape. Under capture the row count is an unbacked "
+              "symbol (u0, in [0, numel]) that the node binds when the program runs; later ops "
+              "use it like any size.",
+          .fn = adapt([](const Tensor& x) { return nonzero(x).to(DType::Float32) + 1.0; }),
           .example_inputs = {randn({4}, 0)},
+          .valid_inputs = {{zeros({4})}, {ones({4})}},
+      });
+
+  add(cases,
+      {
+          .name = "data_dependent_masked_select",
+          .tags = {"data-dependent"},
+          .description =
+              "masked_select() and indexing with a bool mask (x[mask]) keep the elements where "
+              "the mask holds: how many only the data decides, so the length is an unbacked "
+              "symbol.",
+          .fn = adapt([](const Tensor& x) {
+            const Tensor mask = x.gt(0.0);
+            return std::vector<Tensor>{masked_select(x, mask), index(x, {mask}).sum()};
+          }),
+          .example_inputs = {randn({3, 4}, 0)},
+          .valid_inputs = {{-ones({3, 4})}, {randn({3, 4}, 1)}},
+      });
+
+  add(cases,
+      {
+          .name = "constrain_as_size_example",
+          .tags = {"data-dependent", "escape-hatch"},
+          .description =
+              "A tensor's value used as a size: item_int() gives an unbacked symbol u0, which "
+              "has no example value, so export cannot decide `u0 >= 0` (needed to make a tensor "
+              "of u0 rows) by tracing. check(a >= 0) and check(a <= 5) (or "
+              "constrain_as_size(a, 0, 5)) state what holds: export decides with them, and the "
+              "program asserts them when it runs (aten::_assert_scalar), refusing a value "
+              "outside them.",
+          .fn = adapt([](const Tensor& x) {
+            const SymInt a = x.item_int();
+            check(a >= 0);
+            check(a <= 5);
+            return zeros({a, 5});
+          }),
+          .example_inputs = {full({}, 4, DType::Int64)},
+          .valid_inputs = {{full({}, 0, DType::Int64)}, {full({}, 5, DType::Int64)}},
+          .invalid_inputs = {{full({}, 6, DType::Int64)}, {full({}, -1, DType::Int64)}},
+      });
+
+  add(cases,
+      {
+          .name = "constrain_as_value_example",
+          .tags = {"data-dependent", "escape-hatch"},
+          .description =
+              "A C++ `if` on a data-dependent value is decided by its facts: with 0 <= a <= 5 "
+              "known, `a < 6` always holds, so only the sin branch is traced (and the facts are "
+              "asserted when the program runs).",
+          .fn = adapt([](const Tensor& x, const Tensor& y) {
+            const SymInt a = x.item_int();
+            constrain_as_value(a, 0, 5);
+            if (a < 6) return sin(y);
+            return cos(y);
+          }),
+          .example_inputs = {full({}, 4, DType::Int64), randn({5, 5}, 0)},
+          .valid_inputs = {{full({}, 0, DType::Int64), randn({5, 5}, 1)}},
+          .invalid_inputs = {{full({}, 9, DType::Int64), randn({5, 5}, 2)}},
+      });
+
+  add(cases,
+      {
+          .name = "data_dependent_guard",
+          .tags = {"data-dependent"},
+          .description =
+              "A shape decision on a data-dependent value that nothing decides: zeros(u0, 5) "
+              "needs u0 >= 0, and item_int() says nothing about its sign. Export fails with "
+              "DataDependent, naming the line, the condition and the facts that would decide "
+              "it; add check(u0 >= 0) or constrain_as_size(u0) before (see "
+              "constrain_as_size_example).",
+          .fn = adapt([](const Tensor& x) { return zeros({x.item_int(), 5}); }),
+          .example_inputs = {full({}, 4, DType::Int64)},
           .expected_error = ErrorKind::DataDependent,
+      });
+
+  add(cases,
+      {
+          .name = "constraints_example4",
+          .tags = {"data-dependent", "dynamic-shape"},
+          .description =
+              "A data-dependent length related to a dynamic size (the export tutorial's "
+              "constraints examples): constrain_as_size(k) and check(k <= x.size(0)) let "
+              "narrow(0, 0, k) trace; both are asserted when the program runs.",
+          .fn = adapt([](const Tensor& x, const Tensor& k) {
+            const SymInt n = k.item_int();
+            constrain_as_size(n);
+            check(n <= x.size(0));
+            return x.narrow(0, 0, n) * 2.0;
+          }),
+          .example_inputs = {randn({6, 3}, 0), full({}, 2, DType::Int64)},
+          .options = spec({{{0, Dim("rows")}}, {}}),
+          .valid_inputs = {{randn({9, 3}, 1), full({}, 9, DType::Int64)},
+                           {randn({2, 3}, 2), full({}, 0, DType::Int64)}},
+          .invalid_inputs = {{randn({4, 3}, 3), full({}, 5, DType::Int64)}},
+      });
+
+  add(cases,
+      {
+          .name = "constraints_example5",
+          .tags = {"data-dependent"},
+          .description =
+              "Two data-dependent values, one bounded by the other: check(lo <= hi) after "
+              "constrain_as_size on both makes hi - lo a size (the export tutorial's "
+              "constraints examples).",
+          .fn = adapt([](const Tensor& bounds, const Tensor& y) {
+            const SymInt lo = bounds.select(0, 0).item_int();
+            const SymInt hi = bounds.select(0, 1).item_int();
+            constrain_as_size(lo, 0, 8);
+            constrain_as_size(hi, 0, 8);
+            check(lo <= hi);
+            return y.slice(0, lo, hi) + 1.0;
+          }),
+          .example_inputs = {from_vector<int64_t>({1, 5}, {2}), randn({8, 2}, 0)},
+          .valid_inputs = {{from_vector<int64_t>({0, 8}, {2}), randn({8, 2}, 1)},
+                           {from_vector<int64_t>({3, 3}, {2}), randn({8, 2}, 2)}},
+          .invalid_inputs = {{from_vector<int64_t>({5, 2}, {2}), randn({8, 2}, 3)}},
+      });
+
+  add(cases,
+      {
+          .name = "dynamic_shape_assert",
+          .tags = {"assert"},
+          .description =
+              "C++ checks on sizes: check(x.size(0) > 2, message) with static sizes holds at "
+              "once (and would fail at once when false); on dynamic sizes it is a guard like "
+              "any other.",
+          .fn = adapt([](const Tensor& x) {
+            check(x.size(0) > 2, "x.size(0) is greater than 2");
+            check(x.size(0) > 1);
+            return x;
+          }),
+          .example_inputs = {randn({3, 2}, 0)},
+      });
+
+  add(cases,
+      {
+          .name = "list_contains",
+          .tags = {"assert", "dynamic-shape"},
+          .description =
+              "Membership tests on sizes, written as SymBool expressions: the last dim is 6 or "
+              "2, the first is not 4, 5 or 6.",
+          .fn = adapt([](const Tensor& x) {
+            check(x.size(-1) == 6 || x.size(-1) == 2);
+            check(x.size(0) != 4 && x.size(0) != 5 && x.size(0) != 6);
+            return x + x;
+          }),
+          .example_inputs = {randn({3, 2}, 0)},
       });
 }
 

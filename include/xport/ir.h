@@ -88,6 +88,16 @@ struct NodeMeta {
   std::vector<std::pair<std::string, std::string>> module_stack = {};
 };
 
+/// How a node gives a data-dependent (unbacked) symbol its value when it runs: the value of its
+/// one-element output (`aten::item`), or that output's size along `dim` (`aten::nonzero`).
+/// PyTorch's node.meta["unbacked_bindings"].
+struct UnbackedBinding {
+  sym::ExprPtr symbol = nullptr;
+  int output = 0;
+  int dim = -1;  ///< -1: the value of the output
+  bool operator==(const UnbackedBinding&) const = default;
+};
+
 class Node {
  public:
   NodeKind kind() const { return kind_; }
@@ -108,6 +118,8 @@ class Node {
   size_t position() const { return position_; }
   /// The subgraphs among the arguments (a higher-order op's), in argument order.
   std::vector<const SubgraphRef*> subgraphs() const;
+  /// The unbacked symbols this node's results define (empty for most nodes).
+  const std::vector<UnbackedBinding>& unbacked_bindings() const { return bindings_; }
 
  private:
   friend class Graph;
@@ -117,6 +129,7 @@ class Node {
   std::vector<Argument> args_;
   std::vector<TensorSpec> outputs_;
   NodeMeta meta_;
+  std::vector<UnbackedBinding> bindings_;
   size_t position_ = 0;
 };
 
@@ -147,6 +160,9 @@ class Graph {
                     std::vector<TensorSpec> outputs, NodeMeta meta = {});
   /// Sets the output node (once: verify() rejects a second one).
   Node* set_output(std::vector<Argument> results);
+  /// Records that `node`'s results give unbacked symbols their values (a node that binds
+  /// symbols is never removed as dead: later sizes use them).
+  void set_unbacked_bindings(Node* node, std::vector<UnbackedBinding> bindings);
   /// Makes every use of `from` (in calls and the output) use `to` instead.
   void replace_all_uses(ValueRef from, ValueRef to);
 
@@ -186,8 +202,9 @@ class Graph {
 };
 
 /// Runs the graph eagerly: placeholders take `inputs` (in order), symbols take `symbols`
-/// (Symbol expression -> value), each call runs its op's eager kernel; returns the output
-/// node's tensor values. Intermediate tensors are released after their last use.
+/// (Symbol expression -> value), each call runs its op's eager kernel (and gives the unbacked
+/// symbols it binds their values); returns the output node's tensor values. Intermediate
+/// tensors are released after their last use.
 std::vector<Tensor> interpret(const Graph& graph, const std::vector<Tensor>& inputs,
                               const std::unordered_map<sym::ExprPtr, int64_t>& symbols);
 

@@ -112,6 +112,8 @@ struct OpDef {
   AllocKernelFn cpu_alloc = {};  ///< CPU kernel that allocates (data-dependent output sizes)
   DecompFn decomp = {};          ///< decomposition into other ops
   bool core = false;             ///< in the core op set a backend must implement
+  /// PyTorch's op tags; xport reads `runtime_assert` (a condition the program checks, which
+  /// re-tracing learns as a fact).
   std::vector<std::string> tags = {};
   /// Higher-order ops: how each GraphModule argument is called (cond: both branches).
   std::vector<SubgraphUse> subgraph_uses = {};
@@ -154,7 +156,18 @@ class DispatchInterceptor {
  public:
   virtual ~DispatchInterceptor() = default;
   virtual std::vector<Tensor> intercept(const OpArgs& args) = 0;
+  /// A fresh size in [lo, hi] that only the data decides, for the meta function of an op such
+  /// as nonzero; the default refuses with DataDependent.
+  virtual SymInt new_data_dependent_size(const OpArgs& args, int64_t lo, int64_t hi);
+  /// The value of a one-element integer or bool tensor (Tensor::item_int on a fake tensor); the
+  /// default refuses with DataDependent.
+  virtual SymInt item_int(const Tensor& t);
 };
+
+/// For the meta function of an op whose output size depends on data: a fresh symbol in [lo, hi]
+/// from the thread's interceptor (capture); without one, DataDependent (eager runs the op's
+/// allocating kernel instead).
+SymInt data_dependent_size(const OpArgs& args, int64_t lo, int64_t hi);
 /// The current thread's interceptor, or null when ops run eagerly.
 DispatchInterceptor* current_interceptor();
 /// Installs `interceptor` for the current thread until the guard is destroyed.

@@ -60,10 +60,13 @@ struct InputContract {
 
 /// A symbol's meaning for error messages and for binding it at run time.
 struct SymbolSpec {
-  std::string name;      ///< `s0`
-  std::string source;    ///< `x.size(0)`
-  std::string dim_name;  ///< the user's Dim name (`batch`)
+  std::string name;      ///< `s0`, or `u0` for an unbacked symbol
+  std::string source;    ///< `x.size(0)`; for an unbacked symbol what defines it (`x.item()`)
+  std::string dim_name;  ///< the user's Dim name (`batch`); empty for an unbacked symbol
   sym::Range range;
+  /// Defined by a node when the program runs (item, nonzero), not by an input dim; its range is
+  /// what the program's checks assert.
+  bool unbacked;
 };
 
 class ExportedProgram {

@@ -44,9 +44,12 @@ Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim = 0,
                      std::optional<SymInt> end = std::nullopt, SymInt step = 1);
 /// A copy of self with self.select(dim, index) replaced by src.
 Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, SymInt index);
-/// The coordinates of nonzero elements: int64 [count, self.dim()] (eager only:
-/// the size depends on the data).
+/// The coordinates of nonzero elements: int64 [count, self.dim()]. Under capture the count is
+/// an unbacked symbol (u0): only the data decides it.
 Tensor nonzero(const Tensor& self);
+/// The elements of self where mask (broadcast with it) holds, as a 1-D tensor; under capture
+/// its length is an unbacked symbol.
+Tensor masked_select(const Tensor& self, const Tensor& mask);
 
 // ---- rearranging ----
 Tensor repeat(const Tensor& self, SymIntList repeats);

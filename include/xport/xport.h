@@ -3,6 +3,7 @@
 
 #include "xport/archive.h"
 #include "xport/control_flow.h"
+#include "xport/data_dependent.h"
 #include "xport/dtype.h"
 #include "xport/error.h"
 #include "xport/export.h"

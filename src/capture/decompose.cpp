@@ -1,6 +1,8 @@
 // run_decompositions: re-trace an exported program's graph over the same symbols, with the
 // ops of a decomposition table replaced by what they decompose into. Subgraphs are re-traced
 // the same way, each into a new subgraph of the node that owns it.
+#include <algorithm>
+
 #include "capture/expr_node.h"
 #include "capture/tracer.h"
 #include "ir/ir_util.h"
@@ -59,10 +61,11 @@ Value value_of(const ir::Argument& arg, const ArgType& type, const Values& value
 void replay(const ir::Graph& src, ir::Graph& dst, capture::Tracer& tracer,
             const DecompositionTable& table);
 
-// A higher-order op's node: each subgraph re-traced into a new one, the other arguments mapped
-// to the new graph's values.
-std::vector<Tensor> replay_higher_order(const ir::Node& node, capture::Tracer& tracer,
-                                        const DecompositionTable& table, const Values& values) {
+// A node copied rather than re-traced (a higher-order op, or one that binds unbacked symbols,
+// which re-tracing would rename): each subgraph re-traced into a new one, the other arguments
+// mapped to the new graph's values, the bindings kept.
+std::vector<Tensor> replay_as_is(const ir::Node& node, ir::Graph& dst, capture::Tracer& tracer,
+                                 const DecompositionTable& table, const Values& values) {
   std::vector<ir::Argument> args;
   for (const ir::Argument& a : node.args()) {
     ir::Argument copy = a;
@@ -77,7 +80,11 @@ std::vector<Tensor> replay_higher_order(const ir::Node& node, capture::Tracer& t
     ir::detail::for_each_ref(copy, [&](ir::ValueRef& r) { r = tracer.value_of(tensor_of(r, values)); });
     args.push_back(std::move(copy));
   }
-  return tracer.add_node(*node.op(), std::move(args), node.outputs());
+  std::vector<Tensor> outs = tracer.add_node(*node.op(), std::move(args), node.outputs());
+  if (!node.unbacked_bindings().empty()) {
+    dst.set_unbacked_bindings(dst.nodes().back().get(), node.unbacked_bindings());
+  }
+  return outs;
 }
 
 void replay(const ir::Graph& src, ir::Graph& dst, capture::Tracer& tracer,
@@ -94,9 +101,16 @@ void replay(const ir::Graph& src, ir::Graph& dst, capture::Tracer& tracer,
       case ir::NodeKind::Call: {
         const OpDef& op = *node->op();
         tracer.set_inherited_meta(&node->meta());
-        if (op.higher_order) {
-          values[node.get()] = replay_higher_order(*node, tracer, table, values);
+        if (op.higher_order || !node->unbacked_bindings().empty()) {
+          values[node.get()] = replay_as_is(*node, dst, tracer, table, values);
         } else {
+          // A runtime assertion's condition holds after it: later decisions may rely on it.
+          const auto& tags = op.tags;
+          if (std::find(tags.begin(), tags.end(), "runtime_assert") != tags.end()) {
+            if (const auto* e = std::get_if<sym::ExprPtr>(&node->args()[0].value)) {
+              tracer.env()->add_fact(*e);
+            }
+          }
           std::vector<Value> args;
           for (size_t i = 0; i < node->args().size(); ++i) {
             args.push_back(
@@ -135,7 +149,11 @@ ExportedProgram ExportedProgram::run_decompositions(DecompositionTable table) co
   for (const SymbolSpec& s : symbols()) {
     // Any value in range will do as the hint: a decomposition that guards is a bug, reported
     // below, since the program must stay valid for the whole range.
-    env->create_symbol(s.range.lo, s.range, s.source, s.dim_name, s.name);
+    if (s.unbacked) {
+      env->create_unbacked(s.range, s.source, s.name);
+    } else {
+      env->create_symbol(s.range.lo, s.range, s.source, s.dim_name, s.name);
+    }
   }
   ir::Graph graph;
   capture::Tracer tracer(graph, env);

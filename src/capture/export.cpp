@@ -183,7 +183,7 @@ ExportedProgram export_impl(nn::Module* module, const TracedFn& fn,
   std::vector<SymbolSpec> symbols;
   for (const capture::SymbolInfo& s : env->symbols()) {
     if (env->replacements().count(s.symbol)) continue;
-    symbols.push_back({s.symbol->name(), s.source, s.dim_name, s.range});
+    symbols.push_back({s.symbol->name(), s.source, s.dim_name, s.range, s.unbacked});
   }
   graph.eliminate_dead_code();
   return ExportedProgram(std::move(graph), std::move(signature), std::move(contract),

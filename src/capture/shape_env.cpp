@@ -31,10 +31,12 @@ std::shared_ptr<ShapeEnv> ShapeEnv::create() { return std::shared_ptr<ShapeEnv>(
 
 sym::ExprPtr ShapeEnv::create_symbol(int64_t hint, sym::Range declared, std::string source,
                                      std::string dim_name, const std::string& name) {
-  const sym::ExprPtr s = sym::symbol(name.empty() ? "s" + std::to_string(symbols_.size()) : name);
+  const sym::ExprPtr s = sym::symbol(
+      name.empty() ? "s" + std::to_string(symbols_.size() - unbacked_count_) : name);
   XPORT_CHECK(!index_.count(s), Internal, "shape environment: symbol ", s->name(), " exists");
   index_[s] = symbols_.size();
-  symbols_.push_back({s, hint, declared, declared, std::move(source), std::move(dim_name)});
+  symbols_.push_back(
+      {s, hint, declared, declared, std::move(source), std::move(dim_name), false});
   if (log_enabled("dynamic")) {
     const SymbolInfo& i = symbols_.back();
     std::cerr << "[xport dynamic] " << s->name() << " = " << i.source
@@ -42,6 +44,60 @@ sym::ExprPtr ShapeEnv::create_symbol(int64_t hint, sym::Range declared, std::str
               << ", example " << hint << "\n";
   }
   return s;
+}
+
+sym::ExprPtr ShapeEnv::create_unbacked(sym::Range range, std::string source,
+                                       const std::string& name) {
+  const sym::ExprPtr u = sym::symbol(name.empty() ? "u" + std::to_string(unbacked_count_) : name);
+  ++unbacked_count_;
+  XPORT_CHECK(!index_.count(u), Internal, "shape environment: symbol ", u->name(), " exists");
+  index_[u] = symbols_.size();
+  SymbolInfo info{u, 0, range, range, std::move(source), "", true};
+  symbols_.push_back(std::move(info));
+  if (log_enabled("dynamic")) {
+    std::cerr << "[xport dynamic] " << u->name() << " = " << symbols_.back().source << " in "
+              << range.str() << " (unbacked)\n";
+  }
+  return u;
+}
+
+void ShapeEnv::add_fact(sym::ExprPtr fact) {
+  fact = simplify(fact);
+  if (sym::as_bool(fact)) return;
+  known_[fact] = true;
+  narrow(fact);
+}
+
+bool ShapeEnv::uses_unbacked(sym::ExprPtr e) const {
+  for (sym::ExprPtr s : sym::free_symbols(e)) {
+    auto it = index_.find(s);
+    if (it != index_.end() && symbols_[it->second].unbacked) return true;
+  }
+  return false;
+}
+
+void ShapeEnv::refuse_unbacked(sym::ExprPtr e, const std::string& what) const {
+  for (sym::ExprPtr s : sym::free_symbols(e)) {
+    auto it = index_.find(s);
+    if (it == index_.end() || !symbols_[it->second].unbacked) continue;
+    const SymbolInfo& u = symbols_[it->second];
+    const std::string line = user_source(capture_call_site());
+    // Which way the decision should go is the user's to say: both forms are offered.
+    const std::string suggestion =
+        e->is_bool() ? "check(" + sym::str(sym::logical_not(e)) + ") or check(" + sym::str(e) +
+                           "), whichever always holds,"
+                     : "constrain_as_value(" + u.symbol->name() + ", min, max)";
+    xport::detail::throw_error_with_case(
+        ErrorKind::DataDependent,
+        xport::detail::concat(what, " ", sym::str(e), line.empty() ? "" : " (" + line + ")",
+                       ": it depends on ", u.symbol->name(), ", the value of ", u.source,
+                       ", which only the data decides (its range so far is ", u.range.str(),
+                       "). Say what holds before this line: ", suggestion,
+                       " or constrain_as_size(", u.symbol->name(),
+                       ") / constrain_as_value(", u.symbol->name(),
+                       ", min, max) to bound it; the program checks these when it runs"),
+        "constrain_as_size_example");
+  }
 }
 
 const SymbolInfo& ShapeEnv::info(sym::ExprPtr symbol) const {
@@ -88,6 +144,8 @@ bool ShapeEnv::evaluate_bool(sym::ExprPtr e, const std::source_location& where) 
   if (auto v = sym::as_bool(e)) return *v;
   if (auto v = sym::decide(e, [this](sym::ExprPtr s) { return range(s); })) return *v;
   if (auto it = known_.find(e); it != known_.end()) return it->second;  // guarded already
+  if (auto it = known_.find(sym::logical_not(e)); it != known_.end()) return !it->second;
+  refuse_unbacked(e, "could not decide");
   const bool value = hint(e) != 0;
   known_[e] = value;
   record(value ? e : sym::logical_not(e), where, false, nullptr, 0);
@@ -97,6 +155,7 @@ bool ShapeEnv::evaluate_bool(sym::ExprPtr e, const std::source_location& where) 
 int64_t ShapeEnv::evaluate_int(sym::ExprPtr e, const std::source_location& where) {
   e = simplify(e);
   if (auto v = sym::as_int(e)) return *v;
+  refuse_unbacked(e, "cannot turn into a C++ integer");
   const int64_t value = hint(e);
   record(sym::eq(e, sym::integer(value)), where, true, e, value);
   return value;

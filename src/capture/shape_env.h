@@ -21,8 +21,10 @@ struct SymbolInfo {
   int64_t hint = 0;
   sym::Range declared;   // from the user's Dim (dynamic dims start at 2)
   sym::Range range;      // the declared range narrowed by guards recorded so far
-  std::string source;    // the input dim it was made for: "x.size(0)"
+  std::string source;    // the input dim it was made for: "x.size(0)"; for an unbacked
+                         // symbol, what made it: "item() at model.cpp:12"
   std::string dim_name;  // the user's Dim name: "batch"
+  bool unbacked = false;  // made by a data-dependent value: no hint, decided by facts only
 };
 
 /// A decision the traced program took about shapes: `expr` held on the hints.
@@ -41,7 +43,15 @@ class ShapeEnv : public std::enable_shared_from_this<ShapeEnv> {
   /// A fresh backed symbol for an input dim, named `name` or else the next of `s0`, `s1`, ...
   sym::ExprPtr create_symbol(int64_t hint, sym::Range declared, std::string source,
                              std::string dim_name, const std::string& name = "");
+  /// A fresh unbacked symbol (`u0`, `u1`, ...) in `range`, for a value only the data decides;
+  /// `name` keeps a given name (re-tracing a program).
+  sym::ExprPtr create_unbacked(sym::Range range, std::string source, const std::string& name = "");
+  /// Learns `fact` (check(), constrain_as_size()): it narrows ranges and decides later
+  /// comparisons; it is not a guard (the program asserts it when it runs).
+  void add_fact(sym::ExprPtr fact);
   const std::vector<SymbolInfo>& symbols() const { return symbols_; }
+  /// Whether `e` uses an unbacked symbol.
+  bool uses_unbacked(sym::ExprPtr e) const;
   const SymbolInfo& info(sym::ExprPtr symbol) const;
 
   /// Wraps an expression into a SymInt / SymBool of this environment (plain when constant).
@@ -74,6 +84,9 @@ class ShapeEnv : public std::enable_shared_from_this<ShapeEnv> {
   ShapeEnv() = default;
   void record(sym::ExprPtr guard, const std::source_location& where, bool specialization,
               sym::ExprPtr specialized, int64_t value);
+  // Throws DataDependent when `e` uses an unbacked symbol: `what` could not be done with it.
+  void refuse_unbacked(sym::ExprPtr e, const std::string& what) const;
+  int unbacked_count_ = 0;
   void narrow(sym::ExprPtr fact);
   void add_replacement(sym::ExprPtr symbol, sym::ExprPtr value);
   SymbolInfo& mutable_info(sym::ExprPtr symbol);

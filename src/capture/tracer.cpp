@@ -150,10 +150,10 @@ std::vector<Tensor> Tracer::intercept(const OpArgs& args) {
   XPORT_CHECK(!op.higher_order, UnsupportedOp, op.qualified_name,
               ": call xport::cond, xport::map or xport::while_loop, which trace their functions "
               "into subgraphs, instead of the op itself");
-  XPORT_CHECK_CASE(!op.cpu_alloc, DataDependent, "data_dependent_nonzero", op.qualified_name,
-                   ": the size of its output depends on the input's values, which capture does not "
-                   "know; data-dependent ops are not supported by export yet",
-                   "");
+  XPORT_CHECK_CASE(!op.cpu_alloc || op.meta, DataDependent, "data_dependent_nonzero",
+                   op.qualified_name,
+                   ": the size of its output depends on the input's values, and the op has no "
+                   "meta function to give capture a symbol for it");
   if (!op.meta) return run_decomposition(args);  // composite: trace what it is made of
   if (decompositions_ != nullptr) {
     if (auto it = decompositions_->find(op.qualified_name); it != decompositions_->end()) {
@@ -164,8 +164,34 @@ std::vector<Tensor> Tracer::intercept(const OpArgs& args) {
   return record(args);
 }
 
+SymInt Tracer::new_data_dependent_size(const OpArgs& args, int64_t lo, int64_t hi) {
+  const std::string line = user_source(capture_call_site());
+  const sym::ExprPtr u = env_->create_unbacked(
+      {lo, hi}, "an output size of " + args.name() + (line.empty() ? "" : " at " + line));
+  pending_sizes_.push_back(u);
+  return env_->make_int(u);
+}
+
+SymInt Tracer::item_int(const Tensor& t) {
+  XPORT_CHECK(is_integral(t.dtype(), /*include_bool=*/true), InvalidInput,
+              "item_int(): the tensor holds ", dtype_name(t.dtype()),
+              "; convert it to an integer dtype first (.to(DType::Int64))");
+  const std::string name = value_of(t).node->name();
+  call_tensors(find_op("aten::item"), {t});  // records the node
+  ir::Node* node = graph_.nodes()[graph_.nodes().size() - 1].get();
+  const std::string line = user_source(capture_call_site());
+  const sym::Range range = t.dtype() == DType::Bool
+                               ? sym::Range{0, 1}
+                               : sym::Range{sym::Range::kNegInf, sym::Range::kPosInf};
+  const sym::ExprPtr u = env_->create_unbacked(
+      range, "%" + name + ".item()" + (line.empty() ? "" : " at " + line));
+  graph_.set_unbacked_bindings(node, {{u, 0, -1}});
+  return env_->make_int(u);
+}
+
 std::vector<Tensor> Tracer::record(const OpArgs& args) {
   const OpDef& op = args.op();
+  pending_sizes_.clear();
   const std::vector<TensorMeta> metas = op.meta(args);
   std::vector<ir::Argument> arguments;
   arguments.reserve(args.size());
@@ -176,6 +202,22 @@ std::vector<Tensor> Tracer::record(const OpArgs& args) {
   specs.reserve(metas.size());
   for (const TensorMeta& m : metas) specs.push_back(spec_of(m));
   ir::Node* node = graph_.add_call(op, std::move(arguments), std::move(specs), node_meta());
+  if (!pending_sizes_.empty()) {
+    // The meta function made unbacked sizes: this node's output dims give them their values.
+    std::vector<ir::UnbackedBinding> bindings;
+    for (sym::ExprPtr u : pending_sizes_) {
+      for (size_t o = 0; o < node->outputs().size(); ++o) {
+        const auto& sizes = node->outputs()[o].sizes;
+        for (size_t d = 0; d < sizes.size(); ++d) {
+          if (sizes[d] == u && (bindings.empty() || bindings.back().symbol != u)) {
+            bindings.push_back({u, static_cast<int>(o), static_cast<int>(d)});
+          }
+        }
+      }
+    }
+    graph_.set_unbacked_bindings(node, std::move(bindings));
+    pending_sizes_.clear();
+  }
   std::vector<Tensor> outs;
   outs.reserve(metas.size());
   for (size_t i = 0; i < metas.size(); ++i) {

@@ -31,6 +31,11 @@ class Tracer : public DispatchInterceptor {
   Tracer(ir::Graph& graph, std::shared_ptr<ShapeEnv> env, Tracer* outer = nullptr);
 
   std::vector<Tensor> intercept(const OpArgs& args) override;
+  /// A fresh unbacked symbol for an output size only the data decides (nonzero's meta); the
+  /// node recorded next binds it to that output dim.
+  SymInt new_data_dependent_size(const OpArgs& args, int64_t lo, int64_t hi) override;
+  /// Records aten::item(t) and returns a fresh unbacked symbol bound to its value.
+  SymInt item_int(const Tensor& t) override;
 
   /// A fake tensor standing for `ref`, with `meta` (symbolic sizes).
   Tensor make_fake(const TensorMeta& meta, ir::ValueRef ref);
@@ -80,6 +85,7 @@ class Tracer : public DispatchInterceptor {
   std::shared_ptr<ShapeEnv> env_;
   Tracer* outer_ = nullptr;
   std::vector<Tensor> closures_;
+  std::vector<sym::ExprPtr> pending_sizes_;  // made by the meta function of the node being recorded
   std::unordered_map<std::string, int> subgraph_counts_;
   std::unordered_map<const TensorImpl*, ir::ValueRef> lifted_;
   std::vector<std::pair<std::string, Tensor>> constants_;

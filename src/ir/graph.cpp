@@ -25,10 +25,12 @@ bool uses(const Node& user, const Node* node) {
   return found;
 }
 
-// A call that returns nothing (an assertion) or mutates an argument runs for its effect.
+// A call that returns nothing (an assertion), mutates an argument or binds unbacked symbols runs
+// for its effect.
 bool has_effect(const Node& node) {
   const Schema& schema = node.op()->parsed;
-  return (schema.returns.empty() && !schema.returns_list) || schema.is_mutating();
+  return (schema.returns.empty() && !schema.returns_list) || schema.is_mutating() ||
+         !node.unbacked_bindings().empty();
 }
 
 }  // namespace
@@ -130,6 +132,10 @@ Node* Graph::set_output(std::vector<Argument> results) {
   node->name_ = unique_name("output");
   node->args_ = std::move(results);
   return insert_node(nodes_.size(), std::move(node));
+}
+
+void Graph::set_unbacked_bindings(Node* node, std::vector<UnbackedBinding> bindings) {
+  node->bindings_ = std::move(bindings);
 }
 
 void Graph::replace_all_uses(ValueRef from, ValueRef to) {

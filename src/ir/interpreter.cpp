@@ -32,6 +32,7 @@ class Interpreter {
           break;
         case NodeKind::Call:
           values_[i] = run_call(node);
+          bind_unbacked(node, values_[i]);
           break;
         case NodeKind::Output:
           for (size_t r = 0; r < node.args().size(); ++r) {
@@ -66,6 +67,14 @@ class Interpreter {
       for (size_t v = 0; v < last_use[i].size(); ++v) {
         release_after_[last_use[i][v]].push_back(nodes[i]->out(static_cast<int>(v)));
       }
+    }
+  }
+
+  // The unbacked symbols the node defines take their values from its results.
+  void bind_unbacked(const Node& node, const std::vector<Tensor>& outs) {
+    for (const UnbackedBinding& b : node.unbacked_bindings()) {
+      const Tensor& t = outs.at(static_cast<size_t>(b.output));
+      symbols_[b.symbol] = b.dim < 0 ? t.item<int64_t>() : t.int_size(b.dim);
     }
   }
 
@@ -149,7 +158,7 @@ class Interpreter {
   }
 
   const Graph& graph_;
-  const std::unordered_map<sym::ExprPtr, int64_t>& symbols_;
+  std::unordered_map<sym::ExprPtr, int64_t> symbols_;  // the inputs', then the unbacked ones
   std::vector<std::vector<Tensor>> values_;  // per node, per value
   std::vector<std::vector<ValueRef>> release_after_;
 };

@@ -237,6 +237,10 @@ std::string Graph::to_string() const {
     }
     out << detail::op_display_name(*node->op()) << call_args_str(*node) << "  # "
         << outputs_str(*node);
+    for (const UnbackedBinding& b : node->unbacked_bindings()) {
+      out << " " << sym::str(b.symbol) << " = "
+          << (b.dim < 0 ? "value" : "size(" + std::to_string(b.dim) + ")");
+    }
     if (!node->meta().source.empty()) out << "  " << node->meta().source;
     if (!node->meta().module_path.empty()) out << "  " << node->meta().module_path;
     out << "\n";

@@ -54,9 +54,9 @@ bool fits_base(BaseType base, const Argument& a) {
       return std::holds_alternative<double>(a.value) || is_integer_expr(a);
     case BaseType::Bool:
       return std::holds_alternative<bool>(a.value);
-    case BaseType::Scalar:
-      return is_integer_expr(a) || std::holds_alternative<double>(a.value) ||
-             std::holds_alternative<bool>(a.value);
+    case BaseType::Scalar:  // a bool expression too (_assert_scalar's condition)
+      return std::holds_alternative<sym::ExprPtr>(a.value) ||
+             std::holds_alternative<double>(a.value) || std::holds_alternative<bool>(a.value);
     case BaseType::ScalarType:
       return std::holds_alternative<DType>(a.value);
     case BaseType::Str:
@@ -248,6 +248,19 @@ void Graph::verify() const {
                     where, "has ", node.outputs().size(), " output specs, its schema ", "returns ",
                     schema.returns.size(), "\n  schema: ", node.op()->schema);
         for (const SubgraphUse& use : node.op()->subgraph_uses) verify_subgraph(node, use, where);
+        for (const UnbackedBinding& b : node.unbacked_bindings()) {
+          const bool fits =
+              b.symbol != nullptr && b.symbol->kind() == sym::ExprKind::Symbol && b.output >= 0 &&
+              static_cast<size_t>(b.output) < node.outputs().size() &&
+              (b.dim < 0 ? node.outputs()[static_cast<size_t>(b.output)].sizes.empty()
+                         : static_cast<size_t>(b.dim) <
+                                   node.outputs()[static_cast<size_t>(b.output)].sizes.size() &&
+                               node.outputs()[static_cast<size_t>(b.output)]
+                                       .sizes[static_cast<size_t>(b.dim)] == b.symbol);
+          XPORT_CHECK(fits, Internal, where, "binds ", b.symbol ? sym::str(b.symbol) : "null",
+                      " to output ", b.output, b.dim < 0 ? "'s value" : " dim " + std::to_string(b.dim),
+                      ", which is not a one-element output or a dim of that size");
+        }
         break;
       }
     }

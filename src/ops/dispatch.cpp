@@ -209,6 +209,29 @@ Value call_op(const std::string& qualified_name, std::vector<Value> args) {
 
 DispatchInterceptor* current_interceptor() { return t_interceptor; }
 
+SymInt DispatchInterceptor::new_data_dependent_size(const OpArgs& args, int64_t, int64_t) {
+  detail::throw_error_with_case(
+      ErrorKind::DataDependent,
+      detail::concat(args.name(), ": the size of its output depends on the input's values"),
+      "data_dependent_nonzero");
+}
+
+SymInt DispatchInterceptor::item_int(const Tensor&) {
+  detail::throw_error_with_case(ErrorKind::DataDependent,
+                                "item_int(): the tensor's value is not known here",
+                                "data_dependent_item");
+}
+
+SymInt data_dependent_size(const OpArgs& args, int64_t lo, int64_t hi) {
+  if (t_interceptor != nullptr) return t_interceptor->new_data_dependent_size(args, lo, hi);
+  detail::throw_error_with_case(
+      ErrorKind::DataDependent,
+      detail::concat(args.name(),
+                     ": the size of its output depends on the input's values; only capture gives "
+                     "it a symbol (eager execution runs the kernel, which sizes it)"),
+      "data_dependent_nonzero");
+}
+
 InterceptorGuard::InterceptorGuard(DispatchInterceptor* interceptor) : previous_(t_interceptor) {
   t_interceptor = interceptor;
 }

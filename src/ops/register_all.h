@@ -14,6 +14,7 @@ void register_linalg_ops();
 void register_nn_ops();
 void register_shape_ops();
 void register_control_flow_ops();
+void register_data_dependent_ops();
 
 /// Calls every register_*_ops above, once.
 void register_all_ops();

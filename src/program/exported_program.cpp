@@ -75,6 +75,11 @@ std::string ExportedProgram::to_string() const {
   out << "range constraints:\n";
   if (impl_->symbols.empty()) out << "  (none: every dim is static)\n";
   for (const SymbolSpec& s : impl_->symbols) {
+    if (s.unbacked) {
+      out << "  " << s.name << ": data-dependent in " << s.range.str() << "  (" << s.source
+          << ")\n";
+      continue;
+    }
     out << "  " << s.name << ": " << (s.dim_name.empty() ? s.source : s.dim_name) << " in "
         << s.range.str() << "  (" << s.source << ")\n";
   }

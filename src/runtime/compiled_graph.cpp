@@ -14,6 +14,11 @@ CompiledStep compile_step(const ir::Node& node, int first_slot, std::string& unp
   step.op = &op;
   step.first_slot = first_slot;
   const std::string label = ir::detail::node_label(node);
+  if (!node.unbacked_bindings().empty()) {
+    unplannable = label + ": it defines " + sym::str(node.unbacked_bindings()[0].symbol) +
+                  ", a size only the data decides";
+    return step;
+  }
   if (op.higher_order) {
     step.kind = StepKind::HigherOrder;
     for (size_t a = 0; a < node.args().size(); ++a) {

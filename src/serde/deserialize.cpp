@@ -89,6 +89,7 @@ class ProgramReader {
   std::map<std::string, sym::ExprPtr> sym_values_;  // sym_int_values
   std::map<std::string, sym::ExprPtr> sym_bools_;   // outputs of comparison nodes
   std::set<sym::ExprPtr> input_symbols_;            // in the sizes of graph inputs
+  std::set<sym::ExprPtr> bound_symbols_;            // unbacked ones, defined by a node
   std::map<std::string, ir::TensorSpec> specs_;     // tensor_values
   std::map<std::string, ir::ValueRef> values_;      // defined so far
   // Plain values the program was specialised to, by graph input index (PyTorch's constant
@@ -498,7 +499,7 @@ class ProgramReader {
   }
 
   void read_node(const Field& n) {
-    if (read_sym_relation(n) || read_assert(n)) return;
+    if (read_sym_relation(n) || read_assert(n) || read_item(n)) return;
     const Field outputs = n["outputs"];
     // PyTorch's sym_size/arithmetic nodes produce SymInts whose expressions sym_int_values
     // already holds: their uses read the expression, so the node itself is not needed.
@@ -613,6 +614,58 @@ class ProgramReader {
       n.fail(e.what());
     }
     for (size_t i = 0; i < names.size(); ++i) define(names[i], node->out(static_cast<int>(i)));
+    bind_new_symbols(node);
+  }
+
+  // An output dim that is a symbol no input and no earlier node defines is given its value by
+  // this node (nonzero's row count, an unbacked symbol).
+  void bind_new_symbols(ir::Node* node) {
+    std::vector<ir::UnbackedBinding> bindings;
+    for (size_t o = 0; o < node->outputs().size(); ++o) {
+      const auto& sizes = node->outputs()[o].sizes;
+      for (size_t d = 0; d < sizes.size(); ++d) {
+        if (sizes[d]->kind() != sym::ExprKind::Symbol || input_symbols_.count(sizes[d]) ||
+            !bound_symbols_.insert(sizes[d]).second)
+          continue;
+        bindings.push_back({sizes[d], static_cast<int>(o), static_cast<int>(d)});
+      }
+    }
+    if (!bindings.empty()) graph_.set_unbacked_bindings(node, std::move(bindings));
+  }
+
+  // aten.item (or _local_scalar_dense) with an as_sym_int output: a tensor's value as an
+  // unbacked symbol, whose expression sym_int_values gives.
+  bool read_item(const Field& n) {
+    const std::string& target = n["target"].to_string();
+    if (target != "torch.ops.aten.item.default" &&
+        target != "torch.ops.aten._local_scalar_dense.default")
+      return false;
+    const Field outputs = n["outputs"];
+    if (outputs.size() != 1) return false;
+    auto [kind, v] = outputs.at(0).to_union();
+    if (kind != "as_sym_int") return false;
+    const Field name = v["as_name"];
+    const sym::ExprPtr u = sym_int_argument(v);
+    if (u->kind() != sym::ExprKind::Symbol || input_symbols_.count(u) ||
+        !bound_symbols_.insert(u).second)
+      name.fail("'" + name.to_string() + "' must be a new unbacked symbol, found " + sym::str(u));
+    const Field inputs = n["inputs"];
+    if (inputs.size() != 1) inputs.fail("aten.item takes one tensor");
+    auto [k, t] = inputs.at(0)["arg"].to_union();
+    if (k != "as_tensor") t.fail("aten.item takes a tensor, found " + k);
+    const ir::ValueRef self = value_ref(t);
+    const DType dtype = self.node->outputs()[static_cast<size_t>(self.index)].dtype;
+    ir::Node* node;
+    try {
+      node = graph_.add_named_call(name.to_string(), find_op("aten::item"), {self},
+                                   {ir::TensorSpec::contiguous(dtype, {})},
+                                   n.optional("metadata") ? node_meta(n["metadata"])
+                                                          : ir::NodeMeta{});
+    } catch (const Error& e) {
+      n.fail(e.what());
+    }
+    graph_.set_unbacked_bindings(node, {{u, 0, -1}});
+    return true;
   }
 
   sym::ExprPtr int_operand(const Field& arg) {
@@ -666,12 +719,28 @@ class ProgramReader {
       } else {
         v.fail("expected an as_sym_bool condition, found " + kind);
       }
-      for (sym::ExprPtr s : sym::free_symbols(cond)) {
-        if (!input_symbols_.count(s)) {
-          v.fail("the runtime assertion " + sym::str(cond) + " is on " + s->name() +
-                 ", which is no input dim; xport does not read data-dependent (unbacked) "
-                 "symbols from archives yet");
+      bool on_inputs = true;
+      for (sym::ExprPtr s : sym::free_symbols(cond)) on_inputs = on_inputs && input_symbols_.count(s);
+      if (!on_inputs) {
+        // On a data-dependent (unbacked) symbol: the program checks it when it runs.
+        std::string message = "Runtime assertion failed for expression " + sym::str(cond);
+        for (size_t j = 0; j < inputs.size(); ++j) {
+          if (inputs.at(j)["name"].to_string() == "assert_msg") {
+            message = inputs.at(j)["arg"]["as_string"].to_string();
+          }
         }
+        for (sym::ExprPtr s : sym::free_symbols(cond)) {
+          if (!input_symbols_.count(s) && !bound_symbols_.count(s))
+            v.fail("the runtime assertion " + sym::str(cond) + " is on " + s->name() +
+                   ", which no input dim and no earlier node defines");
+        }
+        try {
+          graph_.add_call(find_op("aten::_assert_scalar"), {cond, message}, {},
+                          n.optional("metadata") ? node_meta(n["metadata"]) : ir::NodeMeta{});
+        } catch (const Error& e) {
+          n.fail(e.what());
+        }
+        return true;
       }
       const auto range_of = [&](sym::ExprPtr s) {
         auto r = ranges_.find(s->name());
@@ -978,8 +1047,9 @@ class ProgramReader {
       const Field sf(s, symbols_text->path(), what_ + ": " + kModelPath);
       for (size_t i = 0; i < sf.size(); ++i) {
         const Field e = sf.at(i);
-        SymbolSpec spec{
-            e["name"].to_string(), e["source"].to_string(), e["dim_name"].to_string(), {}};
+        const auto unbacked = e.optional("unbacked");
+        SymbolSpec spec{e["name"].to_string(), e["source"].to_string(),
+                        e["dim_name"].to_string(), {}, unbacked && unbacked->to_bool()};
         auto it = ranges_.find(spec.name);
         if (it == ranges_.end())
           e["name"].fail("symbol '" + spec.name + "' has no entry in range_constraints");
@@ -1012,7 +1082,7 @@ class ProgramReader {
         contract.push_back(std::move(c));
       }
       for (const auto& [name, range] : ranges_) {
-        SymbolSpec spec{name, "", name, range};
+        SymbolSpec spec{name, "", name, range, false};
         for (const InputContract& c : contract) {
           for (size_t d = 0; d < c.sizes.size() && spec.source.empty(); ++d) {
             if (c.sizes[d]->kind() == sym::ExprKind::Symbol && c.sizes[d]->name() == name) {
@@ -1020,7 +1090,10 @@ class ProgramReader {
             }
           }
         }
-        if (spec.source.empty()) spec.source = name;
+        // A symbol in no input's sizes is defined by a node when the program runs (u0 of item()).
+        spec.unbacked = !input_symbols_.count(sym::symbol(name));
+        if (spec.unbacked) spec.dim_name.clear();
+        if (spec.source.empty()) spec.source = spec.unbacked ? "a value of the data" : name;
         symbols.push_back(std::move(spec));
       }
     }
@@ -1058,7 +1131,7 @@ class ProgramReader {
       }
     }
     for (const SymbolSpec& s : symbols) {
-      XPORT_CHECK(bindable.count(s.name), InvalidArchive, what_, ": symbol ", s.name,
+      XPORT_CHECK(s.unbacked || bindable.count(s.name), InvalidArchive, what_, ": symbol ", s.name,
                   " is not a dim of any input, so no input can give its value");
     }
   }

@@ -20,6 +20,11 @@ using Json = nlohmann::ordered_json;
 // sympy's srepr, as torch.export writes expressions (`Mul(Integer(2), Symbol('s0', ...))`).
 // PyTorch's loader sympifies the text: from `2*s0` it would make a symbol of unknown sign, and
 // `(s0//2)` would become sympy's floor, not its FloorDiv. Symbols are sizes: positive integers.
+bool is_unbacked_name(const std::string& name) {
+  return name.size() > 1 && name[0] == 'u' &&
+         name.find_first_not_of("0123456789", 1) == std::string::npos;
+}
+
 std::string srepr(sym::ExprPtr e) {
   auto call = [](const char* f, const std::vector<std::string>& args) {
     std::string out = std::string(f) + "(";
@@ -32,6 +37,8 @@ std::string srepr(sym::ExprPtr e) {
     case sym::ExprKind::Integer:
       return integer(e->value());
     case sym::ExprKind::Symbol:
+      // PyTorch tells unbacked symbols (u0, from data) by their prefix; they may be negative.
+      if (is_unbacked_name(e->name())) return "Symbol('" + e->name() + "', integer=True)";
       return "Symbol('" + e->name() + "', positive=True, integer=True)";
     case sym::ExprKind::Add:
       for (size_t i = 0; i < e->args().size(); ++i) {
@@ -113,22 +120,33 @@ class GraphWriter {
   // `inputs`: one Argument per graph input, the placeholders and the constant inputs.
   Json graph_json(Json inputs) {
     Json g;
-    Json calls = Json::array();
+    // The input assertions first; the symbolic-size nodes a call's arguments need just before
+    // it; the nodes that name the unbacked symbols a call binds just after it.
+    Json nodes = Json::array();
+    auto flush = [&] {
+      for (Json& n : sym_nodes_) nodes.push_back(std::move(n));
+      sym_nodes_ = Json::array();
+    };
+    flush();
     for (const auto& node : graph_.nodes()) {
-      if (node->kind() == ir::NodeKind::Call) calls.push_back(node_json(*node));
+      if (node->kind() != ir::NodeKind::Call) continue;
+      Json n = node_json(*node);
+      flush();
+      nodes.push_back(std::move(n));
+      name_bound_symbols(*node);
+      flush();
     }
     Json outputs = Json::array();
     if (const ir::Node* out = graph_.output()) {
       for (const ir::Argument& a : out->args()) outputs.push_back(argument(a, nullptr));
     }
-    // The input assertions and the symbolic-size nodes use only inputs, so they all go first.
-    Json nodes = std::move(sym_nodes_);
-    for (Json& n : calls) nodes.push_back(std::move(n));
+    flush();
     g["inputs"] = std::move(inputs);
     g["outputs"] = std::move(outputs);
     g["nodes"] = std::move(nodes);
     Json values = Json::object();
     for (const auto& node : graph_.nodes()) {
+      if (binds_value(*node)) continue;  // its output is a SymInt in PyTorch's graphs
       for (size_t i = 0; i < node->outputs().size(); ++i) {
         values[value_name(node->out(static_cast<int>(i)))] = tensor_meta(node->outputs()[i]);
       }
@@ -308,6 +326,32 @@ class GraphWriter {
         {{"self", Json{{"as_sym_bool", Json{{"as_name", cond}}}}},
          {"assert_msg", Json{{"as_string", message}}}},
         unique("_assert_scalar"), nullptr));
+  }
+
+  // aten.item's output is the unbacked symbol itself (as_sym_int).
+  static bool binds_value(const ir::Node& node) {
+    const auto& b = node.unbacked_bindings();
+    return b.size() == 1 && b[0].dim < 0;
+  }
+
+  // The nodes that name the symbols `node` binds: item's own output, or aten.sym_size.int of
+  // the output dim (nonzero's row count), recorded in sym_int_values.
+  void name_bound_symbols(const ir::Node& node) {
+    for (const ir::UnbackedBinding& b : node.unbacked_bindings()) {
+      if (b.dim < 0) {
+        sym_values_[node.name()] = sym_int(b.symbol);
+        sym_names_[b.symbol] = node.name();
+        continue;
+      }
+      const std::string name = unique("sym_size_int");
+      sym_nodes_.push_back(sym_node(
+          "torch.ops.aten.sym_size.int",
+          {{"self", Json{{"as_tensor", tensor_ref(node.out(b.output))}}},
+           {"dim", Json{{"as_int", b.dim}}}},
+          name));
+      sym_values_[name] = sym_int(b.symbol);
+      sym_names_[b.symbol] = name;
+    }
   }
 
   static Json sym_arg(const std::string& name) {
@@ -581,6 +625,9 @@ class GraphWriter {
         outputs.push_back(Json{{"as_tensor", tensor_ref(node.out(static_cast<int>(i)))}});
       }
     }
+    if (binds_value(node)) {
+      outputs = Json::array({Json{{"as_sym_int", Json{{"as_name", node.name()}}}}});
+    }
     n["outputs"] = std::move(outputs);
     n["metadata"] = node_metadata(node.meta());
     n["is_hop_single_tensor_return"] = hop ? Json(false) : Json(nullptr);
@@ -817,7 +864,9 @@ SerializedProgram serialize(const ExportedProgram& program) {
               tensors);
   add_constants(tensors);
 
-  for (const SymbolSpec& s : program.symbols()) writer.assert_range(s);
+  for (const SymbolSpec& s : program.symbols()) {
+    if (!s.unbacked) writer.assert_range(s);  // the graph asserts an unbacked symbol's facts
+  }
   Json graph = writer.graph_json(std::move(graph_inputs));
   Json output_specs = Json::array();
   for (const Json& out : graph["outputs"]) {
@@ -830,7 +879,10 @@ SerializedProgram serialize(const ExportedProgram& program) {
   Json symbols = Json::array();
   Json ranges = Json::object();
   for (const SymbolSpec& s : program.symbols()) {
-    symbols.push_back(Json{{"name", s.name}, {"source", s.source}, {"dim_name", s.dim_name}});
+    symbols.push_back(Json{{"name", s.name},
+                           {"source", s.source},
+                           {"dim_name", s.dim_name},
+                           {"unbacked", s.unbacked}});
     ranges[s.name] = Json{{"min_val", bound(s.range.lo, sym::Range::kNegInf)},
                           {"max_val", bound(s.range.hi, sym::Range::kPosInf)}};
   }

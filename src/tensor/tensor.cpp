@@ -14,8 +14,8 @@ constexpr const char* kFakeDataAdvice =
     "cannot read tensor data while capturing a graph: the data is not known until the program "
     "runs. Keep the value a tensor (x * s instead of x * s.item<double>(): a 0-dim tensor "
     "broadcasts); to branch on a value, write xport::cond(x.sum() > 0, true_fn, false_fn, "
-    "operands), which keeps both branches; values used as sizes (item_int with check) and "
-    "custom ops are not supported by export yet";
+    "operands), which keeps both branches; to use a value as a size, read it with item_int() "
+    "(an unbacked symbol) and say what it can be with check() / constrain_as_size()";
 }  // namespace
 
 namespace detail {
@@ -187,9 +187,7 @@ Scalar Tensor::item_scalar() const {
   });
 }
 
-SymInt Tensor::item_int() const { return SymInt(item_scalar().to_int()); }
 SymFloat Tensor::item_float() const { return SymFloat(item_scalar().to_double()); }
-SymBool Tensor::item_bool() const { return SymBool(item_scalar().to_bool()); }
 
 template <class T>
 std::vector<T> Tensor::to_vector() const {

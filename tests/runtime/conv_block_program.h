@@ -82,7 +82,7 @@ inline ExportedProgram conv_block_program() {
   const ir::Node* z = g.add_call(relu, {sum4->out()}, {wide});
   builder.outputs({y->out(), c3->out(), r3->out(), z->out()});
   return ExportedProgram(std::move(builder.graph), std::move(builder.signature), contract,
-                         {SymbolSpec{"s0", "x.size(0)", "batch", sym::Range{1, 64}}},
+                         {SymbolSpec{"s0", "x.size(0)", "batch", sym::Range{1, 64}, false}},
                          std::move(builder.state));
 }
 

@@ -54,7 +54,7 @@ inline ExportedProgram linear_program() {
   const ir::Node* e = g.add_call(mm, {x, t->out()}, {spec({s0, n(8)})});
   builder.outputs({a->out(), c->out(), d->out(), e->out()});
   return ExportedProgram(std::move(builder.graph), std::move(builder.signature), contract,
-                         {SymbolSpec{"s0", "x.size(0)", "batch", sym::Range{1, 256}}},
+                         {SymbolSpec{"s0", "x.size(0)", "batch", sym::Range{1, 256}, false}},
                          std::move(builder.state));
 }
 

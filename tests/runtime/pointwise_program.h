@@ -35,7 +35,7 @@ inline ExportedProgram pointwise_program() {
   const ir::ValueRef m = call("aten::mul.Tensor", {k, k});
   builder.outputs({e, h, m});
   return ExportedProgram(std::move(builder.graph), std::move(builder.signature), contract,
-                         {SymbolSpec{"s0", "x.size(0)", "batch", sym::Range{1, 4096}}},
+                         {SymbolSpec{"s0", "x.size(0)", "batch", sym::Range{1, 4096}, false}},
                          std::move(builder.state));
 }
 

@@ -44,7 +44,7 @@ inline ExportedProgram small_program() {
       find_op("aten::view"), {y->out(), Argument(std::vector<Argument>{flat})}, {B::spec({flat})});
   b.outputs({y->out(), flat_y->out(), h->out()});
   return ExportedProgram(std::move(b.graph), std::move(b.signature), contract,
-                         {SymbolSpec{"s0", "x.size(0)", "batch", sym::Range{2, 1024}}},
+                         {SymbolSpec{"s0", "x.size(0)", "batch", sym::Range{2, 1024}, false}},
                          std::move(b.state));
 }
 

@@ -67,6 +67,7 @@ inline bool bitwise_equal(const Tensor& a, const Tensor& b) {
 
 /// max |a - b| / max |b| (0 when both are all zeros); NaN or infinity when they disagree on those.
 inline double relative_difference(const Tensor& a, const Tensor& b) {
+  if (a.int_numel() == 0 && b.int_numel() == 0) return 0;
   const Tensor fa = a.to(DType::Float64), fb = b.to(DType::Float64);
   const double diff = (fa - fb).abs().max().item<double>();
   const double scale = fb.abs().max().item<double>();

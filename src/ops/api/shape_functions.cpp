@@ -63,6 +63,9 @@ Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, SymInt
   return call1(XPORT_OP("aten::select_scatter"), {self, src, dim, index});
 }
 Tensor nonzero(const Tensor& self) { return call1(XPORT_OP("aten::nonzero"), {self}); }
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  return call1(XPORT_OP("aten::masked_select"), {self, mask});
+}
 
 Tensor repeat(const Tensor& self, SymIntList repeats) {
   return call1(XPORT_OP("aten::repeat"), {self, repeats.vec()});

@@ -8,6 +8,18 @@ namespace xport {
 
 using ops::call1;
 
+// Under capture a fake tensor's value is a fresh unbacked symbol, from the tracer.
+SymInt Tensor::item_int() const {
+  if (is_fake()) {
+    if (DispatchInterceptor* interceptor = current_interceptor()) return interceptor->item_int(*this);
+  }
+  return SymInt(item_scalar().to_int());
+}
+SymBool Tensor::item_bool() const {
+  if (is_fake() && current_interceptor() != nullptr) return item_int() != 0;
+  return SymBool(item_scalar().to_bool());
+}
+
 Tensor Tensor::view(SymIntList shape) const {
   return call1(XPORT_OP("aten::view"), {*this, shape.vec()});
 }

@@ -2,6 +2,7 @@
 // index_put, nonzero.
 #include "kernels/cpu/index.h"
 #include "ops/shape/shape_ops.h"
+#include "xport/expr.h"
 
 namespace xport::ops {
 void check_gather_index(const OpArgs& args, const Tensor& self, const Tensor& index) {
@@ -92,12 +93,33 @@ std::vector<TensorMeta> index_meta(const OpArgs& args) {
   const Tensor& self = args.tensor(0);
   const std::vector<Tensor>& indices = args.tensors(1);
   check_indices(args, self, indices);
-  XPORT_CHECK(!has_mask(indices), DataDependent, args.name(),
-              ": indexing with a bool mask gives a result whose size depends on the "
-              "mask's "
-              "values; capture of it needs data-dependent (unbacked) sizes. Index with "
-              "nonzero(mask) instead, or use where(mask, x, other) to keep the shape");
+  if (has_mask(indices)) {
+    // x[mask] with one mask over leading dims: one row per true element, a size only the data
+    // decides.
+    XPORT_CHECK(indices.size() == 1 && indices[0].dim() <= self.dim(), DataDependent,
+                args.name(),
+                ": capture supports a bool mask as the only index (x[mask]); for other mixes of "
+                "masks and indices, index with nonzero(mask), or use where(mask, x, other) to "
+                "keep the shape");
+    const Tensor& mask = indices[0];
+    std::optional<int64_t> most = 1;
+    for (int64_t d = 0; d < mask.dim(); ++d) {
+      const auto v = mask.size(d).maybe_int();
+      most = most && v ? std::optional<int64_t>(*most * *v) : std::nullopt;
+    }
+    std::vector<SymInt> sizes = {data_dependent_size(args, 0, most.value_or(sym::Range::kPosInf))};
+    for (int64_t d = mask.dim(); d < self.dim(); ++d) sizes.push_back(self.size(d));
+    return {contiguous_meta(std::move(sizes), self.dtype())};
+  }
   return {contiguous_meta(index_result_sizes(args, self, indices), self.dtype())};
+}
+
+std::vector<TensorMeta> nonzero_meta(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
+  const auto numel = self.numel().maybe_int();
+  return {contiguous_meta(
+      {data_dependent_size(args, 0, numel.value_or(sym::Range::kPosInf)), self.dim()},
+      DType::Int64)};
 }
 
 std::vector<Tensor> index_eager(const OpArgs& args) {
@@ -207,10 +229,11 @@ void register_index_ops() {
           },
       .core = true,
   });
-  // The output's size depends on the data: the kernel allocates it, and there
-  // is no meta function until capture has data-dependent (unbacked) sizes.
+  // The output's size depends on the data: the kernel allocates it; the meta function gives
+  // capture an unbacked symbol for it.
   register_op({
       .schema = "aten::nonzero(Tensor self) -> Tensor",
+      .meta = nonzero_meta,
       .cpu_alloc =
           [](const OpArgs& args) {
             return std::vector<Tensor>{kernels::cpu::nonzero(args.tensor(0))};

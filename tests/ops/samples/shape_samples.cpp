@@ -372,6 +372,33 @@ void index_rows(Rows& rows) {
   rows.push_back({nz, "empty", [](Gen& g) { return Args{g.randn({0, 3})}; }});
   rows.push_back({nz, "all zero", [](Gen& g) { return Args{g.randn({3, 2}).mul(0.0)}; }});
   rows.push_back({nz, "large", [](Gen& g) { return Args{g.randn({300, 400}).relu()}; }});
+
+  const std::string ms = "aten::masked_select";
+  rows.push_back({ms, "mask of self's shape", [](Gen& g) {
+                    return Args{g.randn({3, 4}), g.bools({3, 4})};
+                  }});
+  rows.push_back({ms, "mask broadcast", [](Gen& g) { return Args{g.randn({3, 4}), g.bools({4})}; }});
+  rows.push_back({ms, "self broadcast to the mask", [](Gen& g) {
+                    return Args{g.ints({4}, -3, 3), g.bools({2, 4})};
+                  }});
+  rows.push_back({ms, "nothing selected", [](Gen& g) {
+                    return Args{g.randn({5}), zeros({5}, DType::Bool)};
+                  }});
+  error_row(rows, ms, "non-bool mask refused", [](Gen& g) {
+    return Args{g.randn({3}), g.ints({3}, 0, 1)};
+  });
+
+  // item: a one-element tensor's value (a 0-dim tensor of its dtype here; a Scalar in PyTorch).
+  const std::string item = "aten::item";
+  rows.push_back({item, "f32 one element", [](Gen& g) { return Args{g.randn({1, 1})}; }});
+  rows.push_back({item, "i64 0-dim", [](Gen& g) { return Args{g.ints({}, -9, 9)}; }});
+  rows.push_back({item, "bool", [](Gen& g) { return Args{g.bools({1})}; }});
+  error_row(rows, item, "two elements refused", [](Gen& g) { return Args{g.randn({2})}; });
+
+  const std::string assert_scalar = "aten::_assert_scalar";
+  rows.push_back({assert_scalar, "holds", [](Gen&) { return Args{true, "never raised"}; }});
+  rows.push_back({assert_scalar, "holds (nonzero int)", [](Gen&) { return Args{3, "never"}; }});
+  error_row(rows, assert_scalar, "fails", [](Gen&) { return Args{false, "u0 >= 0 failed"}; });
 }
 
 void scatter_rows(Rows& rows) {

@@ -1,0 +1,82 @@
+// Ops about values the data decides: item (a tensor's value as a scalar), _assert_scalar (a
+// condition checked when the program runs) and masked_select (an output whose size the mask's
+// values decide). Under capture their data-dependent values are unbacked symbols.
+#include <cstring>
+
+#include "ops/op_util.h"
+#include "xport/expr.h"
+#include "ops/register_all.h"
+
+namespace xport::ops {
+namespace {
+
+std::vector<TensorMeta> item_meta(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
+  XPORT_CHECK(self.numel().maybe_int() == std::optional<int64_t>(1), InvalidInput, args.name(),
+              ": a tensor with ", self.numel(),
+              " elements cannot be converted to a scalar; it needs exactly one element");
+  return {contiguous_meta({}, self.dtype())};
+}
+
+std::vector<TensorMeta> no_outputs(const OpArgs&) { return {}; }
+
+void check_mask(const OpArgs& args) {
+  XPORT_CHECK(args.tensor(1).dtype() == DType::Bool, InvalidInput, args.name(),
+              ": mask must be a bool tensor, got ", dtype_name(args.tensor(1).dtype()));
+}
+
+std::vector<TensorMeta> masked_select_meta(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
+  const Tensor& mask = args.tensor(1);
+  check_mask(args);
+  const std::vector<SymInt> shape = broadcast_shapes(args, self.sizes(), mask.sizes());
+  std::optional<int64_t> most = 1;
+  for (const SymInt& s : shape) {
+    const auto v = s.maybe_int();
+    most = most && v ? std::optional<int64_t>(*most * *v) : std::nullopt;
+  }
+  return {contiguous_meta({data_dependent_size(args, 0, most.value_or(sym::Range::kPosInf))},
+                          self.dtype())};
+}
+
+// self and mask broadcast together, then the elements where mask holds, in row-major order.
+std::vector<Tensor> masked_select_eager(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
+  const Tensor& mask = args.tensor(1);
+  check_mask(args);
+  const std::vector<SymInt> shape = broadcast_shapes(args, self.sizes(), mask.sizes());
+  return {call1(XPORT_OP("aten::index.Tensor"),
+                {self.expand(shape), std::vector<Tensor>{mask.expand(shape)}})};
+}
+
+}  // namespace
+
+void register_data_dependent_ops() {
+  register_op({
+      .schema = "aten::item(Tensor self) -> Scalar",
+      .meta = item_meta,
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            std::memcpy(outs[0].raw_data(), args.tensor(0).raw_data(), outs[0].element_size());
+          },
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::_assert_scalar(Scalar self, str assert_msg) -> ()",
+      .meta = no_outputs,
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>&) {
+            XPORT_CHECK(args.scalar(0).to_bool(), InvalidInput, args.str(1));
+          },
+      .core = true,
+      .tags = {"runtime_assert"},
+  });
+  register_op({
+      .schema = "aten::masked_select(Tensor self, Tensor mask) -> Tensor",
+      .meta = masked_select_meta,
+      .cpu_alloc = masked_select_eager,
+      .core = true,
+  });
+}
+
+}  // namespace xport::ops

@@ -1,0 +1,118 @@
+// Data-dependent values under capture: item_int() and data-dependent output sizes (nonzero,
+// masked_select, x[mask]) become unbacked symbols bound by their nodes; check() and
+// constrain_as_size() / constrain_as_value() decide guards on them and are asserted when the
+// program runs; a guard nothing decides is a DataDependent error that says what to add.
+#include <gtest/gtest.h>
+
+#include "expect_error.h"
+#include "serde/round_trip.h"
+#include "xport/xport.h"
+
+namespace xport {
+namespace {
+
+using test_support::expect_error;
+using Tensors = std::vector<Tensor>;
+
+bool same(const Tensor& a, const Tensor& b) {
+  return a.int_sizes() == b.int_sizes() && allclose(a, b, 1e-5, 1e-6);
+}
+
+// The program agrees with eager on every input, also after the archive round trip (save, load,
+// runtime, save again) and after run_decompositions.
+void expect_matches_eager(const ExportedProgram& p, const TracedFn& eager,
+                          const std::vector<std::vector<Value>>& inputs) {
+  for (const std::string& problem : test_support::round_trip_problems(p, inputs, "unbacked")) {
+    ADD_FAILURE() << problem;
+  }
+  const ExportedProgram core = p.run_decompositions();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensors want = eager(inputs[i]);
+    for (const ExportedProgram* program : {&p, &core}) {
+      const Tensors got = program->run(inputs[i]);
+      ASSERT_EQ(got.size(), want.size()) << "input set " << i;
+      for (size_t o = 0; o < want.size(); ++o) {
+        EXPECT_TRUE(same(got[o], want[o])) << "input set " << i << ", output " << o << ": "
+                                           << Value(got[o]).str() << " vs "
+                                           << Value(want[o]).str();
+      }
+    }
+  }
+}
+
+TEST(Unbacked, ItemAsASizeExportsWithItsConstraintsAsRuntimeAssertions) {
+  const TracedFn fn = [](const std::vector<Value>& in) {
+    const SymInt n = in[0].to_tensor().item_int();
+    constrain_as_size(n, 0, 5);
+    return Tensors{zeros({n, 5})};
+  };
+  const ExportedProgram p = export_program(fn, {full({}, 4, DType::Int64)});
+  const std::string text = p.to_string();
+  EXPECT_NE(text.find("%item = aten::item.default(%x)  # i64[] u0 = value"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("aten::_assert_scalar.default(u0 >= 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::_assert_scalar.default(u0 <= 5"), std::string::npos) << text;
+  EXPECT_NE(text.find("# f32[u0, 5]"), std::string::npos) << text;
+  EXPECT_EQ(p.range_constraints().at("u0").lo, 0);
+  EXPECT_EQ(p.range_constraints().at("u0").hi, 5);
+  expect_matches_eager(p, fn, {{full({}, 0, DType::Int64)}, {full({}, 5, DType::Int64)}});
+  expect_error([&] { p.run({full({}, 6, DType::Int64)}); }, ErrorKind::InvalidInput,
+               {"Runtime assertion failed for expression u0 <= 5", "unbacked_test.cpp:"});
+}
+
+TEST(Unbacked, AnUndecidedGuardSaysWhichFactWouldDecideIt) {
+  const TracedFn fn = [](const std::vector<Value>& in) {
+    const SymInt n = in[0].to_tensor().item_int();
+    return Tensors{zeros({n, 5})};  // zeros needs n >= 0, which nothing says
+  };
+  const std::string message = expect_error(
+      [&] { export_program(fn, {full({}, 4, DType::Int64)}); }, ErrorKind::DataDependent,
+      {"u0", "%x.item() at unbacked_test.cpp:", "constrain_as_size(u0)",
+       "see ExportDB case 'constrain_as_size_example'"});
+  EXPECT_NE(message.find("check("), std::string::npos) << message;
+}
+
+TEST(Unbacked, CheckRelatesAValueToAnInputSize) {
+  const TracedFn fn = [](const std::vector<Value>& in) {
+    const Tensor x = in[0].to_tensor();
+    const SymInt k = in[1].to_tensor().item_int();
+    constrain_as_size(k);
+    check(k <= x.size(0));
+    return Tensors{x.narrow(0, 0, k)};
+  };
+  const ExportedProgram p = export_program(fn, {randn({6, 2}, 0), full({}, 3, DType::Int64)},
+                                           {.dynamic_shapes = {{{0, Dim("n")}}, {}}});
+  expect_matches_eager(p, fn,
+                       {{randn({6, 2}, 1), full({}, 0, DType::Int64)},
+                        {randn({9, 2}, 2), full({}, 9, DType::Int64)}});
+  expect_error([&] { p.run({randn({4, 2}, 3), full({}, 5, DType::Int64)}); },
+               ErrorKind::InvalidInput, {"Runtime assertion failed for expression"});
+}
+
+TEST(Unbacked, NonzeroMaskedSelectAndMaskIndexingHaveDataDependentSizes) {
+  const TracedFn fn = [](const std::vector<Value>& in) {
+    const Tensor x = in[0].to_tensor();
+    const Tensor mask = x.gt(0.0);
+    return Tensors{nonzero(x), masked_select(x, mask), index(x, {mask}) * 2.0};
+  };
+  const ExportedProgram p = export_program(fn, {randn({3, 4}, 0)});
+  const std::string text = p.to_string();
+  EXPECT_NE(text.find("aten::nonzero.default(%x)  # i64[u0, 2] u0 = size(0)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("u1 = size(0)"), std::string::npos) << text;
+  EXPECT_EQ(p.range_constraints().at("u0").hi, 12);
+  expect_matches_eager(p, fn, {{randn({3, 4}, 1)}, {-ones({3, 4})}, {ones({3, 4})}});
+}
+
+TEST(Unbacked, ItemOutsideCaptureIsTheValue) {
+  EXPECT_EQ(full({}, 7, DType::Int64).item_int().maybe_int(), 7);
+  EXPECT_EQ(full({}, true).item_bool().maybe_bool(), true);
+  check(SymInt(3) < 4);
+  expect_error([] { constrain_as_size(SymInt(-1)); }, ErrorKind::InvalidInput,
+               {"constrain_as_size: -1 is not a size"});
+  expect_error([] { constrain_as_value(SymInt(9), 0, 5); }, ErrorKind::InvalidInput,
+               {"constrain_as_value: 9 is outside [0, 5]"});
+}
+
+}  // namespace
+}  // namespace xport
