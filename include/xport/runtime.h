@@ -40,6 +40,9 @@ struct PlanStats {
   std::string unplanned_reason;   ///< why, when not planned
   int64_t kernel_steps = 0;       ///< kernel calls per run (views excluded)
   int64_t view_steps = 0;         ///< views made per run (no kernel, no memory)
+  /// Steps sized when they run (their sizes use a value only the data decides: nonzero's count,
+  /// item()): bound and allocated then; every other step is planned.
+  int64_t run_time_steps = 0;
   int64_t arena_values = 0;       ///< intermediates placed in the arena
   int64_t arena_bytes = 0;        ///< planned peak of intermediate memory
   int64_t lower_bound_bytes = 0;  ///< most intermediate bytes live at any one step

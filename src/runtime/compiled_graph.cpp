@@ -14,11 +14,7 @@ CompiledStep compile_step(const ir::Node& node, int first_slot, std::string& unp
   step.op = &op;
   step.first_slot = first_slot;
   const std::string label = ir::detail::node_label(node);
-  if (!node.unbacked_bindings().empty()) {
-    unplannable = label + ": it defines " + sym::str(node.unbacked_bindings()[0].symbol) +
-                  ", a size only the data decides";
-    return step;
-  }
+  step.binds = !node.unbacked_bindings().empty();
   if (op.higher_order) {
     step.kind = StepKind::HigherOrder;
     for (size_t a = 0; a < node.args().size(); ++a) {
@@ -33,7 +29,7 @@ CompiledStep compile_step(const ir::Node& node, int first_slot, std::string& unp
     return step;
   }
   if (op.cpu_alloc) {
-    unplannable = label + ": its output sizes depend on the data";
+    step.kind = StepKind::Eager;  // nonzero, masked_select: the kernel sizes its outputs
     return step;
   }
   if (!op.meta) {
@@ -77,6 +73,7 @@ CompiledGraph compile_graph(const ir::Graph& graph) {
         std::string reason;
         out.steps.push_back(compile_step(node, out.num_slots, reason));
         if (out.unplannable.empty()) out.unplannable = reason;
+        out.has_unbacked = out.has_unbacked || out.steps.back().binds;
         break;
       }
       case ir::NodeKind::Output:

@@ -17,6 +17,7 @@ enum class StepKind {
   View,         ///< outputs share the aliased argument's storage; no kernel runs
   InPlace,      ///< the kernel writes into the aliased argument (never in a functional graph)
   HigherOrder,  ///< the op's kernel runs its subgraphs (each planned too) and returns outputs
+  Eager,        ///< output sizes only the data decides (nonzero): runs as eager execution does
 };
 
 struct CompiledGraph;
@@ -30,12 +31,16 @@ struct CompiledStep {
   int first_slot = 0;    ///< the node's values are slots [first_slot, first_slot + outputs)
   /// HigherOrder: each subgraph argument, compiled (the argument index, the graph).
   std::vector<std::pair<size_t, std::shared_ptr<const CompiledGraph>>> subgraphs = {};
+  /// Whether the node binds unbacked symbols (item, nonzero): later sizes need their values.
+  bool binds = false;
 };
 
 struct CompiledGraph {
   const ir::Graph* graph = nullptr;
   std::vector<int> node_slot;  ///< node position -> its first slot
   int num_slots = 0;
+  /// Some node binds an unbacked symbol: steps whose sizes use it are sized when they run.
+  bool has_unbacked = false;
   std::vector<int> placeholder_slots;
   std::vector<CompiledStep> steps;
   std::vector<int> output_slots;

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include <algorithm>
+#include <functional>
 
 #include "ir/argument_value.h"
 #include "ir/ir_util.h"
@@ -33,6 +34,7 @@ class Planner {
     root_.assign(n, -1);
     last_use_.assign(n, -1);
     heap_.assign(n, false);
+    sized_at_run_.assign(n, false);
     buffer_of_.assign(n, -1);
     weight_root_.assign(n, false);
     XPORT_CHECK(placeholders.size() == graph.placeholder_slots.size(), Internal,
@@ -55,6 +57,7 @@ class Planner {
 
   std::unique_ptr<ExecutionPlan> plan() {
     auto plan = std::make_unique<ExecutionPlan>();
+    plan->symbols = symbols_;
     for (size_t i = 0; i < graph_.steps.size(); ++i) walk_step(i, nullptr);
     for (int out : graph_.output_slots)
       heap_[static_cast<size_t>(root_[static_cast<size_t>(out)])] = true;
@@ -78,6 +81,10 @@ class Planner {
     const std::string where = "runtime: node " + ir::detail::node_label(node) + ": ";
     PlannedStep planned;
     planned.step = &step;
+    if (needs_run_time_sizes(step)) {
+      plan_at_run(index, planned, plan);
+      return;
+    }
     std::vector<Value> values;
     values.reserve(node.args().size());
     for (size_t a = 0; a < node.args().size(); ++a) {
@@ -111,14 +118,7 @@ class Planner {
       if (higher_order) {
         // A subgraph may return an operand as it is: a result may be a weight.
         root_[s] = static_cast<int>(s);
-        const auto is_weight = [&](int slot) -> bool {
-          return slot >= 0 && weight_root_[static_cast<size_t>(root_[static_cast<size_t>(slot)])];
-        };
-        weight_root_[s] = std::any_of(
-            planned.holes.begin(), planned.holes.end(), [&](const TensorHole& h) -> bool {
-              if (!h.list) return is_weight(h.slot);
-              return std::any_of(h.list_slots.begin(), h.list_slots.end(), is_weight);
-            });
+        weight_root_[s] = reads_weight(planned.holes);
         if (plan != nullptr) planned.placement.push_back(Placement::Returned);
       } else if (step.kind == StepKind::Kernel) {
         root_[s] = static_cast<int>(s);
@@ -149,6 +149,71 @@ class Planner {
     (step.kind == StepKind::View ? plan->stats.view_steps : plan->stats.kernel_steps) += 1;
     if (higher_order) planned.args = bound.values();
     plan->steps.push_back(std::move(planned));
+  }
+
+  bool known(sym::ExprPtr e) const {
+    for (sym::ExprPtr s : sym::free_symbols(e)) {
+      if (!symbols_.count(s)) return false;
+    }
+    return true;
+  }
+
+  // An op that sizes its outputs from data, an argument or size that uses an unbacked symbol,
+  // or an input that such a step made.
+  bool needs_run_time_sizes(const CompiledStep& step) const {
+    if (step.kind == StepKind::Eager) return true;
+    const ir::Node& node = *step.node;
+    bool run_time = false;
+    for (const ir::TensorSpec& spec : node.outputs()) {
+      for (sym::ExprPtr size : spec.sizes) run_time = run_time || !known(size);
+    }
+    std::function<void(const ir::Argument&)> visit = [&](const ir::Argument& a) {
+      if (const auto* e = std::get_if<sym::ExprPtr>(&a.value)) run_time = run_time || !known(*e);
+      if (const auto* ref = std::get_if<ir::ValueRef>(&a.value)) {
+        run_time = run_time || sized_at_run_[static_cast<size_t>(graph_.slot(*ref))];
+      }
+      if (const auto* list = std::get_if<std::vector<ir::Argument>>(&a.value)) {
+        for (const ir::Argument& e : *list) visit(e);
+      }
+    };
+    for (const ir::Argument& a : node.args()) visit(a);
+    return run_time;
+  }
+
+  // A step sized when it runs: its inputs' lifetimes count, its outputs live outside the arena.
+  void plan_at_run(size_t index, PlannedStep& planned, ExecutionPlan* plan) {
+    const CompiledStep& step = *planned.step;
+    for (size_t a = 0; a < step.node->args().size(); ++a) add_hole(a, step.node->args()[a], planned.holes);
+    if (plan == nullptr) {
+      for (const TensorHole& h : planned.holes) {
+        if (!h.list) note_use(h.slot, index);
+        for (int s : h.list_slots) {
+          if (s >= 0) note_use(s, index);
+        }
+      }
+    }
+    const bool from_weight = reads_weight(planned.holes);
+    for (size_t o = 0; o < step.node->outputs().size(); ++o) {
+      const auto s = static_cast<size_t>(step.first_slot) + o;
+      root_[s] = static_cast<int>(s);
+      sized_at_run_[s] = true;
+      weight_root_[s] = from_weight;  // a view of a weight, perhaps
+      fakes_[s] = Tensor();
+    }
+    if (plan == nullptr) return;
+    planned.sized_at_run = true;
+    plan->stats.run_time_steps += 1;
+    plan->steps.push_back(std::move(planned));
+  }
+
+  bool reads_weight(const std::vector<TensorHole>& holes) const {
+    const auto is_weight = [&](int slot) -> bool {
+      return slot >= 0 && weight_root_[static_cast<size_t>(root_[static_cast<size_t>(slot)])];
+    };
+    return std::any_of(holes.begin(), holes.end(), [&](const TensorHole& h) -> bool {
+      if (!h.list) return is_weight(h.slot);
+      return std::any_of(h.list_slots.begin(), h.list_slots.end(), is_weight);
+    });
   }
 
   // Contiguous layouts for specs, their sizes evaluated with the symbols.
@@ -254,6 +319,7 @@ class Planner {
   std::vector<int> root_;          // per slot: the slot owning its storage
   std::vector<int64_t> last_use_;  // per owning slot: the last step reading it or a view
   std::vector<bool> heap_;         // per owning slot: outside the arena (graph outputs)
+  std::vector<bool> sized_at_run_;  // per slot: made by a step sized when it runs
   std::vector<bool> weight_root_;  // per slot: a weight or constant placeholder
   std::vector<int> buffer_of_;     // per owning slot: its arena buffer
   std::vector<std::tuple<size_t, size_t, int64_t>>
@@ -343,9 +409,52 @@ std::vector<Tensor> run_higher_order(const PlannedStep& planned, const std::vect
   return step.op->cpu_alloc(OpArgs(*step.op, std::move(args)));
 }
 
+// The unbacked symbols a step's results define.
+void bind_unbacked(const ir::Node& node, const std::vector<Tensor>& outs, Symbols& symbols) {
+  for (const ir::UnbackedBinding& b : node.unbacked_bindings()) {
+    const Tensor& t = outs.at(static_cast<size_t>(b.output));
+    symbols[b.symbol] = b.dim < 0 ? t.item<int64_t>() : t.int_size(b.dim);
+  }
+}
+
+// A step sized when it runs: its arguments bound with this run's symbols, run as eager
+// execution runs it (subgraphs through the interpreter).
+std::vector<Tensor> run_sized_at_run(const CompiledStep& step, const CompiledGraph& graph,
+                                     const std::vector<Tensor>& slots, const Symbols& symbols) {
+  const ir::Node& node = *step.node;
+  const std::string where = "runtime: node " + ir::detail::node_label(node) + ": ";
+  std::vector<Value> values;
+  for (size_t a = 0; a < node.args().size(); ++a) {
+    values.push_back(ir::argument_value(
+        node.args()[a], step.op->parsed.arguments[a].type,
+        [&](const ir::ValueRef& ref) { return slots[static_cast<size_t>(graph.slot(ref))]; },
+        [&](sym::ExprPtr e) {
+          const auto v = sym::evaluate(e, [&](sym::ExprPtr s) -> std::optional<int64_t> {
+            const auto it = symbols.find(s);
+            return it == symbols.end() ? std::nullopt : std::optional<int64_t>(it->second);
+          });
+          XPORT_CHECK(v.has_value(), InvalidInput, where, sym::str(e),
+                      " cannot be computed from the symbols known when it runs");
+          return *v;
+        },
+        [&](const ir::SubgraphRef& g) -> GraphFn {
+          return [sub = g.graph, &symbols](const std::vector<Tensor>& in) {
+            return ir::interpret(*sub, in, symbols);
+          };
+        }));
+  }
+  std::vector<Tensor> outs = run_eager(bind_args(*step.op, std::move(values)));
+  XPORT_CHECK(outs.size() == node.outputs().size(), InvalidInput, where, "produced ", outs.size(),
+              " values, the graph has ", node.outputs().size());
+  return outs;
+}
+
 std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& graph,
                             const std::vector<Tensor>& placeholders, std::vector<double>* step_ms) {
   const ArenaLease lease(plan);  // outlives `slots`, whose tensors view the arena
+  // Unbacked symbols get their values as the run goes.
+  Symbols run_symbols;
+  if (graph.has_unbacked) run_symbols = plan.symbols;
   std::vector<Tensor> slots(static_cast<size_t>(graph.num_slots));
   for (size_t p = 0; p < placeholders.size(); ++p) {
     slots[static_cast<size_t>(graph.placeholder_slots[p])] = placeholders[p];
@@ -355,7 +464,7 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& grap
     const PlannedStep& planned = plan.steps[index];
     const CompiledStep& step = *planned.step;
     const auto first = static_cast<size_t>(step.first_slot);
-    if (step.kind == StepKind::View) {
+    if (step.kind == StepKind::View && !planned.sized_at_run) {
       const std::shared_ptr<Storage>& base =
           slots[static_cast<size_t>(planned.alias_slot)].storage();
       for (size_t o = 0; o < planned.outputs.size(); ++o) {
@@ -364,6 +473,18 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& grap
       continue;
     }
     outs.clear();
+    if (planned.sized_at_run) {
+      const auto start = std::chrono::steady_clock::now();
+      outs = run_sized_at_run(step, graph, slots, run_symbols);
+      if (step_ms != nullptr) {
+        (*step_ms)[index] +=
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+      }
+      if (step.binds) bind_unbacked(*step.node, outs, run_symbols);
+      for (size_t o = 0; o < outs.size(); ++o) slots[first + o] = std::move(outs[o]);
+      continue;
+    }
     if (step.kind == StepKind::HigherOrder) {
       const auto start = std::chrono::steady_clock::now();
       outs = run_higher_order(planned, slots);
@@ -401,6 +522,7 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& grap
                 .count();
       }
     }
+    if (step.binds) bind_unbacked(*step.node, outs, run_symbols);
     for (size_t o = 0; o < outs.size(); ++o) slots[first + o] = std::move(outs[o]);
   }
   std::vector<Tensor> results;

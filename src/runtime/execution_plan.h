@@ -38,6 +38,10 @@ struct PlannedStep {
   bool run_kernel = true;  ///< false when every output is empty
   /// HigherOrder: a plan per subgraph (CompiledStep::subgraphs' order), for the same symbols.
   std::vector<std::shared_ptr<const class ExecutionPlan>> subplans = {};
+  /// Sized when it runs: its sizes use a symbol only the data decides (an unbacked symbol, or a
+  /// value of such a step), so it binds its arguments and allocates its outputs then, as eager
+  /// execution does. Every other step stays planned.
+  bool sized_at_run = false;
 };
 
 class ExecutionPlan {
@@ -45,6 +49,8 @@ class ExecutionPlan {
   std::vector<PlannedStep> steps;
   std::vector<bool> copy_output;  ///< outputs that view a weight are copied (never shared)
   PlanStats stats;
+  /// The symbol values the plan was made for (the run adds the unbacked ones it binds).
+  std::unordered_map<sym::ExprPtr, int64_t> symbols;
 
   /// An arena of stats.arena_bytes for one run: a pooled one, or a fresh one.
   std::shared_ptr<Storage> acquire_arena() const;

@@ -50,7 +50,8 @@ struct Program::Impl {
     graph = compile_graph(fused.graph);
     // A graph the runtime cannot plan runs through the interpreter unfused: fusing it would be
     // wasted work at load.
-    if (options.fuse && graph.unplannable.empty()) {
+    // Fusion works on sizes it knows at load: a graph with data-dependent sizes runs unfused.
+    if (options.fuse && graph.unplannable.empty() && !graph.has_unbacked) {
       fused = fuse_graph(program.graph(), std::move(fused.placeholders),
                          std::move(fused.is_user_input));
       graph = compile_graph(fused.graph);
@@ -187,7 +188,9 @@ size_t Program::cached_plans() const {
 std::string PlanStats::str() const {
   if (!planned) return "not planned: " + unplanned_reason;
   std::ostringstream out;
-  out << kernel_steps << " kernel steps, " << view_steps << " views, " << arena_values
+  out << kernel_steps << " kernel steps, " << view_steps << " views, ";
+  if (run_time_steps > 0) out << run_time_steps << " steps sized when they run, ";
+  out << arena_values
       << " intermediates in a " << arena_bytes << "-byte arena (lower bound " << lower_bound_bytes
       << "), " << output_bytes << " output bytes";
   if (!fusion.empty()) out << "; fusion: " << fusion;

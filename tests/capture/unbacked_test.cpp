@@ -104,6 +104,30 @@ TEST(Unbacked, NonzeroMaskedSelectAndMaskIndexingHaveDataDependentSizes) {
   expect_matches_eager(p, fn, {{randn({3, 4}, 1)}, {-ones({3, 4})}, {ones({3, 4})}});
 }
 
+TEST(Unbacked, TheRuntimePlansWhatIsKnownAndSizesTheRestWhenItRuns) {
+  const TracedFn fn = [](const std::vector<Value>& in) {
+    const Tensor x = in[0].to_tensor();
+    const Tensor y = relu(x) * 2.0 + 1.0;  // planned: sizes known from x
+    const Tensor rows = nonzero(y.gt(2.0));       // sized when it runs
+    return Tensors{y.sum(1), rows.sum(0), rows};
+  };
+  const ExportedProgram p =
+      export_program(fn, {randn({4, 3}, 0)}, {.dynamic_shapes = {{{0, Dim("n")}}}});
+  const runtime::Program program = runtime::Program::from_exported(
+      ExportedProgram(p.graph().clone(), p.signature(), p.contract(), p.symbols(), p.state()));
+  const runtime::PlanStats stats = program.plan_stats({randn({4, 3}, 0)});
+  EXPECT_TRUE(stats.planned) << stats.unplanned_reason;
+  EXPECT_GE(stats.run_time_steps, 2) << stats.str();
+  EXPECT_GE(stats.kernel_steps, 3) << stats.str();
+  for (int64_t n : {2, 5, 9}) {
+    const Tensor x = randn({n, 3}, static_cast<uint64_t>(n));
+    const Tensors want = fn({x});
+    const Tensors got = program.run({x});
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t o = 0; o < want.size(); ++o) EXPECT_TRUE(same(got[o], want[o])) << n << " " << o;
+  }
+}
+
 TEST(Unbacked, ItemOutsideCaptureIsTheValue) {
   EXPECT_EQ(full({}, 7, DType::Int64).item_int().maybe_int(), 7);
   EXPECT_EQ(full({}, true).item_bool().maybe_bool(), true);
