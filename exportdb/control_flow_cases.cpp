@@ -193,6 +193,24 @@ void add_control_flow_cases(std::vector<Case>& cases) {
 
   add(cases,
       {
+          .name = "cond_unbacked_output",
+          .tags = {"cond", "data-dependent"},
+          .description =
+              "Branches may disagree on a size: the output's size there is whichever branch "
+              "ran, a new unbacked symbol (u0) the cond node binds, in the union of the two "
+              "sizes' ranges. Later ops use it like any size.",
+          .fn = adapt([](const Tensor& x) {
+            const Tensor picked = cond(
+                x.sum().gt(0.0), [](const Tensors& o) { return Tensors{o[0].narrow(0, 0, 2)}; },
+                [](const Tensors& o) { return Tensors{o[0] * 2.0}; }, {x})[0];
+            return Tensors{picked.sum(0), picked};
+          }),
+          .example_inputs = {ones({5, 3})},
+          .valid_inputs = {{-ones({5, 3})}, {randn({5, 3}, 1)}},
+      });
+
+  add(cases,
+      {
           .name = "cond_branch_mismatch",
           .tags = {"cond"},
           .description =

@@ -109,18 +109,40 @@ std::vector<Tensor> traced_cond(Tracer& tracer, ir::Argument pred, const BranchF
   const std::vector<ir::TensorSpec>& t = branches[0].results;
   const std::vector<ir::TensorSpec>& f = branches[1].results;
   bool matching = t.size() == f.size();
-  for (size_t i = 0; matching && i < t.size(); ++i) matching = same(t[i], f[i]);
+  for (size_t i = 0; matching && i < t.size(); ++i) {
+    matching = t[i].dtype == f[i].dtype && t[i].sizes.size() == f[i].sizes.size();
+  }
   XPORT_CHECK_CASE(matching, InvalidSpec, "cond_branch_mismatch",
                    "cond: the branches return different tensors: true_fn returns ", specs_str(t),
                    ", false_fn returns ", specs_str(f), at_user_line(),
                    "; both branches must return the same number of tensors with the same dtypes "
-                   "and sizes");
+                   "and ranks");
+  // A size the branches disagree on is whichever branch runs: a new unbacked symbol, bound by
+  // the node, in the union of the two sizes' ranges.
+  std::vector<ir::TensorSpec> specs = t;
+  std::vector<ir::UnbackedBinding> bindings;
+  capture::ShapeEnv& env = *tracer.env();
+  const auto range_of = [&](sym::ExprPtr s) { return env.range(s); };
+  for (size_t o = 0; o < t.size(); ++o) {
+    for (size_t d = 0; d < t[o].sizes.size(); ++d) {
+      if (t[o].sizes[d] == f[o].sizes[d]) continue;
+      const sym::Range a = sym::bound(t[o].sizes[d], range_of);
+      const sym::Range b = sym::bound(f[o].sizes[d], range_of);
+      const sym::ExprPtr u = env.create_unbacked(
+          {std::min(a.lo, b.lo), std::max(a.hi, b.hi)},
+          "size " + std::to_string(d) + " of cond's output " + std::to_string(o) + at_user_line());
+      specs[o].sizes[d] = u;
+      bindings.push_back({u, static_cast<int>(o), static_cast<int>(d)});
+    }
+    specs[o] = ir::TensorSpec::contiguous(specs[o].dtype, specs[o].sizes);
+  }
   std::vector<ir::Argument> args = {
       std::move(pred),
       ir::SubgraphRef{tracer.subgraph_name("true_graph"), branches[0].graph},
       ir::SubgraphRef{tracer.subgraph_name("false_graph"), branches[1].graph},
       refs(tracer, concat(operands, closures))};
-  return tracer.add_node(find_op("higher_order::cond"), std::move(args), t);
+  return tracer.add_node(find_op("higher_order::cond"), std::move(args), std::move(specs),
+                         std::move(bindings));
 }
 
 }  // namespace

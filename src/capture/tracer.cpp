@@ -52,8 +52,10 @@ TensorMeta Tracer::meta_of(const ir::TensorSpec& spec) const {
 }
 
 std::vector<Tensor> Tracer::add_node(const OpDef& op, std::vector<ir::Argument> args,
-                                     std::vector<ir::TensorSpec> specs) {
+                                     std::vector<ir::TensorSpec> specs,
+                                     std::vector<ir::UnbackedBinding> bindings) {
   ir::Node* node = graph_.add_call(op, std::move(args), std::move(specs), node_meta());
+  if (!bindings.empty()) graph_.set_unbacked_bindings(node, std::move(bindings));
   std::vector<Tensor> outs;
   for (size_t i = 0; i < node->outputs().size(); ++i) {
     outs.push_back(make_fake(meta_of(node->outputs()[i]), node->out(static_cast<int>(i))));

@@ -48,7 +48,8 @@ class Tracer : public DispatchInterceptor {
   /// Appends a call with given output specs (a higher-order op's node) and returns fake tensors
   /// for its outputs.
   std::vector<Tensor> add_node(const OpDef& op, std::vector<ir::Argument> args,
-                               std::vector<ir::TensorSpec> specs);
+                               std::vector<ir::TensorSpec> specs,
+                               std::vector<ir::UnbackedBinding> bindings = {});
   /// Fake-tensor metadata for a spec, its sizes as symbols of this export.
   TensorMeta meta_of(const ir::TensorSpec& spec) const;
   /// The next unused subgraph name for `base` in this graph: `true_graph_0`, `true_graph_1`.

@@ -168,7 +168,16 @@ void verify_subgraph(const Node& node, const SubgraphUse& use, const std::string
               results.size(), " tensors, the node has ", node.outputs().size(), " outputs");
   const bool sliced = use.returns == SubgraphUse::Returns::SlicedOutputs;
   for (size_t r = 0; r < results.size(); ++r) {
-    const TensorSpec& out = node.outputs()[r];
+    TensorSpec out = node.outputs()[r];
+    // A size the node binds to an unbacked symbol is whatever the subgraph gives (cond's
+    // branches may differ there).
+    for (const UnbackedBinding& b : node.unbacked_bindings()) {
+      const auto d = static_cast<size_t>(b.dim);
+      if (!sliced && b.output == static_cast<int>(r) && b.dim >= 0 && d < out.sizes.size() &&
+          d < results[r]->sizes.size()) {
+        out.sizes[d] = results[r]->sizes[d];
+      }
+    }
     XPORT_CHECK(results[r]->dtype == out.dtype && same_sizes(results[r]->sizes, 0, out.sizes, sliced),
                 Internal, sub_where, "result ", r, " is ", results[r]->str(),
                 ", the node's output ", r, " is ", out.str(), sliced ? " (stacked)" : "");

@@ -145,6 +145,23 @@ TEST(Cond, RefusesBranchesThatReturnDifferentTensors) {
                 "control_flow_test.cpp:"});
 }
 
+TEST(Cond, ASizeTheBranchesDisagreeOnBecomesAnUnbackedSymbol) {
+  const TracedFn fn = [](const std::vector<Value>& in) {
+    const Tensor x = in[0].to_tensor();
+    const Tensor picked = cond(
+        x.sum().gt(0.0),
+        [](const std::vector<Tensor>& ops) { return std::vector{ops[0].narrow(0, 0, 2)}; },
+        [](const std::vector<Tensor>& ops) { return std::vector{ops[0] * 2.0}; }, {x})[0];
+    return std::vector{picked, picked.sum(0)};
+  };
+  const ExportedProgram p = export_program(fn, {ones({5, 3})});
+  EXPECT_NE(p.to_string().find("# (f32[u0, 3],) u0 = size(0)"), std::string::npos)
+      << p.to_string();
+  EXPECT_EQ(p.range_constraints().at("u0").lo, 2);
+  EXPECT_EQ(p.range_constraints().at("u0").hi, 5);
+  expect_runs_like_eager(p, fn, {{ones({5, 3})}, {-ones({5, 3})}});
+}
+
 TEST(Cond, RefusesMutatingAnOperandOrAnOuterTensor) {
   const TracedFn mutate_operand = [](const std::vector<Value>& in) {
     const Tensor x = in[0].to_tensor();
