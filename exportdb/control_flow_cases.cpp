@@ -325,6 +325,23 @@ void add_control_flow_cases(std::vector<Case>& cases) {
                            {randn({4, 3}, 2), full({}, 7, DType::Int64)}},
       });
 
+  add(cases,
+      {
+          .name = "while_loop_body_mismatch",
+          .tags = {"while_loop"},
+          .description =
+              "while_loop's body must return one tensor per carried value, each with the dtype "
+              "and sizes it had: the next iteration runs the same subgraph on them. A body that "
+              "changes a shape (here by reducing) fails with InvalidSpec; keep the carried "
+              "shapes fixed (pad, or carry the reduced value separately).",
+          .fn = adapt([](const Tensor& x) {
+            return while_loop([](const Tensors& c) { return c[0].sum().gt(0.0); },
+                              [](const Tensors& c) { return Tensors{c[0].sum(0)}; }, {x});
+          }),
+          .example_inputs = {randn({2, 3}, 0)},
+          .expected_error = ErrorKind::InvalidSpec,
+      });
+
   {
     auto m = std::make_shared<EarlyExit>();
     add(cases,

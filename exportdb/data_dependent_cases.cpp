@@ -185,6 +185,19 @@ void add_data_dependent_cases(std::vector<Case>& cases) {
 
   add(cases,
       {
+          .name = "unsupported_operator",
+          .tags = {"operator"},
+          .description =
+              "sym_min / sym_max on sizes (PyTorch's torch.sym_min case): with static sizes the "
+              "result is a plain integer, folded into the graph.",
+          .fn = adapt([](const Tensor& x) {
+            return x.sum() + static_cast<double>(sym_min(x.size(0), 100).guard_int());
+          }),
+          .example_inputs = {randn({3, 2}, 0)},
+      });
+
+  add(cases,
+      {
           .name = "dynamic_shape_assert",
           .tags = {"assert"},
           .description =

@@ -241,9 +241,9 @@ std::vector<Tensor> while_loop(LoopCondFn cond_fn, LoopBodyFn body_fn,
   const std::vector<ir::TensorSpec>& b = traced[1].results;
   bool matching = b.size() == specs.size();
   for (size_t i = 0; matching && i < b.size(); ++i) matching = same(b[i], specs[i]);
-  XPORT_CHECK(matching, InvalidSpec, "while_loop: body_fn returns ", specs_str(b),
-              " for carried values ", specs_str(specs), at_user_line(),
-              "; body_fn must return one tensor per carried value, with its dtype and sizes");
+  XPORT_CHECK_CASE(matching, InvalidSpec, "while_loop_body_mismatch", "while_loop: body_fn returns ",
+                   specs_str(b), " for carried values ", specs_str(specs), at_user_line(),
+                   "; body_fn must return one tensor per carried value, with its dtype and sizes");
   std::vector<ir::Argument> node_args = {
       ir::SubgraphRef{tracer->subgraph_name("while_loop_cond_graph"), traced[0].graph},
       ir::SubgraphRef{tracer->subgraph_name("while_loop_body_graph"), traced[1].graph},
