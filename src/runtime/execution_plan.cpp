@@ -452,9 +452,9 @@ std::vector<Tensor> run_sized_at_run(const CompiledStep& step, const CompiledGra
 std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& graph,
                             const std::vector<Tensor>& placeholders, std::vector<double>* step_ms) {
   const ArenaLease lease(plan);  // outlives `slots`, whose tensors view the arena
-  // Unbacked symbols get their values as the run goes.
+  // Steps sized when they run read the symbols; unbacked ones get their values as the run goes.
   Symbols run_symbols;
-  if (graph.has_unbacked) run_symbols = plan.symbols;
+  if (graph.has_unbacked || plan.stats.run_time_steps > 0) run_symbols = plan.symbols;
   std::vector<Tensor> slots(static_cast<size_t>(graph.num_slots));
   for (size_t p = 0; p < placeholders.size(); ++p) {
     slots[static_cast<size_t>(graph.placeholder_slots[p])] = placeholders[p];
@@ -472,54 +472,41 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& grap
       }
       continue;
     }
+    // Adds the wall time of `run` to the step's entry, when timing.
+    const auto timed = [&](auto&& run) {
+      const auto start = std::chrono::steady_clock::now();
+      run();
+      if (step_ms != nullptr) {
+        (*step_ms)[index] +=
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+      }
+    };
     outs.clear();
     if (planned.sized_at_run) {
-      const auto start = std::chrono::steady_clock::now();
-      outs = run_sized_at_run(step, graph, slots, run_symbols);
-      if (step_ms != nullptr) {
-        (*step_ms)[index] +=
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count();
+      timed([&] { outs = run_sized_at_run(step, graph, slots, run_symbols); });
+    } else if (step.kind == StepKind::HigherOrder) {
+      timed([&] { outs = run_higher_order(planned, slots); });
+    } else {
+      for (size_t o = 0; o < planned.outputs.size(); ++o) {
+        const TensorMeta& meta = planned.outputs[o];
+        switch (planned.placement[o]) {
+          case Placement::Arena:
+            outs.push_back(Tensor::make(lease.arena(), meta));
+            break;
+          case Placement::Heap:
+            outs.push_back(Tensor::make(Storage::allocate(storage_bytes(meta)), meta));
+            break;
+          case Placement::Alias:
+            outs.push_back(slots[static_cast<size_t>(planned.alias_slot)]);
+            break;
+          case Placement::Returned:
+            XPORT_FAIL(Internal, "runtime: a kernel step has an output its kernel returns");
+        }
       }
-      if (step.binds) bind_unbacked(*step.node, outs, run_symbols);
-      for (size_t o = 0; o < outs.size(); ++o) slots[first + o] = std::move(outs[o]);
-      continue;
-    }
-    if (step.kind == StepKind::HigherOrder) {
-      const auto start = std::chrono::steady_clock::now();
-      outs = run_higher_order(planned, slots);
-      if (step_ms != nullptr) {
-        (*step_ms)[index] +=
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count();
-      }
-      for (size_t o = 0; o < outs.size(); ++o) slots[first + o] = std::move(outs[o]);
-      continue;
-    }
-    for (size_t o = 0; o < planned.outputs.size(); ++o) {
-      const TensorMeta& meta = planned.outputs[o];
-      switch (planned.placement[o]) {
-        case Placement::Arena:
-          outs.push_back(Tensor::make(lease.arena(), meta));
-          break;
-        case Placement::Heap:
-          outs.push_back(Tensor::make(Storage::allocate(storage_bytes(meta)), meta));
-          break;
-        case Placement::Alias:
-          outs.push_back(slots[static_cast<size_t>(planned.alias_slot)]);
-          break;
-        case Placement::Returned:
-          XPORT_FAIL(Internal, "runtime: a kernel step has an output its kernel returns");
-      }
-    }
-    if (planned.run_kernel) {
-      std::vector<Value> args = bound_args(planned, slots);
-      const auto start = std::chrono::steady_clock::now();
-      (*step.kernel)(OpArgs(*step.op, std::move(args)), outs);
-      if (step_ms != nullptr) {
-        (*step_ms)[index] +=
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count();
+      if (planned.run_kernel) {
+        std::vector<Value> args = bound_args(planned, slots);
+        timed([&] { (*step.kernel)(OpArgs(*step.op, std::move(args)), outs); });
       }
     }
     if (step.binds) bind_unbacked(*step.node, outs, run_symbols);

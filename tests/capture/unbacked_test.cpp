@@ -128,6 +128,26 @@ TEST(Unbacked, TheRuntimePlansWhatIsKnownAndSizesTheRestWhenItRuns) {
   }
 }
 
+TEST(Unbacked, AnOpThatSizesItsOwnOutputRunsWithTheInputsSymbols) {
+  // index.Tensor allocates its output in its kernel: the runtime sizes it when it runs, with the
+  // symbols of the inputs (no unbacked symbol here).
+  const TracedFn fn = [](const std::vector<Value>& in) {
+    const Tensor x = in[0].to_tensor();
+    const Tensor picked = index(x * 2.0, {in[1].to_tensor()});
+    return Tensors{picked.narrow(1, 0, x.size(1) - 1) + 1.0};  // narrow's length uses s0
+  };
+  const Tensor idx = from_vector<int64_t>({0, 1, 1}, {3});
+  const ExportedProgram p =
+      export_program(fn, {randn({4, 5}, 0), idx}, {.dynamic_shapes = {{{1, Dim("d")}}, {}}});
+  const runtime::Program program = runtime::Program::from_exported(
+      ExportedProgram(p.graph().clone(), p.signature(), p.contract(), p.symbols(), p.state()));
+  EXPECT_GE(program.plan_stats({randn({4, 7}, 1), idx}).run_time_steps, 1);
+  for (int64_t d : {2, 7}) {
+    const Tensor x = randn({4, d}, static_cast<uint64_t>(d));
+    EXPECT_TRUE(same(program.run({x, idx}).at(0), fn({x, idx}).at(0))) << d;
+  }
+}
+
 TEST(Unbacked, ItemOutsideCaptureIsTheValue) {
   EXPECT_EQ(full({}, 7, DType::Int64).item_int().maybe_int(), 7);
   EXPECT_EQ(full({}, true).item_bool().maybe_bool(), true);
