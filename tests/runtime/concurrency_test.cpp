@@ -6,6 +6,7 @@
 #include <atomic>
 #include <thread>
 
+#include "runtime/cond_program.h"
 #include "runtime/small_program.h"
 #include "serde/round_trip.h"
 
@@ -72,6 +73,38 @@ TEST(RuntimeProgram, ThreadsShareOneProgramWithIdenticalResults) {
   EXPECT_EQ(mismatches.load(), 0);
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(program.cached_plans(), batches.size());
+}
+
+// A cond's subgraphs run on their own plans and arenas, from many threads at once.
+TEST(RuntimeProgram, ThreadsShareAProgramWithControlFlow) {
+  const Program program =
+      Program::from_exported(test_support::cond_program(), Options{.num_threads = kKernelThreads});
+  ASSERT_TRUE(program.plan_stats({ones({4, 8})}).planned);
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> expected;
+  for (int64_t b : {2, 5, 9, 16}) {
+    for (double sign : {1.0, -1.0}) {
+      inputs.push_back(ones({b, 8}) * sign + randn({b, 8}, static_cast<uint64_t>(b)) * 0.1);
+      expected.push_back(program.program().run({inputs.back()}).at(0));
+    }
+  }
+  std::atomic<int> mismatches{0}, failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 6; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < 60; ++r) {
+        const size_t which = static_cast<size_t>(t + r) % inputs.size();
+        try {
+          if (!bitwise_equal(program.run({inputs[which]}).at(0), expected[which])) ++mismatches;
+        } catch (const std::exception&) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(failures.load(), 0);
 }
 
 TEST(RuntimeProgram, OutputsNeverAliasTheArena) {
