@@ -12,8 +12,7 @@ namespace xport {
 namespace {
 
 using capture::Tracer;
-
-capture::Tracer* active_tracer() { return dynamic_cast<Tracer*>(current_interceptor()); }
+using capture::active_tracer;
 
 std::string at_user_line() {
   const std::string source = capture::user_source(capture::capture_call_site());

@@ -9,7 +9,7 @@
 namespace xport {
 namespace {
 
-capture::Tracer* active_tracer() { return dynamic_cast<capture::Tracer*>(current_interceptor()); }
+using capture::active_tracer;
 
 void check_as(const SymBool& condition, const std::string& what) {
   if (const auto known = condition.maybe_bool()) {

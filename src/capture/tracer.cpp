@@ -11,6 +11,8 @@ TracedValue* traced(const Tensor& t) {
   return static_cast<TracedValue*>(t.impl()->capture_info.get());
 }
 
+Tracer* active_tracer() { return dynamic_cast<Tracer*>(current_interceptor()); }
+
 Tracer::Tracer(ir::Graph& graph, std::shared_ptr<ShapeEnv> env, Tracer* outer)
     : graph_(graph), env_(std::move(env)), outer_(outer) {}
 
@@ -85,14 +87,18 @@ ir::ValueRef Tracer::value_of(const Tensor& t) {
   TracedValue* v = traced(t);
   if (v != nullptr && owns(v->ref)) return v->ref;
   if (auto it = lifted_.find(t.impl()); it != lifted_.end()) return it->second;
-  if (v != nullptr || t.is_fake()) {
-    XPORT_CHECK_CASE(v != nullptr && outer_ != nullptr && outer_->in_scope(v->ref), InvalidSpec,
-                     "cond_leaked_tensor",
-                     "a tensor made inside a cond / map / while_loop function is used outside it",
-                     user_source(capture_call_site()).empty()
-                         ? ""
-                         : " (" + user_source(capture_call_site()) + ")",
-                     "; return it from the function instead of keeping it");
+  const bool from_enclosing_graph = v != nullptr && outer_ != nullptr && outer_->in_scope(v->ref);
+  if ((v != nullptr || t.is_fake()) && !from_enclosing_graph) {
+    // A value of a subgraph traced before (or of another export): not in this graph's scope.
+    const std::string line = user_source(capture_call_site());
+    xport::detail::throw_error_with_case(
+        ErrorKind::InvalidSpec,
+        xport::detail::concat(
+            "a tensor made inside a cond / map / while_loop function (or by another export) is "
+            "used outside it",
+            line.empty() ? "" : " (" + line + ")",
+            "; return it from the function instead of keeping it"),
+        "cond_leaked_tensor");
   }
   if (outer_ != nullptr) {
     // A tensor of an enclosing graph, or a real one: the subgraph takes it as an input.

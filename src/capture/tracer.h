@@ -96,5 +96,7 @@ class Tracer : public DispatchInterceptor {
 
 /// The traced value of a fake tensor, or null for a real one.
 TracedValue* traced(const Tensor& t);
+/// The tracer capturing on this thread (the innermost one, inside a cond branch), or null.
+Tracer* active_tracer();
 
 }  // namespace xport::capture

@@ -205,7 +205,7 @@ TEST(Cond, RefusesATensorThatEscapesItsBranch) {
     return std::vector{leaked + 1.0};
   };
   expect_error([&] { export_program(fn, {ones({2})}); }, ErrorKind::InvalidSpec,
-               {"made inside a cond / map / while_loop function is used outside it"});
+               {"made inside a cond / map / while_loop function", "is used outside it"});
 }
 
 TEST(Cond, RefusesAPredicateThatIsNotOneBool) {
