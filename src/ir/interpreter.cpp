@@ -10,11 +10,14 @@ namespace {
 
 class Interpreter {
  public:
-  Interpreter(const Graph& graph, const std::unordered_map<sym::ExprPtr, int64_t>& symbols)
-      : graph_(graph), symbols_(symbols) {}
+  // `verified`: a subgraph of a graph verified before (verify() recurses), run once per
+  // iteration of a loop, is not verified again.
+  Interpreter(const Graph& graph, const std::unordered_map<sym::ExprPtr, int64_t>& symbols,
+              bool verified = false)
+      : graph_(graph), symbols_(symbols), verified_(verified) {}
 
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) {
-    graph_.verify();
+    if (!verified_) graph_.verify();
     plan_releases();
     const auto& nodes = graph_.nodes();
     values_.resize(nodes.size());
@@ -141,7 +144,7 @@ class Interpreter {
           [&](const SubgraphRef& g) -> GraphFn {
             // The subgraph sees the same symbols; it is verified with the graph that owns it.
             return [graph = g.graph, symbols = &symbols_](const std::vector<Tensor>& inputs) {
-              return interpret(*graph, inputs, *symbols);
+              return Interpreter(*graph, *symbols, /*verified=*/true).run(inputs);
             };
           }));
     }
@@ -159,6 +162,7 @@ class Interpreter {
 
   const Graph& graph_;
   std::unordered_map<sym::ExprPtr, int64_t> symbols_;  // the inputs', then the unbacked ones
+  bool verified_ = false;
   std::vector<std::vector<Tensor>> values_;  // per node, per value
   std::vector<std::vector<ValueRef>> release_after_;
 };
