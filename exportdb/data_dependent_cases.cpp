@@ -185,6 +185,21 @@ void add_data_dependent_cases(std::vector<Case>& cases) {
 
   add(cases,
       {
+          .name = "scalar_output",
+          .tags = {"dynamic-shape"},
+          .description =
+              "A program may return a size (a SymInt): here x.size(1) + 1 of a dynamic dim. The "
+              "exported program returns it as an int64 0-dim tensor computed from the input's "
+              "sizes (aten::scalar_tensor); PyTorch's archives that return one load the same "
+              "way.",
+          .fn = adapt([](const Tensor& x) { return x.size(1) + 1; }),
+          .example_inputs = {randn({3, 2}, 0)},
+          .options = spec({{{1, Dim("dim1_x")}}}),
+          .valid_inputs = {{randn({3, 7}, 1)}},
+      });
+
+  add(cases,
+      {
           .name = "unsupported_operator",
           .tags = {"operator"},
           .description =

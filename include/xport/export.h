@@ -109,6 +109,12 @@ T value_as(const Value& v) {
 }
 
 inline void flatten_outputs(const Tensor& t, std::vector<Tensor>& out) { out.push_back(t); }
+/// A size returned by the program (`x.size(1) + 1`): an int64 0-dim tensor (aten::scalar_tensor),
+/// computed from the symbols when the exported program runs.
+Tensor scalar_output(const SymInt& v);
+inline void flatten_outputs(const SymInt& v, std::vector<Tensor>& out) {
+  out.push_back(scalar_output(v));
+}
 template <class... T>
 void flatten_outputs(const std::tuple<T...>& t, std::vector<Tensor>& out);
 template <class A, class B>

@@ -192,6 +192,12 @@ ExportedProgram export_impl(nn::Module* module, const TracedFn& fn,
 
 }  // namespace
 
+namespace detail {
+Tensor scalar_output(const SymInt& v) {
+  return call_op("aten::scalar_tensor", {v, DType::Int64}).to_tensor();
+}
+}  // namespace detail
+
 ExportedProgram export_program(nn::Module& module, const TracedFn& fn,
                                std::vector<Value> example_inputs, ExportOptions options) {
   return export_impl(&module, fn, std::move(example_inputs), options);

@@ -817,8 +817,17 @@ class ProgramReader {
     std::vector<ir::Argument> results;
     for (size_t i = 0; i < outputs.size(); ++i) {
       auto [k, t] = outputs.at(i).to_union();
+      if (k == "as_sym_int" || k == "as_int") {
+        // A size the program returns (PyTorch's scalar_output): an int64 0-dim tensor here.
+        const sym::ExprPtr value = k == "as_int" ? sym::integer(t.to_int()) : sym_int_argument(t);
+        const ir::Node* node = graph_.add_call(
+            find_op("aten::scalar_tensor"), {value, DType::Int64, {}, {}, {}},
+            {ir::TensorSpec::contiguous(DType::Int64, {})});
+        results.emplace_back(node->out());
+        continue;
+      }
       if (k != "as_tensor")
-        t.fail("graph output of kind " + k + "; xport graphs return tensors only");
+        t.fail("graph output of kind " + k + "; xport graphs return tensors and sizes only");
       results.emplace_back(value_ref(t));
     }
     graph_.set_output(std::move(results));
