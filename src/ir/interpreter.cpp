@@ -35,7 +35,7 @@ class Interpreter {
           break;
         case NodeKind::Call:
           values_[i] = run_call(node);
-          bind_unbacked(node, values_[i]);
+          detail::bind_unbacked(node, values_[i], symbols_);
           break;
         case NodeKind::Output:
           for (size_t r = 0; r < node.args().size(); ++r) {
@@ -70,14 +70,6 @@ class Interpreter {
       for (size_t v = 0; v < last_use[i].size(); ++v) {
         release_after_[last_use[i][v]].push_back(nodes[i]->out(static_cast<int>(v)));
       }
-    }
-  }
-
-  // The unbacked symbols the node defines take their values from its results.
-  void bind_unbacked(const Node& node, const std::vector<Tensor>& outs) {
-    for (const UnbackedBinding& b : node.unbacked_bindings()) {
-      const Tensor& t = outs.at(static_cast<size_t>(b.output));
-      symbols_[b.symbol] = b.dim < 0 ? t.item<int64_t>() : t.int_size(b.dim);
     }
   }
 

@@ -33,6 +33,16 @@ void for_each_ref(Argument& arg, Fn&& fn) {
   }
 }
 
+/// Gives the unbacked symbols `node` binds their values from its results (`outs`, one per
+/// output): the interpreter and the runtime share it.
+template <class Symbols>
+void bind_unbacked(const Node& node, const std::vector<Tensor>& outs, Symbols& symbols) {
+  for (const UnbackedBinding& b : node.unbacked_bindings()) {
+    const Tensor& t = outs.at(static_cast<size_t>(b.output));
+    symbols[b.symbol] = b.dim < 0 ? t.item<int64_t>() : t.int_size(b.dim);
+  }
+}
+
 /// `aten::addmm.default`, `aten::add.Tensor`: PyTorch's spelling of an op in a graph.
 std::string op_display_name(const OpDef& op);
 

@@ -1,6 +1,7 @@
 #include "ops/op_util.h"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 namespace xport::ops {
@@ -144,6 +145,16 @@ void register_inplace(const std::string& schema, const OpDef& functional) {
             return std::vector<Tensor>{self};
           },
   });
+}
+
+int64_t numel_bound(const std::vector<SymInt>& sizes) {
+  int64_t n = 1;
+  for (const SymInt& s : sizes) {
+    const auto v = s.maybe_int();
+    if (!v) return std::numeric_limits<int64_t>::max();
+    n *= *v;
+  }
+  return n;
 }
 
 }  // namespace xport::ops

@@ -21,6 +21,9 @@ std::vector<int64_t> wrap_dims(const OpArgs& args, const std::vector<int64_t>& d
 std::vector<SymInt> broadcast_shapes(const OpArgs& args, const std::vector<SymInt>& a,
                                      const std::vector<SymInt>& b);
 std::string shape_str(const std::vector<SymInt>& sizes);
+/// The product of `sizes` when every one is a known integer; INT64_MAX (unbounded) otherwise.
+/// Bounds a data-dependent count of selected elements.
+int64_t numel_bound(const std::vector<SymInt>& sizes);
 
 /// Looks an op up once per call site.
 #define XPORT_OP(name)                                        \

@@ -409,14 +409,6 @@ std::vector<Tensor> run_higher_order(const PlannedStep& planned, const std::vect
   return step.op->cpu_alloc(OpArgs(*step.op, std::move(args)));
 }
 
-// The unbacked symbols a step's results define.
-void bind_unbacked(const ir::Node& node, const std::vector<Tensor>& outs, Symbols& symbols) {
-  for (const ir::UnbackedBinding& b : node.unbacked_bindings()) {
-    const Tensor& t = outs.at(static_cast<size_t>(b.output));
-    symbols[b.symbol] = b.dim < 0 ? t.item<int64_t>() : t.int_size(b.dim);
-  }
-}
-
 // A step sized when it runs: its arguments bound with this run's symbols, run as eager
 // execution runs it (subgraphs through the interpreter).
 std::vector<Tensor> run_sized_at_run(const CompiledStep& step, const CompiledGraph& graph,
@@ -509,7 +501,7 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& grap
         timed([&] { (*step.kernel)(OpArgs(*step.op, std::move(args)), outs); });
       }
     }
-    if (step.binds) bind_unbacked(*step.node, outs, run_symbols);
+    if (step.binds) ir::detail::bind_unbacked(*step.node, outs, run_symbols);
     for (size_t o = 0; o < outs.size(); ++o) slots[first + o] = std::move(outs[o]);
   }
   std::vector<Tensor> results;

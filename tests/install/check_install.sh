@@ -12,5 +12,6 @@ cmake --build "$scratch/build" >/dev/null
 (cd "$scratch" && "$scratch/build/consumer")
 "$scratch/build/runtime_consumer"
 (cd "$scratch" && "$scratch/build/libtorch_habits")
+(cd "$scratch" && "$scratch/build/control_flow")
 test -x "$scratch/prefix/bin/xport"
 echo "install check passed"

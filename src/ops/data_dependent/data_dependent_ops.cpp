@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "ops/op_util.h"
-#include "xport/expr.h"
 #include "ops/register_all.h"
 
 namespace xport::ops {
@@ -30,13 +29,7 @@ std::vector<TensorMeta> masked_select_meta(const OpArgs& args) {
   const Tensor& mask = args.tensor(1);
   check_mask(args);
   const std::vector<SymInt> shape = broadcast_shapes(args, self.sizes(), mask.sizes());
-  std::optional<int64_t> most = 1;
-  for (const SymInt& s : shape) {
-    const auto v = s.maybe_int();
-    most = most && v ? std::optional<int64_t>(*most * *v) : std::nullopt;
-  }
-  return {contiguous_meta({data_dependent_size(args, 0, most.value_or(sym::Range::kPosInf))},
-                          self.dtype())};
+  return {contiguous_meta({data_dependent_size(args, 0, numel_bound(shape))}, self.dtype())};
 }
 
 // self and mask broadcast together, then the elements where mask holds, in row-major order.

@@ -2,7 +2,6 @@
 // index_put, nonzero.
 #include "kernels/cpu/index.h"
 #include "ops/shape/shape_ops.h"
-#include "xport/expr.h"
 
 namespace xport::ops {
 void check_gather_index(const OpArgs& args, const Tensor& self, const Tensor& index) {
@@ -102,12 +101,7 @@ std::vector<TensorMeta> index_meta(const OpArgs& args) {
                 "masks and indices, index with nonzero(mask), or use where(mask, x, other) to "
                 "keep the shape");
     const Tensor& mask = indices[0];
-    std::optional<int64_t> most = 1;
-    for (int64_t d = 0; d < mask.dim(); ++d) {
-      const auto v = mask.size(d).maybe_int();
-      most = most && v ? std::optional<int64_t>(*most * *v) : std::nullopt;
-    }
-    std::vector<SymInt> sizes = {data_dependent_size(args, 0, most.value_or(sym::Range::kPosInf))};
+    std::vector<SymInt> sizes = {data_dependent_size(args, 0, numel_bound(mask.sizes()))};
     for (int64_t d = mask.dim(); d < self.dim(); ++d) sizes.push_back(self.size(d));
     return {contiguous_meta(std::move(sizes), self.dtype())};
   }
@@ -116,10 +110,8 @@ std::vector<TensorMeta> index_meta(const OpArgs& args) {
 
 std::vector<TensorMeta> nonzero_meta(const OpArgs& args) {
   const Tensor& self = args.tensor(0);
-  const auto numel = self.numel().maybe_int();
-  return {contiguous_meta(
-      {data_dependent_size(args, 0, numel.value_or(sym::Range::kPosInf)), self.dim()},
-      DType::Int64)};
+  return {contiguous_meta({data_dependent_size(args, 0, numel_bound(self.sizes())), self.dim()},
+                          DType::Int64)};
 }
 
 std::vector<Tensor> index_eager(const OpArgs& args) {
