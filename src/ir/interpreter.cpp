@@ -78,11 +78,7 @@ class Interpreter {
   }
 
   std::optional<int64_t> try_evaluate(sym::ExprPtr e) const {
-    return sym::evaluate(e, [&](sym::ExprPtr s) -> std::optional<int64_t> {
-      const auto it = symbols_.find(s);
-      if (it == symbols_.end()) return std::nullopt;
-      return it->second;
-    });
+    return detail::evaluate_with(e, symbols_);
   }
 
   int64_t evaluate(sym::ExprPtr e, const std::string& where) const {

@@ -1,7 +1,9 @@
 #pragma once
 // Helpers shared by the graph, printer, verifier and interpreter.
 
+#include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "xport/ir.h"
 
@@ -31,6 +33,17 @@ void for_each_ref(Argument& arg, Fn&& fn) {
   } else if (auto* list = std::get_if<std::vector<Argument>>(&arg.value)) {
     for (Argument& a : *list) for_each_ref(a, fn);
   }
+}
+
+/// The value of `e` with each symbol's value from `symbols`; nullopt when one is missing (or
+/// the expression divides by zero). The interpreter and the runtime's planner share it.
+inline std::optional<int64_t> evaluate_with(
+    sym::ExprPtr e, const std::unordered_map<sym::ExprPtr, int64_t>& symbols) {
+  return sym::evaluate(e, [&](sym::ExprPtr s) -> std::optional<int64_t> {
+    const auto it = symbols.find(s);
+    if (it == symbols.end()) return std::nullopt;
+    return it->second;
+  });
 }
 
 /// Gives the unbacked symbols `node` binds their values from its results (`outs`, one per

@@ -253,11 +253,7 @@ class Planner {
   }
 
   int64_t evaluate(sym::ExprPtr e, const std::string& where) const {
-    const auto v = sym::evaluate(e, [&](sym::ExprPtr s) -> std::optional<int64_t> {
-      const auto it = symbols_.find(s);
-      if (it == symbols_.end()) return std::nullopt;
-      return it->second;
-    });
+    const auto v = ir::detail::evaluate_with(e, symbols_);
     XPORT_CHECK(v.has_value(), InvalidInput, where, sym::str(e),
                 " cannot be computed from the inputs' symbols");
     return *v;
@@ -421,10 +417,7 @@ std::vector<Tensor> run_sized_at_run(const CompiledStep& step, const CompiledGra
         node.args()[a], step.op->parsed.arguments[a].type,
         [&](const ir::ValueRef& ref) { return slots[static_cast<size_t>(graph.slot(ref))]; },
         [&](sym::ExprPtr e) {
-          const auto v = sym::evaluate(e, [&](sym::ExprPtr s) -> std::optional<int64_t> {
-            const auto it = symbols.find(s);
-            return it == symbols.end() ? std::nullopt : std::optional<int64_t>(it->second);
-          });
+          const auto v = ir::detail::evaluate_with(e, symbols);
           XPORT_CHECK(v.has_value(), InvalidInput, where, sym::str(e),
                       " cannot be computed from the symbols known when it runs");
           return *v;
