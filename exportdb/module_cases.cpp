@@ -40,6 +40,22 @@ class Standardize : public nn::Module {
   Tensor mean, scale;
 };
 
+// Counts its calls and keeps a running mean of the rows it saw, in place.
+class RunningMean : public nn::Module {
+ public:
+  RunningMean() : nn::Module("RunningMean") {
+    count = register_buffer("count", zeros({}, DType::Int64));
+    mean = register_buffer("mean", zeros({3}));
+  }
+  Tensor forward(const Tensor& x) override {
+    nn::ModuleScope scope(*this);
+    count.add_(1);
+    mean.mul_(0.9).add_(x.mean({0}) * 0.1);
+    return x - mean;
+  }
+  Tensor count, mean;
+};
+
 template <class M>
 TracedFn forward_of(const std::shared_ptr<M>& m) {
   return adapt([m](const Tensor& x) { return m->forward(x); });
@@ -99,7 +115,7 @@ void add_module_cases(std::vector<Case>& cases) {
                        "A module that uses its own buffer and parameter in forward: both become "
                        "graph inputs marked `buffer mean` and `parameter scale` in the signature, "
                        "and their values are stored with the program. Buffers that forward only "
-                       "reads need nothing special; see inplace_update_input for updating one.",
+                       "reads need nothing special; see buffer_mutation for updating one.",
                    .module = standardize,
                    .fn = forward_of(standardize),
                    .example_inputs = {randn({4, 3}, 0)},
@@ -107,6 +123,51 @@ void add_module_cases(std::vector<Case>& cases) {
                    .valid_inputs = {{randn({9, 3}, 1)}},
                    .invalid_inputs = {{randn({4, 4}, 2)}},
                });
+  }
+
+  {
+    auto counter = std::make_shared<RunningMean>();
+    add(cases,
+        {
+            .name = "buffer_mutation",
+            .tags = {"module", "mutation"},
+            .description =
+                "A module that updates its own buffers in place (a call counter, a running "
+                "mean). The graph computes their new values functionally and lists them first "
+                "among the outputs as `buffer mutation count` / `buffer mutation mean`; "
+                "ExportedProgram::run and the runtime write them back into the program's "
+                "buffers after each call, so consecutive calls see the state eager calls would. "
+                "The archive stores them as PyTorch's buffers_to_mutate.",
+            .module = counter,
+            .fn = forward_of(counter),
+            .example_inputs = {randn({4, 3}, 0)},
+            .options = spec({{{0, Dim("batch")}}}),
+            .valid_inputs = {{randn({9, 3}, 1)}, {randn({2, 3}, 2)}},
+        });
+  }
+
+  {
+    auto net = std::make_shared<nn::Sequential>(std::vector<std::shared_ptr<nn::Module>>{
+        std::make_shared<nn::Conv2d>(3, 4, std::vector<int64_t>{3, 3},
+                                     nn::Conv2d::Options{.padding = {1, 1}}),
+        std::make_shared<nn::BatchNorm2d>(4), std::make_shared<nn::ReLU>()});
+    net->train();
+    add(cases,
+        {
+            .name = "batch_norm_training",
+            .tags = {"module", "mutation", "model"},
+            .description =
+                "BatchNorm2d in training mode normalises with the batch's statistics and "
+                "updates running_mean, running_var and num_batches_tracked in place. Export "
+                "records aten::_native_batch_norm_legit_functional, whose extra outputs are the "
+                "new running statistics, listed as buffer mutations, as PyTorch's "
+                "run_decompositions() does.",
+            .module = net,
+            .fn = forward_of(net),
+            .example_inputs = {randn({2, 3, 6, 6}, 0)},
+            .options = spec({{{0, Dim("batch", 2, 16)}}}),
+            .valid_inputs = {{randn({5, 3, 6, 6}, 1)}},
+        });
   }
 
   {

@@ -1,4 +1,5 @@
-// In-place updates: captured as functional ops where that is sound, refused where it is not yet.
+// In-place updates: captured as functional ops (and, for inputs, as mutation outputs) where that
+// is sound, refused where it is not yet.
 #include <vector>
 
 #include "exportdb/cases.h"
@@ -27,36 +28,56 @@ void add_mutation_cases(std::vector<Case>& cases) {
           .valid_inputs = {{randn({2, 3}, 1)}, {randn({9, 3}, 2)}},
       });
 
+  const Dim n("n");
   add(cases,
       {
           .name = "inplace_update_input",
           .tags = {"mutation"},
           .description =
-              "Updating an input in place (x.add_(1.0)) changes the caller's tensor, which a "
-              "functional graph cannot express yet, so export fails with UnsupportedOp. Compute "
-              "a new tensor instead (y = x + 1.0) and return it; the same holds for parameters, "
-              "buffers and captured tensors.",
-          .fn = adapt([](const Tensor& x) {
-            Tensor y = x;
-            y.add_(1.0);
-            return y;
+              "Updating an input in place (y.mul_(2.0)) changes the caller's tensor. The graph "
+              "stays functional: it computes the new value, and the signature lists it as a "
+              "`user input mutation` output, which ExportedProgram::run, the runtime and "
+              "PyTorch (user_inputs_to_mutate) write back into the caller's tensor after the "
+              "call, as the eager program would have.",
+          .fn = adapt([](const Tensor& x, const Tensor& y) {
+            Tensor updated = y;
+            updated.mul_(2.0);
+            return x + updated;
           }),
-          .example_inputs = {randn({3}, 0)},
-          .expected_error = ErrorKind::UnsupportedOp,
+          .example_inputs = {randn({4}, 0), randn({4}, 1)},
+          .options = spec({{{0, n}}, {{0, n}}}),
+          .valid_inputs = {{randn({7}, 2), randn({7}, 3)}},
       });
-
   add(cases, {
                  .name = "inplace_after_view",
                  .tags = {"mutation", "view"},
                  .description =
-                     "An in-place update of a tensor while a view shares its memory would have "
-                     "to update the view too; export does not track that yet and refuses with "
-                     "UnsupportedOp. clone() the tensor before updating it, or compute a new one.",
+                     "A view taken before an in-place update of its base (row = y.select(0, 0); "
+                     "y.add_(1.0)) would show the update too. Export does not track what such "
+                     "a view holds after the update, so using it afterwards is refused with "
+                     "UnsupportedOp. Take the view after the update, or clone() it before.",
                  .fn = adapt([](const Tensor& x) {
                    Tensor y = x * 2.0;
                    const Tensor row = y.select(0, 0);
                    y.add_(1.0);
                    return row + y.sum({0});
+                 }),
+                 .example_inputs = {randn({3, 4}, 0)},
+                 .expected_error = ErrorKind::UnsupportedOp,
+             });
+
+  add(cases, {
+                 .name = "inplace_view_update",
+                 .tags = {"mutation", "view"},
+                 .description =
+                     "Updating a view in place (y.select(0, 0).fill_(0.0)) also updates the "
+                     "tensor it views, which export does not express yet: UnsupportedOp. Write "
+                     "the whole tensor instead: y.index_copy_(0, index, rows), y.index_put_, or "
+                     "a new tensor from select_scatter / slice_scatter.",
+                 .fn = adapt([](const Tensor& x) {
+                   Tensor y = x * 2.0;
+                   y.select(0, 0).fill_(0.0);
+                   return y;
                  }),
                  .example_inputs = {randn({3, 4}, 0)},
                  .expected_error = ErrorKind::UnsupportedOp,

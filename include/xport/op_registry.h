@@ -135,6 +135,11 @@ const OpDef& find_op(const std::string& qualified_name);
 const OpDef* try_find_op(const std::string& qualified_name);
 /// Every registered op, sorted by name.
 std::vector<const OpDef*> all_ops();
+/// The functional counterpart of an op that mutates arguments, by ATen's naming: `add_.Tensor`
+/// -> `add.Tensor`, `_native_batch_norm_legit` -> `_native_batch_norm_legit_functional`. It
+/// returns the op's non-aliased results, then the new value of each mutated argument in order.
+/// Null when no such op is registered.
+const OpDef* functional_variant(const OpDef& op);
 
 /// Binds positional arguments (schema order, keyword-only ones too; trailing defaults may be
 /// left out) and checks their types.

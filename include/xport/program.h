@@ -22,11 +22,13 @@ struct InputSpec {
   bool persistent = true;  ///< buffers: in the state dict
 };
 
-/// What one graph output is.
+/// What one graph output is: a result for the caller, or the new value of a buffer or user
+/// input that the program updates in place (whoever runs the program writes it back).
 struct OutputSpec {
-  enum class Kind { UserOutput };
+  enum class Kind { UserOutput, BufferMutation, UserInputMutation };
   Kind kind = Kind::UserOutput;
-  std::string name;  ///< the value's name in the graph
+  std::string name;    ///< the value's name in the graph
+  std::string target;  ///< BufferMutation: the buffer's path; UserInputMutation: the input's name
 };
 
 struct GraphSignature {
@@ -86,7 +88,9 @@ class ExportedProgram {
   const std::map<std::string, Tensor>& state() const;
 
   /// Checks arity, kinds, dtypes, ranks, static dims, symbol ranges, equalities and derived
-  /// relations (InvalidInput naming the input and dim), then runs the graph.
+  /// relations (InvalidInput naming the input and dim), then runs the graph. Returns the user
+  /// outputs; buffer mutations are written to state() and user-input mutations to the caller's
+  /// tensors, in place, as the eager program would.
   std::vector<Tensor> run(const std::vector<Value>& inputs) const;
   /// The graph, then the signature, then the range constraints.
   std::string to_string() const;

@@ -37,6 +37,8 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
 /// A copy of self with self[indices] = values (or += values when `accumulate`).
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                  bool accumulate = false);
+/// A copy of self with its slices index[i] along dim replaced by source's slices i.
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 /// A copy of self with the slice self[start:end:step] along dim replaced by
 /// src.
 Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim = 0,

@@ -174,6 +174,11 @@ class Tensor {
   Tensor& copy_(const Tensor& src);
   Tensor& fill_(const Scalar& value);
   Tensor& zero_();
+  /// self[indices] = values (or += with `accumulate`), in place; see index_put().
+  Tensor& index_put_(const std::vector<Tensor>& indices, const Tensor& values,
+                     bool accumulate = false);
+  /// Writes source's slices i at index[i] along dim, in place (a KV cache's update).
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
 
   // ---- arithmetic (ATen names) ----
   Tensor add(const Tensor& other, const Scalar& alpha = 1) const;

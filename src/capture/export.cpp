@@ -155,13 +155,34 @@ ExportedProgram export_impl(nn::Module* module, const TracedFn& fn,
   }
   std::vector<ir::Argument> results;
   GraphSignature signature;
+  for (const ir::Node* p : graph.placeholders()) {
+    // Inputs updated in place: their new values come first, in input order, as in PyTorch.
+    for (const capture::InputMutation& m : tracer.mutations()) {
+      if (m.placeholder != p) continue;
+      const auto spec = specs.find(p->name());
+      const std::string at = m.source.empty() ? "" : " (" + m.source + ")";
+      XPORT_CHECK(spec != specs.end(), UnsupportedOp, "export_program: a tensor from the "
+                  "enclosing scope is updated in place", at, "; the exported program cannot "
+                  "update it: make it a buffer of the module (register_buffer) or an input");
+      XPORT_CHECK(spec->second.kind != InputSpec::Kind::Parameter, UnsupportedOp,
+                  "export_program: parameter ", spec->second.target, " is updated in place", at,
+                  "; export captures inference: register state the model updates as a buffer "
+                  "(register_buffer), not a parameter");
+      const ir::ValueRef ref = tracer.value_of(m.tensor);
+      results.emplace_back(ref);
+      const bool buffer = spec->second.kind == InputSpec::Kind::Buffer;
+      signature.outputs.push_back(
+          {buffer ? OutputSpec::Kind::BufferMutation : OutputSpec::Kind::UserInputMutation,
+           ref.node->name(), buffer ? spec->second.target : spec->second.name});
+    }
+  }
   for (const Tensor& out : outputs) {
     XPORT_CHECK(out.defined(), InvalidSpec,
                 "export_program: the function returned an "
                 "undefined tensor");
     const ir::ValueRef ref = tracer.value_of(out);
     results.emplace_back(ref);
-    signature.outputs.push_back({OutputSpec::Kind::UserOutput, ref.node->name()});
+    signature.outputs.push_back({OutputSpec::Kind::UserOutput, ref.node->name(), ""});
   }
   graph.set_output(std::move(results));
   capture::check_guards(*env, tensor_inputs, roots);

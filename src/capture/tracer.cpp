@@ -68,7 +68,9 @@ std::vector<Tensor> Tracer::add_node(const OpDef& op, std::vector<ir::Argument> 
 Tensor Tracer::make_fake(const TensorMeta& meta, ir::ValueRef ref) {
   auto impl = std::make_shared<TensorImpl>();
   impl->meta = meta;
-  impl->capture_info = std::make_shared<TracedValue>(TracedValue{ref});
+  auto info = std::make_shared<TracedValue>();
+  info->ref = ref;
+  impl->capture_info = std::move(info);
   return Tensor(std::move(impl));
 }
 
@@ -85,6 +87,17 @@ ir::TensorSpec Tracer::spec_of(const TensorMeta& meta) const {
 
 ir::ValueRef Tracer::value_of(const Tensor& t) {
   TracedValue* v = traced(t);
+  if (v != nullptr && v->stale) {
+    const std::string line = user_source(capture_call_site());
+    xport::detail::throw_error_with_case(
+        ErrorKind::UnsupportedOp,
+        xport::detail::concat(
+            "a view is used after the tensor it views was updated in place",
+            line.empty() ? "" : " (" + line + ")",
+            "; export cannot tell what the view holds now: take the view again after the "
+            "update, or clone() the tensor before updating it"),
+        "inplace_after_view");
+  }
   if (v != nullptr && owns(v->ref)) return v->ref;
   if (auto it = lifted_.find(t.impl()); it != lifted_.end()) return it->second;
   const bool from_enclosing_graph = v != nullptr && outer_ != nullptr && outer_->in_scope(v->ref);
@@ -230,63 +243,112 @@ std::vector<Tensor> Tracer::record(const OpArgs& args) {
   outs.reserve(metas.size());
   for (size_t i = 0; i < metas.size(); ++i) {
     outs.push_back(make_fake(metas[i], node->out(static_cast<int>(i))));
-    // A view shares memory with its base: remember both, so a later in-place update of either
-    // (which capture cannot express functionally yet) is refused instead of silently wrong.
+    // A view shares memory with its base: an in-place update of the view is refused, and
+    // one of the base makes the view stale (refused if used later).
     const int base = op.parsed.aliased_argument(op.parsed.returns_list ? 0 : i);
     if (base >= 0 && args[static_cast<size_t>(base)].is_tensor()) {
-      traced(outs.back())->is_view = true;
-      if (TracedValue* b = traced(args.tensor(static_cast<size_t>(base)))) b->has_views = true;
+      const std::shared_ptr<void>& info = outs.back().impl()->capture_info;
+      auto view = std::static_pointer_cast<TracedValue>(info);
+      view->is_view = true;
+      views_of(args.tensor(static_cast<size_t>(base))).push_back(view);
     }
   }
   return outs;
 }
 
 // self.op_(...) becomes self' = op(self, ...) in the graph, and the fake `self` is rebound to
-// the new value.
+// the new value; an op that updates several arguments (_native_batch_norm_legit) becomes its
+// _functional form, which returns their new values after its own results.
 std::vector<Tensor> Tracer::functionalize(const OpArgs& args) {
   const Schema& schema = args.op().parsed;
-  size_t self_index = 0;
-  while (self_index < schema.arguments.size() && !schema.arguments[self_index].is_write) {
-    ++self_index;
-  }
   const std::string& name = args.name();
-  XPORT_CHECK(self_index < schema.arguments.size() && args[self_index].is_tensor(), UnsupportedOp,
-              name, ": capture supports in-place ops that update one tensor");
-  const Tensor& self = args.tensor(self_index);
-  TracedValue* tv = traced(self);
-  if (outer_ != nullptr) {
-    const bool own_result = tv != nullptr && owns(tv->ref) &&
-                            tv->ref.node->kind() == ir::NodeKind::Call;
-    XPORT_CHECK_CASE(own_result, InvalidSpec, "cond_mutates_input", name,
-                     ": a cond / map / while_loop function updates one of its inputs or a tensor "
-                     "from outside it in place",
-                     node_meta().source.empty() ? "" : " (" + node_meta().source + ")",
-                     "; these functions must not mutate: compute a new tensor and return it");
+  std::vector<size_t> written;
+  for (size_t i = 0; i < schema.arguments.size(); ++i) {
+    if (!schema.arguments[i].is_write) continue;
+    XPORT_CHECK(args[i].is_tensor() && args.tensor(i).defined(), UnsupportedOp, name,
+                ": capture supports in-place ops that update tensors, not '",
+                schema.arguments[i].name, "' of type ", schema.arguments[i].type.str());
+    check_mutable(args.tensor(i), name);
+    written.push_back(i);
   }
-  XPORT_CHECK_CASE(
-      tv != nullptr && tv->ref.node->kind() == ir::NodeKind::Call, UnsupportedOp,
-      "inplace_update_input", name,
-      ": updating an input, parameter, buffer or captured tensor in place is not "
-      "supported by export yet; compute a new tensor instead (y = x + 1, not x.add_(1))");
-  XPORT_CHECK(!tv->is_view && !tv->has_views, UnsupportedOp, name,
-              ": updating a tensor in place while a view shares its memory is not supported by "
-              "export yet; clone() the tensor before updating it, or compute a new tensor");
-  // The functional form: the same name without the trailing underscore (add_ -> add).
-  std::string base = schema.name;
-  if (!base.empty() && base.back() == '_') base.pop_back();
+  const OpDef* functional = functional_variant(args.op());
   std::vector<Value> values = args.values();
-  const OpDef* functional =
-      try_find_op(schema.ns + "::" + base + (schema.overload.empty() ? "" : "." + schema.overload));
-  if (functional == nullptr && base == "zero") {
+  if (functional == nullptr && schema.name == "zero_") {
     functional = &find_op("aten::fill.Scalar");
-    values = {self, Value(int64_t{0})};
+    values = {args[0], Value(int64_t{0})};
   }
   XPORT_CHECK(functional != nullptr, UnsupportedOp, name,
               ": has no functional form to record; compute a new tensor instead");
-  Tensor result = call_tensors(*functional, std::move(values)).at(0);
-  if (result.dtype() != self.dtype()) result = result.to(self.dtype());
-  self.impl()->capture_info = result.impl()->capture_info;
-  return {self};
+  std::vector<Tensor> results = call_tensors(*functional, std::move(values));
+  size_t fresh = 0;  // results that alias no argument come first
+  for (size_t r = 0; r < schema.returns.size(); ++r) fresh += schema.aliased_argument(r) < 0;
+  XPORT_CHECK(results.size() == fresh + written.size(), Internal, functional->qualified_name,
+              " returns ", results.size(), " tensors; as the functional form of ", name,
+              " it must return ", fresh, " results and the new value of each of its ",
+              written.size(), " updated arguments");
+  for (size_t k = 0; k < written.size(); ++k) {
+    const Tensor& self = args.tensor(written[k]);
+    Tensor next = results[fresh + k];
+    if (next.dtype() != self.dtype()) next = next.to(self.dtype());
+    rebind(self, next);
+  }
+  std::vector<Tensor> outs;
+  size_t next_fresh = 0;
+  for (size_t r = 0; r < schema.returns.size(); ++r) {
+    const int a = schema.aliased_argument(r);
+    outs.push_back(a >= 0 ? args.tensor(static_cast<size_t>(a)) : results[next_fresh++]);
+  }
+  return outs;
+}
+
+void Tracer::check_mutable(const Tensor& t, const std::string& op_name) {
+  const TracedValue* tv = traced(t);
+  const std::string line = node_meta().source;
+  const std::string at = line.empty() ? "" : " (" + line + ")";
+  if (outer_ != nullptr) {
+    const bool own_result = tv != nullptr && owns(tv->ref) &&
+                            tv->ref.node->kind() == ir::NodeKind::Call;
+    XPORT_CHECK_CASE(own_result, InvalidSpec, "cond_mutates_input", op_name,
+                     ": a cond / map / while_loop function updates one of its inputs or a tensor "
+                     "from outside it in place",
+                     at, "; these functions must not mutate: compute a new tensor and return it");
+  }
+  XPORT_CHECK_CASE(tv == nullptr || !tv->is_view, UnsupportedOp, "inplace_view_update", op_name,
+                   ": updating a view in place", at,
+                   " would update the tensor it views as well, which export does not track yet; "
+                   "update the whole tensor with index_copy_ / index_put_, or build a new one "
+                   "with slice_scatter / select_scatter");
+  const ir::ValueRef ref = value_of(t);
+  if (ref.node->kind() != ir::NodeKind::Placeholder) return;
+  // A graph input updated in place: its last value becomes an output of the graph.
+  for (const InputMutation& m : mutations_) {
+    if (m.placeholder == ref.node) return;
+  }
+  mutations_.push_back({ref.node, t, line});
+}
+
+std::vector<std::weak_ptr<TracedValue>>& Tracer::views_of(const Tensor& t) {
+  if (TracedValue* tv = traced(t)) return tv->views;
+  return lifted_views_[t.impl()];
+}
+
+void Tracer::rebind(const Tensor& t, const Tensor& next) {
+  // Views taken before the update would still read the old value: they go stale.
+  std::vector<std::weak_ptr<TracedValue>> pending = std::move(views_of(t));
+  views_of(t).clear();
+  while (!pending.empty()) {
+    const std::shared_ptr<TracedValue> view = pending.back().lock();
+    pending.pop_back();
+    if (view == nullptr) continue;
+    view->stale = true;
+    for (auto& w : view->views) pending.push_back(std::move(w));
+    view->views.clear();
+  }
+  if (traced(t) != nullptr) {
+    t.impl()->capture_info = next.impl()->capture_info;
+  } else {
+    lifted_[t.impl()] = value_of(next);
+  }
 }
 
 }  // namespace xport::capture

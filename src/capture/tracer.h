@@ -19,8 +19,18 @@ namespace xport::capture {
 /// Stored in a fake tensor's TensorImpl::capture_info: the graph value it stands for.
 struct TracedValue {
   ir::ValueRef ref;
-  bool is_view = false;    // made by a view op: shares memory with its base
-  bool has_views = false;  // some view op was applied to it
+  bool is_view = false;  // made by a view op: shares memory with its base
+  /// Set when its base was updated in place after the view was taken: the graph cannot say
+  /// what the view now holds, so using it is refused.
+  bool stale = false;
+  std::vector<std::weak_ptr<TracedValue>> views;  // views taken of this value
+};
+
+/// A graph input (a buffer, a user input) updated in place while tracing.
+struct InputMutation {
+  const ir::Node* placeholder = nullptr;
+  Tensor tensor;       ///< the traced tensor: its value at the end is the input's new value
+  std::string source;  ///< the user's line of the first update
 };
 
 class Tracer : public DispatchInterceptor {
@@ -62,6 +72,8 @@ class Tracer : public DispatchInterceptor {
   bool is_subgraph() const { return outer_ != nullptr; }
   const std::shared_ptr<ShapeEnv>& env() const { return env_; }
 
+  /// Graph inputs updated in place, in the order of their first update.
+  const std::vector<InputMutation>& mutations() const { return mutations_; }
   /// Real tensors from the enclosing scope lifted as constants: (placeholder name, tensor).
   const std::vector<std::pair<std::string, Tensor>>& constants() const { return constants_; }
 
@@ -78,6 +90,10 @@ class Tracer : public DispatchInterceptor {
  private:
   std::vector<Tensor> record(const OpArgs& args);
   std::vector<Tensor> functionalize(const OpArgs& args);
+  void check_mutable(const Tensor& t, const std::string& op_name);
+  // Makes `t` stand for `next` from now on (t was updated in place); views of it go stale.
+  void rebind(const Tensor& t, const Tensor& next);
+  std::vector<std::weak_ptr<TracedValue>>& views_of(const Tensor& t);
   ir::Argument to_argument(const Value& v, const xport::Argument& schema_arg);
   bool owns(const ir::ValueRef& ref) const;
   bool in_scope(const ir::ValueRef& ref) const;
@@ -89,6 +105,9 @@ class Tracer : public DispatchInterceptor {
   std::vector<sym::ExprPtr> pending_sizes_;  // made by the meta function of the node being recorded
   std::unordered_map<std::string, int> subgraph_counts_;
   std::unordered_map<const TensorImpl*, ir::ValueRef> lifted_;
+  // Views taken of lifted real tensors (parameters, buffers, constants).
+  std::unordered_map<const TensorImpl*, std::vector<std::weak_ptr<TracedValue>>> lifted_views_;
+  std::vector<InputMutation> mutations_;
   std::vector<std::pair<std::string, Tensor>> constants_;
   const DecompositionTable* decompositions_ = nullptr;
   const ir::NodeMeta* inherited_meta_ = nullptr;

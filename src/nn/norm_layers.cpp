@@ -1,4 +1,5 @@
 // BatchNorm2d and LayerNorm.
+#include "ops/op_util.h"
 #include "xport/functions.h"
 #include "xport/nn/layers.h"
 
@@ -21,28 +22,17 @@ Tensor BatchNorm2d::forward(const Tensor& input) {
   ModuleScope scope(*this);
   XPORT_CHECK(input.dim() == 4, InvalidInput,
               "BatchNorm2d: expected a 4-D [N, C, H, W] input, got ", input.dim(), "-D");
-  if (!is_training()) {
-    return batch_norm(input, weight, bias, running_mean, running_var, false, momentum, eps, true);
+  if (is_training()) {
+    // As PyTorch's F.batch_norm: one value per channel has no variance to learn from.
+    const SymInt count = input.size(0) * input.size(2) * input.size(3);
+    XPORT_CHECK(static_cast<bool>(count > 1), InvalidInput,
+                "BatchNorm2d: training needs more than one value per channel, got input of shape ",
+                ops::shape_str(input.sizes()), "; call eval() to use the running statistics");
+    // The op updates running_mean and running_var in place; the module counts the batches.
+    num_batches_tracked.add_(1);
   }
-  // Training: normalize with the batch's biased variance; the running variance takes the
-  // unbiased one, as PyTorch does.
-  const int64_t count = input.int_size(0) * input.int_size(2) * input.int_size(3);
-  XPORT_CHECK(count > 1, InvalidInput,
-              "BatchNorm2d: training needs more than one value per channel, got input of shape [",
-              input.int_size(0), ", ", input.int_size(1), ", ", input.int_size(2), ", ",
-              input.int_size(3), "]; call eval() to use the running statistics");
-  const std::vector<int64_t> reduce = {0, 2, 3};
-  const Tensor mean = input.mean(reduce);
-  const Tensor var_biased = var(input, reduce, 0);
-  const std::vector<SymInt> channel_shape = {1, input.size(1), 1, 1};
-  Tensor y = (input - mean.view(channel_shape)) * (var_biased + eps).rsqrt().view(channel_shape);
-  if (weight.defined()) y = y * weight.view(channel_shape) + bias.view(channel_shape);
-  const double unbias = static_cast<double>(count) / static_cast<double>(count - 1);
-  running_mean.copy_(running_mean * (1 - momentum) + mean.to(running_mean.dtype()) * momentum);
-  running_var.copy_(running_var * (1 - momentum) +
-                    (var_biased * unbias).to(running_var.dtype()) * momentum);
-  num_batches_tracked.add_(1);
-  return y;
+  return batch_norm(input, weight, bias, running_mean, running_var, is_training(), momentum, eps,
+                    true);
 }
 
 LayerNorm::LayerNorm(std::vector<int64_t> shape, double eps_, bool elementwise_affine)

@@ -78,6 +78,15 @@ const OpDef* try_find_op(const std::string& qualified_name) {
   return it == r.ops.end() ? nullptr : it->second.get();
 }
 
+const OpDef* functional_variant(const OpDef& op) {
+  const Schema& s = op.parsed;
+  const std::string overload = s.overload.empty() ? "" : "." + s.overload;
+  if (!s.name.empty() && s.name.back() == '_') {
+    return try_find_op(s.ns + "::" + s.name.substr(0, s.name.size() - 1) + overload);
+  }
+  return try_find_op(s.ns + "::" + s.name + "_functional" + overload);
+}
+
 const OpDef& find_op(const std::string& qualified_name) {
   if (const OpDef* op = try_find_op(qualified_name)) return *op;
   // Suggest the overloads of the same base name, which is the usual mistake.

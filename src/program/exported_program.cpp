@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "program/input_check.h"
+#include "program/write_back.h"
 
 namespace xport {
 
@@ -51,7 +52,9 @@ std::vector<Tensor> ExportedProgram::run(const std::vector<Value>& inputs) const
       placeholders.push_back(impl_->state.at(spec.target));
     }
   }
-  return ir::interpret(impl_->graph, placeholders, bindings);
+  return write_back_mutations(impl_->signature,
+                              ir::interpret(impl_->graph, placeholders, bindings), impl_->state,
+                              user);
 }
 
 std::string GraphSignature::str() const {
@@ -65,7 +68,12 @@ std::string GraphSignature::str() const {
     out << "\n";
   }
   out << "  outputs:\n";
-  for (const OutputSpec& o : outputs) out << "    %" << o.name << ": user output\n";
+  static const char* kOutputKinds[] = {"user output", "buffer mutation", "user input mutation"};
+  for (const OutputSpec& o : outputs) {
+    out << "    %" << o.name << ": " << kOutputKinds[static_cast<int>(o.kind)];
+    if (o.kind != OutputSpec::Kind::UserOutput) out << " " << o.target;
+    out << "\n";
+  }
   return out.str();
 }
 

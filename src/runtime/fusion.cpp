@@ -188,7 +188,9 @@ class Fuser {
     const ir::Node& node = *ref->node;
     if (node.kind() == ir::NodeKind::Placeholder) {
       const size_t i = placeholder_index_.at(&node);
-      return out_.is_user_input[i] ? Tensor() : out_.placeholders[i];
+      const bool varies =
+          out_.is_user_input[i] || (i < out_.is_updated.size() && out_.is_updated[i]);
+      return varies ? Tensor() : out_.placeholders[i];
     }
     if (node.kind() != ir::NodeKind::Call || !is_view(*node.op())) return Tensor();
     if (auto it = constant_views_.find(&node); it != constant_views_.end()) return it->second;
@@ -565,11 +567,12 @@ std::string FusionStats::str() const {
 }
 
 FusedGraph fuse_graph(const ir::Graph& graph, std::vector<Tensor> placeholders,
-                      std::vector<bool> is_user_input) {
+                      std::vector<bool> is_user_input, std::vector<bool> is_updated) {
   FusedGraph out;
   out.graph = graph.clone();
   out.placeholders = std::move(placeholders);
   out.is_user_input = std::move(is_user_input);
+  out.is_updated = std::move(is_updated);
   Fuser(out).run();
   return out;
 }

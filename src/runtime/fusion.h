@@ -36,13 +36,16 @@ struct FusedGraph {
   ir::Graph graph;
   std::vector<Tensor> placeholders;  ///< constants, undefined where a user input goes
   std::vector<bool> is_user_input;
+  /// Buffers the program updates in place: read as they are when the call runs, never folded.
+  std::vector<bool> is_updated;
   FusionStats stats;
 };
 
 /// Rewrites a copy of `graph`. `placeholders` holds every placeholder's constant (weights,
 /// buffers) in graph order, undefined for user inputs; folded weights become new constant
-/// placeholders appended to it. Values that are graph outputs are never absorbed.
+/// placeholders appended to it. Values that are graph outputs are never absorbed; buffers marked
+/// in `is_updated` are not treated as constants.
 FusedGraph fuse_graph(const ir::Graph& graph, std::vector<Tensor> placeholders,
-                      std::vector<bool> is_user_input);
+                      std::vector<bool> is_user_input, std::vector<bool> is_updated);
 
 }  // namespace xport::runtime

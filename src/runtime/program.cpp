@@ -7,6 +7,7 @@
 
 #include "kernels/cpu/parallel.h"
 #include "program/input_check.h"
+#include "program/write_back.h"
 #include "runtime/compiled_graph.h"
 #include "runtime/execution_plan.h"
 #include "runtime/fusion.h"
@@ -25,6 +26,10 @@ struct Program::Impl {
   FusedGraph fused;
   CompiledGraph graph;
   std::vector<sym::ExprPtr> symbol_exprs;
+  // A program that updates buffers runs one call at a time: each call reads the state the
+  // previous one left, as eager calls in sequence would.
+  bool mutates_state = false;
+  mutable std::mutex state_mutex;
 
   // Plans by symbol values (with every input contiguous, they fix every layout).
   mutable std::mutex mutex;
@@ -39,10 +44,18 @@ struct Program::Impl {
                 "; give at least 1");
     std::vector<Tensor> placeholders;
     std::vector<bool> is_user_input;
+    std::vector<bool> is_updated;
     for (const InputSpec& spec : program.signature().inputs) {
       const bool user = spec.kind == InputSpec::Kind::UserInput;
       is_user_input.push_back(user);
       placeholders.push_back(user ? Tensor() : program.state().at(spec.target));
+      bool updated = false;
+      for (const OutputSpec& o : program.signature().outputs) {
+        updated = updated || (o.kind == OutputSpec::Kind::BufferMutation &&
+                              spec.kind == InputSpec::Kind::Buffer && o.target == spec.target);
+      }
+      is_updated.push_back(updated);
+      mutates_state = mutates_state || updated;
     }
     fused.graph = program.graph().clone();
     fused.placeholders = std::move(placeholders);
@@ -53,15 +66,18 @@ struct Program::Impl {
     // Fusion works on sizes it knows at load: a graph with data-dependent sizes runs unfused.
     if (options.fuse && graph.unplannable.empty() && !graph.has_unbacked) {
       fused = fuse_graph(program.graph(), std::move(fused.placeholders),
-                         std::move(fused.is_user_input));
+                         std::move(fused.is_user_input), std::move(is_updated));
       graph = compile_graph(fused.graph);
     }
     for (const SymbolSpec& s : program.symbols()) symbol_exprs.push_back(sym::symbol(s.name));
   }
 
-  // The placeholder tensors for one run, user inputs made contiguous at offset 0.
-  std::vector<Tensor> bind_placeholders(const std::vector<Value>& inputs, Symbols& symbols) const {
+  // The placeholder tensors for one run, user inputs made contiguous at offset 0; `user` gets
+  // the caller's tensors as given.
+  std::vector<Tensor> bind_placeholders(const std::vector<Value>& inputs, Symbols& symbols,
+                                        std::vector<Tensor>* user_out = nullptr) const {
     std::vector<Tensor> user = check_inputs(program.contract(), program.symbols(), inputs, symbols);
+    if (user_out != nullptr) *user_out = user;
     std::vector<Tensor> bound = fused.placeholders;
     size_t next = 0;
     for (size_t p = 0; p < bound.size(); ++p) {
@@ -115,15 +131,22 @@ std::vector<Tensor> Program::run(const std::vector<Tensor>& inputs) const {
 
 std::vector<Tensor> Program::run_values(const std::vector<Value>& inputs) const {
   Symbols symbols;
-  const std::vector<Tensor> bound = impl_->bind_placeholders(inputs, symbols);
+  std::vector<Tensor> user;
+  const std::vector<Tensor> bound = impl_->bind_placeholders(inputs, symbols, &user);
   const kernels::cpu::ThreadCountScope threads(impl_->options.num_threads);
+  std::unique_lock<std::mutex> state_lock(impl_->state_mutex, std::defer_lock);
+  if (impl_->mutates_state) state_lock.lock();
+  std::vector<Tensor> results;
   if (!impl_->graph.unplannable.empty()) {
     // The program's own graph, which takes the program's placeholders only.
     const size_t own = impl_->program.signature().inputs.size();
-    return ir::interpret(impl_->program.graph(), {bound.begin(), bound.begin() + own}, symbols);
+    results = ir::interpret(impl_->program.graph(), {bound.begin(), bound.begin() + own}, symbols);
+  } else {
+    const std::shared_ptr<const ExecutionPlan> plan = impl_->plan_for(bound, symbols);
+    results = execute(*plan, impl_->graph, bound);
   }
-  const std::shared_ptr<const ExecutionPlan> plan = impl_->plan_for(bound, symbols);
-  return execute(*plan, impl_->graph, bound);
+  return write_back_mutations(impl_->program.signature(), std::move(results),
+                              impl_->program.state(), user);
 }
 
 PlanStats Program::plan_stats(const std::vector<Value>& inputs) const {

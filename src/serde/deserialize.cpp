@@ -890,10 +890,33 @@ class ProgramReader {
     }
     for (size_t i = 0; i < outputs.size(); ++i) {
       auto [k, s] = outputs.at(i).to_union();
-      if (k != "user_output")
-        s.fail("output spec kind '" + k + "' is not supported by xport (it reads user_output)");
-      out.outputs.push_back(
-          {OutputSpec::Kind::UserOutput, std::get<ir::ValueRef>(results[i].value).node->name()});
+      OutputSpec spec;
+      spec.name = std::get<ir::ValueRef>(results[i].value).node->name();
+      if (k == "user_output") {
+        spec.kind = OutputSpec::Kind::UserOutput;
+      } else if (k == "buffer_mutation") {
+        spec.kind = OutputSpec::Kind::BufferMutation;
+        spec.target = s["buffer_name"].to_string();
+        if (std::none_of(out.inputs.begin(), out.inputs.end(), [&](const InputSpec& in) {
+              return in.kind == InputSpec::Kind::Buffer && in.target == spec.target;
+            })) {
+          s["buffer_name"].fail("names buffer '" + spec.target + "', which no input spec lists");
+        }
+      } else if (k == "user_input_mutation") {
+        spec.kind = OutputSpec::Kind::UserInputMutation;
+        spec.target = s["user_input_name"].to_string();
+        if (std::none_of(out.inputs.begin(), out.inputs.end(), [&](const InputSpec& in) {
+              return in.kind == InputSpec::Kind::UserInput && in.name == spec.target;
+            })) {
+          s["user_input_name"].fail("names user input '" + spec.target +
+                                    "', which no input spec lists");
+        }
+      } else {
+        s.fail("output spec kind '" + k +
+               "' is not supported by xport (it reads user_output, buffer_mutation and "
+               "user_input_mutation)");
+      }
+      out.outputs.push_back(std::move(spec));
     }
     return out;
   }

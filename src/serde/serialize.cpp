@@ -869,10 +869,29 @@ SerializedProgram serialize(const ExportedProgram& program) {
   }
   Json graph = writer.graph_json(std::move(graph_inputs));
   Json output_specs = Json::array();
-  for (const Json& out : graph["outputs"]) {
-    output_specs.push_back(Json{{"user_output", Json{{"arg", out}}}});
+  size_t user_outputs = 0;
+  const std::vector<OutputSpec>& outputs = program.signature().outputs;
+  XPORT_CHECK(outputs.size() == graph["outputs"].size(), Internal, "save: ", outputs.size(),
+              " output specs for ", graph["outputs"].size(), " graph outputs");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Json& out = graph["outputs"][i];
+    switch (outputs[i].kind) {
+      case OutputSpec::Kind::UserOutput:
+        output_specs.push_back(Json{{"user_output", Json{{"arg", out}}}});
+        ++user_outputs;
+        break;
+      case OutputSpec::Kind::BufferMutation:
+        output_specs.push_back(Json{{"buffer_mutation", Json{{"arg", out.at("as_tensor")},
+                                                             {"buffer_name", outputs[i].target}}}});
+        break;
+      case OutputSpec::Kind::UserInputMutation:
+        output_specs.push_back(
+            Json{{"user_input_mutation",
+                  Json{{"arg", out.at("as_tensor")}, {"user_input_name", outputs[i].target}}}});
+        break;
+    }
   }
-  Json call_signature = call.signature(output_specs.size());
+  Json call_signature = call.signature(user_outputs);
 
   Json contract = Json::array();
   for (const InputContract& c : program.contract()) contract.push_back(contract_json(c));

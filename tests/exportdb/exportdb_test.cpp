@@ -28,25 +28,6 @@ using exportdb::find_case;
 // fixed and the entry removed.
 const std::map<std::string, std::string, std::less<>> kKnownFailures = {};
 
-// The eager program runs on copies, so that one updating an input in place cannot change the
-// case. (The exported program is functional and gets the inputs themselves, views included.)
-std::vector<Value> clone_inputs(const std::vector<Value>& inputs) {
-  std::vector<Value> out;
-  out.reserve(inputs.size());
-  for (const Value& v : inputs) {
-    if (v.is_tensor()) {
-      out.emplace_back(v.to_tensor().clone());
-    } else if (v.is_list()) {
-      std::vector<Tensor> list;
-      for (const Tensor& t : v.to_tensor_list()) list.push_back(t.clone());
-      out.emplace_back(std::move(list));
-    } else {
-      out.push_back(v);
-    }
-  }
-  return out;
-}
-
 std::string describe(const std::vector<Value>& inputs) {
   std::string out = "(";
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -75,17 +56,51 @@ void check_valid(const exportdb::Case& c, const ExportedProgram& p,
                  const std::vector<Value>& inputs, std::vector<std::string>& problems) {
   const std::string where = "on valid input " + describe(inputs) + ": ";
   std::vector<Tensor> expected, actual;
+  // The program holds the module's own buffers: eager runs on them, and they are put back
+  // before the program runs, so that both start from the same state.
+  std::map<std::string, Tensor> before, eager_after;
+  if (c.module) {
+    for (const auto& [name, t] : c.module->named_buffers()) before[name] = t.clone();
+  }
+  // Copies, which the programs may update in place; the exported program gets the inputs
+  // themselves (views included) unless it updates them.
+  const std::vector<Value> eager_inputs = test_support::copy_inputs(inputs);
+  bool updates_inputs = false;
+  for (const OutputSpec& o : p.signature().outputs) {
+    updates_inputs = updates_inputs || o.kind == OutputSpec::Kind::UserInputMutation;
+  }
+  const std::vector<Value> run_inputs = updates_inputs ? test_support::copy_inputs(inputs) : inputs;
   try {
-    expected = c.fn(clone_inputs(inputs));
+    expected = c.fn(eager_inputs);
   } catch (const Error& e) {
     problems.push_back(where + "the eager program failed (the case is wrong): " + e.what());
     return;
   }
+  if (c.module) {
+    for (const auto& [name, t] : c.module->named_buffers()) {
+      eager_after[name] = t.clone();
+      Tensor(t).copy_(before.at(name));
+    }
+  }
   try {
-    actual = p.run(inputs);
+    actual = p.run(run_inputs);
   } catch (const Error& e) {
     problems.push_back(where + "run() threw " + to_string(e.kind()) + ": " + e.what());
     return;
+  }
+  // In-place updates of inputs and buffers must leave what eager leaves.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].is_tensor() &&
+        !allclose(run_inputs[i].to_tensor(), eager_inputs[i].to_tensor(), 1e-4, 1e-5)) {
+      problems.push_back(where + "input " + std::to_string(i) + " after the call is " +
+                         run_inputs[i].str() + ", eager leaves " + eager_inputs[i].str());
+    }
+  }
+  for (const auto& [name, want] : eager_after) {
+    if (!allclose(p.state().at(name), want, 1e-4, 1e-5)) {
+      problems.push_back(where + "buffer " + name + " after the call is " +
+                         Value(p.state().at(name)).str() + ", eager leaves " + Value(want).str());
+    }
   }
   if (actual.size() != expected.size()) {
     problems.push_back(where + "run() returned " + std::to_string(actual.size()) +
@@ -146,7 +161,7 @@ void check_error(const exportdb::Case& c, std::vector<std::string>& problems) {
   }
   // The program itself is fine eagerly: it is capture that refuses it.
   try {
-    c.fn(clone_inputs(c.example_inputs));
+    c.fn(test_support::copy_inputs(c.example_inputs));
   } catch (const Error& e) {
     problems.push_back(std::string("the eager program fails on the example (the case is wrong): ") +
                        e.what());

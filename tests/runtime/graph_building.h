@@ -53,7 +53,7 @@ struct GraphBuilder {
     std::vector<ir::Argument> args;
     for (const ir::ValueRef& r : results) {
       args.emplace_back(r);
-      signature.outputs.push_back({OutputSpec::Kind::UserOutput, r.node->name()});
+      signature.outputs.push_back({OutputSpec::Kind::UserOutput, r.node->name(), ""});
     }
     graph.set_output(std::move(args));
   }

@@ -74,6 +74,23 @@ inline double relative_difference(const Tensor& a, const Tensor& b) {
   return diff == 0 ? 0 : diff / scale;
 }
 
+/// Copies of the tensors among `inputs` (lists too); other values as they are.
+inline std::vector<Value> copy_inputs(const std::vector<Value>& inputs) {
+  std::vector<Value> out;
+  for (const Value& v : inputs) {
+    if (v.is_tensor()) {
+      out.emplace_back(v.to_tensor().clone());
+    } else if (v.is_list()) {
+      std::vector<Tensor> list;
+      for (const Tensor& t : v.to_tensor_list()) list.push_back(t.clone());
+      out.emplace_back(std::move(list));
+    } else {
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
 /// Everything that breaks the round trip for `p` on each of `inputs`, as messages. The runtime
 /// (runtime::Program) runs the saved file too: unfused it must give the same bits as `p.run`;
 /// fused (its default) the same to float rounding (1e-5 of the output's largest magnitude).
@@ -88,20 +105,24 @@ inline std::vector<std::string> round_trip_problems(const ExportedProgram& p,
     problems.push_back("the loaded program prints differently:\n--- saved\n" + p.to_string() +
                        "\n--- loaded\n" + q.to_string());
   }
+  save(q, second.path());  // before the runs below update its buffers
   runtime::Options unfused;
   unfused.fuse = false;
   const runtime::Program runtime_program = runtime::Program::load(first.path(), unfused);
   const runtime::Program fused_program = runtime::Program::load(first.path());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const std::vector<Tensor> want = p.run(inputs[i]);
+    // Each runner gets its own copy of the inputs, which a program may update in place; each
+    // holds its own buffers, which its runs update in step.
+    const std::vector<Tensor> want = p.run(copy_inputs(inputs[i]));
     struct Run {
       const char* who;
       std::vector<Tensor> got;
       bool rounding_allowed;
     };
-    const Run runs[] = {{"the loaded program", q.run(inputs[i]), false},
-                        {"the runtime", runtime_program.run_values(inputs[i]), false},
-                        {"the fused runtime", fused_program.run_values(inputs[i]), true}};
+    const Run runs[] = {
+        {"the loaded program", q.run(copy_inputs(inputs[i])), false},
+        {"the runtime", runtime_program.run_values(copy_inputs(inputs[i])), false},
+        {"the fused runtime", fused_program.run_values(copy_inputs(inputs[i])), true}};
     for (const auto& [who, got, rounding_allowed] : runs) {
       if (want.size() != got.size()) {
         problems.push_back("input set " + std::to_string(i) + ": " + who + " gives " +
@@ -120,7 +141,6 @@ inline std::vector<std::string> round_trip_problems(const ExportedProgram& p,
       }
     }
   }
-  save(q, second.path());
   if (!files_equal(first.path(), second.path())) {
     problems.push_back("saving the loaded program again gives different bytes");
   }

@@ -29,7 +29,8 @@ manifest.json:
  "cases": [{"name": "mlp_dynamic", "group": "reference", "pt2": "mlp_dynamic/model.pt2",
             "dynamic": true, "strict": false,
             "input_paths": ["args[0]"], "output_paths": ["out"],   # pytree key paths of leaves
-            "runs": [{"inputs": [leaf, ...], "outputs": [leaf, ...]}, ...],   # run 0: the example
+            "runs": [{"inputs": [leaf, ...], "outputs": [leaf, ...],
+                      "inputs_after": [leaf, ...]}, ...],   # run 0: the example
             "refused_inputs": [leaf, ...],     # optional: outside the range; ep.module() raises
             "refused_error": "<first line of PyTorch's error>",
             "range_constraints": {"s77": [2, 64]}},   # str(symbol): [lower, upper], null = inf
@@ -100,6 +101,7 @@ class Case:
     refused: tuple = None  # (args, kwargs) outside the dynamic range, which ep.module() refuses
     strict: bool = False
     core: bool = False  # also write <name>_core, after run_decompositions()
+    updates_state: bool = False  # updates its buffers: eager runs on a copy of the model
 
 
 # ---- reference models ----------------------------------------------------------------------------
@@ -150,6 +152,35 @@ def reference_cases():
     yield Case("gpt2_dynamic", "reference", model, (x,), dynamic_shapes=(dims,),
                runs=[((x,), {}), ((ids(1, 2),), {}), ((ids(1, 77),), {})],
                refused=((ids(1, 1024),), {}))
+
+
+class Stateful(nn.Module):
+    """Training-mode BatchNorm (running statistics), a call counter and an input updated in
+    place: in the _core program, buffer and user-input mutation outputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.register_buffer("calls", torch.zeros((), dtype=torch.int64))
+
+    def forward(self, x, scale):
+        self.calls.add_(1)
+        scale.mul_(2.0)
+        return torch.relu(self.bn(self.conv(x))) * scale.view(1, -1, 1, 1) + self.calls
+
+
+def mutation_cases():
+    g = torch.Generator().manual_seed(7)
+    torch.manual_seed(7)
+    model = Stateful().train()
+    x = torch.randn(4, 3, 8, 8, generator=g)
+    scale = torch.rand(4, generator=g)
+    runs = [((x, scale), {})] + [((torch.randn(n, 3, 8, 8, generator=g),
+                                   torch.rand(4, generator=g)), {}) for n in (2, 6)]
+    yield Case("stateful_training", "mutation", model, (x, scale),
+               dynamic_shapes=({0: Dim("batch", min=2, max=8)}, None), runs=runs, core=True,
+               updates_state=True)
 
 
 # ---- Hugging Face transformers -------------------------------------------------------------------
@@ -339,17 +370,24 @@ def write_program(out_dir, case, name, ep):
     pt2 = name + "/model.pt2"
     torch.export.save(ep, os.path.join(out_dir, pt2))
     module = ep.module()
+    # The eager reference starts from the state the program was exported with: a model that
+    # updates its buffers must not share them with the program.
+    eager = copy.deepcopy(case.model) if case.updates_state else case.model
     runs, in_paths, out_paths = [], None, None
     for k, (args, kwargs) in enumerate(case.runs or [(case.args, case.kwargs)]):
         in_paths, leaves = flat_inputs(ep, args, kwargs)
         inputs = write_leaves(out_dir, name, "run%d_in" % k, leaves)  # before a call mutates them
         # Each call gets its own copy: some examples mutate their inputs.
-        out = module(*copy.deepcopy(args), **copy.deepcopy(kwargs))
-        check_outputs(name, out, case.model(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
+        call_args, call_kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
+        out = module(*call_args, **call_kwargs)
+        check_outputs(name, out, eager(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
         paths_leaves, _ = pytree.tree_flatten_with_path(out)
         out_paths = [path_text("out", path) for path, _ in paths_leaves]
         outputs = write_leaves(out_dir, name, "run%d_out" % k, [x for _, x in paths_leaves])
-        runs.append({"inputs": inputs, "outputs": outputs})
+        # What the call left in its inputs (a program may update them in place).
+        after = write_leaves(out_dir, name, "run%d_after" % k,
+                             flat_inputs(ep, call_args, call_kwargs)[1])
+        runs.append({"inputs": inputs, "outputs": outputs, "inputs_after": after})
     entry = {"name": name, "group": case.group, "pt2": pt2,
              "dynamic": case.dynamic_shapes is not None, "strict": case.strict,
              "input_paths": in_paths, "output_paths": out_paths, "runs": runs}
@@ -406,7 +444,8 @@ def main(args, digest, start):
     warnings.simplefilter("ignore")
     os.makedirs(args.out_dir, exist_ok=True)
     cases, not_exported = [], []
-    for group in (reference_cases(), transformers_cases(), exportdb_cases(not_exported)):
+    for group in (reference_cases(), mutation_cases(), transformers_cases(),
+                  exportdb_cases(not_exported)):
         for case in group:
             cases += write_case(args.out_dir, case, not_exported, args.verbose)
     names = [c["name"] for c in cases] + [c["name"] for c in not_exported]

@@ -18,7 +18,8 @@ counts; exits 1 when an unlisted case fails or a listed case now works.
 
 manifest.json (the layout of torch_export_cases.py's, the other direction):
 {"cases": [{"name", "group": "exportdb" | "reference", "pt2": "<case>/model.pt2",
-            "runs": [{"inputs": [leaf, ...], "outputs": [leaf, ...]}, ...],
+            "runs": [{"inputs": [leaf, ...], "outputs": [leaf, ...],
+                      "inputs_after": [leaf, ...]}, ...],  # inputs_after: optional
             "refused_inputs": [[leaf, ...], ...],
             "range_constraints": {"s0": [lo, hi or null]}}]}
 A leaf is {"npy": path relative to DIR, "dtype", "shape"} (bfloat16 is stored as float32, "dtype"
@@ -200,11 +201,18 @@ def run_case(root, case, progress, notes):
     module = ep.module()
     outputs = []
     for k, run in enumerate(case["runs"]):
-        args, kwargs = call_args(ep, [leaf_value(root, leaf) for leaf in run["inputs"]])
+        inputs = [leaf_value(root, leaf) for leaf in run["inputs"]]
+        args, kwargs = call_args(ep, inputs)
         try:
             outputs.append(pytree.tree_leaves(module(*args, **kwargs)))
         except Exception as e:
             raise CaseFailure("run %d: ep.module(): %s" % (k, first_line(e))) from e
+        # Inputs the program updates in place must hold what xport's eager call left in them.
+        for i, (a, leaf) in enumerate(zip(pytree.tree_leaves((args, kwargs)),
+                                          run.get("inputs_after", []))):
+            problem = compare("run %d input %d after the call" % (k, i), a, leaf_value(root, leaf))
+            if problem:
+                raise CaseFailure(problem)
     progress.add("ran")
     for k, (run, actual) in enumerate(zip(case["runs"], outputs)):
         expected = [leaf_value(root, leaf) for leaf in run["outputs"]]

@@ -55,16 +55,29 @@ std::vector<Value> leaf_values(const json& leaves) {
   return values;
 }
 
-// Empty when `ours` equals PyTorch's outputs within kTolerance; else what differs.
-std::string compare_outputs(const std::vector<Tensor>& ours, const json& expected) {
+// The tensors among `values` (the elements of lists too), in order.
+std::vector<Tensor> tensors_of(const std::vector<Value>& values) {
+  std::vector<Tensor> out;
+  for (const Value& v : values) {
+    if (v.is_tensor()) out.push_back(v.to_tensor());
+    if (v.is_list()) out.insert(out.end(), v.to_tensor_list().begin(), v.to_tensor_list().end());
+    if (v.is_int() || v.is_double() || v.is_bool()) out.push_back(scalar_tensor_of(v));
+  }
+  return out;
+}
+
+// Empty when `ours` equals PyTorch's outputs (or inputs after the call) within kTolerance;
+// else what differs.
+std::string compare_outputs(const std::vector<Tensor>& ours, const json& expected,
+                            const std::string& what = "output") {
   if (ours.size() != expected.size()) {
-    return "xport gave " + std::to_string(ours.size()) + " outputs, PyTorch " +
+    return "xport gave " + std::to_string(ours.size()) + " " + what + "s, PyTorch " +
            std::to_string(expected.size());
   }
   for (size_t i = 0; i < ours.size(); ++i) {
     const Value want = leaf_value(expected[i]);
     const Tensor theirs = want.is_tensor() ? want.to_tensor() : scalar_tensor_of(want);
-    if (ours[i].int_sizes() != theirs.int_sizes()) return "output " + std::to_string(i) + " shape";
+    if (ours[i].int_sizes() != theirs.int_sizes()) return what + " " + std::to_string(i) + " shape";
     const std::vector<double> a = ours[i].to_vector<double>(), b = theirs.to_vector<double>();
     double diff = 0, peak = 0;
     for (size_t k = 0; k < a.size(); ++k) {
@@ -73,7 +86,7 @@ std::string compare_outputs(const std::vector<Tensor>& ours, const json& expecte
       peak = std::max(peak, std::fabs(b[k]));
     }
     if (std::isnan(diff) || diff > kTolerance * std::max(peak, 1e-30)) {
-      return "output " + std::to_string(i) + ": max diff " + std::to_string(diff) +
+      return what + " " + std::to_string(i) + ": max diff " + std::to_string(diff) +
              " against max |torch| " + std::to_string(peak);
     }
   }
@@ -94,12 +107,26 @@ Outcome run_case(const json& c) {
     const ExportedProgram program = load(path);
     const runtime::Program compiled = runtime::Program::load(path);
     o.loaded = true;
+    // xport's writer takes PyTorch's graphs too: saved again (before any run updates the
+    // program's buffers) and reloaded, the program gives the same outputs.
+    const fs::path again = fs::temp_directory_path() /
+                           ("xport_torch_pt2_" + c.at("name").get<std::string>() + ".pt2");
+    save(program, again.string());
+    const ExportedProgram reloaded = load(again.string());
+    fs::remove(again);
     for (const json& run : c.at("runs")) {
-      // Inputs are read afresh for each engine: a program may mutate them, as eager would.
-      const std::string exported =
-          compare_outputs(program.run(leaf_values(run.at("inputs"))), run.at("outputs"));
-      const std::string runtime =
-          compare_outputs(compiled.run_values(leaf_values(run.at("inputs"))), run.at("outputs"));
+      // Inputs are read afresh for each engine: a program may update them in place, and must
+      // leave in them what PyTorch's call left.
+      std::vector<Value> inputs = leaf_values(run.at("inputs"));
+      std::string exported = compare_outputs(program.run(inputs), run.at("outputs"));
+      if (exported.empty() && run.contains("inputs_after")) {
+        exported = compare_outputs(tensors_of(inputs), run.at("inputs_after"), "input");
+      }
+      inputs = leaf_values(run.at("inputs"));
+      std::string runtime = compare_outputs(compiled.run_values(inputs), run.at("outputs"));
+      if (runtime.empty() && run.contains("inputs_after")) {
+        runtime = compare_outputs(tensors_of(inputs), run.at("inputs_after"), "input");
+      }
       ++o.runs;
       if (exported.empty() && runtime.empty()) {
         ++o.equal;
@@ -109,14 +136,7 @@ Outcome run_case(const json& c) {
                     "; runtime: " + (runtime.empty() ? "equal" : runtime);
       }
     }
-    // xport's writer takes PyTorch's graphs too: saved again and reloaded, the program gives the
-    // same outputs.
     if (o.problem.empty()) {
-      const fs::path again = fs::temp_directory_path() /
-                             ("xport_torch_pt2_" + c.at("name").get<std::string>() + ".pt2");
-      save(program, again.string());
-      const ExportedProgram reloaded = load(again.string());
-      fs::remove(again);
       const json& run = c.at("runs").at(0);
       const std::string resaved =
           compare_outputs(reloaded.run(leaf_values(run.at("inputs"))), run.at("outputs"));

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "serde/round_trip.h"
 #include "xport/exportdb.h"
 #include "xport/xport.h"
 
@@ -16,6 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using namespace xport;
+using test_support::copy_inputs;  // a program may update its inputs: each use gets copies
 
 struct Writer {
   fs::path root;
@@ -49,7 +51,7 @@ struct Writer {
   }
 
   // Exports nothing itself: `program` is saved, `eager` gives the expected outputs of each input
-  // set (computed before the program runs, so mutated inputs are written as they were).
+  // set (on copies of the inputs, which the files hold as they were before the call).
   void add(const std::string& name, const std::string& group, const ExportedProgram& program,
            const std::function<std::vector<Tensor>(const std::vector<Value>&)>& eager,
            const std::vector<std::vector<Value>>& runs,
@@ -61,9 +63,13 @@ struct Writer {
     for (size_t k = 0; k < runs.size(); ++k) {
       const std::string stem = name + "/run" + std::to_string(k);
       json run = {{"inputs", leaves(runs[k], stem + "_in")}};
+      // The eager call gets copies; what it leaves in them is what the program must leave in
+      // the inputs it updates in place.
+      const std::vector<Value> after = copy_inputs(runs[k]);
       std::vector<Value> outputs;
-      for (const Tensor& t : eager(runs[k])) outputs.emplace_back(t);
+      for (const Tensor& t : eager(after)) outputs.emplace_back(t);
       run["outputs"] = leaves(outputs, stem + "_out");
+      run["inputs_after"] = leaves(after, stem + "_after");
       c["runs"].push_back(run);
     }
     c["refused_inputs"] = json::array();
@@ -79,25 +85,17 @@ struct Writer {
   }
 };
 
-// Inputs are cloned for each use: a program may mutate them, and the files must hold them as
-// they were before the call.
-std::vector<Value> fresh(const std::vector<Value>& values) {
-  std::vector<Value> out;
-  for (const Value& v : values) out.push_back(v.is_tensor() ? Value(v.to_tensor().clone()) : v);
-  return out;
-}
-
 void write_exportdb(Writer& w) {
   for (const exportdb::Case& c : exportdb::all_cases()) {
     if (c.expected_error) continue;
     const ExportedProgram program =
-        c.module ? export_program(*c.module, c.fn, fresh(c.example_inputs), c.options)
-                 : export_program(c.fn, fresh(c.example_inputs), c.options);
+        c.module ? export_program(*c.module, c.fn, copy_inputs(c.example_inputs), c.options)
+                 : export_program(c.fn, copy_inputs(c.example_inputs), c.options);
     std::vector<std::vector<Value>> runs = {c.example_inputs};
     runs.insert(runs.end(), c.valid_inputs.begin(), c.valid_inputs.end());
-    for (auto& run : runs) run = fresh(run);
+    for (auto& run : runs) run = copy_inputs(run);
     w.add(c.name, "exportdb", program,
-          [&](const std::vector<Value>& in) { return c.fn(fresh(in)); }, runs,
+          [&](const std::vector<Value>& in) { return c.fn(in); }, runs,
           c.invalid_inputs);
   }
 }

@@ -361,6 +361,30 @@ void index_out(const Tensor& self, const std::vector<Tensor>& indices, const Ten
                });
 }
 
+void index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                    const Tensor& out, std::string_view op) {
+  const bool in_place = out.storage() == self.storage() &&
+                        out.storage_offset().maybe_int() == self.storage_offset().maybe_int() &&
+                        out.int_strides() == self.int_strides();
+  if (!in_place) copy_tensor(out, self);
+  if (self.dim() == 0) {
+    if (index.int_numel() > 0) copy_tensor(out, source);
+    return;
+  }
+  const IndexValues idx = checked_indices(index, out.int_size(dim), false, op, dim);
+  // The slice at `i` along dim, as a strided view.
+  auto slice = [dim](const Tensor& t, int64_t i) {
+    std::vector<int64_t> sizes = t.int_sizes(), strides = t.int_strides();
+    const int64_t offset = *t.storage_offset().maybe_int() + i * strides[static_cast<size_t>(dim)];
+    sizes.erase(sizes.begin() + dim);
+    strides.erase(strides.begin() + dim);
+    return strided_view(t, sizes, strides, offset);
+  };
+  for (int64_t i = 0; i < idx.size(); ++i) {
+    copy_tensor(slice(out, idx[i]), source.dim() == 0 ? source : slice(source, i));
+  }
+}
+
 void index_put_out(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                    bool accumulate, const Tensor& out, std::string_view op) {
   copy_tensor(out, self);

@@ -49,6 +49,10 @@ class IndexValues {
 IndexValues checked_indices(const Tensor& index, int64_t size, bool allow_negative,
                             std::string_view op, int64_t dim);
 
+/// out = self, then out's slice index[i] along dim = source's slice i (in order; a repeated
+/// index keeps the last). Skips the copy when out is self (the in-place op).
+void index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                    const Tensor& out, std::string_view op);
 /// out = self indexed by the 1-D (or 0-D) `index` along dim.
 void index_select_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out,
                       std::string_view op);

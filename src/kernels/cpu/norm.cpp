@@ -158,4 +158,83 @@ void batch_norm_inference_out(const Tensor& input, const Tensor& weight, const T
     run(float{});
 }
 
+void batch_norm_training_out(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                             const Tensor& running_mean, const Tensor& running_var,
+                             double momentum, double eps, const Tensor& out,
+                             const Tensor& save_mean, const Tensor& save_invstd,
+                             const Tensor& running_mean_out, const Tensor& running_var_out) {
+  const int64_t C = input.int_size(1);
+  const int64_t outer = input.int_size(0);
+  const int64_t inner = C * outer == 0 ? 0 : input.int_numel() / (C * outer);
+  const int64_t count = outer * inner;
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    const Tensor x = contiguous_as(input, dtype_v<T>);
+    const T* xd = x.data<T>();
+    // Per channel, in double: the batch mean and biased variance (two passes, as ATen).
+    std::vector<double> mean(C, 0.0), var(C, 0.0);
+    parallel_for(0, C, 1, [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        double sum = 0;
+        for (int64_t n = 0; n < outer; ++n) {
+          const T* row = xd + (n * C + c) * inner;
+          for (int64_t i = 0; i < inner; ++i) sum += row[i];
+        }
+        mean[c] = count > 0 ? sum / static_cast<double>(count) : 0.0;
+        double sq = 0;
+        for (int64_t n = 0; n < outer; ++n) {
+          const T* row = xd + (n * C + c) * inner;
+          for (int64_t i = 0; i < inner; ++i) {
+            const double d = row[i] - mean[c];
+            sq += d * d;
+          }
+        }
+        var[c] = count > 0 ? sq / static_cast<double>(count) : 0.0;
+      }
+    });
+    const Tensor w = weight.defined() ? contiguous_as(weight, dtype_v<T>) : Tensor();
+    const Tensor b = bias.defined() ? contiguous_as(bias, dtype_v<T>) : Tensor();
+    std::vector<T> alpha(C), beta(C);
+    std::vector<double> invstd(C);
+    for (int64_t c = 0; c < C; ++c) {
+      invstd[c] = 1.0 / std::sqrt(var[c] + eps);
+      alpha[c] = static_cast<T>(invstd[c] * (w.defined() ? w.data<T>()[c] : T(1)));
+      beta[c] = static_cast<T>((b.defined() ? b.data<T>()[c] : T(0)) - mean[c] * alpha[c]);
+    }
+    write_as<T>(out, [&](T* y) {
+      scale_shift_channels<T>(xd, y, alpha.data(), beta.data(), outer, C, inner);
+    });
+    auto fill = [&](const Tensor& dst, auto value_of) {
+      if (!dst.defined()) return;
+      if (dst.dtype() == DType::Float64) {
+        write_as<double>(dst, [&](double* d) {
+          for (int64_t c = 0; c < C; ++c) d[c] = value_of(c);
+        });
+      } else {
+        write_as<float>(dst, [&](float* d) {
+          for (int64_t c = 0; c < C; ++c) d[c] = static_cast<float>(value_of(c));
+        });
+      }
+    };
+    fill(save_mean, [&](int64_t c) { return mean[c]; });
+    fill(save_invstd, [&](int64_t c) { return invstd[c]; });
+    if (!running_mean_out.defined()) return;
+    // Read the old statistics before writing: an out may be its input.
+    const Tensor old_mean = contiguous_as(running_mean, DType::Float64);
+    const Tensor old_var = contiguous_as(running_var, DType::Float64);
+    const double unbias =
+        count > 1 ? static_cast<double>(count) / static_cast<double>(count - 1) : 1.0;
+    fill(running_mean_out, [&](int64_t c) {
+      return (1 - momentum) * old_mean.data<double>()[c] + momentum * mean[c];
+    });
+    fill(running_var_out, [&](int64_t c) {
+      return (1 - momentum) * old_var.data<double>()[c] + momentum * var[c] * unbias;
+    });
+  };
+  if (input.dtype() == DType::Float64)
+    run(double{});
+  else
+    run(float{});
+}
+
 }  // namespace xport::kernels::cpu

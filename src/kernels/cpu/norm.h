@@ -19,4 +19,15 @@ void batch_norm_inference_out(const Tensor& input, const Tensor& weight, const T
                               const Tensor& running_mean, const Tensor& running_var, double eps,
                               const Tensor& out);
 
+/// Training batch norm over dim 1 with the batch's statistics: out = (x - mean) * invstd * w + b;
+/// `save_mean` and `save_invstd` (C values, float32 for reduced inputs) get the batch's mean and
+/// 1 / sqrt(biased variance + eps). When `running_mean_out` is defined, it gets
+/// (1 - momentum) * running_mean + momentum * mean, and `running_var_out` the same with the
+/// unbiased variance; an out may be its input (the in-place op). weight and bias may be undefined.
+void batch_norm_training_out(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                             const Tensor& running_mean, const Tensor& running_var,
+                             double momentum, double eps, const Tensor& out,
+                             const Tensor& save_mean, const Tensor& save_invstd,
+                             const Tensor& running_mean_out, const Tensor& running_var_out);
+
 }  // namespace xport::kernels::cpu

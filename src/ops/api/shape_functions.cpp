@@ -55,6 +55,9 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
                  bool accumulate) {
   return call1(XPORT_OP("aten::index_put"), {self, indices, values, accumulate});
 }
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  return call1(XPORT_OP("aten::index_copy"), {self, dim, index, source});
+}
 Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
                      std::optional<SymInt> start, std::optional<SymInt> end, SymInt step) {
   return call1(XPORT_OP("aten::slice_scatter"), {self, src, dim, opt(start), opt(end), step});

@@ -120,6 +120,16 @@ Tensor Tensor::tanh() const { return xport::tanh(*this); }
 Tensor Tensor::sigmoid() const { return xport::sigmoid(*this); }
 Tensor Tensor::relu() const { return xport::relu(*this); }
 
+Tensor& Tensor::index_put_(const std::vector<Tensor>& indices, const Tensor& values,
+                           bool accumulate) {
+  call1(XPORT_OP("aten::index_put_"), {*this, indices, values, accumulate});
+  return *this;
+}
+Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
+  call1(XPORT_OP("aten::index_copy_"), {*this, dim, index, source});
+  return *this;
+}
+
 Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
   call1(XPORT_OP("aten::add_.Tensor"), {*this, other, alpha});
   return *this;

@@ -1,5 +1,6 @@
-// Normalization: layer norm, and batch norm in inference mode (running
-// statistics).
+// Normalization: layer norm, and batch norm with running statistics (inference) or batch
+// statistics (training, which also updates the running ones).
+#include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/norm.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
@@ -86,12 +87,6 @@ DType check_batch_norm(const OpArgs& args, bool stats_required) {
   return param_dtype;
 }
 
-void check_inference(const OpArgs& args, size_t training) {
-  XPORT_CHECK(!args.boolean(training), UnsupportedOp, args.name(),
-              ": training mode (batch statistics) is not supported yet; call it with "
-              "training=False (eval mode) and running statistics");
-}
-
 std::vector<TensorMeta> batch_norm_meta(const OpArgs& args) {
   const Tensor& input = args.tensor(0);
   const DType saved = check_batch_norm(args, true);
@@ -99,6 +94,45 @@ std::vector<TensorMeta> batch_norm_meta(const OpArgs& args) {
   const std::vector<SymInt> empty{SymInt(0)};
   return {contiguous_meta(input.sizes(), input.dtype()), contiguous_meta(empty, saved),
           contiguous_meta(empty, saved)};
+}
+
+// _native_batch_norm_legit[_functional](input, weight, bias, running_mean, running_var,
+// training, momentum, eps): the batch's statistics in training mode, the running ones otherwise.
+// The functional form also returns the new running statistics.
+std::vector<TensorMeta> batch_norm_legit_meta(const OpArgs& args, bool functional) {
+  const Tensor& input = args.tensor(0);
+  const DType saved = check_batch_norm(args, true);
+  const std::vector<SymInt> stats = args.boolean(5) ? std::vector<SymInt>{input.size(1)}
+                                                    : std::vector<SymInt>{SymInt(0)};
+  std::vector<TensorMeta> out = {contiguous_meta(input.sizes(), input.dtype()),
+                                 contiguous_meta(stats, saved), contiguous_meta(stats, saved)};
+  if (functional) {
+    for (size_t i : {size_t{3}, size_t{4}}) {
+      out.push_back(contiguous_meta(args.tensor(i).sizes(), args.tensor(i).dtype()));
+    }
+  }
+  return out;
+}
+
+// Writes outs[0..2]; the new running statistics go to running_out (the functional form's
+// outs[3..4], or the running statistics themselves for the in-place op).
+void batch_norm_legit_kernel(const OpArgs& args, std::vector<Tensor>& outs,
+                             const Tensor& running_mean_out, const Tensor& running_var_out) {
+  const Tensor& running_mean = args.tensor(3);
+  const Tensor& running_var = args.tensor(4);
+  if (!args.boolean(5)) {
+    cpu::batch_norm_inference_out(args.tensor(0), args.optional_tensor(1),
+                                  args.optional_tensor(2), running_mean, running_var,
+                                  args.real(7), outs[0]);
+    if (running_mean_out.defined() && !running_mean_out.is_same(running_mean)) {
+      cpu::copy_into(running_mean_out, running_mean);
+      cpu::copy_into(running_var_out, running_var);
+    }
+    return;
+  }
+  cpu::batch_norm_training_out(args.tensor(0), args.optional_tensor(1), args.optional_tensor(2),
+                               running_mean, running_var, args.real(6), args.real(7), outs[0],
+                               outs[1], outs[2], running_mean_out, running_var_out);
 }
 
 }  // namespace
@@ -139,6 +173,50 @@ void register_norm_ops() {
           },
       .core = true,
   });
+  const OpDef& legit_functional = register_op({
+      .schema = "aten::_native_batch_norm_legit_functional(Tensor input, Tensor? weight, "
+                "Tensor? bias, Tensor running_mean, Tensor running_var, bool training, "
+                "float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor running_mean_out, "
+                "Tensor running_var_out)",
+      .meta = [](const OpArgs& args) { return batch_norm_legit_meta(args, true); },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            batch_norm_legit_kernel(args, outs, outs[3], outs[4]);
+          },
+      .core = true,
+  });
+  // Updates running_mean and running_var in place in training mode; capture records the
+  // functional form above instead.
+  const OpDef& legit = register_op({
+      .schema = "aten::_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, "
+                "Tensor(a!) running_mean, Tensor(b!) running_var, bool training, "
+                "float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+      .meta = [](const OpArgs& args) { return batch_norm_legit_meta(args, false); },
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            const bool training = args.boolean(5);
+            batch_norm_legit_kernel(args, outs, training ? args.tensor(3) : Tensor(),
+                                    training ? args.tensor(4) : Tensor());
+          },
+      .decomp =
+          [&legit_functional](const OpArgs& args) {
+            std::vector<Tensor> r = call_tensors(legit_functional, args.values());
+            Tensor running_mean = args.tensor(3);
+            Tensor running_var = args.tensor(4);
+            running_mean.copy_(r[3]);
+            running_var.copy_(r[4]);
+            return std::vector<Tensor>{r[0], r[1], r[2]};
+          },
+  });
+  // Training mode normalises with the batch's statistics and updates the running ones.
+  auto training_batch_norm = [&legit](const OpArgs& args) {
+    XPORT_CHECK(args.optional_tensor(3).defined() && args.optional_tensor(4).defined(),
+                UnsupportedOp, args.name(),
+                ": training mode without running statistics (track_running_stats=False) is not "
+                "supported yet; pass running_mean and running_var");
+    return call_tensors(legit, {args[0], args[1], args[2], args[3], args[4], true, args[6],
+                                args[7]});
+  };
   // native_batch_norm(input, weight, bias, running_mean, running_var, training,
   // momentum, eps)
   register_op({
@@ -147,8 +225,8 @@ void register_norm_ops() {
                 "momentum, "
                 "float eps) -> (Tensor, Tensor, Tensor)",
       .decomp =
-          [&no_training](const OpArgs& args) {
-            check_inference(args, 5);
+          [&no_training, training_batch_norm](const OpArgs& args) {
+            if (args.boolean(5)) return training_batch_norm(args);
             check_batch_norm(args, true);
             return call_tensors(no_training,
                                 {args[0], args[1], args[2], args[3], args[4], args[6], args[7]});
@@ -162,9 +240,9 @@ void register_norm_ops() {
                 "Tensor? running_var, bool training, float momentum, float eps, "
                 "bool cudnn_enabled) -> Tensor",
       .decomp =
-          [&no_training](const OpArgs& args) {
+          [&no_training, training_batch_norm](const OpArgs& args) {
             check_batch_norm(args, false);
-            check_inference(args, 5);
+            if (args.boolean(5)) return std::vector<Tensor>{training_batch_norm(args)[0]};
             check_batch_norm(args, true);
             return std::vector<Tensor>{call_tensors(
                 no_training, {args[0], args[1], args[2], args[3], args[4], args[6], args[7]})[0]};

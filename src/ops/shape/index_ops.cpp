@@ -151,6 +151,31 @@ std::vector<TensorMeta> index_put_meta(const OpArgs& args) {
   return {contiguous_meta(self.sizes(), self.dtype())};
 }
 
+// index_copy(self, dim, index, source): source's slices written at index along dim.
+std::vector<TensorMeta> index_copy_meta(const OpArgs& args) {
+  const Tensor& self = args.tensor(0);
+  const Tensor& index = args.tensor(2);
+  const Tensor& source = args.tensor(3);
+  const int64_t dim = wrap_dim(args, args.integer(1), self.dim());
+  XPORT_CHECK(index.dtype() == DType::Int64, InvalidInput, args.name(),
+              ": index must be int64, got ", dtype_name(index.dtype()));
+  XPORT_CHECK(index.dim() <= 1, InvalidInput, args.name(),
+              ": index must be a vector (1-D or 0-D), got shape ", shape_str(index.sizes()));
+  XPORT_CHECK(source.dtype() == self.dtype(), InvalidInput, args.name(),
+              ": self and source must have the same dtype, got ", dtype_name(self.dtype()),
+              " and ", dtype_name(source.dtype()), "; convert source with .to(dtype)");
+  bool fits = source.dim() == self.dim() || (self.dim() <= 1 && source.dim() <= 1);
+  for (int64_t d = 0; fits && d < source.dim() && self.dim() > 0; ++d) {
+    fits = d == dim ? static_cast<bool>(source.size(d) == index.numel())
+                    : static_cast<bool>(source.size(d) == self.size(d));
+  }
+  if (self.dim() > 0 && source.dim() == 0) fits = static_cast<bool>(index.numel() == 1);
+  XPORT_CHECK(fits, InvalidInput, args.name(), ": source of shape ", shape_str(source.sizes()),
+              " must match self ", shape_str(self.sizes()), " in every dim but dim ", dim,
+              ", and have index's ", index.numel(), " slices along it");
+  return {contiguous_meta(self.sizes(), self.dtype())};
+}
+
 std::vector<TensorMeta> index_select_meta(const OpArgs& args) {
   const Tensor& self = args.tensor(0);
   const Tensor& index = args.tensor(2);
@@ -221,6 +246,34 @@ void register_index_ops() {
           },
       .core = true,
   });
+  register_inplace(
+      "aten::index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, "
+      "bool accumulate=False) -> Tensor(a!)",
+      find_op("aten::index_put"));
+  // Not core: an index_put with the index at `dim`, as PyTorch decomposes it.
+  const OpDef& index_copy = register_op({
+      .schema = "aten::index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
+      .meta = index_copy_meta,
+      .cpu =
+          [](const OpArgs& args, std::vector<Tensor>& outs) {
+            const Tensor& self = args.tensor(0);
+            cpu::index_copy_out(self, wrap_dim(args, args.integer(1), self.dim()),
+                                args.tensor(2), args.tensor(3), outs[0], args.name());
+          },
+      .decomp =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor(0);
+            const int64_t dim = wrap_dim(args, args.integer(1), self.dim());
+            std::vector<Tensor> indices(static_cast<size_t>(dim));
+            const Tensor& index = args.tensor(2);
+            indices.push_back(index.dim() == 0 ? index.unsqueeze(0) : index);
+            return call_tensors(find_op("aten::index_put"),
+                                {self, indices, args[3], false});
+          },
+  });
+  register_inplace(
+      "aten::index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)",
+      index_copy);
   // The output's size depends on the data: the kernel allocates it; the meta function gives
   // capture an unbacked symbol for it.
   register_op({

@@ -405,8 +405,33 @@ void norm_samples(Rows& rows) {
                     return with(g.ints({2, 3}, 0, 9), stats(g, 3, DType::Float32), {0.1, 1e-5});
                   },
                   -1, -1, true});
-  // (input, weight, bias, running_mean, running_var, training, momentum, eps)
+  // (input, weight, bias, running_mean, running_var, training, momentum, eps): training
+  // mode normalises with the batch's statistics and updates the running ones.
+  for (const std::string op :
+       {"aten::_native_batch_norm_legit", "aten::_native_batch_norm_legit_functional"}) {
+    rows.push_back(
+        {op, "training f32 [4,3,5,5]", [=](Gen& g) {
+           return with(g.randn({4, 3, 5, 5}), stats(g, 3, DType::Float32), {true, 0.1, 1e-5});
+         }});
+    rows.push_back({op, "training f64 3-D, no weight", [](Gen& g) {
+                      return Args{g.randn({2, 3, 7}, DType::Float64), Value(), Value(),
+                                  g.randn({3}, DType::Float64), g.positive({3}, DType::Float64),
+                                  true, 0.3, 1e-3};
+                    }});
+    rows.push_back(
+        {op, "training non-contiguous", [=](Gen& g) {
+           return with(g.transposed({2, 3, 4, 5}), stats(g, 3, DType::Float32), {true, 0.1, 1e-5});
+         }});
+    rows.push_back(
+        {op, "eval f32", [=](Gen& g) {
+           return with(g.randn({4, 3, 5, 5}), stats(g, 3, DType::Float32), {false, 0.1, 1e-5});
+         }});
+  }
   const std::string nbn = "aten::native_batch_norm";
+  rows.push_back(
+      {nbn, "training f32", [=](Gen& g) {
+         return with(g.randn({4, 3, 5, 5}), stats(g, 3, DType::Float32), {true, 0.1, 1e-5});
+       }});
   rows.push_back(
       {nbn, "eval f32", [=](Gen& g) {
          return with(g.randn({4, 3, 5, 5}), stats(g, 3, DType::Float32), {false, 0.1, 1e-5});
@@ -421,6 +446,10 @@ void norm_samples(Rows& rows) {
        }});
   // (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
   const std::string bn = "aten::batch_norm";
+  rows.push_back(
+      {bn, "training f32", [=](Gen& g) {
+         return with(g.randn({4, 3, 5, 5}), stats(g, 3, DType::Float32), {true, 0.1, 1e-5, true});
+       }});
   rows.push_back(
       {bn, "eval f32", [=](Gen& g) {
          return with(g.randn({4, 3, 5, 5}), stats(g, 3, DType::Float32), {false, 0.1, 1e-5, true});

@@ -324,6 +324,52 @@ void index_rows(Rows& rows) {
                     return Args{g.ints({5}, 0, 9), TL{permutation(g, {5}, 0, 3) - int64_t{5}},
                                 g.ints({3}, -9, 0)};
                   }});
+  rows.push_back({"aten::index_put_", "rows in place", [](Gen& g) {
+                    return Args{g.randn({4, 3}), TL{permutation(g, {4}, 0, 2)}, g.randn({2, 3})};
+                  }});
+  rows.push_back({"aten::index_put_", "accumulate in place", [](Gen& g) {
+                    return Args{g.randn({3, 2}), TL{g.ints({6}, 0, 2)}, g.randn({6, 2}), true};
+                  }});
+  const std::string copy = "aten::index_copy";
+  // A KV cache's update: new positions along dim 2 of [batch, heads, positions, head dim].
+  rows.push_back({copy, "positions of a cache", [](Gen& g) {
+                    return Args{g.randn({1, 2, 6, 3}), int64_t{2}, permutation(g, {6}, 0, 2),
+                                g.randn({1, 2, 2, 3})};
+                  }});
+  rows.push_back({copy, "dim 0, int64, negative dim", [](Gen& g) {
+                    return Args{g.ints({4, 3}, 0, 9), int64_t{-2}, permutation(g, {4}, 0, 3),
+                                g.ints({3, 3}, 0, 9)};
+                  }});
+  rows.push_back({copy, "non-contiguous self", [](Gen& g) {
+                    return Args{g.transposed({3, 5}), int64_t{1}, permutation(g, {5}, 0, 2),
+                                g.randn({3, 2})};
+                  }});
+  rows.push_back({copy, "1-D, 0-dim index", [](Gen& g) {
+                    return Args{g.randn({5}), int64_t{0}, from_vector<int64_t>({3}, {}),
+                                g.randn({1})};
+                  }});
+  rows.push_back({copy, "index out of range refused",
+                  [](Gen& g) {
+                    return Args{g.randn({4, 3}), int64_t{0}, from_vector<int64_t>({4}, {1}),
+                                g.randn({1, 3})};
+                  },
+                  -1, -1, true});
+  rows.push_back({copy, "source of the wrong shape refused",
+                  [](Gen& g) {
+                    return Args{g.randn({4, 3}), int64_t{0}, from_vector<int64_t>({1, 2}, {2}),
+                                g.randn({2, 4})};
+                  },
+                  -1, -1, true});
+  rows.push_back({copy, "dtype mismatch refused",
+                  [](Gen& g) {
+                    return Args{g.randn({4, 3}), int64_t{0}, from_vector<int64_t>({1}, {1}),
+                                g.randn({1, 3}, F64)};
+                  },
+                  -1, -1, true});
+  rows.push_back({"aten::index_copy_", "positions of a cache in place", [](Gen& g) {
+                    return Args{g.randn({1, 2, 6, 3}), int64_t{2}, permutation(g, {6}, 0, 2),
+                                g.randn({1, 2, 2, 3})};
+                  }});
   rows.push_back({put, "accumulate repeats", [](Gen& g) {
                     return Args{g.randn({3, 2}), TL{g.ints({6}, 0, 2)}, g.randn({6, 2}), true};
                   }});

@@ -1,0 +1,289 @@
+// In-place updates of buffers and user inputs: captured functionally, listed in the signature as
+// BufferMutation / UserInputMutation outputs, and written back by ExportedProgram::run, the
+// runtime and a program loaded from its archive exactly as the eager calls would.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "expect_error.h"
+#include "serde/round_trip.h"
+#include "xport/xport.h"
+
+namespace xport {
+namespace {
+
+using test_support::expect_error;
+using test_support::TempFile;
+using Tensors = std::vector<Tensor>;
+
+bool same(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-6) {
+  return a.dtype() == b.dtype() && a.int_sizes() == b.int_sizes() && allclose(a, b, rtol, atol);
+}
+
+// Counts calls and accumulates the column sums of what it saw.
+class Accumulator : public nn::Module {
+ public:
+  Accumulator() : nn::Module("Accumulator") {
+    count = register_buffer("count", zeros({}, DType::Int64));
+    total = register_buffer("total", zeros({3}));
+    scale = register_parameter("scale", full({3}, 0.5));
+  }
+  Tensor forward(const Tensor& x) override {
+    nn::ModuleScope scope(*this);
+    count.add_(1);
+    total.add_(x.sum(0));
+    return x * scale + total;
+  }
+  Tensor count, total, scale;
+};
+
+TracedFn forward_of(nn::Module& m) {
+  return [&m](const std::vector<Value>& in) { return Tensors{m.forward(in[0].to_tensor())}; };
+}
+
+// Runs `inputs` in sequence through the eager module and through `run`, comparing the outputs
+// and, after each call, every buffer of `eager` with `state` (what the program holds).
+void expect_same_sequence(nn::Module& eager, const std::function<Tensors(const Tensor&)>& run,
+                          const std::function<Tensor(const std::string&)>& state,
+                          const Tensors& inputs, const std::string& what, double rtol = 1e-5,
+                          double atol = 1e-6) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor want = eager.forward(inputs[i]);
+    const Tensors got = run(inputs[i]);
+    ASSERT_EQ(got.size(), 1u) << what;
+    EXPECT_TRUE(same(got[0], want, rtol, atol)) << what << ", call " << i;
+    for (const auto& [name, buffer] : eager.named_buffers()) {
+      EXPECT_TRUE(same(state(name), buffer, rtol, atol))
+          << what << ", call " << i << ": buffer " << name << " is " << Value(state(name)).str()
+          << ", eager has " << Value(buffer).str();
+    }
+  }
+}
+
+TEST(Mutation, BufferUpdatesBecomeBufferMutationOutputsAppliedByEveryRunner) {
+  Accumulator traced;
+  ExportOptions options;
+  options.dynamic_shapes = {{{0, Dim("batch")}}};
+  const ExportedProgram p = export_program(traced, forward_of(traced), {randn({4, 3}, 0)}, options);
+  const std::string text = p.to_string();
+  EXPECT_NE(text.find(": buffer mutation count"), std::string::npos) << text;
+  EXPECT_NE(text.find(": buffer mutation total"), std::string::npos) << text;
+  EXPECT_NE(text.find(": user output"), std::string::npos) << text;
+  // Tracing read the buffers but left them alone; the graph is functional.
+  EXPECT_EQ(traced.count.item<int64_t>(), 0);
+  for (const auto& node : p.graph().nodes()) {
+    if (node->kind() == ir::NodeKind::Call) {
+      EXPECT_FALSE(node->op()->parsed.is_mutating()) << node->op()->qualified_name;
+    }
+  }
+  // Mutation outputs come first, in input order, as PyTorch orders them.
+  ASSERT_EQ(p.signature().outputs.size(), 3u);
+  EXPECT_EQ(p.signature().outputs[0].target, "count");
+  EXPECT_EQ(p.signature().outputs[1].target, "total");
+
+  const Tensors inputs = {randn({4, 3}, 1), randn({2, 3}, 2), randn({7, 3}, 3)};
+  Accumulator eager;
+  expect_same_sequence(
+      eager, [&](const Tensor& x) { return p.run({x}); },
+      [&](const std::string& name) { return p.state().at(name); }, inputs, "ExportedProgram::run");
+
+  // The archive keeps the state as it was when saved; the runtime and the loaded program then
+  // go on from there.
+  Accumulator fresh;
+  TempFile file("mutation");
+  save(export_program(fresh, forward_of(fresh), {randn({4, 3}, 0)}, options), file.path());
+  const ExportedProgram loaded = load(file.path());
+  EXPECT_EQ(loaded.signature().str(), p.signature().str());
+  Accumulator eager2;
+  expect_same_sequence(
+      eager2, [&](const Tensor& x) { return loaded.run({x}); },
+      [&](const std::string& name) { return loaded.state().at(name); }, inputs, "loaded archive");
+  const runtime::Program rt = runtime::Program::load(file.path());
+  Accumulator eager3;
+  expect_same_sequence(
+      eager3, [&](const Tensor& x) { return rt.run({x}); },
+      [&](const std::string& name) { return rt.program().state().at(name); }, inputs, "runtime");
+  // The decomposed program updates the same buffers.
+  Accumulator fresh2, eager4;
+  const ExportedProgram core =
+      export_program(fresh2, forward_of(fresh2), {randn({4, 3}, 0)}, options).run_decompositions();
+  EXPECT_EQ(core.signature().outputs[0].kind, OutputSpec::Kind::BufferMutation);
+  expect_same_sequence(
+      eager4, [&](const Tensor& x) { return core.run({x}); },
+      [&](const std::string& name) { return core.state().at(name); }, inputs,
+      "run_decompositions");
+}
+
+TEST(Mutation, UserInputUpdatesAreWrittenToTheCallersTensors) {
+  const TracedFn fn = [](const std::vector<Value>& in) {
+    Tensor x = in[0].to_tensor();
+    Tensor y = in[1].to_tensor();
+    y.mul_(2.0);
+    x.add_(y);
+    return Tensors{x * y};
+  };
+  ExportOptions options;
+  const Dim n("n");
+  options.dynamic_shapes = {{{0, n}}, {{0, n}}};
+  const ExportedProgram p = export_program(fn, {randn({5}, 0), randn({5}, 1)}, options);
+  const std::string text = p.to_string();
+  EXPECT_NE(text.find(": user input mutation x0"), std::string::npos) << text;
+  EXPECT_NE(text.find(": user input mutation x1"), std::string::npos) << text;
+
+  TempFile file("input-mutation");
+  save(p, file.path());
+  const ExportedProgram loaded = load(file.path());
+  EXPECT_EQ(loaded.signature().str(), p.signature().str());
+  const runtime::Program rt = runtime::Program::load(file.path());
+  const std::vector<std::pair<std::string, std::function<Tensors(const Tensor&, const Tensor&)>>>
+      runners = {{"ExportedProgram::run", [&](auto& x, auto& y) { return p.run({x, y}); }},
+                 {"loaded archive", [&](auto& x, auto& y) { return loaded.run({x, y}); }},
+                 {"runtime", [&](auto& x, auto& y) { return rt.run({x, y}); }}};
+  for (const auto& [what, run] : runners) {
+    for (int64_t n : {2, 3, 8}) {
+      const Tensor x0 = randn({n}, 10 + n), y0 = randn({n}, 20 + n);
+      Tensor xe = x0.clone(), ye = y0.clone();
+      const Tensor want = fn({xe, ye})[0];
+      Tensor x = x0.clone(), y = y0.clone();
+      const Tensors got = run(x, y);
+      ASSERT_EQ(got.size(), 1u) << what;
+      EXPECT_TRUE(same(got[0], want)) << what << ", n = " << n;
+      EXPECT_TRUE(same(x, xe)) << what << ", n = " << n << ": x was not updated as eager does";
+      EXPECT_TRUE(same(y, ye)) << what << ", n = " << n << ": y was not updated as eager does";
+    }
+  }
+}
+
+TEST(Mutation, ResNet50InTrainingModeLeavesTheSameRunningStatisticsAsEager) {
+  auto eager = models::resnet50(10);
+  auto traced = models::resnet50(10);
+  traced->load_state_dict(eager->state_dict());
+  eager->train();
+  traced->train();
+  const ExportedProgram p = export_program(*traced, forward_of(*traced), {randn({2, 3, 32, 32}, 0)});
+  size_t buffer_mutations = 0;
+  for (const OutputSpec& o : p.signature().outputs) {
+    buffer_mutations += o.kind == OutputSpec::Kind::BufferMutation;
+  }
+  EXPECT_EQ(buffer_mutations, 53u * 3);  // running mean, variance and batch count per norm
+  EXPECT_NE(p.to_string().find("aten::_native_batch_norm_legit_functional"), std::string::npos);
+  expect_same_sequence(
+      *eager, [&](const Tensor& x) { return p.run({x}); },
+      [&](const std::string& name) { return p.state().at(name); },
+      {randn({2, 3, 32, 32}, 1), randn({2, 3, 32, 32}, 2)}, "ResNet-50 training", 1e-4, 1e-5);
+}
+
+// A static cache written at given positions, read whole: one program serves a prefill of many
+// positions and a decode of one.
+class Cache : public nn::Module {
+ public:
+  Cache() : nn::Module("Cache") { keys = register_buffer("keys", zeros({1, 2, 8, 4})); }
+  Tensor forward(const Tensor& k) override { return forward_at(k, position_); }
+  Tensor forward_at(const Tensor& k, const Tensor& positions) {
+    nn::ModuleScope scope(*this);
+    keys.index_copy_(2, positions, k);
+    return keys.sum(-1);
+  }
+  Tensor keys;
+  Tensor position_;
+};
+
+TEST(Mutation, IndexCopyIntoACacheBufferServesPrefillAndDecode) {
+  Cache traced, eager;
+  const TracedFn fn = [&traced](const std::vector<Value>& in) {
+    return Tensors{traced.forward_at(in[0].to_tensor(), in[1].to_tensor())};
+  };
+  const Dim tokens("tokens", 1, 8);
+  ExportOptions options;
+  options.dynamic_shapes = {{{2, tokens}}, {{0, tokens}}};
+  const ExportedProgram p =
+      export_program(traced, fn, {randn({1, 2, 3, 4}, 0), arange(0, 3)}, options);
+  EXPECT_NE(p.to_string().find("aten::index_copy.default"), std::string::npos) << p.to_string();
+  TempFile file("cache");
+  save(p, file.path());
+  const runtime::Program rt = runtime::Program::load(file.path());
+  const std::vector<std::pair<Tensor, Tensor>> steps = {
+      {randn({1, 2, 3, 4}, 1), arange(0, 3)}, {randn({1, 2, 2, 4}, 2), arange(3, 5)},
+      {randn({1, 2, 2, 4}, 3), arange(5, 7)}};
+  for (const auto& [k, positions] : steps) {
+    const Tensor want = eager.forward_at(k, positions);
+    EXPECT_TRUE(same(p.run({k, positions})[0], want));
+    EXPECT_TRUE(same(rt.run({k, positions})[0], want));
+    EXPECT_TRUE(same(rt.program().state().at("keys"), eager.keys));
+  }
+}
+
+TEST(Mutation, ARuntimeThatUpdatesBuffersRunsOneCallAtATime) {
+  Accumulator m;
+  const runtime::Program rt =
+      runtime::Program::from_exported(export_program(m, forward_of(m), {ones({2, 3})}));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 25; ++i) rt.run({ones({2, 3})});
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(rt.program().state().at("count").item<int64_t>(), 100);
+  EXPECT_TRUE(same(rt.program().state().at("total"), full({3}, 200.0)));
+}
+
+class UpdatesParameter : public nn::Module {
+ public:
+  UpdatesParameter() : nn::Module("UpdatesParameter") {
+    weight = register_parameter("weight", ones({3}));
+    buf = register_buffer("buf", zeros({2, 3}));
+  }
+  Tensor forward(const Tensor& x) override {
+    weight.mul_(0.5);
+    return x * weight;
+  }
+  Tensor weight, buf;
+};
+
+TEST(Mutation, UpdatesExportCannotExpressAreRefusedWithTheFix) {
+  UpdatesParameter m;
+  expect_error([&] { export_program(m, forward_of(m), {ones({3})}); }, ErrorKind::UnsupportedOp,
+               {"parameter weight is updated in place", "register_buffer", "mutation_test.cpp:"});
+
+  // Writing through a view of a buffer.
+  const TracedFn through_view = [&m](const std::vector<Value>& in) {
+    m.buf.select(0, 0).copy_(in[0].to_tensor());
+    return Tensors{m.buf * 2.0};
+  };
+  const std::string view_error =
+      expect_error([&] { export_program(m, through_view, {ones({3})}); }, ErrorKind::UnsupportedOp,
+                   {"updating a view in place", "index_copy_", "mutation_test.cpp:"});
+  EXPECT_NE(view_error.find("inplace_view_update"), std::string::npos) << view_error;
+
+  // A view taken before the update and read after it.
+  const TracedFn stale_view = [&m](const std::vector<Value>& in) {
+    const Tensor row = m.buf.select(0, 1);
+    m.buf.add_(in[0].to_tensor());
+    return Tensors{row + 1.0};
+  };
+  expect_error([&] { export_program(m, stale_view, {ones({3})}); }, ErrorKind::UnsupportedOp,
+               {"a view is used after the tensor it views was updated in place",
+                "take the view again after the update", "mutation_test.cpp:"});
+  // Taken again after the update, it is fine.
+  const TracedFn fresh_view = [&m](const std::vector<Value>& in) {
+    m.buf.add_(in[0].to_tensor());
+    return Tensors{m.buf.select(0, 1) + 1.0};
+  };
+  UpdatesParameter twin;
+  const ExportedProgram p = export_program(m, fresh_view, {ones({3})});
+  EXPECT_TRUE(same(p.run({full({3}, 2.0)})[0], full({3}, 3.0)));
+  EXPECT_TRUE(same(p.run({full({3}, 2.0)})[0], full({3}, 5.0)));
+
+  // A tensor from the enclosing scope that is not the module's.
+  Tensor outside = zeros({3});
+  const TracedFn closure = [&outside](const std::vector<Value>& in) {
+    outside.add_(in[0].to_tensor());
+    return Tensors{outside * 2.0};
+  };
+  expect_error([&] { export_program(closure, {ones({3})}); }, ErrorKind::UnsupportedOp,
+               {"a tensor from the enclosing scope is updated in place", "register_buffer"});
+}
+
+}  // namespace
+}  // namespace xport
