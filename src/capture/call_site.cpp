@@ -285,6 +285,8 @@ std::string basename_and_line(const SourceFrame& frame) {
 
 }  // namespace
 
+bool is_xport_file(std::string_view path) { return classify_file(path) == Origin::kXport; }
+
 [[gnu::noinline]] CallSite capture_call_site() {
   CallSite site;
   UnwindState state{&site, false};

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace xport::capture {
@@ -53,6 +54,9 @@ std::string user_function(const CallSite& site);
 /// "model.cpp:42 in Net::forward(xport::Tensor const&)" per user frame, innermost first, for a
 /// node's stack trace.
 std::vector<std::string> user_stack(const CallSite& site, int max_frames);
+
+/// Whether a source file is xport's own: under its src/, or an xport header wherever installed.
+bool is_xport_file(std::string_view path);
 
 namespace detail {
 /// Test-only: captures the call site `extra_depth` xport frames below the caller.

@@ -127,7 +127,9 @@ void check_guards(const ShapeEnv& env, const std::vector<TensorInput>& inputs,
     }
     const bool simple = is_expressible(g.expr);
     inexpressible = inexpressible || !simple;
-    msg << "  - " << env.describe(g.expr) << (simple ? "" : "   [*]") << "  (" << g.source << ")\n";
+    const std::string in_dims = env.describe_in_dims(g.expr);
+    msg << "  - " << env.describe(g.expr) << (in_dims.empty() ? "" : ", i.e. " + in_dims)
+        << (simple ? "" : "   [*]") << "  (" << g.source << ")\n";
   }
 
   // The corrected spec: narrowed ranges, merged or derived dims, specialised dims made static.

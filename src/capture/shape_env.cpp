@@ -11,11 +11,22 @@
 namespace xport::capture {
 namespace {
 
-std::string location_str(const std::source_location& where) {
-  std::string file = where.file_name();
-  const size_t slash = file.find_last_of('/');
-  if (slash != std::string::npos) file = file.substr(slash + 1);
-  return file + ":" + std::to_string(where.line());
+// Where a guard was taken: the user's line from the debug info; else the line the
+// source_location names, unless that is inside xport (the default argument of
+// SymBool::operator bool); else the user's function, with what would give the line.
+std::string guard_source(const std::source_location& where) {
+  const CallSite site = capture_call_site();
+  std::string source = user_source(site);
+  if (!source.empty()) return source;
+  if (!is_xport_file(where.file_name())) {
+    std::string file = where.file_name();
+    const size_t slash = file.find_last_of('/');
+    if (slash != std::string::npos) file = file.substr(slash + 1);
+    return file + ":" + std::to_string(where.line());
+  }
+  const std::string function = user_function(site);
+  return (function.empty() ? std::string("no line information") : "in " + function) +
+         "; build your code with -g1 to see the line";
 }
 
 }  // namespace
@@ -163,8 +174,7 @@ int64_t ShapeEnv::evaluate_int(sym::ExprPtr e, const std::source_location& where
 
 void ShapeEnv::record(sym::ExprPtr guard, const std::source_location& where, bool specialization,
                       sym::ExprPtr specialized, int64_t value) {
-  std::string source = user_source(capture_call_site());
-  if (source.empty()) source = location_str(where);
+  const std::string source = guard_source(where);
   guards_.push_back({guard, source, specialization, specialized, value});
   if (log_enabled("guards")) {
     std::cerr << "[xport guards] " << describe(guard) << "  (" << source << ")\n";
@@ -203,6 +213,17 @@ void ShapeEnv::add_replacement(sym::ExprPtr symbol, sym::ExprPtr value) {
   if (auto point = sym::as_int(value); point && index_.count(symbol)) {
     mutable_info(symbol).range = {*point, *point};
   }
+}
+
+std::string ShapeEnv::describe_in_dims(sym::ExprPtr e) const {
+  bool named = false;
+  std::string text = sym::str(e, [&](sym::ExprPtr s) {
+    auto it = index_.find(s);
+    if (it == index_.end() || symbols_[it->second].dim_name.empty()) return s->name();
+    named = true;
+    return symbols_[it->second].dim_name;
+  });
+  return named ? text : std::string();
 }
 
 std::string ShapeEnv::describe(sym::ExprPtr e) const {

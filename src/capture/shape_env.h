@@ -79,6 +79,8 @@ class ShapeEnv : public std::enable_shared_from_this<ShapeEnv> {
 
   /// How a symbol is shown to the user: its input dim (`x.size(0)`), for error messages.
   std::string describe(sym::ExprPtr e) const;
+  /// `e` in the user's Dim names (`k1 == k2`); empty when no symbol of it has one.
+  std::string describe_in_dims(sym::ExprPtr e) const;
 
  private:
   ShapeEnv() = default;

@@ -139,8 +139,13 @@ std::vector<Tensor> check_inputs(const std::vector<InputContract>& contract,
         break;
       }
     }
+    // The expression in the user's Dim names (`k`, `2*d`) where the symbols have them.
+    const std::string expr = sym::str(d.expr, [&](sym::ExprPtr s) {
+      const SymbolSpec* spec = find_symbol(symbols, s);
+      return spec != nullptr && !spec->dim_name.empty() ? spec->dim_name : s->name();
+    });
     XPORT_FAIL(InvalidInput, d.name, " = ", d.size, ", but the contract requires ", d.name,
-               " == ", sym::str(d.expr), " = ", *expected_size, because);
+               " == ", expr, " = ", *expected_size, because);
   }
   return tensors;
 }

@@ -13,5 +13,8 @@ cmake --build "$scratch/build" >/dev/null
 "$scratch/build/runtime_consumer"
 (cd "$scratch" && "$scratch/build/libtorch_habits")
 (cd "$scratch" && "$scratch/build/control_flow")
+for program in guard_lines guard_lines_debug guard_lines_no_debug_info; do
+  "$scratch/build/$program"
+done
 test -x "$scratch/prefix/bin/xport"
 echo "install check passed"
