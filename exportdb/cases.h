@@ -34,5 +34,6 @@ void add_module_cases(std::vector<Case>& cases);
 void add_input_output_cases(std::vector<Case>& cases);
 void add_mutation_cases(std::vector<Case>& cases);
 void add_control_flow_cases(std::vector<Case>& cases);
+void add_size_zero_one_cases(std::vector<Case>& cases);
 
 }  // namespace xport::exportdb

@@ -28,6 +28,7 @@ const std::vector<Case>& all_cases() {
     add_input_output_cases(out);
     add_mutation_cases(out);
     add_control_flow_cases(out);
+    add_size_zero_one_cases(out);
     return out;
   }();
   return cases;

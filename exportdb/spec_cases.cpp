@@ -17,11 +17,11 @@ void add_spec_cases(std::vector<Case>& cases) {
           .name = "dynamic_shape_example_zero_one",
           .tags = {"dynamic-shape", "spec"},
           .description =
-              "A dynamic dim whose example size is 1 (or 0). Sizes 0 and 1 broadcast and "
-              "reduce differently from larger ones, so a trace at size 1 could not be trusted "
-              "for other sizes; export refuses with InvalidSpec. Give an example of size 2 or "
-              "more for every dynamic dim (the exported program still rejects 0 and 1), or leave "
-              "the dim static if it is always 1.",
+              "A dynamic dim whose example size is 1 (or 0) under Dim(\"batch\"), whose range "
+              "starts at 2: the example is outside its own spec, and export refuses with "
+              "InvalidSpec. Declare Dim(\"batch\", 1) to include batch 1: export traces the "
+              "general case and proves that no decision differs at 1 (see size_one_batch), or "
+              "fails naming the one that does (size_one_broadcast).",
           .fn = adapt(add_one),
           .example_inputs = {randn({1, 3}, 0)},
           .options = spec({{{0, Dim("batch")}}}),

@@ -57,6 +57,9 @@ class SymNode {
   virtual std::string str() const = 0;
   /// True when both nodes hold the same expression (never guards).
   virtual bool is_same_as(const SymNode& other) const { return this == &other; }
+  /// The value, decided without a guard on the assumption that every size symbol is at least 2;
+  /// nullopt when that does not decide it. See guard_size_oblivious().
+  virtual std::optional<bool> decide_size_oblivious() const { return std::nullopt; }
 };
 
 class SymBool;
@@ -139,6 +142,19 @@ class SymBool {
   bool value_ = false;
   SymNodePtr node_;
 };
+
+/// For layout decisions (strides of a view, contiguity) whose answer at size 0 or 1 is
+/// irrelevant or only more permissive: decides `b` as if every dynamic size were at least 2,
+/// without a guard, so a Dim whose range includes 0 or 1 keeps it. Falls back to a guard when
+/// that assumption does not decide `b`. Never use it where 0 or 1 changes the result
+/// (broadcasting, squeezing, reductions over an empty dim).
+inline bool guard_size_oblivious(const SymBool& b,
+                                 const std::source_location& where =
+                                     std::source_location::current()) {
+  if (!b.is_symbolic()) return b.guard_bool(where);
+  if (const std::optional<bool> v = b.node()->decide_size_oblivious()) return *v;
+  return b.guard_bool(where);
+}
 
 /// A floating value that may be symbolic (e.g. the result of item_float during capture).
 class SymFloat {

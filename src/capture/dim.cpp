@@ -14,11 +14,10 @@ Dim::Dim(std::string name, int64_t min, int64_t max) {
   XPORT_CHECK(!name.empty(), InvalidSpec, "Dim: needs a name, e.g. Dim(\"batch\")");
   XPORT_CHECK(min >= 0 && min <= max, InvalidSpec, "Dim(\"", name, "\", ", min, ", ", max,
               "): needs 0 <= min <= max");
-  // Sizes 0 and 1 broadcast differently from larger ones, so a dynamic dim is traced as >= 2
-  // and its contract starts at 2 whatever min says (PyTorch's export does the same).
-  root_ = std::make_shared<const Root>(Root{std::move(name), std::max<int64_t>(min, 2), max});
-  XPORT_CHECK(root_->min <= root_->max, InvalidSpec, "Dim(\"", root_->name, "\", ", min, ", ", max,
-              "): a dynamic dim covers sizes >= 2 only; make a dim with max < 2 static");
+  // The range is kept as declared, 0 and 1 included: export proves that the program takes no
+  // decision that differs at those sizes (broadcasting, squeezes, empty tensors), or fails
+  // saying which one does; it never narrows the range silently.
+  root_ = std::make_shared<const Root>(Root{std::move(name), min, max});
 }
 
 const std::string& Dim::name() const { return root_->name; }

@@ -64,14 +64,6 @@ std::vector<std::vector<sym::ExprPtr>> make_symbolic_sizes(ShapeEnv& env,
   for (const Use& u : uses) {
     const std::string source = dim_source(*u.input, u.d);
     const int64_t size = u.input->example.int_size(u.d);
-    XPORT_CHECK_CASE(size >= 2, InvalidSpec, "dynamic_shape_example_zero_one",
-                     "export_program: the example has ", source, " = ", size,
-                     ", but the spec makes it dynamic (", u.dim.str(),
-                     "). Sizes 0 and 1 broadcast differently from larger ones, so a program traced "
-                     "with them would be wrong for other sizes: give an example with ",
-                     source,
-                     " >= 2 (the program will still be checked against the whole range), or "
-                     "leave the dim static");
     const int64_t c = u.dim.coefficient(), o = u.dim.offset();
     XPORT_CHECK((size - o) % c == 0, InvalidSpec, "export_program: ", source, " = ", size,
                 " in the example, which is not ", u.dim.str(), " for any integer ", u.dim.name());
@@ -79,13 +71,29 @@ std::vector<std::vector<sym::ExprPtr>> make_symbolic_sizes(ShapeEnv& env,
     DimSymbol* root = find_root(roots, u.dim);
     if (root == nullptr) {
       const Dim r = root_of(u.dim, inputs);
+      XPORT_CHECK_CASE(root_value >= r.min() || root_value >= 2, InvalidSpec,
+                       "dynamic_shape_example_zero_one", "export_program: ", source, " = ", size,
+                       " in the example gives ", r.name(), " = ", root_value, ", outside ",
+                       r.str(), " ", sym::Range{r.min(), r.max()}.str(),
+                       ": Dims start at 2 unless declared otherwise. Declare Dim(\"", r.name(),
+                       "\", ", root_value, r.max() == sym::Range::kPosInf
+                                                ? std::string()
+                                                : ", " + std::to_string(r.max()),
+                       ") to include size ", root_value,
+                       " (export then checks that no decision differs there), or give an "
+                       "example of size 2 or more");
       XPORT_CHECK(root_value >= r.min() && root_value <= r.max(), InvalidSpec,
                   "export_program: ", source, " = ", size, " in the example gives ", r.name(),
                   " = ", root_value, ", outside ", r.str(), " ", sym::Range{r.min(), r.max()}.str(),
                   "; widen the Dim's range or change the example");
       const std::string symbol_source = u.dim.is_derived() ? r.name() : source;
+      // Sizes 0 and 1 broadcast and squeeze differently: an example of that size is traced as
+      // the smallest size >= 2 in range, so the graph holds the general case, and every
+      // decision that would differ at 0 or 1 is a guard checked against the declared range.
+      const int64_t hint = root_value >= 2 ? root_value : std::min(std::max<int64_t>(2, r.min()),
+                                                                   r.max());
       roots.push_back({u.dim.root_id(), r,
-                       env.create_symbol(root_value, {r.min(), r.max()}, symbol_source, r.name()),
+                       env.create_symbol(hint, {r.min(), r.max()}, symbol_source, r.name()),
                        root_value});
       root = &roots.back();
     }
@@ -154,6 +162,23 @@ void check_guards(const ShapeEnv& env, const std::vector<TensorInput>& inputs,
     }
     fixed[r.root_id] = f;
   }
+  // Sizes 0 and 1 that the spec allows but a decision excludes: say why, beside the guards.
+  std::string small_sizes;
+  bool excludes_one = false;
+  for (const DimSymbol& r : roots) {
+    const SymbolInfo& info = env.info(r.symbol);
+    if (info.declared.lo < 2 && info.range.lo > info.declared.lo) {
+      small_sizes += (small_sizes.empty() ? "" : ", ") + r.dim.name();
+      excludes_one = excludes_one || info.range.lo >= 2;
+    }
+  }
+  if (!small_sizes.empty()) {
+    msg << "The spec allows sizes below 2 for " << small_sizes
+        << ", but the program takes a decision that differs there: broadcasting (a size-1 dim "
+           "stretches), squeeze (drops a size-1 dim) or a reduction that an empty dim makes "
+           "invalid. Start the range above those sizes as suggested, or make the program the "
+           "same for them (e.g. expand() a size-1 operand explicitly, squeeze a static dim).\n";
+  }
   msg << "Suggested spec (paste it in place of yours):\n";
   for (const DimSymbol& r : roots) {
     const Fixed& f = fixed[r.root_id];
@@ -191,7 +216,9 @@ void check_guards(const ShapeEnv& env, const std::vector<TensorInput>& inputs,
   // The ExportDB case that shows the fix for the first guard's kind.
   const Guard& first = env.guards().front();
   const char* example = "dynamic_shape_if_guard";
-  if (first.specialization) {
+  if (!small_sizes.empty()) {
+    example = excludes_one ? "size_one_broadcast" : "size_zero_empty_max";
+  } else if (first.specialization) {
     example = "dynamic_shape_specialized_int";
   } else if (!is_expressible(first.expr)) {
     example = "dynamic_shape_inexpressible_guard";

@@ -86,6 +86,10 @@ bool ExprNode::is_same_as(const SymNode& other) const {
   return e != nullptr && e->expr_ == expr_;  // expressions are hash-consed
 }
 
+std::optional<bool> ExprNode::decide_size_oblivious() const {
+  return env_->decide_size_oblivious(expr_);
+}
+
 sym::ExprPtr expr_of(const SymInt& v) {
   return v.is_symbolic() ? expr_of_node(v.node()) : sym::integer(v.as_int_unchecked());
 }

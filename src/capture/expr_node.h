@@ -27,6 +27,7 @@ class ExprNode : public SymNode {
   std::optional<int64_t> maybe_int() const override;
   std::string str() const override;
   bool is_same_as(const SymNode& other) const override;
+  std::optional<bool> decide_size_oblivious() const override;
 
  private:
   SymNodePtr make(sym::ExprPtr e) const;

@@ -150,6 +150,16 @@ sym::Range ShapeEnv::range(sym::ExprPtr symbol) const {
   return it == index_.end() ? sym::Range{} : symbols_[it->second].range;
 }
 
+std::optional<bool> ShapeEnv::decide_size_oblivious(sym::ExprPtr e) const {
+  e = simplify(e);
+  if (auto v = sym::as_bool(e)) return v;
+  return sym::decide(e, [this](sym::ExprPtr s) {
+    sym::Range r = range(s);
+    if (r.lo >= 0 && r.hi >= 2) r.lo = std::max<int64_t>(r.lo, 2);
+    return r;
+  });
+}
+
 bool ShapeEnv::evaluate_bool(sym::ExprPtr e, const std::source_location& where) {
   e = simplify(e);
   if (auto v = sym::as_bool(e)) return *v;
@@ -175,6 +185,17 @@ int64_t ShapeEnv::evaluate_int(sym::ExprPtr e, const std::source_location& where
 void ShapeEnv::record(sym::ExprPtr guard, const std::source_location& where, bool specialization,
                       sym::ExprPtr specialized, int64_t value) {
   const std::string source = guard_source(where);
+  // `s != k` at an end of s's range is a bound (s != 1 with s in [1, 8] is s >= 2): kept in that
+  // form, it narrows the range and a corrected spec can state it.
+  if (guard->kind() == sym::ExprKind::Ne) {
+    const auto f = sym::as_affine(guard->args()[0]);
+    if (f && (f->a == 1 || f->a == -1) && index_.count(f->symbol)) {
+      const int64_t k = -f->b * f->a;  // a*s + b != 0 with a = +-1: s != -b/a
+      const sym::Range& r = info(f->symbol).range;
+      if (k == r.lo) guard = sym::ge(f->symbol, sym::integer(k + 1));
+      if (k == r.hi) guard = sym::le(f->symbol, sym::integer(k - 1));
+    }
+  }
   guards_.push_back({guard, source, specialization, specialized, value});
   if (log_enabled("guards")) {
     std::cerr << "[xport guards] " << describe(guard) << "  (" << source << ")\n";

@@ -102,7 +102,9 @@ std::vector<Tensor> check_inputs(const std::vector<InputContract>& contract,
     XPORT_CHECK(spec->range.contains(value), InvalidInput, from.name, " = ", from.size,
                 " is outside the range ", spec->range.str(), " of Dim '", spec->dim_name, "'",
                 spec->range.lo == 2 && value < 2
-                    ? " (a dynamic dim cannot be 0 or 1: export a program for that size)"
+                    ? " (Dims start at 2 unless declared otherwise: export with Dim(\"" +
+                          spec->dim_name + "\", " + std::to_string(value) +
+                          ", ...) to allow this size)"
                     : "");
     bindings[s] = value;
   };

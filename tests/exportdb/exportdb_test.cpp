@@ -253,7 +253,8 @@ TEST(ExportDBCatalogue, HasTheCasesThatErrorsName) {
   for (const char* name : {"dynamic_shape_if_guard", "dynamic_shape_matmul_equal_dims",
                            "dynamic_shape_specialized_int", "dynamic_shape_example_zero_one",
                            "conflicting_spec", "data_dependent_item", "inplace_update_input",
-                           "cond_branch_mismatch", "cond_mutates_input", "cond_leaked_tensor"}) {
+                           "cond_branch_mismatch", "cond_mutates_input", "cond_leaked_tensor",
+                           "size_one_broadcast", "size_zero_empty_max"}) {
     EXPECT_NE(find_case(name), nullptr) << name;
   }
 }

@@ -58,6 +58,8 @@ std::optional<std::vector<SymInt>> view_strides(const std::vector<SymInt>& sizes
                                                 const std::vector<SymInt>& new_sizes) {
   // A contiguous tensor views as any shape of the same numel with contiguous strides; deciding
   // that up front keeps symbolic sizes free of the size-1 guards of the general walk below.
+  // The walk decides size-obliviously: a size-1 dim only makes a view easier, so a view found
+  // for sizes >= 2 holds at 0 and 1 too (the run's own meta call takes the concrete path).
   const std::vector<SymInt> contiguous = contiguous_strides(sizes);
   bool is_contiguous = true;
   for (size_t d = 0; is_contiguous && d < sizes.size(); ++d) {
@@ -70,7 +72,7 @@ std::optional<std::vector<SymInt>> view_strides(const std::vector<SymInt>& sizes
     return out;
   }
   const SymInt numel = numel_of(sizes);
-  if (static_cast<bool>(numel == 0)) {
+  if (guard_size_oblivious(numel == 0)) {
     bool same = sizes.size() == new_sizes.size();
     for (size_t i = 0; same && i < sizes.size(); ++i) same = sizes[i].is_same(new_sizes[i]);
     if (same) return strides;
@@ -83,16 +85,16 @@ std::optional<std::vector<SymInt>> view_strides(const std::vector<SymInt>& sizes
   for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
     tensor_numel = tensor_numel * sizes[d];
     const bool chunk_ends =
-        d == 0 || (!static_cast<bool>(sizes[d - 1] == 1) &&
-                   !static_cast<bool>(strides[d - 1] == tensor_numel * chunk_base_stride));
+        d == 0 || (!guard_size_oblivious(sizes[d - 1] == 1) &&
+                   !guard_size_oblivious(strides[d - 1] == tensor_numel * chunk_base_stride));
     if (chunk_ends) {
-      while (view_d >= 0 && (static_cast<bool>(view_numel < tensor_numel) ||
-                             static_cast<bool>(new_sizes[view_d] == 1))) {
+      while (view_d >= 0 && (guard_size_oblivious(view_numel < tensor_numel) ||
+                             guard_size_oblivious(new_sizes[view_d] == 1))) {
         out[view_d] = view_numel * chunk_base_stride;
         view_numel = view_numel * new_sizes[view_d];
         --view_d;
       }
-      if (!static_cast<bool>(view_numel == tensor_numel)) return std::nullopt;
+      if (!guard_size_oblivious(view_numel == tensor_numel)) return std::nullopt;
       if (d > 0) {
         chunk_base_stride = strides[d - 1];
         tensor_numel = 1;

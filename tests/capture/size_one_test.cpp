@@ -1,0 +1,94 @@
+// Sizes 0 and 1 for dynamic dims: a Dim whose range starts at 0 or 1 keeps that range, and the
+// exported program runs those sizes as eager does; a program whose decisions differ at 0 or 1
+// fails to export saying which decision; an example of size 0 or 1 exports the general program.
+#include <gtest/gtest.h>
+
+#include "expect_error.h"
+#include "xport/models.h"
+#include "xport/xport.h"
+
+namespace xport {
+namespace {
+
+using test_support::expect_error;
+
+bool same(const Tensor& a, const Tensor& b) {
+  return a.int_sizes() == b.int_sizes() && allclose(a, b, 1e-4, 1e-5);
+}
+
+Tensor ids(int64_t batch, int64_t seq, uint64_t seed) {
+  std::vector<int64_t> v(static_cast<size_t>(batch * seq));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int64_t>((i * 7919 + seed * 31) % 50257);
+  return from_vector(v, {batch, seq});
+}
+
+// Exports `model` with `options` on `example` and compares runs on each of `inputs` with eager,
+// through ExportedProgram::run and the runtime.
+void expect_runs_like_eager(nn::Module& model, const Tensor& example, const ExportOptions& options,
+                            const std::vector<Tensor>& inputs) {
+  model.eval();
+  auto fn = [&](const Tensor& x) { return model.forward(x); };
+  const ExportedProgram p = export_program(model, fn, {example}, options);
+  const runtime::Program rt = runtime::Program::from_exported(export_program(model, fn, {example}, options));
+  for (const Tensor& x : inputs) {
+    const Tensor want = model.forward(x);
+    EXPECT_TRUE(same(p.run({x}).at(0), want)) << Value(x).str();
+    EXPECT_TRUE(same(rt.run({x}).at(0), want)) << "runtime, " << Value(x).str();
+  }
+}
+
+ExportOptions batch_from(int64_t min, int64_t max, std::vector<int64_t> other_dims = {}) {
+  ExportOptions options;
+  DimSpec spec = {{0, Dim("batch", min, max)}};
+  for (int64_t d : other_dims) spec.emplace(d, Dim("seq", min, max));
+  options.dynamic_shapes = {spec};
+  return options;
+}
+
+TEST(SizeOne, EveryReferenceModelRunsBatchOneAndBatchNFromOneProgram) {
+  {
+    SCOPED_TRACE("mlp");
+    auto m = models::mlp({16, 32, 8});
+    expect_runs_like_eager(*m, randn({4, 16}, 0), batch_from(1, 64),
+                           {randn({1, 16}, 1), randn({64, 16}, 2), randn({5, 16}, 3)});
+  }
+  {
+    SCOPED_TRACE("resnet18");
+    auto m = models::resnet18();
+    expect_runs_like_eager(*m, randn({2, 3, 32, 32}, 0), batch_from(1, 4),
+                           {randn({1, 3, 32, 32}, 1), randn({4, 3, 32, 32}, 2)});
+  }
+  {
+    SCOPED_TRACE("bert");
+    models::BertConfig config;
+    config.num_layers = 2;
+    auto m = models::bert_encoder(config);
+    expect_runs_like_eager(*m, randn({2, 8, 768}, 0), batch_from(1, 8, {1}),
+                           {randn({1, 8, 768}, 1), randn({8, 8, 768}, 2), randn({1, 1, 768}, 3),
+                            randn({3, 1, 768}, 4)});
+  }
+  {
+    SCOPED_TRACE("gpt2");
+    models::Gpt2Config config;
+    config.n_layer = 2;
+    auto m = models::gpt2(config);
+    expect_runs_like_eager(*m, ids(2, 8, 0), batch_from(1, 8, {1}),
+                           {ids(1, 8, 1), ids(8, 8, 2), ids(1, 1, 3), ids(2, 1, 4)});
+  }
+}
+
+TEST(SizeOne, AnExampleOfSizeOneExportsTheGeneralProgram) {
+  auto m = models::mlp({16, 32, 8});
+  expect_runs_like_eager(*m, randn({1, 16}, 0), batch_from(1, 64),
+                         {randn({1, 16}, 1), randn({9, 16}, 2)});
+  ExportOptions options = batch_from(1, 64);
+  m->eval();
+  const ExportedProgram p =
+      export_program(*m, [&](const Tensor& x) { return m->forward(x); }, {randn({1, 16}, 0)},
+                     options);
+  EXPECT_EQ(p.range_constraints().begin()->second.lo, 1);
+  EXPECT_EQ(p.range_constraints().begin()->second.hi, 64);
+}
+
+}  // namespace
+}  // namespace xport
