@@ -140,6 +140,9 @@ std::vector<const OpDef*> all_ops();
 /// returns the op's non-aliased results, then the new value of each mutated argument in order.
 /// Null when no such op is registered.
 const OpDef* functional_variant(const OpDef& op);
+/// The in-place form of a functional op that updates its first argument (`index_copy` ->
+/// `index_copy_`, `add.Tensor` -> `add_.Tensor`), or null.
+const OpDef* inplace_variant(const OpDef& op);
 
 /// Binds positional arguments (schema order, keyword-only ones too; trailing defaults may be
 /// left out) and checks their types.

@@ -43,6 +43,8 @@ struct PlanStats {
   /// Steps sized when they run (their sizes use a value only the data decides: nonzero's count,
   /// item()): bound and allocated then; every other step is planned.
   int64_t run_time_steps = 0;
+  /// Buffers the program updates (a KV cache) that the run writes where they lie, uncopied.
+  int64_t buffers_updated_in_place = 0;
   int64_t arena_values = 0;       ///< intermediates placed in the arena
   int64_t arena_bytes = 0;        ///< planned peak of intermediate memory
   int64_t lower_bound_bytes = 0;  ///< most intermediate bytes live at any one step

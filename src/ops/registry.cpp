@@ -87,6 +87,19 @@ const OpDef* functional_variant(const OpDef& op) {
   return try_find_op(s.ns + "::" + s.name + "_functional" + overload);
 }
 
+const OpDef* inplace_variant(const OpDef& op) {
+  const Schema& s = op.parsed;
+  if (s.is_mutating() || (!s.name.empty() && s.name.back() == '_')) return nullptr;
+  const OpDef* inplace =
+      try_find_op(s.ns + "::" + s.name + "_" + (s.overload.empty() ? "" : "." + s.overload));
+  if (inplace == nullptr || inplace->parsed.arguments.empty() ||
+      !inplace->parsed.arguments[0].is_write ||
+      inplace->parsed.arguments.size() != s.arguments.size()) {
+    return nullptr;
+  }
+  return inplace;
+}
+
 const OpDef& find_op(const std::string& qualified_name) {
   if (const OpDef* op = try_find_op(qualified_name)) return *op;
   // Suggest the overloads of the same base name, which is the usual mistake.

@@ -11,6 +11,7 @@
 #include "runtime/compiled_graph.h"
 #include "runtime/execution_plan.h"
 #include "runtime/fusion.h"
+#include "runtime/reinplace.h"
 #include "xport/runtime.h"
 
 namespace xport::runtime {
@@ -30,6 +31,8 @@ struct Program::Impl {
   // previous one left, as eager calls in sequence would.
   bool mutates_state = false;
   mutable std::mutex state_mutex;
+  // Graph outputs that are buffers updated in place: returned as they are, never copied.
+  std::vector<size_t> in_place_outputs;
 
   // Plans by symbol values (with every input contiguous, they fix every layout).
   mutable std::mutex mutex;
@@ -70,6 +73,23 @@ struct Program::Impl {
       graph = compile_graph(fused.graph);
     }
     for (const SymbolSpec& s : program.symbols()) symbol_exprs.push_back(sym::symbol(s.name));
+    // Buffer updates run in place where they can: no copy of a large cache per call.
+    if (graph.unplannable.empty()) {
+      std::vector<BufferUpdate> updates;
+      const auto placeholders = fused.graph.placeholders();
+      const GraphSignature& sig = program.signature();
+      for (size_t o = 0; o < sig.outputs.size(); ++o) {
+        if (sig.outputs[o].kind != OutputSpec::Kind::BufferMutation) continue;
+        for (size_t p = 0; p < sig.inputs.size(); ++p) {
+          if (sig.inputs[p].kind == InputSpec::Kind::Buffer &&
+              sig.inputs[p].target == sig.outputs[o].target) {
+            updates.push_back({placeholders[p], o});
+          }
+        }
+      }
+      in_place_outputs = reinplace_buffer_updates(fused.graph, updates);
+      if (!in_place_outputs.empty()) graph = compile_graph(fused.graph);
+    }
   }
 
   // The placeholder tensors for one run, user inputs made contiguous at offset 0; `user` gets
@@ -100,8 +120,10 @@ struct Program::Impl {
     }
     std::lock_guard<std::mutex> lock(mutex);
     if (const auto it = plans.find(key); it != plans.end()) return it->second;
-    std::shared_ptr<const ExecutionPlan> plan =
-        make_plan(graph, bound, fused.is_user_input, symbols);
+    std::unique_ptr<ExecutionPlan> made = make_plan(graph, bound, fused.is_user_input, symbols);
+    for (size_t o : in_place_outputs) made->copy_output.at(o) = false;
+    made->stats.buffers_updated_in_place = static_cast<int64_t>(in_place_outputs.size());
+    std::shared_ptr<const ExecutionPlan> plan = std::move(made);
     if (plans.size() >= static_cast<size_t>(options.max_cached_plans)) {
       plans.erase(plan_order.front());  // runs holding it keep it alive
       plan_order.pop_front();
@@ -213,6 +235,7 @@ std::string PlanStats::str() const {
   std::ostringstream out;
   out << kernel_steps << " kernel steps, " << view_steps << " views, ";
   if (run_time_steps > 0) out << run_time_steps << " steps sized when they run, ";
+  if (buffers_updated_in_place > 0) out << buffers_updated_in_place << " buffers updated in place, ";
   out << arena_values
       << " intermediates in a " << arena_bytes << "-byte arena (lower bound " << lower_bound_bytes
       << "), " << output_bytes << " output bytes";

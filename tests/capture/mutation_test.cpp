@@ -99,6 +99,7 @@ TEST(Mutation, BufferUpdatesBecomeBufferMutationOutputsAppliedByEveryRunner) {
       eager2, [&](const Tensor& x) { return loaded.run({x}); },
       [&](const std::string& name) { return loaded.state().at(name); }, inputs, "loaded archive");
   const runtime::Program rt = runtime::Program::load(file.path());
+  EXPECT_EQ(rt.plan_stats({inputs[0]}).buffers_updated_in_place, 2);
   Accumulator eager3;
   expect_same_sequence(
       eager3, [&](const Tensor& x) { return rt.run({x}); },
@@ -205,11 +206,16 @@ TEST(Mutation, IndexCopyIntoACacheBufferServesPrefillAndDecode) {
   const std::vector<std::pair<Tensor, Tensor>> steps = {
       {randn({1, 2, 3, 4}, 1), arange(0, 3)}, {randn({1, 2, 2, 4}, 2), arange(3, 5)},
       {randn({1, 2, 2, 4}, 3), arange(5, 7)}};
+  // The runtime writes the cache where it lies: no functional copy of it, no copy back.
+  EXPECT_EQ(rt.plan_stats({steps[0].first, steps[0].second}).buffers_updated_in_place, 1)
+      << rt.plan_stats({steps[0].first, steps[0].second}).str();
+  const void* cache_memory = rt.program().state().at("keys").raw_data();
   for (const auto& [k, positions] : steps) {
     const Tensor want = eager.forward_at(k, positions);
     EXPECT_TRUE(same(p.run({k, positions})[0], want));
     EXPECT_TRUE(same(rt.run({k, positions})[0], want));
     EXPECT_TRUE(same(rt.program().state().at("keys"), eager.keys));
+    EXPECT_EQ(rt.program().state().at("keys").raw_data(), cache_memory);
   }
 }
 

@@ -1,0 +1,75 @@
+#include "runtime/reinplace.h"
+
+#include <unordered_set>
+
+#include "ir/ir_util.h"
+#include "xport/op_registry.h"
+
+namespace xport::runtime {
+namespace {
+
+const ir::ValueRef* ref_of(const ir::Argument& a) { return std::get_if<ir::ValueRef>(&a.value); }
+
+bool is_view(const ir::Node& node) {
+  if (node.kind() != ir::NodeKind::Call) return false;
+  const Schema& s = node.op()->parsed;
+  return s.aliased_argument(0) >= 0 && !s.returns[0].is_write;
+}
+
+// Whether `update` (whose first argument is `buffer`) is the last node to read the buffer's
+// memory: every other reader of the buffer or of a view of it comes before it.
+bool last_reader(const ir::Graph& graph, const ir::Node* buffer, const ir::Node* update) {
+  std::unordered_set<const ir::Node*> aliases = {buffer};
+  for (const auto& node : graph.nodes()) {
+    if (node.get() == update || node->kind() == ir::NodeKind::Placeholder) continue;
+    bool reads = false;
+    for (const ir::Argument& a : node->args()) {
+      ir::detail::for_each_ref(a, [&](const ir::ValueRef& r) {
+        reads = reads || aliases.count(r.node) > 0;
+      });
+    }
+    if (!reads) continue;
+    if (is_view(*node)) {
+      aliases.insert(node.get());  // its readers read the buffer too
+    } else if (node->position() > update->position()) {
+      return false;
+    }
+  }
+  // The update must not read the buffer through another argument either.
+  for (size_t a = 1; a < update->args().size(); ++a) {
+    bool aliased = false;
+    ir::detail::for_each_ref(update->args()[a], [&](const ir::ValueRef& r) {
+      aliased = aliased || aliases.count(r.node) > 0;
+    });
+    if (aliased) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<size_t> reinplace_buffer_updates(ir::Graph& graph,
+                                             const std::vector<BufferUpdate>& updates) {
+  std::vector<size_t> done;
+  for (const BufferUpdate& u : updates) {
+    const ir::ValueRef* result = ref_of(graph.output()->args().at(u.output));
+    if (result == nullptr || result->index != 0) continue;
+    const ir::Node* update = result->node;
+    if (update->kind() != ir::NodeKind::Call || update->outputs().size() != 1) continue;
+    const OpDef* inplace = inplace_variant(*update->op());
+    const ir::ValueRef* self = update->args().empty() ? nullptr : ref_of(update->args()[0]);
+    if (inplace == nullptr || self == nullptr || self->node != u.placeholder) continue;
+    const ir::TensorSpec& buffer = u.placeholder->outputs()[0];
+    const ir::TensorSpec& value = update->outputs()[0];
+    if (buffer.dtype != value.dtype || buffer.sizes != value.sizes) continue;
+    if (!last_reader(graph, u.placeholder, update)) continue;
+    ir::Node* in_place = graph.insert_call(update->position() + 1, *inplace, update->args(),
+                                           update->outputs(), update->meta());
+    graph.replace_all_uses(update->out(), in_place->out());
+    done.push_back(u.output);
+  }
+  if (!done.empty()) graph.eliminate_dead_code();
+  return done;
+}
+
+}  // namespace xport::runtime

@@ -1,0 +1,24 @@
+#pragma once
+// The runtime writes a buffer the program updates where it lies: the functional update whose
+// result is the buffer's new value (index_copy(cache, ...)) becomes its in-place form
+// (index_copy_(cache, ...)) when nothing reads the old value after it, so a run copies neither
+// the buffer into a new tensor nor the new tensor back into the buffer.
+
+#include <vector>
+
+#include "xport/ir.h"
+
+namespace xport::runtime {
+
+/// One buffer update: graph input `placeholder` (a buffer) gets graph output `output`.
+struct BufferUpdate {
+  const ir::Node* placeholder = nullptr;
+  size_t output = 0;
+};
+
+/// Rewrites each update that is safe to do in place, then removes the functional nodes it
+/// replaced. Returns the graph outputs now computed in place.
+std::vector<size_t> reinplace_buffer_updates(ir::Graph& graph,
+                                             const std::vector<BufferUpdate>& updates);
+
+}  // namespace xport::runtime
