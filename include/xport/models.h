@@ -66,6 +66,10 @@ struct Gpt2Config {
   int64_t n_layer = 12;
   int64_t n_head = 12;
   double layer_norm_epsilon = 1e-5;
+  /// Positions the KV cache holds (0: no cache). With a cache, forward(ids, positions) writes
+  /// the new tokens' keys and values at `positions` and attends over everything cached.
+  int64_t cache_size = 0;
+  int64_t cache_batch = 1;  ///< the batch the cache is laid out for
 };
 
 /// Hugging Face's GPT2LMHeadModel: transformer.{wte, wpe, h.<i>.{ln_1, attn.c_attn, attn.c_proj,
@@ -73,10 +77,22 @@ struct Gpt2Config {
 /// [in, out] as in the checkpoints. ids: [N, T] int64 -> logits [N, T, vocab_size].
 /// load_state_dict also takes the Hub's layout: names without `transformer.`, no lm_head.weight,
 /// and the h.<i>.attn.bias / masked_bias mask buffers (checked, then ignored).
+///
+/// With config.cache_size > 0 every attention layer holds a KV cache as two buffers,
+/// `transformer.h.<i>.attn.{k,v}_cache` [cache_batch, n_head, cache_size, head_dim] (not
+/// persistent: outside the state dict). forward(ids, positions) runs T new tokens (ids
+/// [cache_batch, T]) at absolute positions (int64 [T]): it updates both caches in place at
+/// those positions (index_copy_) and attends over every cached position up to each token's own.
+/// Exported with T dynamic (Dim("tokens", 1, cache_size)), one program serves the prefill of a
+/// prompt and each one-token decode step.
 class GPT2 : public nn::Module {
  public:
   explicit GPT2(const Gpt2Config& config);
   Tensor forward(const Tensor& ids) override;
+  /// Runs the new tokens `ids` at `positions` through the KV cache (see above).
+  Tensor forward(const Tensor& ids, const Tensor& positions);
+  /// Zeroes the caches (a new sequence may also simply overwrite from position 0).
+  void reset_cache();
   const Gpt2Config& config() const { return config_; }
 
  protected:
@@ -90,6 +106,7 @@ class GPT2 : public nn::Module {
   std::shared_ptr<nn::ModuleList> h_;
   std::shared_ptr<nn::LayerNorm> ln_f_;
   std::shared_ptr<nn::Module> lm_head_;
+  Tensor run(const Tensor& ids, const Tensor& positions);
 };
 std::shared_ptr<GPT2> gpt2(Gpt2Config config = {});
 

@@ -37,7 +37,13 @@ manifest.json (all paths relative to OUT_DIR):
      "inputs": {"query": "layers/...npy", ...},  # forward's tensor arguments by PyTorch's names
      "outputs": {"output": "layers/...npy", ...},
      "call": {"need_weights": true, ...}}, ...   # forward's other arguments
-  ]
+  ],
+  "generation": {                               # Hugging Face GPT2LMHeadModel with its cache
+    "config": {"vocab_size": 1000, "n_positions": 128, "n_embd": 64, "n_layer": 2, "n_head": 4},
+    "weights": "generation/gpt2_small.safetensors",
+    "prompt": "generation/prompt.npy",          # int64 [1, 7]
+    "tokens": "generation/tokens.npy",          # int64 [32]: greedy, one step at a time
+    "logits": "generation/logits.npy"}          # [33, vocab]: last-token logits per step
 }
 Models: reference_models.py beside this file (weights use PyTorch's names). gpt2.safetensors has
 the Hub's layout: no `transformer.` prefix, no lm_head.weight, and the h.<i>.attn.bias causal-mask
@@ -59,6 +65,7 @@ import cached_data
 
 def manifest_files(manifest):
     files = [e[k] for e in manifest["models"] for k in ("weights", "input", "output")]
+    files += [manifest["generation"][k] for k in ("weights", "prompt", "tokens", "logits")]
     for e in manifest["layers"]:
         files += [e["weights"], *e["inputs"].values(), *e["outputs"].values()]
     return files
@@ -287,6 +294,43 @@ def make_layers(out_dir, verbose):
     return entries
 
 
+def make_generation(out_dir, verbose):
+    """Greedy generation with Hugging Face's GPT2LMHeadModel and its own KV cache: a small
+    randomly initialised model (wide init, so greedy choices are clear), a 7-token prompt, then
+    32 one-token steps through past_key_values. Logits are each step's last-token logits
+    (prefill, then after each generated token)."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+    os.makedirs(os.path.join(out_dir, "generation"), exist_ok=True)
+    torch.manual_seed(11)
+    config = GPT2Config(vocab_size=1000, n_positions=128, n_embd=64, n_layer=2, n_head=4,
+                        initializer_range=0.2)
+    model = GPT2LMHeadModel(config).eval()
+    g = torch.Generator().manual_seed(12)
+    prompt = torch.randint(0, config.vocab_size, (1, 7), generator=g)
+    logits, tokens = [], []
+    with torch.no_grad():
+        out = model(prompt, use_cache=True)
+        logits.append(out.logits[0, -1])
+        for _ in range(32):
+            tokens.append(int(logits[-1].argmax()))
+            out = model(torch.tensor([[tokens[-1]]]), past_key_values=out.past_key_values,
+                        use_cache=True)
+            logits.append(out.logits[0, -1])
+    logits = torch.stack(logits)
+    check_output("gpt2_generation", "logits", logits, verbose)
+    state = {k: v for k, v in model.state_dict().items()
+             if not k.endswith((".attn.bias", ".attn.masked_bias"))}
+    weights = "generation/gpt2_small.safetensors"
+    save_safetensors(state, os.path.join(out_dir, weights))
+    return {"config": {"vocab_size": config.vocab_size, "n_positions": config.n_positions,
+                       "n_embd": config.n_embd, "n_layer": config.n_layer,
+                       "n_head": config.n_head},
+            "weights": weights,
+            "prompt": save_npy(out_dir, "generation/prompt.npy", prompt),
+            "tokens": save_npy(out_dir, "generation/tokens.npy", torch.tensor(tokens)),
+            "logits": save_npy(out_dir, "generation/logits.npy", logits)}
+
+
 def dir_bytes(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
 
@@ -295,7 +339,8 @@ def main(args, digest, start):
     torch.set_num_threads(2)
     os.makedirs(args.out_dir, exist_ok=True)
     manifest = {"script_sha256": digest, "models": make_models(args.out_dir, args.verbose),
-                "layers": make_layers(args.out_dir, args.verbose)}
+                "layers": make_layers(args.out_dir, args.verbose),
+                "generation": make_generation(args.out_dir, args.verbose)}
     # The manifest goes last and whole, so an interrupted run is never mistaken for a cache hit.
     path = os.path.join(args.out_dir, "manifest.json")
     with open(path + ".tmp", "w") as f:

@@ -1,9 +1,14 @@
-// Parity with PyTorch 1.13: tests/models/make_parity_data.py builds the reference models and a
+// Parity with PyTorch 2.13: tests/models/make_parity_data.py builds the reference models and a
 // set of layers in PyTorch, writes their weights (safetensors) and inputs/outputs (.npy); these
-// tests load the same weights into xport's modules and compare the outputs.
+// tests load the same weights into xport's modules and compare the outputs. It also records a
+// greedy generation by Hugging Face's GPT2LMHeadModel with its KV cache, which xport's KV-cache
+// GPT-2 repeats eagerly, exported, and in the runtime from an archive.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -212,6 +217,81 @@ TEST(LayerParity, LayerNormOverTwoDims) {
   nn::LayerNorm ln(c.at("args").at("normalized_shape").get<std::vector<int64_t>>());
   load_weights(ln, c);
   expect_output(c, "output", ln.forward(input(c, "input")));
+}
+
+// One generation: the prompt through the cache at positions 0..6, then one token per step;
+// returns each step's last-token logits [1, vocab].
+std::vector<Tensor> generate(const std::function<Tensor(const Tensor&, const Tensor&)>& step,
+                             const Tensor& prompt, int64_t steps, std::vector<int64_t>& tokens) {
+  std::vector<Tensor> logits;
+  const int64_t n = prompt.int_size(1);
+  Tensor out = step(prompt, arange(0, n));
+  logits.push_back(out.select(1, -1));
+  for (int64_t i = 0; i < steps; ++i) {
+    tokens.push_back(logits.back().argmax().item<int64_t>());
+    out = step(from_vector<int64_t>({tokens.back()}, {1, 1}), from_vector<int64_t>({n + i}, {1}));
+    logits.push_back(out.select(1, -1));
+  }
+  return logits;
+}
+
+TEST(ModelParity, Gpt2WithKvCacheGeneratesLikeHuggingFace) {
+  const json& g = manifest().at("generation");
+  models::Gpt2Config config;
+  config.vocab_size = g.at("config").at("vocab_size");
+  config.n_positions = g.at("config").at("n_positions");
+  config.n_embd = g.at("config").at("n_embd");
+  config.n_layer = g.at("config").at("n_layer");
+  config.n_head = g.at("config").at("n_head");
+  config.cache_size = 64;
+  auto model = models::gpt2(config);
+  load_safetensors(*model, data_dir() + "/" + g.at("weights").get<std::string>());
+  model->eval();
+  const Tensor prompt = load(g.at("prompt"));
+  const std::vector<int64_t> hf_tokens = load(g.at("tokens")).to_vector<int64_t>();
+  const Tensor hf_logits = load(g.at("logits"));
+  const auto steps = static_cast<int64_t>(hf_tokens.size());
+
+  // One program for the prompt and every one-token step: the number of new tokens is dynamic
+  // from 1, and the caches are buffers the program updates in place.
+  const Dim tokens("tokens", 1, config.cache_size);
+  ExportOptions options;
+  options.dynamic_shapes = {{{1, tokens}}, {{0, tokens}}};
+  options.input_names = {"ids", "positions"};
+  const ExportedProgram exported = export_program(
+      *model,
+      [&](const std::vector<Value>& in) {
+        return std::vector<Tensor>{model->forward(in[0].to_tensor(), in[1].to_tensor())};
+      },
+      {prompt, arange(0, prompt.int_size(1))}, options);
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("xport_gpt2_kv_" + std::to_string(getpid()) + ".pt2"))
+                               .string();
+  save(exported, path);
+  const runtime::Program rt = runtime::Program::load(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(rt.plan_stats({prompt, arange(0, prompt.int_size(1))}).buffers_updated_in_place,
+            2 * config.n_layer);
+
+  const std::vector<std::pair<std::string, std::function<Tensor(const Tensor&, const Tensor&)>>>
+      engines = {
+          {"eager", [&](const Tensor& ids, const Tensor& pos) { return model->forward(ids, pos); }},
+          {"runtime", [&](const Tensor& ids, const Tensor& pos) { return rt.run({ids, pos})[0]; }}};
+  for (const auto& [name, step] : engines) {
+    SCOPED_TRACE(name);
+    std::vector<int64_t> generated;
+    const std::vector<Tensor> logits = generate(step, prompt, steps, generated);
+    EXPECT_EQ(generated, hf_tokens);
+    double worst = 0;
+    for (size_t i = 0; i < logits.size(); ++i) {
+      worst = std::max(worst, relative_error(logits[i].reshape({-1}),
+                                             hf_logits.select(0, static_cast<int64_t>(i))));
+    }
+    EXPECT_LE(worst, kTolerance);
+    std::printf("  %-8s %lld tokens equal Hugging Face's: %s; worst logits error %.2e\n",
+                name.c_str(), static_cast<long long>(steps),
+                generated == hf_tokens ? "yes" : "no", worst);
+  }
 }
 
 }  // namespace

@@ -35,15 +35,30 @@ class Attention : public nn::Module {
     c_proj_ = register_module("c_proj", std::make_shared<Conv1D>(c.n_embd, c.n_embd));
     attn_dropout_ = register_module("attn_dropout", std::make_shared<nn::Dropout>(0.1));
     resid_dropout_ = register_module("resid_dropout", std::make_shared<nn::Dropout>(0.1));
+    if (c.cache_size > 0) {
+      const std::vector<int64_t> shape = {c.cache_batch, c.n_head, c.cache_size, head_dim_};
+      k_cache = register_buffer("k_cache", zeros(shape), /*persistent=*/false);
+      v_cache = register_buffer("v_cache", zeros(shape), /*persistent=*/false);
+    }
   }
-  Tensor forward(const Tensor& x) override {
+  Tensor forward(const Tensor& x) override { return attend(x, Tensor()); }
+  // With `positions`, through the KV cache.
+  Tensor attend(const Tensor& x, const Tensor& positions) {
     nn::ModuleScope scope(*this);
     const SymInt N = x.size(0), T = x.size(1), E = x.size(2);
     const std::vector<Tensor> qkv = split(c_attn_->forward(x), E, 2);
     auto heads = [&](const Tensor& t) { return t.reshape({N, T, heads_, -1}).transpose(1, 2); };
     const Tensor q = heads(qkv[0]), k = heads(qkv[1]), v = heads(qkv[2]);
     Tensor a;
-    if (!is_training()) {
+    if (positions.defined()) {
+      k_cache.index_copy_(2, positions, k);
+      v_cache.index_copy_(2, positions, v);
+      // Cached position j is visible to the new token at position p when j <= p; positions not
+      // written yet lie beyond every p.
+      const Tensor cached = arange(k_cache.int_size(2), DType::Int64);
+      const Tensor visible = cached.unsqueeze(0).le(positions.unsqueeze(1));
+      a = scaled_dot_product_attention(q, k_cache, v_cache, visible, 0.0, /*is_causal=*/false);
+    } else if (!is_training()) {
       a = scaled_dot_product_attention(q, k, v, Tensor(), 0.0, /*is_causal=*/true);
     } else {
       // Training: the attention weights go through dropout, so spell the attention out.
@@ -60,6 +75,9 @@ class Attention : public nn::Module {
   int64_t heads_, head_dim_;
   std::shared_ptr<Conv1D> c_attn_, c_proj_;
   std::shared_ptr<nn::Dropout> attn_dropout_, resid_dropout_;
+
+ public:
+  Tensor k_cache, v_cache;
 };
 
 class Mlp : public nn::Module {
@@ -88,11 +106,13 @@ class Block : public nn::Module {
     ln_2_ = register_module("ln_2", std::make_shared<nn::LayerNorm>(shape, c.layer_norm_epsilon));
     mlp_ = register_module("mlp", std::make_shared<Mlp>(c));
   }
-  Tensor forward(const Tensor& x) override {
+  Tensor forward(const Tensor& x) override { return run(x, Tensor()); }
+  Tensor run(const Tensor& x, const Tensor& positions) {
     nn::ModuleScope scope(*this);
-    const Tensor h = x + attn_->forward(ln_1_->forward(x));
+    const Tensor h = x + attn_->attend(ln_1_->forward(x), positions);
     return h + mlp_->forward(ln_2_->forward(h));
   }
+  Attention& attention() { return *attn_; }
 
  private:
   std::shared_ptr<nn::LayerNorm> ln_1_, ln_2_;
@@ -146,7 +166,34 @@ GPT2::GPT2(const Gpt2Config& config) : nn::Module("GPT2LMHeadModel"), config_(co
   lm_head_ = register_module("lm_head", std::make_shared<LmHead>(wte_->weight));
 }
 
-Tensor GPT2::forward(const Tensor& ids) {
+Tensor GPT2::forward(const Tensor& ids) { return run(ids, Tensor()); }
+
+Tensor GPT2::forward(const Tensor& ids, const Tensor& positions) {
+  XPORT_CHECK(config_.cache_size > 0, InvalidInput,
+              "GPT2: forward(ids, positions) needs a KV cache; build the model with "
+              "Gpt2Config::cache_size > 0");
+  XPORT_CHECK(positions.dim() == 1 && positions.dtype() == DType::Int64, InvalidInput,
+              "GPT2: positions must be int64 [T], got ", positions.dim(), "-D ",
+              dtype_name(positions.dtype()));
+  XPORT_CHECK(ids.dim() == 2 && static_cast<bool>(ids.size(0) == config_.cache_batch),
+              InvalidInput, "GPT2: the KV cache holds a batch of ", config_.cache_batch,
+              "; got ids of ", ids.dim(), " dims");
+  XPORT_CHECK(static_cast<bool>(positions.size(0) == ids.size(1)), InvalidInput,
+              "GPT2: ", ids.size(1), " new tokens but ", positions.size(0), " positions");
+  return run(ids, positions);
+}
+
+void GPT2::reset_cache() {
+  for (size_t i = 0; i < h_->size(); ++i) {
+    Attention& a = static_cast<Block&>(*(*h_)[i]).attention();
+    if (a.k_cache.defined()) {
+      a.k_cache.zero_();
+      a.v_cache.zero_();
+    }
+  }
+}
+
+Tensor GPT2::run(const Tensor& ids, const Tensor& positions) {
   nn::ModuleScope scope(*this);
   XPORT_CHECK(ids.dim() == 2 && (ids.dtype() == DType::Int64 || ids.dtype() == DType::Int32),
               InvalidInput, "GPT2: expected token ids [N, T] of int64, got ", ids.dim(), "-D ",
@@ -157,10 +204,12 @@ Tensor GPT2::forward(const Tensor& ids) {
   Tensor h;
   {
     nn::ModuleScope inner(*transformer_);
-    // Positions 0..T-1 are the first T rows of wpe: a slice, which stays symbolic under capture
-    // where arange(T) would need T's value.
-    h = drop_->forward(wte_->forward(ids) + wpe_->weight.slice(0, 0, T));
-    for (size_t i = 0; i < h_->size(); ++i) h = (*h_)[i]->forward(h);
+    // Without a cache, positions 0..T-1 are the first T rows of wpe: a slice, which stays
+    // symbolic under capture where arange(T) would need T's value.
+    const Tensor position_rows =
+        positions.defined() ? wpe_->forward(positions) : wpe_->weight.slice(0, 0, T);
+    h = drop_->forward(wte_->forward(ids) + position_rows);
+    for (size_t i = 0; i < h_->size(); ++i) h = static_cast<Block&>(*(*h_)[i]).run(h, positions);
     h = ln_f_->forward(h);
   }
   return lm_head_->forward(h);
