@@ -22,13 +22,17 @@ TEST(Demo, CapturesSavesLoadsAndRunsGpt2WithinTheContract) {
   ASSERT_EQ(tools::run_demo(options, out), 0) << out.str();
   const std::string text = out.str();
   for (const std::string& expected :
-       {std::string("\ncontract:\n  ids: i64[1, s0]\n  s0: seq in [2, 1024]  (ids.size(1))\n"),
-        "\narchive:    " + archive.path() + ", 498.3 MB, saved in ",
+       {std::string("\ncontract:\n  ids: i64[1, s0]\n  positions: i64[s0]\n"
+                    "  s0: tokens in [1, 256]  (ids.size(1))\n"),
+        std::string("; 24 buffer mutations (the caches)\n"),
+        "\narchive:    " + archive.path() + ", ",
         std::string("\n   6 tokens: runtime "), std::string("\n  32 tokens: runtime "),
-        std::string("\ngreedy continuation (2 tokens, runtime): "),
-        std::string("\n  1025 tokens: ids.size(1) = 1025 is outside the range [2, 1024] of Dim "
-                    "'seq'\n"),
-        std::string("\n  ids of rank 1: input ids: expected 2 dims [1, s0], got 1 dims [6]\n")}) {
+        std::string("\ngreedy continuation (2 tokens, runtime, KV cache): "),
+        std::string("\n            the same tokens as eager decoding without a cache\n"),
+        std::string("\n  257 tokens: ids.size(1) = 257 is outside the range [1, 256] of Dim "
+                    "'tokens'\n"),
+        std::string("\n  ids of rank 1: input ids: expected 2 dims [1, s0], got 1 dims [6]\n"),
+        std::string("\n  5 positions for 6 tokens: ")}) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\nnot in:\n" << text;
   }
   EXPECT_EQ(text.find("FAILED"), std::string::npos) << text;

@@ -17,6 +17,8 @@ using Clock = std::chrono::steady_clock;
 
 // Logits further apart than this, relative to the largest eager logit, fail the demo.
 constexpr double kTolerance = 1e-4;
+// Positions the KV cache holds: the prompt plus every generated token must fit.
+constexpr int64_t kCachePositions = 256;
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -31,6 +33,9 @@ std::string ids_str(const std::vector<int64_t>& ids) {
 Tensor as_batch(const std::vector<int64_t>& ids) {
   return from_vector(ids, {1, static_cast<int64_t>(ids.size())});
 }
+
+// Positions [begin, end) as int64.
+Tensor positions(int64_t begin, int64_t end) { return arange(begin, end, 1, DType::Int64); }
 
 // max |a - ref| / max |ref|.
 double relative_diff(const Tensor& a, const Tensor& ref) {
@@ -48,9 +53,12 @@ std::string sci(double v) {
 }  // namespace
 
 int run_demo(const DemoOptions& options, std::ostream& out) {
-  out << "xport demo: GPT-2 (12 layers x 768, 12 heads, vocab 50257): capture, save, load, run\n\n";
+  out << "xport demo: GPT-2 (12 layers x 768, 12 heads, vocab 50257) with a KV cache: capture, "
+         "save, load, generate\n\n";
   Clock::time_point start = Clock::now();
-  auto model = models::gpt2();
+  models::Gpt2Config config;
+  config.cache_size = kCachePositions;
+  auto model = models::gpt2(config);
   out << "model:      built in " << ms_str(ms_since(start));
   if (options.weights.empty()) {
     out << ", seeded random weights (pass --weights model.safetensors for a real checkpoint)\n";
@@ -62,23 +70,35 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
   model->eval();
   int64_t params = 0;
   for (const auto& [name, t] : model->named_parameters()) params += t.int_numel();
-  out << "parameters: " << params << "\n";
+  out << "parameters: " << params << "; KV cache: " << config.n_layer << " layers x 2 x [1, "
+      << config.n_head << ", " << kCachePositions << ", " << config.n_embd / config.n_head
+      << "] buffers, updated in place\n";
 
   // "Hello, my dog is cute" in GPT-2's tokenizer.
   const std::vector<int64_t> prompt = {15496, 11, 616, 3290, 318, 13779};
-  const int64_t max_positions = model->config().n_positions;
+  const auto room = kCachePositions - static_cast<int64_t>(prompt.size());
+  XPORT_CHECK(options.steps >= 0 && options.steps <= room, InvalidInput, "xport demo: --steps ",
+              options.steps, " does not fit the KV cache: give 0 to ", room);
 
-  // Capture with the sequence length dynamic: one program for every length up to the model's
-  // position table.
+  // Capture with the number of new tokens dynamic from 1: one program for the prompt (prefill)
+  // and for every one-token step (decode), at the positions given.
+  const Dim tokens("tokens", 1, kCachePositions);
   ExportOptions export_options;
-  export_options.dynamic_shapes = {{{1, Dim("seq", 2, max_positions)}}};
-  export_options.input_names = {"ids"};
+  export_options.dynamic_shapes = {{{1, tokens}}, {{0, tokens}}};
+  export_options.input_names = {"ids", "positions"};
   start = Clock::now();
   const ExportedProgram exported = export_program(
-      *model, [&](const Tensor& ids) { return model->forward(ids); }, {as_batch(prompt)},
-      export_options);
+      *model,
+      [&](const std::vector<Value>& in) {
+        return std::vector<Tensor>{model->forward(in[0].to_tensor(), in[1].to_tensor())};
+      },
+      {as_batch(prompt), positions(0, static_cast<int64_t>(prompt.size()))}, export_options);
+  int64_t mutated = 0;
+  for (const OutputSpec& o : exported.signature().outputs) {
+    mutated += o.kind == OutputSpec::Kind::BufferMutation;
+  }
   out << "capture:    export_program traced " << exported.graph().nodes().size() << " nodes in "
-      << ms_str(ms_since(start)) << "\n";
+      << ms_str(ms_since(start)) << "; " << mutated << " buffer mutations (the caches)\n";
   out << "contract:\n";
   for (const InputContract& c : exported.contract()) {
     out << "  " << c.name << ": " << contract_type(c) << "\n";
@@ -103,7 +123,7 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
   out << "runtime:    runtime::Program::load in " << ms_str(ms_since(start))
       << " (weights memory-mapped, every node resolved to its kernel)\n";
 
-  // The same program at two lengths, against the eager model.
+  // The same program at two lengths, against the eager model without its cache.
   out << "\nruntime vs eager, relative diff = max |runtime - eager| / max |eager| (limit "
       << sci(kTolerance) << "):\n";
   std::vector<int64_t> long_ids = prompt;
@@ -111,14 +131,15 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
     long_ids.push_back(static_cast<int64_t>((long_ids.size() * 7919 + 31) % 50257));
   }
   Tensor prompt_logits;
-  const std::vector<int64_t>* const lengths[] = {&prompt, &long_ids};
+  const std::vector<int64_t>* const lengths[] = {&long_ids, &prompt};
   for (const std::vector<int64_t>* ids : lengths) {
     const Tensor x = as_batch(*ids);
+    const Tensor at = positions(0, static_cast<int64_t>(ids->size()));
     start = Clock::now();
-    const Tensor logits = program.run({x}).at(0);
+    const Tensor logits = program.run({x, at}).at(0);
     const double first_ms = ms_since(start);
     start = Clock::now();
-    program.run({x});
+    program.run({x, at});
     const double again_ms = ms_since(start);
     start = Clock::now();
     const Tensor eager = model->forward(x);
@@ -147,30 +168,51 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
   }
   out.unsetf(std::ios::floatfield);
 
-  // Greedy decoding through the runtime, recomputing the whole prefix each step (no KV cache):
-  // every step is a new length, so a new plan.
-  std::vector<int64_t> ids = prompt;
+  // Greedy decoding through the runtime: the prompt ran above (its keys and values are cached
+  // at positions 0..5); each step runs one new token at the next position.
   std::vector<int64_t> generated;
+  const auto n = static_cast<int64_t>(prompt.size());
+  int64_t next = prompt_logits.select(1, -1).argmax().item<int64_t>();
   start = Clock::now();
-  for (int step = 0; step < options.steps; ++step) {
-    const Tensor logits = program.run({as_batch(ids)}).at(0);
-    const int64_t next = logits.select(1, -1).argmax().item<int64_t>();
+  for (int64_t step = 0; step < options.steps; ++step) {
     generated.push_back(next);
-    ids.push_back(next);
+    const Tensor logits =
+        program.run({as_batch({next}), positions(n + step, n + step + 1)}).at(0);
+    next = logits.select(1, -1).argmax().item<int64_t>();
   }
-  out << "greedy continuation (" << options.steps << " tokens, runtime): " << ids_str(generated)
-      << "  (" << ms_str(ms_since(start) / std::max(1, options.steps)) << " per token)\n";
+  out << "greedy continuation (" << options.steps << " tokens, runtime, KV cache): "
+      << ids_str(generated) << "  ("
+      << ms_str(ms_since(start) / static_cast<double>(std::max(1, options.steps)))
+      << " per token)\n";
+  // The same continuation eagerly, recomputing the whole prefix each step (no cache).
+  std::vector<int64_t> ids = prompt;
+  std::vector<int64_t> eager_generated;
+  for (int64_t step = 0; step < options.steps; ++step) {
+    const Tensor logits = model->forward(as_batch(ids));
+    eager_generated.push_back(logits.select(1, -1).argmax().item<int64_t>());
+    ids.push_back(eager_generated.back());
+  }
+  if (eager_generated != generated) {
+    out << "FAILED: eager decoding without a cache continues with " << ids_str(eager_generated)
+        << "\n";
+    return 1;
+  }
+  out << "            the same tokens as eager decoding without a cache\n";
 
   // Inputs outside the contract are refused before any kernel runs.
   out << "\nrefused by the runtime (outside the contract):\n";
-  const std::vector<std::pair<std::string, Tensor>> bad = {
-      {std::to_string(max_positions + 1) + " tokens",
-       as_batch(std::vector<int64_t>(static_cast<size_t>(max_positions + 1), 0))},
-      {"ids of rank 1", from_vector(prompt, {static_cast<int64_t>(prompt.size())})},
+  const int64_t too_many = kCachePositions + 1;
+  const std::vector<std::pair<std::string, std::vector<Value>>> bad = {
+      {std::to_string(too_many) + " tokens",
+       {as_batch(std::vector<int64_t>(static_cast<size_t>(too_many), 0)),
+        positions(0, too_many)}},
+      {"ids of rank 1",
+       {from_vector(prompt, {n}), positions(0, n)}},
+      {"5 positions for 6 tokens", {as_batch(prompt), positions(0, 5)}},
   };
-  for (const auto& [what, x] : bad) {
+  for (const auto& [what, inputs] : bad) {
     try {
-      program.run({x});
+      program.run_values(inputs);
       out << "FAILED: the runtime accepted " << what << "\n";
       return 1;
     } catch (const Error& e) {
