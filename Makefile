@@ -14,7 +14,7 @@ CMAKE_PYTHON := -DXPORT_PYTHON=$(PYTHON)
 
 .PHONY: all deps venv build build-asan build-fuzz build-tsan demo test test-release test-asan test-tsan \
   test-fuzz bench \
-  bench-models bench-export bench-archive bench-peers bench-control-flow install clean
+  bench-models bench-export bench-archive bench-peers bench-control-flow bench-decode install clean
 
 all: build
 
@@ -94,6 +94,9 @@ bench-archive: build venv
 
 bench-control-flow: build venv
 	$(PYTHON) bench/compare_control_flow.py $(BUILD)
+
+bench-decode: build venv
+	$(PYTHON) bench/compare_decode.py $(BUILD)
 
 # PyTorch eager, torch.compile, AOTInductor, ONNX Runtime and the xport runtime on the same models
 # and weights; ARGS go to bench/peers/run.sh.

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""GPT-2 one-token decode with a KV cache: the xport runtime beside PyTorch eager with Hugging
+Face's own cache and ONNX Runtime, interleaved in one run, with the bytes a step must read
+against this machine's measured read bandwidth.
+
+Usage: bench/compare_decode.py [BUILD_DIR] [--cache N] [--rounds R] [--runs K] [--threads T]
+
+The model is Hugging Face's GPT2LMHeadModel (124M parameters) with a fixed-seed random init; its
+weights are written once to BUILD_DIR/decode/gpt2.safetensors, which every engine reads. Each step
+runs one new token at position N-1 with N-1 cached positions before it (a full cache):
+  xport   BUILD_DIR/bench/xport_decode_bench: the KV-cache GPT-2 exported once (new tokens
+          dynamic from 1), caches updated in place by runtime::Program;
+  eager   GPT2LMHeadModel with its DynamicCache, cropped back to N-1 positions after each step;
+  ORT     the same decode step exported with torch.onnx.export (past keys and values in, logits
+          and the new keys and values out, as GPT-2 ONNX exports are), graph optimizations 'all'.
+All use T threads (default 2). Each round runs every engine once (xport in a fresh process,
+which also measures the bandwidth); an engine's figure is the median over rounds of its median
+step. "x bound" is the step time over bytes / bandwidth: 1.0 would read every byte at the
+measured bandwidth.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import bench_common  # noqa: F401  (sets up OpenBLAS before torch)
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def hf_model(cache):
+    from transformers import GPT2Config, GPT2LMHeadModel
+    torch.manual_seed(2026)
+    return GPT2LMHeadModel(GPT2Config(n_positions=max(1024, cache))).eval()
+
+
+def save_weights(model, path):
+    from safetensors.torch import save_file
+    state = {k: v.contiguous() for k, v in model.state_dict().items()
+             if not k.endswith((".attn.bias", ".attn.masked_bias")) and k != "lm_head.weight"}
+    save_file(state, path)
+
+
+def median_step(step, runs, warmup=3):
+    for _ in range(warmup):
+        step()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        step()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+class DecodeStep(torch.nn.Module):
+    """One GPT-2 decode step over explicit past keys and values ([layers, 1, heads, past, head
+    dim] each), in plain PyTorch with the Hugging Face model's weights; returns the logits and
+    the present keys and values (past and the new token's), as GPT-2 ONNX exports do."""
+
+    def __init__(self, hf):
+        super().__init__()
+        self.hf = hf
+
+    def forward(self, ids, position, past_k, past_v):
+        t = self.hf.transformer
+        heads = self.hf.config.n_head
+        h = t.wte(ids) + t.wpe(position)
+        present_k, present_v = [], []
+        for i, block in enumerate(t.h):
+            x = block.ln_1(h)
+            q, k, v = block.attn.c_attn(x).split(self.hf.config.n_embd, dim=2)
+            q, k, v = (z.view(1, 1, heads, -1).transpose(1, 2) for z in (q, k, v))
+            k = torch.cat([past_k[i], k], dim=2)
+            v = torch.cat([past_v[i], v], dim=2)
+            present_k.append(k)
+            present_v.append(v)
+            a = torch.nn.functional.scaled_dot_product_attention(q, k, v)
+            h = h + block.attn.c_proj(a.transpose(1, 2).reshape(1, 1, -1))
+            h = h + block.mlp(block.ln_2(h))
+        return self.hf.lm_head(t.ln_f(h)), torch.stack(present_k), torch.stack(present_v)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("build", nargs="?", default="build")
+    parser.add_argument("--cache", type=int, default=256)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    binary = os.path.join(args.build, "bench", "xport_decode_bench")
+    work = os.path.join(args.build, "decode")
+    os.makedirs(work, exist_ok=True)
+    weights = os.path.join(work, "gpt2.safetensors")
+    onnx_path = os.path.join(work, "gpt2_decode_c%d.onnx" % args.cache)
+    model = hf_model(args.cache)
+    if not os.path.exists(weights):
+        save_weights(model, weights)
+    past = args.cache - 1
+    config = model.config
+    head_dim = config.n_embd // config.n_head
+    ids = torch.tensor([[464]])
+    position = torch.tensor([[past]])
+
+    # Eager: prefill past positions, then each step crops the cache back to them.
+    with torch.no_grad():
+        cache = model(torch.arange(past).view(1, -1) % config.vocab_size,
+                      use_cache=True).past_key_values
+
+        def eager_step():
+            model(ids, past_key_values=cache, position_ids=position, use_cache=True)
+            cache.crop(-1)  # drop the new position again
+
+        eager_step()
+
+    # ONNX Runtime: the same step with explicit past keys and values.
+    import onnxruntime as ort
+    past_k = torch.randn(config.n_layer, 1, config.n_head, past, head_dim)
+    past_v = torch.randn(config.n_layer, 1, config.n_head, past, head_dim)
+    if not os.path.exists(onnx_path):
+        start = time.perf_counter()
+        with torch.no_grad():
+            torch.onnx.export(DecodeStep(model), (ids, position, past_k, past_v), onnx_path,
+                              input_names=["ids", "position", "past_k", "past_v"],
+                              output_names=["logits", "present_k", "present_v"], dynamo=True,
+                              external_data=False)
+        log("ONNX export: %s (%.1f s)" % (onnx_path, time.perf_counter() - start))
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = args.threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    session = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
+    feeds = {"ids": ids.numpy(), "position": position.numpy(), "past_k": past_k.numpy(),
+             "past_v": past_v.numpy()}
+    with torch.no_grad():
+        want = DecodeStep(model)(ids, position, past_k, past_v)[0].numpy()
+    got = session.run(None, feeds)[0]
+    err = float(np.abs(got - want).max() / np.abs(want).max())
+    if err > 1e-3:
+        sys.exit("compare_decode: ONNX Runtime's logits differ from PyTorch's by %.1e" % err)
+
+    results = {"xport": [], "eager": [], "ORT": []}
+    bytes_per_step, bandwidth = None, []
+    for r in range(args.rounds):
+        out = subprocess.run([binary, weights, "--cache", str(args.cache), "--runs",
+                              str(args.runs), "--threads", str(args.threads)],
+                             check=True, capture_output=True, text=True)
+        x = json.loads(out.stdout)
+        results["xport"].append(statistics.median(x["times_ms"]))
+        bytes_per_step = x["bytes_per_step"]
+        bandwidth.append(x["bandwidth_gbs"])
+        with torch.no_grad():
+            results["eager"].append(median_step(eager_step, args.runs))
+        results["ORT"].append(median_step(lambda: session.run(None, feeds), args.runs))
+        log("round %d: %s" % (r + 1, ", ".join("%s %.2f ms" % (k, v[-1])
+                                                for k, v in results.items())))
+
+    gbs = statistics.median(bandwidth)
+    bound_ms = bytes_per_step / (gbs * 1e9) * 1000
+    cpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    model_name = next((line.split(":", 1)[1].strip() for line in cpu.splitlines()
+                       if line.startswith("Model name")), "unknown CPU")
+    print("GPT-2 decode step, cache %d (%d cached + 1 new), %d threads, %s" %
+          (args.cache, past, args.threads, model_name))
+    print("bytes per step %.1f MB; measured read bandwidth %.1f GB/s; bound %.2f ms" %
+          (bytes_per_step / 1e6, gbs, bound_ms))
+    print("%-8s %10s %10s %9s" % ("engine", "ms/step", "tokens/s", "x bound"))
+    for name, values in results.items():
+        ms = statistics.median(values)
+        print("%-8s %10.2f %10.1f %9.2f" % (name, ms, 1000 / ms, ms / bound_ms))
+
+
+if __name__ == "__main__":
+    main()
