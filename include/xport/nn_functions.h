@@ -47,9 +47,12 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
 /// Rows of `weight` [num_embeddings, dim] gathered by int64/int32 `indices`.
 Tensor embedding(const Tensor& weight, const Tensor& indices, SymInt padding_idx = -1,
                  bool scale_grad_by_freq = false, bool sparse = false);
-/// A copy of `input` when train is false (training-mode dropout is not
-/// supported yet).
+/// With `train`, each element zeroed with probability p and the rest scaled by 1 / (1 - p), a
+/// fresh mask per call (seeded by manual_seed); a copy of `input` otherwise.
 Tensor dropout(const Tensor& input, double p, bool train);
+/// Seeds the generator of dropout's masks (eagerly and in exported programs), as
+/// torch.manual_seed does.
+void manual_seed(uint64_t seed);
 /// softmax(query key^T * scale + attn_mask) value; a bool mask keeps positions
 /// where it is true. scale defaults to 1 / sqrt(query.size(-1)).
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,

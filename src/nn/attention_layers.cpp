@@ -36,8 +36,7 @@ MultiheadAttention::MultiheadAttention(int64_t embed_dim_, int64_t num_heads_, d
       embed_dim(embed_dim_),
       num_heads(num_heads_),
       dropout(dropout_),
-      batch_first(batch_first_),
-      next_seed_(detail::next_seed()) {
+      batch_first(batch_first_) {
   XPORT_CHECK(embed_dim > 0 && num_heads > 0 && embed_dim % num_heads == 0, InvalidInput,
               "MultiheadAttention: embed_dim (", embed_dim, ") must be divisible by num_heads (",
               num_heads, ")");
@@ -134,7 +133,7 @@ MultiheadAttention::Output MultiheadAttention::forward(const Tensor& query, cons
     Tensor scores = matmul(q * (1.0 / std::sqrt(static_cast<double>(D))), k.transpose(-2, -1));
     if (mask.defined()) scores = scores + mask;
     weights = softmax(scores, -1);
-    if (dropout_p > 0) weights = detail::dropout(weights, dropout_p, next_seed_++);
+    if (dropout_p > 0) weights = xport::dropout(weights, dropout_p, true);
     attn = matmul(weights, v);
   }
   Tensor out = out_proj->forward(attn.transpose(1, 2).reshape({N, L, E}));
@@ -164,16 +163,16 @@ TransformerEncoderLayer::TransformerEncoderLayer(int64_t d_model, int64_t nhead,
                                        d_model, nhead, options.dropout, true, options.batch_first));
   linear1 = register_module("linear1", std::make_shared<Linear>(d_model, options.dim_feedforward));
   dropout =
-      register_module("dropout", std::make_shared<Dropout>(options.dropout, detail::next_seed()));
+      register_module("dropout", std::make_shared<Dropout>(options.dropout));
   linear2 = register_module("linear2", std::make_shared<Linear>(options.dim_feedforward, d_model));
   norm1 = register_module(
       "norm1", std::make_shared<LayerNorm>(std::vector<int64_t>{d_model}, options.layer_norm_eps));
   norm2 = register_module(
       "norm2", std::make_shared<LayerNorm>(std::vector<int64_t>{d_model}, options.layer_norm_eps));
   dropout1 =
-      register_module("dropout1", std::make_shared<Dropout>(options.dropout, detail::next_seed()));
+      register_module("dropout1", std::make_shared<Dropout>(options.dropout));
   dropout2 =
-      register_module("dropout2", std::make_shared<Dropout>(options.dropout, detail::next_seed()));
+      register_module("dropout2", std::make_shared<Dropout>(options.dropout));
 }
 
 Tensor TransformerEncoderLayer::feed_forward(const Tensor& x) {

@@ -70,14 +70,14 @@ Tensor Embedding::forward(const Tensor& ids) {
   return embedding(weight, ids, padding_idx.value_or(-1));
 }
 
-Dropout::Dropout(double p_, uint64_t seed) : Module("Dropout"), p(p_), next_seed_(seed) {
+Dropout::Dropout(double p_) : Module("Dropout"), p(p_) {
   XPORT_CHECK(p >= 0 && p <= 1, InvalidInput, "Dropout: p must be in [0, 1], got ", p);
 }
 
 Tensor Dropout::forward(const Tensor& input) {
   ModuleScope scope(*this);
   if (!is_training() || p == 0) return input;
-  return detail::dropout(input, p, next_seed_++);
+  return dropout(input, p, true);
 }
 
 Tensor ReLU::forward(const Tensor& input) {

@@ -17,7 +17,5 @@ Tensor uniform(const std::vector<int64_t>& shape, double bound);
 /// N(0, std^2) of `shape`.
 Tensor normal(const std::vector<int64_t>& shape, double std);
 /// Zeroes each element of `x` with probability p and scales the rest by 1 / (1 - p), from a
-/// generator seeded with `seed` (training-mode dropout).
-Tensor dropout(const Tensor& x, double p, uint64_t seed);
 
 }  // namespace xport::nn::detail

@@ -234,6 +234,24 @@ TEST(Mutation, ARuntimeThatUpdatesBuffersRunsOneCallAtATime) {
   EXPECT_TRUE(same(rt.program().state().at("total"), full({3}, 200.0)));
 }
 
+TEST(Mutation, TrainingModeDropoutIsAnOpThatDrawsAFreshMaskEveryRun) {
+  auto drop = std::make_shared<nn::Dropout>(0.5);
+  drop->train();
+  const ExportedProgram p = export_program(*drop, forward_of(*drop), {ones({4096})});
+  EXPECT_NE(p.to_string().find("aten::native_dropout.default(%x, 0.5, True)"), std::string::npos)
+      << p.to_string();
+  const runtime::Program rt = runtime::Program::from_exported(
+      export_program(*drop, forward_of(*drop), {ones({4096})}));
+  for (const auto& run : std::vector<std::function<Tensor()>>{
+           [&] { return p.run({ones({4096})})[0]; }, [&] { return rt.run({ones({4096})})[0]; }}) {
+    const Tensor a = run(), b = run();
+    EXPECT_FALSE(allclose(a, b, 0, 0));
+    const double kept = a.ne(zeros({4096})).to(DType::Float32).sum().item<double>();
+    EXPECT_NEAR(kept, 2048, 200);
+    EXPECT_NEAR(a.max().item<double>(), 2.0, 1e-6);
+  }
+}
+
 class UpdatesParameter : public nn::Module {
  public:
   UpdatesParameter() : nn::Module("UpdatesParameter") {

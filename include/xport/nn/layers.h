@@ -78,12 +78,9 @@ class Embedding : public Module {
 /// generator seeded by `seed` that advances every call; the identity in eval mode.
 class Dropout : public Module {
  public:
-  explicit Dropout(double p = 0.5, uint64_t seed = 0);
+  explicit Dropout(double p = 0.5);
   Tensor forward(const Tensor& input) override;
   double p;
-
- private:
-  uint64_t next_seed_;
 };
 
 class ReLU : public Module {
@@ -187,7 +184,6 @@ class MultiheadAttention : public Module {
   bool batch_first;
 
  private:
-  uint64_t next_seed_;  // attention dropout in training mode
 };
 
 /// torch.nn.TransformerEncoderLayer: self_attn, linear1, dropout, linear2, norm1, norm2, dropout1,

@@ -1,6 +1,7 @@
 // Free functions of the nn family: each calls its op once looked up.
 #include "xport/nn_functions.h"
 
+#include "kernels/cpu/dropout.h"
 #include "ops/op_util.h"
 
 namespace xport {
@@ -81,6 +82,8 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, SymInt padding_idx
 Tensor dropout(const Tensor& input, double p, bool train) {
   return call1(XPORT_OP("aten::dropout"), {input, p, train});
 }
+
+void manual_seed(uint64_t seed) { kernels::cpu::seed_dropout(seed); }
 
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const Tensor& attn_mask, double dropout_p, bool is_causal,

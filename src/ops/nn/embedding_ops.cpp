@@ -1,4 +1,4 @@
-// Embedding lookup, and dropout (eval mode only for now).
+// Embedding lookup.
 #include "kernels/cpu/embedding.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
@@ -47,21 +47,6 @@ void register_embedding_ops() {
       .meta = embedding_meta,
       .cpu = embedding_kernel,
       .core = true,
-  });
-  // dropout(input, p, train): the identity (a copy) in eval mode.
-  register_op({
-      .schema = "aten::dropout(Tensor input, float p, bool train) -> Tensor",
-      .decomp =
-          [](const OpArgs& args) {
-            const double p = args.real(1);
-            XPORT_CHECK(p >= 0.0 && p <= 1.0, InvalidInput, args.name(),
-                        ": dropout probability must be between 0 and 1, got ", p);
-            XPORT_CHECK(!args.boolean(2) || p == 0.0, UnsupportedOp, args.name(),
-                        ": training-mode dropout (random masks) is not "
-                        "supported yet; call it with "
-                        "train=False (eval mode) or p=0");
-            return std::vector<Tensor>{call1(XPORT_OP("aten::clone"), {args[0]})};
-          },
   });
 }
 

@@ -5,7 +5,8 @@ namespace xport::ops {
 
 void register_pool_ops();       // pool_ops.cpp
 void register_norm_ops();       // norm_ops.cpp
-void register_embedding_ops();  // embedding_ops.cpp (embedding, dropout)
+void register_embedding_ops();  // embedding_ops.cpp
+void register_dropout_ops();    // dropout_ops.cpp
 void register_attention_ops();  // attention_ops.cpp
 
 }  // namespace xport::ops

@@ -559,6 +559,20 @@ void embedding_and_dropout_samples(Rows& rows) {
                     return Args{g.randn({3}), 1.5, false};
                   },
                   -1, -1, true});
+  // native_dropout(input, p, train) -> (output, mask): masks are random, so the values of a
+  // training call with 0 < p < 1 are checked for shape and dtype only.
+  const std::string nd = "aten::native_dropout";
+  rows.push_back({nd, "eval f32", [](Gen& g) { return Args{g.randn({3, 4}), 0.5, false}; }});
+  rows.push_back({nd, "train p=0", [](Gen& g) { return Args{g.randn({3, 4}), 0.0, true}; }});
+  rows.push_back({nd, "train p=1", [](Gen& g) { return Args{g.randn({5}), 1.0, true}; }});
+  rows.push_back({nd, "train f64 non-contiguous",
+                  [](Gen& g) { return Args{g.transposed({4, 5}, DType::Float64), 0.3, true}; },
+                  -1, -1, false, false});
+  rows.push_back({nd, "p < 0 refused",
+                  [](Gen& g) {
+                    return Args{g.randn({3}), -0.5, true};
+                  },
+                  -1, -1, true});
 }
 
 void attention_samples(Rows& rows) {

@@ -1,0 +1,60 @@
+// Dropout: native_dropout draws a fresh random mask on every call (eagerly, and each time an
+// exported program runs, as in PyTorch); dropout is native_dropout in training mode and a copy
+// otherwise.
+#include "kernels/cpu/dropout.h"
+#include "ops/nn/nn_ops.h"
+#include "ops/op_util.h"
+
+namespace xport::ops {
+namespace {
+
+void check_probability(const OpArgs& args) {
+  const double p = args.real(1);
+  XPORT_CHECK(p >= 0.0 && p <= 1.0, InvalidInput, args.name(),
+              ": dropout probability has to be between 0 and 1, but got ", p);
+}
+
+// native_dropout(input, p, train) -> (output, mask)
+std::vector<TensorMeta> native_dropout_meta(const OpArgs& args) {
+  check_probability(args);
+  const Tensor& input = args.tensor(0);
+  XPORT_CHECK(is_floating(input.dtype()), InvalidInput, args.name(),
+              ": needs a floating point input, got ", dtype_name(input.dtype()));
+  return {contiguous_meta(input.sizes(), input.dtype()),
+          contiguous_meta(input.sizes(), DType::Bool)};
+}
+
+void native_dropout_kernel(const OpArgs& args, std::vector<Tensor>& outs) {
+  const bool train = args.optional_bool(2).value_or(true);
+  if (!train) {
+    outs[0].copy_(args.tensor(0));
+    outs[1].fill_(true);
+    return;
+  }
+  kernels::cpu::dropout_out(args.tensor(0), args.real(1), outs[0], outs[1]);
+}
+
+}  // namespace
+
+void register_dropout_ops() {
+  const OpDef& native_dropout = register_op({
+      .schema = "aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)",
+      .meta = native_dropout_meta,
+      .cpu = native_dropout_kernel,
+      .core = true,
+      .tags = {"nondeterministic_seeded"},
+  });
+  register_op({
+      .schema = "aten::dropout(Tensor input, float p, bool train) -> Tensor",
+      .decomp =
+          [&native_dropout](const OpArgs& args) {
+            check_probability(args);
+            if (args.boolean(2) && args.real(1) > 0) {
+              return std::vector<Tensor>{call_tensors(native_dropout, {args[0], args[1], true})[0]};
+            }
+            return std::vector<Tensor>{call1(XPORT_OP("aten::clone"), {args[0]})};
+          },
+  });
+}
+
+}  // namespace xport::ops
