@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """GPT-2 one-token decode with a KV cache: the xport runtime beside PyTorch eager with Hugging
-Face's own cache and ONNX Runtime, interleaved in one run, with the bytes a step must read
-against this machine's measured read bandwidth.
+Face's own cache, torch.compile, AOTInductor and ONNX Runtime, interleaved in one run, with the
+bytes a step must read against this machine's measured read bandwidth.
 
 Usage: bench/compare_decode.py [BUILD_DIR] [--cache N] [--rounds R] [--runs K] [--threads T]
 
@@ -11,8 +11,10 @@ runs one new token at position N-1 with N-1 cached positions before it (a full c
   xport   BUILD_DIR/bench/xport_decode_bench: the KV-cache GPT-2 exported once (new tokens
           dynamic from 1), caches updated in place by runtime::Program;
   eager   GPT2LMHeadModel with its DynamicCache, cropped back to N-1 positions after each step;
-  ORT     the same decode step exported with torch.onnx.export (past keys and values in, logits
-          and the new keys and values out, as GPT-2 ONNX exports are), graph optimizations 'all'.
+  compile torch.compile (inductor) of the decode step below, with explicit past keys and values;
+  AOTI    the same step through torch.export and torch._inductor.aoti_compile_and_package;
+  ORT     the same step exported with torch.onnx.export (past keys and values in, logits and the
+          new keys and values out, as GPT-2 ONNX exports are), graph optimizations 'all'.
 All use T threads (default 2). Each round runs every engine once (xport in a fresh process,
 which also measures the bandwidth); an engine's figure is the median over rounds of its median
 step. "x bound" is the step time over bytes / bandwidth: 1.0 would read every byte at the
@@ -149,7 +151,27 @@ def main():
     if err > 1e-3:
         sys.exit("compare_decode: ONNX Runtime's logits differ from PyTorch's by %.1e" % err)
 
-    results = {"xport": [], "eager": [], "ORT": []}
+    # torch.compile and AOTInductor compile the same explicit-cache step.
+    step_module = DecodeStep(model)
+    with torch.no_grad():
+        compiled = torch.compile(step_module)
+        start = time.perf_counter()
+        compiled(ids, position, past_k, past_v)
+        log("torch.compile: %.1f s" % (time.perf_counter() - start))
+        aoti_path = os.path.join(work, "gpt2_decode_c%d.pt2" % args.cache)
+        if not os.path.exists(aoti_path):
+            start = time.perf_counter()
+            program = torch.export.export(step_module, (ids, position, past_k, past_v))
+            torch._inductor.aoti_compile_and_package(program, package_path=aoti_path)
+            log("AOTInductor: %s (%.1f s)" % (aoti_path, time.perf_counter() - start))
+        aoti = torch._inductor.aoti_load_package(aoti_path)
+        for name, fn in (("torch.compile", compiled), ("AOTInductor", aoti)):
+            got = fn(ids, position, past_k, past_v)[0].numpy()
+            err = float(np.abs(got - want).max() / np.abs(want).max())
+            if err > 1e-3:
+                sys.exit("compare_decode: %s's logits differ from eager's by %.1e" % (name, err))
+
+    results = {"xport": [], "eager": [], "compile": [], "AOTI": [], "ORT": []}
     bytes_per_step, bandwidth = None, []
     for r in range(args.rounds):
         out = subprocess.run([binary, weights, "--cache", str(args.cache), "--runs",
@@ -161,6 +183,11 @@ def main():
         bandwidth.append(x["bandwidth_gbs"])
         with torch.no_grad():
             results["eager"].append(median_step(eager_step, args.runs))
+        with torch.no_grad():
+            results["compile"].append(
+                median_step(lambda: compiled(ids, position, past_k, past_v), args.runs))
+            results["AOTI"].append(
+                median_step(lambda: aoti(ids, position, past_k, past_v), args.runs))
         results["ORT"].append(median_step(lambda: session.run(None, feeds), args.runs))
         log("round %d: %s" % (r + 1, ", ".join("%s %.2f ms" % (k, v[-1])
                                                 for k, v in results.items())))
