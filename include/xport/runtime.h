@@ -80,7 +80,8 @@ class Program {
   PlanStats plan_stats(const std::vector<Value>& inputs) const;
   /// Runs `inputs` `runs` times (after one untimed run) timing every kernel call; per op, the
   /// calls and time of the median run, most time first. Graphs the runtime cannot plan (they run
-  /// through the interpreter) have no per-kernel times: the result is empty.
+  /// through the interpreter) have no per-kernel times: the result is empty. Every run updates
+  /// the program's buffers (and the inputs) as run() does.
   std::vector<OpTime> profile(const std::vector<Value>& inputs, int runs = 10) const;
 
   const std::vector<InputContract>& contract() const;

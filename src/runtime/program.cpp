@@ -189,15 +189,24 @@ std::vector<OpTime> Program::profile(const std::vector<Value>& inputs, int runs)
   XPORT_CHECK(runs >= 1, InvalidInput, "runtime::Program::profile: runs is ", runs,
               "; give at least 1");
   Symbols symbols;
-  const std::vector<Tensor> bound = impl_->bind_placeholders(inputs, symbols);
+  std::vector<Tensor> user;
+  const std::vector<Tensor> bound = impl_->bind_placeholders(inputs, symbols, &user);
   if (!impl_->graph.unplannable.empty()) return {};
   const kernels::cpu::ThreadCountScope threads(impl_->options.num_threads);
+  std::unique_lock<std::mutex> state_lock(impl_->state_mutex, std::defer_lock);
+  if (impl_->mutates_state) state_lock.lock();
   const std::shared_ptr<const ExecutionPlan> plan = impl_->plan_for(bound, symbols);
-  execute(*plan, impl_->graph, bound);  // untimed: first-touch of weights and arena
+  // Each profiled run is a run: updates of buffers and inputs are applied as run() applies them.
+  auto run_once = [&](std::vector<double>* step_ms) {
+    write_back_mutations(impl_->program.signature(),
+                         execute(*plan, impl_->graph, bound, step_ms), impl_->program.state(),
+                         user);
+  };
+  run_once(nullptr);  // untimed: first-touch of weights and arena
   std::vector<std::vector<double>> per_run;
   for (int r = 0; r < runs; ++r) {
     std::vector<double> step_ms(plan->steps.size(), 0.0);
-    execute(*plan, impl_->graph, bound, &step_ms);
+    run_once(&step_ms);
     per_run.push_back(std::move(step_ms));
   }
   // The median run by total kernel time, so one op's figures add up with the others'.
