@@ -99,9 +99,11 @@ bench-decode: build venv
 	$(PYTHON) bench/compare_decode.py $(BUILD)
 
 # PyTorch eager, torch.compile, AOTInductor, ONNX Runtime and the xport runtime on the same models
-# and weights; ARGS go to bench/peers/run.sh.
+# and weights; ARGS go to bench/peers/run.sh. The GPT-2 decode row (one token, KV cache of 256)
+# follows as its own table: each engine keeps its cache its own way (bench/compare_decode.py).
 bench-peers: build venv
 	BUILD=$(BUILD) PYTHON=$(PYTHON) bench/peers/run.sh $(ARGS)
+	$(PYTHON) bench/compare_decode.py $(BUILD)
 
 install: build
 	cmake --install $(BUILD)
