@@ -154,6 +154,39 @@ void write_models(Writer& w) {
     write_model(w, "gpt2_dynamic", *m, {x}, dims({{1, Dim("seq", 2, 1024)}}),
                 {{x}, {token_ids(1, 7, 13)}}, {{token_ids(1, 1025, 14)}});
   }
+  {
+    // GPT-2 with a KV cache: one program for a prompt and the steps after it. The runs go in
+    // order, so PyTorch's module must carry its cache buffers from call to call as xport's does.
+    models::Gpt2Config config;
+    config.n_layer = 2;
+    config.n_embd = 64;
+    config.n_head = 4;
+    config.vocab_size = 1000;
+    config.cache_size = 16;
+    auto m = models::gpt2(config);
+    m->eval();
+    auto positions = [](int64_t begin, int64_t end) {
+      return arange(begin, end, 1, DType::Int64);
+    };
+    auto ids = [](std::vector<int64_t> v) {
+      const auto n = static_cast<int64_t>(v.size());
+      return from_vector(v, {1, n});
+    };
+    const Dim tokens("tokens", 1, config.cache_size);
+    ExportOptions options;
+    options.dynamic_shapes = {{{1, tokens}}, {{0, tokens}}};
+    options.input_names = {"ids", "positions"};
+    auto step = [m](const std::vector<Value>& in) {
+      return std::vector<Tensor>{m->forward(in[0].to_tensor(), in[1].to_tensor())};
+    };
+    const ExportedProgram program =
+        export_program(*m, step, {ids({5, 17, 300, 42, 7}), positions(0, 5)}, options);
+    w.add("gpt2_kv_cache", "reference", program, step,
+          {{ids({5, 17, 300, 42, 7}), positions(0, 5)},
+           {ids({99}), positions(5, 6)},
+           {ids({3, 640}), positions(6, 8)}},
+          {{ids(std::vector<int64_t>(17, 1)), positions(0, 17)}});
+  }
 }
 
 }  // namespace
