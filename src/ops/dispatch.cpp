@@ -1,4 +1,5 @@
 #include <algorithm>
+#include "ops/op_kind.h"
 
 #include "xport/op_registry.h"
 
@@ -158,14 +159,12 @@ std::vector<Tensor> run_decomposition(const OpArgs& args) {
 
 std::vector<Tensor> run_eager(const OpArgs& args) {
   const OpDef& op = args.op();
-  const Schema& schema = op.parsed;
   if (op.cpu_alloc) return op.cpu_alloc(args);
   // Composite ops (reshape, flatten, ...) run as their decomposition.
   if (!op.meta && op.decomp) return op.decomp(args);
-  const int aliased = schema.aliased_argument(0);
-  if (aliased >= 0 && !schema.returns[0].is_write) {
+  if (const int base_arg = ops::view_base(op); base_arg >= 0) {
     // A view: the output shares the input's storage with the layout the meta function gives.
-    const Tensor& base = args.tensor(static_cast<size_t>(aliased));
+    const Tensor& base = args.tensor(static_cast<size_t>(base_arg));
     std::vector<Tensor> outs;
     for (TensorMeta& m : op.meta(args)) outs.push_back(Tensor::make(base.storage(), std::move(m)));
     return outs;
@@ -173,7 +172,7 @@ std::vector<Tensor> run_eager(const OpArgs& args) {
   if (op.cpu) {
     std::vector<TensorMeta> metas = op.meta(args);
     std::vector<Tensor> outs;
-    if (aliased >= 0) {
+    if (const int aliased = op.parsed.aliased_argument(0); aliased >= 0) {
       // In place: the kernel writes into the mutated argument (its meta was checked above).
       outs.push_back(args.tensor(static_cast<size_t>(aliased)));
     } else {

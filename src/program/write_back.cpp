@@ -17,11 +17,18 @@ void write(Tensor target, const Tensor& value) {
 
 }  // namespace
 
-bool has_mutations(const GraphSignature& signature) {
-  for (const OutputSpec& o : signature.outputs) {
-    if (o.kind != OutputSpec::Kind::UserOutput) return true;
+std::vector<BufferUpdate> buffer_updates(const GraphSignature& signature) {
+  std::vector<BufferUpdate> out;
+  for (size_t o = 0; o < signature.outputs.size(); ++o) {
+    if (signature.outputs[o].kind != OutputSpec::Kind::BufferMutation) continue;
+    for (size_t i = 0; i < signature.inputs.size(); ++i) {
+      const InputSpec& in = signature.inputs[i];
+      if (in.kind == InputSpec::Kind::Buffer && in.target == signature.outputs[o].target) {
+        out.push_back({i, o});
+      }
+    }
   }
-  return false;
+  return out;
 }
 
 std::vector<Tensor> write_back_mutations(const GraphSignature& signature,

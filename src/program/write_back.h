@@ -19,7 +19,12 @@ std::vector<Tensor> write_back_mutations(const GraphSignature& signature,
                                          const std::map<std::string, Tensor>& state,
                                          const std::vector<Tensor>& user_inputs);
 
-/// Whether the program updates any buffer or user input.
-bool has_mutations(const GraphSignature& signature);
+/// One buffer the program updates: graph input `input` (a buffer) gets graph output `output`.
+struct BufferUpdate {
+  size_t input = 0;
+  size_t output = 0;
+};
+/// Every BufferMutation output, with the input of the buffer it updates.
+std::vector<BufferUpdate> buffer_updates(const GraphSignature& signature);
 
 }  // namespace xport

@@ -1,4 +1,5 @@
 #include "runtime/compiled_graph.h"
+#include "ops/op_kind.h"
 
 #include "ir/ir_util.h"
 #include "xport/error.h"
@@ -36,12 +37,12 @@ CompiledStep compile_step(const ir::Node& node, int first_slot, std::string& unp
     unplannable = label + ": a composite op with no meta function";
     return step;
   }
-  const int aliased = op.parsed.aliased_argument(0);
-  if (aliased >= 0 && !op.parsed.returns[0].is_write) {
+  if (const int base_arg = ops::view_base(op); base_arg >= 0) {
     step.kind = StepKind::View;
-    step.aliased_arg = aliased;
+    step.aliased_arg = base_arg;
     return step;
   }
+  const int aliased = op.parsed.aliased_argument(0);
   if (!op.cpu) {
     unplannable = label + ": no CPU kernel";
     return step;

@@ -1,4 +1,5 @@
 #include "runtime/fusion.h"
+#include "ops/op_kind.h"
 
 #include <algorithm>
 #include <cmath>
@@ -54,10 +55,8 @@ struct KnownOps {
   const OpDef& view = find_op("aten::view");
 };
 
-bool is_view(const OpDef& op) {
-  const int aliased = op.parsed.aliased_argument(0);
-  return aliased >= 0 && !op.parsed.returns[0].is_write && op.parsed.returns.size() == 1;
-}
+// A view with one result (a transpose, a slice; not split's list).
+bool is_view(const OpDef& op) { return ops::view_base(op) >= 0 && op.parsed.returns.size() == 1; }
 
 std::optional<int64_t> int_of(const ir::Argument& arg) {
   const auto* e = std::get_if<sym::ExprPtr>(&arg.value);

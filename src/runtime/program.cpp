@@ -45,51 +45,34 @@ struct Program::Impl {
     XPORT_CHECK(options.max_cached_plans >= 1, InvalidInput,
                 "runtime::Options: max_cached_plans is ", options.max_cached_plans,
                 "; give at least 1");
+    const std::vector<BufferUpdate> updates = buffer_updates(program.signature());
+    mutates_state = !updates.empty();
     std::vector<Tensor> placeholders;
     std::vector<bool> is_user_input;
-    std::vector<bool> is_updated;
+    std::vector<bool> is_updated(program.signature().inputs.size(), false);
+    for (const BufferUpdate& u : updates) is_updated[u.input] = true;
     for (const InputSpec& spec : program.signature().inputs) {
       const bool user = spec.kind == InputSpec::Kind::UserInput;
       is_user_input.push_back(user);
       placeholders.push_back(user ? Tensor() : program.state().at(spec.target));
-      bool updated = false;
-      for (const OutputSpec& o : program.signature().outputs) {
-        updated = updated || (o.kind == OutputSpec::Kind::BufferMutation &&
-                              spec.kind == InputSpec::Kind::Buffer && o.target == spec.target);
-      }
-      is_updated.push_back(updated);
-      mutates_state = mutates_state || updated;
     }
     fused.graph = program.graph().clone();
     fused.placeholders = std::move(placeholders);
     fused.is_user_input = std::move(is_user_input);
     graph = compile_graph(fused.graph);
-    // A graph the runtime cannot plan runs through the interpreter unfused: fusing it would be
-    // wasted work at load.
-    // Fusion works on sizes it knows at load: a graph with data-dependent sizes runs unfused.
-    if (options.fuse && graph.unplannable.empty() && !graph.has_unbacked) {
-      fused = fuse_graph(program.graph(), std::move(fused.placeholders),
-                         std::move(fused.is_user_input), std::move(is_updated));
-      graph = compile_graph(fused.graph);
+    // A graph the runtime cannot plan runs through the interpreter as it is.
+    if (graph.unplannable.empty()) {
+      // Fusion works on sizes it knows at load: a graph with data-dependent sizes runs unfused.
+      const bool fuse = options.fuse && !graph.has_unbacked;
+      if (fuse) {
+        fused = fuse_graph(program.graph(), std::move(fused.placeholders),
+                           std::move(fused.is_user_input), std::move(is_updated));
+      }
+      // Buffer updates run in place where they can: no copy of a large cache per call.
+      in_place_outputs = reinplace_buffer_updates(fused.graph, updates);
+      if (fuse || !in_place_outputs.empty()) graph = compile_graph(fused.graph);
     }
     for (const SymbolSpec& s : program.symbols()) symbol_exprs.push_back(sym::symbol(s.name));
-    // Buffer updates run in place where they can: no copy of a large cache per call.
-    if (graph.unplannable.empty()) {
-      std::vector<BufferUpdate> updates;
-      const auto placeholders = fused.graph.placeholders();
-      const GraphSignature& sig = program.signature();
-      for (size_t o = 0; o < sig.outputs.size(); ++o) {
-        if (sig.outputs[o].kind != OutputSpec::Kind::BufferMutation) continue;
-        for (size_t p = 0; p < sig.inputs.size(); ++p) {
-          if (sig.inputs[p].kind == InputSpec::Kind::Buffer &&
-              sig.inputs[p].target == sig.outputs[o].target) {
-            updates.push_back({placeholders[p], o});
-          }
-        }
-      }
-      in_place_outputs = reinplace_buffer_updates(fused.graph, updates);
-      if (!in_place_outputs.empty()) graph = compile_graph(fused.graph);
-    }
   }
 
   // The placeholder tensors for one run, user inputs made contiguous at offset 0; `user` gets

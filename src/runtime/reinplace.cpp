@@ -1,4 +1,5 @@
 #include "runtime/reinplace.h"
+#include "ops/op_kind.h"
 
 #include <unordered_set>
 
@@ -11,9 +12,7 @@ namespace {
 const ir::ValueRef* ref_of(const ir::Argument& a) { return std::get_if<ir::ValueRef>(&a.value); }
 
 bool is_view(const ir::Node& node) {
-  if (node.kind() != ir::NodeKind::Call) return false;
-  const Schema& s = node.op()->parsed;
-  return s.aliased_argument(0) >= 0 && !s.returns[0].is_write;
+  return node.kind() == ir::NodeKind::Call && ops::view_base(*node.op()) >= 0;
 }
 
 // Whether `update` (whose first argument is `buffer`) is the last node to read the buffer's
@@ -51,18 +50,20 @@ bool last_reader(const ir::Graph& graph, const ir::Node* buffer, const ir::Node*
 std::vector<size_t> reinplace_buffer_updates(ir::Graph& graph,
                                              const std::vector<BufferUpdate>& updates) {
   std::vector<size_t> done;
+  const std::vector<const ir::Node*> placeholders = graph.placeholders();
   for (const BufferUpdate& u : updates) {
+    const ir::Node* buffer = placeholders.at(u.input);
     const ir::ValueRef* result = ref_of(graph.output()->args().at(u.output));
     if (result == nullptr || result->index != 0) continue;
     const ir::Node* update = result->node;
     if (update->kind() != ir::NodeKind::Call || update->outputs().size() != 1) continue;
     const OpDef* inplace = inplace_variant(*update->op());
     const ir::ValueRef* self = update->args().empty() ? nullptr : ref_of(update->args()[0]);
-    if (inplace == nullptr || self == nullptr || self->node != u.placeholder) continue;
-    const ir::TensorSpec& buffer = u.placeholder->outputs()[0];
-    const ir::TensorSpec& value = update->outputs()[0];
-    if (buffer.dtype != value.dtype || buffer.sizes != value.sizes) continue;
-    if (!last_reader(graph, u.placeholder, update)) continue;
+    if (inplace == nullptr || self == nullptr || self->node != buffer) continue;
+    const ir::TensorSpec& old_value = buffer->outputs()[0];
+    const ir::TensorSpec& new_value = update->outputs()[0];
+    if (old_value.dtype != new_value.dtype || old_value.sizes != new_value.sizes) continue;
+    if (!last_reader(graph, buffer, update)) continue;
     ir::Node* in_place = graph.insert_call(update->position() + 1, *inplace, update->args(),
                                            update->outputs(), update->meta());
     graph.replace_all_uses(update->out(), in_place->out());

@@ -6,18 +6,14 @@
 
 #include <vector>
 
+#include "program/write_back.h"
 #include "xport/ir.h"
 
 namespace xport::runtime {
 
-/// One buffer update: graph input `placeholder` (a buffer) gets graph output `output`.
-struct BufferUpdate {
-  const ir::Node* placeholder = nullptr;
-  size_t output = 0;
-};
-
-/// Rewrites each update that is safe to do in place, then removes the functional nodes it
-/// replaced. Returns the graph outputs now computed in place.
+/// Rewrites each update (graph input -> graph output, from buffer_updates()) that is safe to do
+/// in place, then removes the functional nodes it replaced. Returns the graph outputs now
+/// computed in place.
 std::vector<size_t> reinplace_buffer_updates(ir::Graph& graph,
                                              const std::vector<BufferUpdate>& updates);
 
