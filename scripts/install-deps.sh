@@ -14,6 +14,8 @@ packages=(
   libdw-dev
   # PT2 archives (zip)
   libminizip-dev
+  # Unicode categories, decomposition and case for the WordPiece tokenizer
+  libutf8proc-dev
   # OpenMP for clang (the archive loader's fuzzer)
   libomp-dev
   # tests and benchmarks

@@ -1,6 +1,6 @@
 #pragma once
 /// \file The reference models. Parameter names follow PyTorch's (torchvision ResNet,
-/// nn.TransformerEncoder, Hugging Face GPT-2), so their checkpoints load unchanged.
+/// nn.TransformerEncoder, Hugging Face GPT-2 and BERT), so their checkpoints load unchanged.
 
 #include <memory>
 #include <string>
@@ -109,5 +109,83 @@ class GPT2 : public nn::Module {
   Tensor run(const Tensor& ids, const Tensor& positions);
 };
 std::shared_ptr<GPT2> gpt2(Gpt2Config config = {});
+
+/// Hugging Face BertConfig's fields (config.json), with BERT-base's defaults.
+struct BertModelConfig {
+  int64_t vocab_size = 30522;
+  int64_t hidden_size = 768;
+  int64_t num_hidden_layers = 12;
+  int64_t num_attention_heads = 12;
+  int64_t intermediate_size = 3072;
+  int64_t max_position_embeddings = 512;
+  int64_t type_vocab_size = 2;
+  double layer_norm_eps = 1e-12;
+  std::string hidden_act = "gelu";  ///< gelu (erf), gelu_new (tanh), relu
+  /// Reads a model folder's config.json; InvalidInput naming the field that does not fit.
+  static BertModelConfig from_json_file(const std::string& path);
+};
+
+/// Hugging Face's BertModel: embeddings.{word_embeddings, position_embeddings,
+/// token_type_embeddings, LayerNorm}, the embeddings.position_ids buffer, encoder.layer.<i>.
+/// {attention.self.{query, key, value}, attention.output.{dense, LayerNorm}, intermediate.dense,
+/// output.{dense, LayerNorm}}, pooler.dense. Every token has token type 0.
+/// ids, attention_mask: [N, T] int64 (mask 1 = token, 0 = padding) -> last hidden state
+/// [N, T, hidden_size]; padded positions attend to the tokens but no token attends to them.
+class Bert : public nn::Module {
+ public:
+  explicit Bert(const BertModelConfig& config);
+  /// Every position a token (no padding).
+  Tensor forward(const Tensor& ids) override;
+  Tensor forward(const Tensor& ids, const Tensor& attention_mask);
+  /// BertModel's pooler_output: tanh(pooler.dense(last_hidden_state[:, 0])).
+  Tensor pooler_output(const Tensor& last_hidden_state);
+  const BertModelConfig& config() const { return config_; }
+
+ protected:
+  /// Checkpoints written without embeddings.position_ids (it is 0, 1, 2, ...) load too.
+  nn::NamedTensors adapt_state_dict(nn::NamedTensors state) const override;
+
+ private:
+  BertModelConfig config_;
+  std::shared_ptr<nn::Module> embeddings_, encoder_, pooler_;
+  std::shared_ptr<nn::ModuleList> layers_;
+  std::shared_ptr<nn::Linear> pooler_dense_;
+};
+/// A BertModel with BERT's initialisation (normal(0, 0.02) weights).
+std::shared_ptr<Bert> bert(BertModelConfig config = {});
+/// A Hugging Face BertModel from a model folder: DIR/config.json and DIR/model.safetensors,
+/// loaded strictly (names and shapes must match).
+std::shared_ptr<Bert> bert_from_pretrained(const std::string& dir);
+
+/// sentence-transformers' pooling of token embeddings into one vector per text.
+enum class Pooling { Mean, Cls };
+
+/// A sentence-transformers model over a BERT: token embeddings, pooled (Mean: averaged over
+/// the tokens the mask keeps; Cls: the first token's), then scaled to unit length when
+/// `normalize`. ids, attention_mask: [N, T] int64 -> embeddings [N, hidden_size].
+class SentenceEncoder : public nn::Module {
+ public:
+  SentenceEncoder(std::shared_ptr<Bert> bert, Pooling pooling, bool normalize,
+                  int64_t max_seq_length);
+  Tensor forward(const Tensor& ids) override;
+  Tensor forward(const Tensor& ids, const Tensor& attention_mask);
+  Bert& bert() { return *bert_; }
+  Pooling pooling() const { return pooling_; }
+  bool normalizes() const { return normalize_; }
+  /// The longest tokenized text the model was trained for (sentence_bert_config.json);
+  /// sentence-transformers truncates to it.
+  int64_t max_seq_length() const { return max_seq_length_; }
+
+ private:
+  std::shared_ptr<Bert> bert_;
+  Pooling pooling_;
+  bool normalize_;
+  int64_t max_seq_length_;
+};
+/// A sentence-transformers model folder whose first module is a BERT (all-MiniLM-L6-v2 and
+/// its kind): modules.json, the BERT's config.json and model.safetensors, the pooling
+/// module's config.json, sentence_bert_config.json. UnsupportedOp for a module or pooling mode
+/// it does not implement.
+std::shared_ptr<SentenceEncoder> sentence_encoder_from_pretrained(const std::string& dir);
 
 }  // namespace xport::models

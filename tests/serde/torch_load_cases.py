@@ -17,7 +17,7 @@ starting with `#` is a comment). Prints one line per case (`equal`, `refused: re
 counts; exits 1 when an unlisted case fails or a listed case now works.
 
 manifest.json (the layout of torch_export_cases.py's, the other direction):
-{"cases": [{"name", "group": "exportdb" | "reference", "pt2": "<case>/model.pt2",
+{"cases": [{"name", "group": "exportdb" | "reference" | "pretrained", "pt2": "<case>/model.pt2",
             "runs": [{"inputs": [leaf, ...], "outputs": [leaf, ...],
                       "inputs_after": [leaf, ...]}, ...],  # inputs_after: optional
             "refused_inputs": [[leaf, ...], ...],

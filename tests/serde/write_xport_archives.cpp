@@ -1,15 +1,18 @@
 // Writes .pt2 archives with xport::save for PyTorch to load (tests/serde/torch_load_cases.py):
 // every ExportDB case that exports and every reference model at full size, static and dynamic,
 // with their inputs, xport's eager outputs, inputs outside the contract, and the range
-// constraints. Usage: xport_write_archives OUT_DIR. The manifest has the layout of
-// tests/serde/torch_export_cases.py's (the other direction), so one reader serves both.
+// constraints, and all-MiniLM-L6-v2 with its trained weights. Usage: xport_write_archives
+// OUT_DIR MINILM_DATA (where tests/models/make_minilm_data.py wrote). The manifest has the
+// layout of tests/serde/torch_export_cases.py's (the other direction), so one reader serves both.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "serde/round_trip.h"
+#include "tools/xport/sentence_program.h"
 #include "xport/exportdb.h"
+#include "xport/text.h"
 #include "xport/xport.h"
 
 namespace {
@@ -189,11 +192,35 @@ void write_models(Writer& w) {
   }
 }
 
+// all-MiniLM-L6-v2 with its trained weights, from the folder MINILM_DATA/manifest.json names
+// (tests/models/make_minilm_data.py): a padded batch, one sentence, and one of a single token.
+void write_pretrained(Writer& w, const fs::path& minilm_data) {
+  json manifest;
+  std::ifstream(minilm_data / "manifest.json") >> manifest;
+  const std::string dir = manifest["model_dir"];
+  auto m = models::sentence_encoder_from_pretrained(dir);
+  const auto tokenizer = text::WordPiece::from_pretrained(dir);
+  auto batch = [&](const std::vector<std::string>& texts) {
+    const text::Batch b = tokenizer.encode_batch(texts, m->max_seq_length());
+    return std::vector<Value>{b.ids, b.attention_mask};
+  };
+  const Tensor one = from_vector<int64_t>({2023}, {1, 1});
+  const Tensor too_long = ones({1, m->max_seq_length() + 1}, DType::Int64);
+  w.add("minilm_sentences", "pretrained", tools::export_sentence_encoder(*m, 64),
+        [&](const std::vector<Value>& in) {
+          return std::vector<Tensor>{m->forward(in[0].to_tensor(), in[1].to_tensor())};
+        },
+        {batch({"A man is eating food.", "A man is eating a piece of bread.",
+                "Déjà vu, naïve café!"}),
+         batch({"The new movie is awesome."}), {one, ones_like(one)}},
+        {{too_long, too_long}});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: xport_write_archives OUT_DIR\n";
+  if (argc != 3) {
+    std::cerr << "usage: xport_write_archives OUT_DIR MINILM_DATA\n";
     return 2;
   }
   try {
@@ -201,6 +228,7 @@ int main(int argc, char** argv) {
     fs::create_directories(w.root);
     write_exportdb(w);
     write_models(w);
+    write_pretrained(w, argv[2]);
     const fs::path manifest = w.root / "manifest.json";
     std::ofstream(manifest.string() + ".tmp") << json{{"cases", w.cases}}.dump(1) << "\n";
     fs::rename(manifest.string() + ".tmp", manifest);

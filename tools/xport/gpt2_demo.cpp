@@ -1,4 +1,4 @@
-#include "tools/xport/demo.h"
+#include "tools/xport/gpt2_demo.h"
 
 #include <chrono>
 #include <cmath>
@@ -52,7 +52,7 @@ std::string sci(double v) {
 
 }  // namespace
 
-int run_demo(const DemoOptions& options, std::ostream& out) {
+int run_gpt2_demo(const Gpt2DemoOptions& options, std::ostream& out) {
   out << "xport demo: GPT-2 (12 layers x 768, 12 heads, vocab 50257) with a KV cache: capture, "
          "save, load, generate\n\n";
   Clock::time_point start = Clock::now();

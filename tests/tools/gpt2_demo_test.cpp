@@ -1,7 +1,7 @@
 // `xport demo` end to end on the real GPT-2 (about 10 s in a release build): capture with a
 // dynamic sequence length, the archive on disk, the runtime matching eager, inputs outside the
 // contract refused.
-#include "tools/xport/demo.h"
+#include "tools/xport/gpt2_demo.h"
 
 #include <gtest/gtest.h>
 
@@ -15,11 +15,11 @@ namespace {
 
 TEST(Demo, CapturesSavesLoadsAndRunsGpt2WithinTheContract) {
   const test_support::TempFile archive("demo-test");
-  tools::DemoOptions options;
+  tools::Gpt2DemoOptions options;
   options.archive = archive.path();
   options.steps = 2;
   std::ostringstream out;
-  ASSERT_EQ(tools::run_demo(options, out), 0) << out.str();
+  ASSERT_EQ(tools::run_gpt2_demo(options, out), 0) << out.str();
   const std::string text = out.str();
   for (const std::string& expected :
        {std::string("\ncontract:\n  ids: i64[1, s0]\n  positions: i64[s0]\n"
