@@ -5,9 +5,10 @@
 //   xport_sentence_bench MODEL_DIR SENTENCES.txt [--batch B] [--runs K] [--threads T]
 //                        [--profile 1]
 //
-// Encodes every line of SENTENCES.txt (UTF-8, one sentence a line) in batches of B: WordPiece
-// tokenization (truncated to the model's max_seq_length, padded to the batch's longest) and one
-// runtime run per batch. One untimed pass, then K timed passes. Prints one JSON line:
+// Encodes every line of SENTENCES.txt (UTF-8, one sentence a line) in batches of B, longest
+// first as sentence-transformers does (so a batch carries little padding), then back in the
+// file's order: WordPiece tokenization (truncated to the model's max_seq_length, padded to the
+// batch's longest) and one runtime run per batch. One untimed pass, then K timed passes. Prints one JSON line:
 // {"batch": B, "sentences": n, "seconds": [one per pass], "embeddings_path": "..."}, the
 // embeddings [n, hidden] of the last pass written as float32 .npy beside SENTENCES.txt.
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -68,16 +70,24 @@ int main(int argc, char** argv) {
 
     const int64_t max_len = model->max_seq_length();
     auto encode_all = [&] {
+      std::vector<int64_t> order(sentences.size());
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        return sentences[static_cast<size_t>(a)].size() > sentences[static_cast<size_t>(b)].size();
+      });
       std::vector<Tensor> parts;
-      for (size_t i = 0; i < sentences.size(); i += static_cast<size_t>(batch)) {
-        const size_t end = std::min(sentences.size(), i + static_cast<size_t>(batch));
-        const xport::text::Batch b = tokenizer.encode_batch(
-            std::vector<std::string>(sentences.begin() + static_cast<std::ptrdiff_t>(i),
-                                     sentences.begin() + static_cast<std::ptrdiff_t>(end)),
-            max_len);
+      for (size_t i = 0; i < order.size(); i += static_cast<size_t>(batch)) {
+        std::vector<std::string> texts;
+        for (size_t k = i; k < std::min(order.size(), i + static_cast<size_t>(batch)); ++k) {
+          texts.push_back(sentences[static_cast<size_t>(order[k])]);
+        }
+        const xport::text::Batch b = tokenizer.encode_batch(texts, max_len);
         parts.push_back(program.run({b.ids, b.attention_mask}).at(0));
       }
-      return xport::cat(parts, 0);
+      // Row k of the sorted result belongs to sentence order[k].
+      const auto n = static_cast<int64_t>(order.size());
+      return xport::index_put(xport::zeros({n, parts[0].size(1)}), {xport::from_vector(order, {n})},
+                              xport::cat(parts, 0));
     };
     Tensor embeddings = encode_all();  // untimed: plans memory for each shape, pages in weights
     std::vector<double> seconds;

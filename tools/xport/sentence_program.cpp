@@ -1,5 +1,7 @@
 #include "tools/xport/sentence_program.h"
 
+#include <algorithm>
+
 #include "xport/xport.h"
 
 namespace xport::tools {
@@ -10,9 +12,10 @@ ExportedProgram export_sentence_encoder(models::SentenceEncoder& model, int64_t 
   ExportOptions options;
   options.dynamic_shapes = {{{0, batch}, {1, tokens}}, {{0, batch}, {1, tokens}}};
   options.input_names = {"ids", "attention_mask"};
-  // Any example traces the same graph; this one has padding in its second row.
-  const Tensor ids = from_vector<int64_t>({1, 2, 3, 1, 1, 2, 1, 0}, {2, 4});
-  const Tensor mask = from_vector<int64_t>({1, 1, 1, 1, 1, 1, 1, 0}, {2, 4});
+  // Any example in the contract traces the same graph; this one pads its second row.
+  const int64_t rows = std::min<int64_t>(2, max_batch);
+  const Tensor ids = from_vector<int64_t>({1, 2, 3, 1, 1, 2, 1, 0}, {2, 4}).slice(0, 0, rows);
+  const Tensor mask = from_vector<int64_t>({1, 1, 1, 1, 1, 1, 1, 0}, {2, 4}).slice(0, 0, rows);
   return export_program(
       model,
       [&](const std::vector<Value>& in) {
