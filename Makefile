@@ -31,13 +31,15 @@ $(BUILD)/build.ninja: | deps
 $(ASAN_BUILD)/build.ninja: | deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DXPORT_SANITIZE=ON $(CMAKE_PYTHON) \
 	  -DXPORT_PARITY_DIR=$(abspath $(BUILD))/parity \
+	  -DXPORT_MINILM_DIR=$(abspath $(BUILD))/minilm \
 	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1"
 
 # The archive fuzzer: clang (libFuzzer), ASan + UBSan, only the fuzz targets (see fuzz/).
 $(FUZZ_BUILD)/build.ninja: | deps
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
 	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DXPORT_FUZZ=ON -DXPORT_BUILD_TESTS=OFF \
-	  -DXPORT_BUILD_BENCH=OFF
+	  -DXPORT_BUILD_BENCH=OFF \
+	  -DXPORT_FUZZ_SEED_TOOL=$(abspath $(BUILD))/tests/xport_fuzz_seed_corpus
 
 # ThreadSanitizer: only the runtime library and its tests (many threads running one Program).
 $(TSAN_BUILD)/build.ninja: | deps
@@ -78,7 +80,7 @@ test-tsan: build-tsan
 # Writes the seed corpus, then fuzzes the archive loader for a fixed number of seeded runs; fails
 # on any crash, sanitizer report, leak or timeout (the reproducer is left in $(FUZZ_BUILD)/fuzz).
 # On success, prints libFuzzer's totals (runs, execs/s) from the test log.
-test-fuzz: build-fuzz
+test-fuzz: build build-fuzz
 	cd $(FUZZ_BUILD) && ctest --output-on-failure && \
 	  grep -E '^(Done [0-9]+ runs|stat::)' Testing/Temporary/LastTest.log
 
