@@ -19,10 +19,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
 // `4x8x16` -> {4, 8, 16}.
 std::vector<int64_t> parse_shape(const std::string& name, const std::string& text) {
   std::vector<int64_t> sizes;

@@ -35,16 +35,21 @@ std::string contract_type(const InputContract& c) {
   return "?";
 }
 
-std::string expected_inputs(const std::vector<InputContract>& contract,
-                            const std::vector<SymbolSpec>& symbols) {
-  std::string s = "\nthe program's inputs:";
-  if (contract.empty()) s += " (none)";
+std::string contract_lines(const std::vector<InputContract>& contract,
+                           const std::vector<SymbolSpec>& symbols) {
+  std::string s;
   for (const InputContract& c : contract) s += "\n  " + c.name + ": " + contract_type(c);
   for (const SymbolSpec& sym : symbols) {
     s += "\n  " + sym.name + ": " + (sym.dim_name.empty() ? sym.source : sym.dim_name) + " in " +
          sym.range.str() + "  (" + sym.source + ")";
   }
   return s;
+}
+
+std::string expected_inputs(const std::vector<InputContract>& contract,
+                            const std::vector<SymbolSpec>& symbols) {
+  return "\nthe program's inputs:" + std::string(contract.empty() ? " (none)" : "") +
+         contract_lines(contract, symbols);
 }
 
 std::map<std::string, std::string> assignments_by_name(const std::vector<std::string>& args,
@@ -139,6 +144,33 @@ std::string ms_str(double ms) {
     std::snprintf(buf, sizeof(buf), ms < 10 ? "%.3f ms" : ms < 100 ? "%.2f ms" : "%.1f ms", ms);
   }
   return buf;
+}
+
+std::string sci(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1e", v);
+  return buf;
+}
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+bool show_refusals(const runtime::Program& program,
+                   const std::vector<std::pair<std::string, std::vector<Value>>>& outside,
+                   std::ostream& out) {
+  out << "\nrefused by the runtime (outside the contract):\n";
+  for (const auto& [what, inputs] : outside) {
+    try {
+      program.run_values(inputs);
+      out << "FAILED: the runtime accepted " << what << "\n";
+      return false;
+    } catch (const Error& e) {
+      out << "  " << what << ": " << e.what() << "\n";
+    }
+  }
+  return true;
 }
 
 std::string bytes_str(int64_t bytes) {
