@@ -16,6 +16,8 @@ packages=(
   libminizip-dev
   # Unicode categories, decomposition and case for the WordPiece tokenizer
   libutf8proc-dev
+  # syntax highlighting in the ExportDB site (compiled into the xport tool)
+  libjs-highlight.js
   # OpenMP for clang (the archive loader's fuzzer)
   libomp-dev
   # tests and benchmarks

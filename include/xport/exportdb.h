@@ -41,4 +41,17 @@ const std::vector<Case>& all_cases();
 /// The case named `name`, or null.
 const Case* find_case(std::string_view name);
 
+/// The page of case `name` in the site write_site writes: `cases/<name>.html`.
+std::string case_page(std::string_view name);
+
+struct SiteSummary {
+  int cases = 0, exported = 0, refused = 0;
+};
+/// Writes the catalogue as a static site into `out_dir` (`xport exportdb OUT_DIR`): index.html
+/// lists every case with its tags and outcome; cases/<name>.html shows its description, its
+/// C++ source (highlighted), the exported program with its contract or the exact error, and
+/// the fix; assets/ holds highlight.js. Each case is exported on the spot, so the site shows
+/// what this build does.
+SiteSummary write_site(const std::string& out_dir);
+
 }  // namespace xport::exportdb

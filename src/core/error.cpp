@@ -38,7 +38,12 @@ namespace detail {
 }
 [[noreturn]] void throw_error_with_case(ErrorKind kind, const std::string& message,
                                         const char* exportdb_case) {
-  throw Error(kind, message + "\nsee ExportDB case '" + exportdb_case + "'", exportdb_case);
+  // The page is exportdb::case_page(name) of the site `xport exportdb` writes (a layer above
+  // this one; tests/exportdb checks that the two agree).
+  throw Error(kind,
+              message + "\nsee ExportDB case '" + exportdb_case + "' (cases/" + exportdb_case +
+                  ".html in the site `xport exportdb OUT_DIR` writes)",
+              exportdb_case);
 }
 }  // namespace detail
 

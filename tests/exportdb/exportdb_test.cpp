@@ -148,7 +148,9 @@ void check_error(const exportdb::Case& c, std::vector<std::string>& problems) {
                          ", expected " + to_string(*c.expected_error) + ": " + e.what());
     }
     if (!e.exportdb_case().empty()) {
-      const std::string suffix = "see ExportDB case '" + e.exportdb_case() + "'";
+      const std::string suffix = "see ExportDB case '" + e.exportdb_case() + "' (" +
+                                 exportdb::case_page(e.exportdb_case()) +
+                                 " in the site `xport exportdb OUT_DIR` writes)";
       if (find_case(e.exportdb_case()) == nullptr) {
         problems.push_back("the error names ExportDB case '" + e.exportdb_case() +
                            "', which is not in the catalogue: " + e.what());

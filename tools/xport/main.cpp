@@ -10,6 +10,7 @@
 #include "tools/xport/inspect.h"
 #include "tools/xport/run.h"
 #include "tools/xport/sentence_demo.h"
+#include "xport/exportdb.h"
 #include "xport/xport.h"
 
 namespace {
@@ -65,6 +66,18 @@ int main(int argc, char** argv) {
     }
     if (demo.model_dir.empty()) demo.model_dir = xport::tools::found_sentence_model(argv[0]);
     result = xport::tools::run_sentence_demo(demo, std::cout);
+  });
+  std::string site_dir;
+  CLI::App* exportdb_cmd = app.add_subcommand(
+      "exportdb",
+      "write the ExportDB catalogue as a static site: an index of every case, and a page per "
+      "case with its C++ source, the exported program or the exact error, and the fix");
+  exportdb_cmd->add_option("OUT_DIR", site_dir, "the folder to write (created if missing)")
+      ->required();
+  exportdb_cmd->callback([&] {
+    const xport::exportdb::SiteSummary s = xport::exportdb::write_site(site_dir);
+    std::cout << "ExportDB: " << s.cases << " cases (" << s.exported << " supported, "
+              << s.refused << " refused) written to " << site_dir << "/index.html\n";
   });
   std::string inspect_path;
   CLI::App* inspect_cmd = app.add_subcommand(

@@ -1,0 +1,178 @@
+// ExportDB as a static site: an index and one page per case, written from the same case
+// definitions the tests run, each case exported as the tests export it. The case sources and
+// highlight.js (Debian's libjs-highlight.js) are compiled in (exportdb_embedded.cpp, made by
+// cmake/embed_files.cmake), so the installed `xport exportdb` needs no source tree.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "exportdb/case_source.h"
+#include "xport/exportdb.h"
+#include "xport/xport.h"
+
+namespace xport::exportdb {
+
+const std::vector<std::pair<std::string_view, std::string_view>>& embedded_files();
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string_view embedded(std::string_view name) {
+  for (const auto& [n, text] : embedded_files()) {
+    if (n == name) return text;
+  }
+  return {};
+}
+
+std::string escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// `code` in description text becomes <code>code</code>.
+std::string prose(std::string_view s) {
+  std::string out;
+  bool in_code = false;
+  for (char c : escape(s)) {
+    if (c == '`') {
+      out += in_code ? "</code>" : "<code>";
+      in_code = !in_code;
+    } else {
+      out += c;
+    }
+  }
+  if (in_code) out += "</code>";
+  return out;
+}
+
+const char* const kStyle = R"(
+body { font: 15px/1.5 system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem;
+       color: #1f2328; }
+a { color: #0969da; }
+pre { background: #f6f8fa; padding: 0.8rem; overflow-x: auto; font-size: 13px; line-height: 1.4; }
+code { font-family: ui-monospace, monospace; }
+table { border-collapse: collapse; width: 100%; }
+td, th { text-align: left; padding: 0.3rem 0.6rem; border-bottom: 1px solid #d0d7de; }
+.tag { background: #ddf4ff; border-radius: 1em; padding: 0 0.5em; margin-right: 0.3em;
+       font-size: 12px; white-space: nowrap; }
+.ok { color: #1a7f37; } .fails { color: #cf222e; }
+)";
+
+std::string page(const std::string& title, const std::string& root, const std::string& body) {
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" +
+         escape(title) + "</title>\n<link rel=\"stylesheet\" href=\"" + root +
+         "assets/highlight.css\">\n<style>" + kStyle + "</style>\n<script src=\"" + root +
+         "assets/highlight.min.js\"></script>\n</head><body>\n" + body +
+         "<script>hljs.highlightAll();</script>\n</body></html>\n";
+}
+
+std::string tags_html(const Case& c) {
+  std::string s;
+  for (const std::string& t : c.tags) s += "<span class=\"tag\">" + escape(t) + "</span>";
+  return s;
+}
+
+struct Outcome {
+  bool exported = false;
+  std::string text;  // the program as printed, or the error message
+  ErrorKind kind = ErrorKind::Internal;
+};
+
+Outcome export_case(const Case& c) {
+  try {
+    const ExportedProgram p = c.module
+                                  ? export_program(*c.module, c.fn, c.example_inputs, c.options)
+                                  : export_program(c.fn, c.example_inputs, c.options);
+    return {true, p.to_string(), ErrorKind::Internal};
+  } catch (const Error& e) {
+    return {false, e.what(), e.kind()};
+  }
+}
+
+std::string outcome_html(const Outcome& o) {
+  return o.exported ? "<span class=\"ok\">supported</span>"
+                    : "<span class=\"fails\">fails: " + std::string(to_string(o.kind)) + "</span>";
+}
+
+std::string case_html(const Case& c, const Outcome& o, const std::string& source) {
+  std::string b = "<p><a href=\"../index.html\">ExportDB</a></p>\n<h1>" + escape(c.name) +
+                  "</h1>\n<p>" + tags_html(c) + " " + outcome_html(o) + "</p>\n<p>" +
+                  prose(c.description) + "</p>\n";
+  b += "<h2>Program</h2>\n<p><code>" + escape(c.file) + ":" + std::to_string(c.line) +
+       "</code></p>\n<pre><code class=\"language-cpp\">" + escape(source) + "</code></pre>\n";
+  if (o.exported) {
+    b += "<h2>Exported program</h2>\n<p>The graph, its signature and the contract (range "
+         "constraints) export_program gives:</p>\n<pre id=\"graph\"><code class=\"nohighlight\">" +
+         escape(o.text) + "</code></pre>\n";
+  } else {
+    b += "<h2>Error</h2>\n<p>export_program refuses the program with this " +
+         std::string(to_string(o.kind)) + " error, word for word:</p>\n<pre id=\"error\"><code class=\"nohighlight\">" +
+         escape(o.text) + "</code></pre>\n<h2>The fix</h2>\n<p>" + prose(c.description) +
+         "</p>\n";
+  }
+  return page(c.name + " - xport ExportDB", "../", b);
+}
+
+void write_file(const fs::path& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  XPORT_CHECK(out.good(), InvalidInput, "exportdb::write_site: cannot write ", path.string());
+}
+
+}  // namespace
+
+std::string case_page(std::string_view name) { return "cases/" + std::string(name) + ".html"; }
+
+SiteSummary write_site(const std::string& out_dir) {
+  const fs::path root(out_dir);
+  std::error_code ec;
+  fs::create_directories(root / "cases", ec);
+  fs::create_directories(root / "assets", ec);
+  XPORT_CHECK(!ec, InvalidInput, "exportdb::write_site: cannot create ", out_dir, ": ",
+              ec.message());
+  write_file(root / "assets/highlight.min.js", embedded("highlight.min.js"));
+  write_file(root / "assets/highlight.css", embedded("highlight.css"));
+
+  std::map<std::string, std::vector<int>> lines_by_file;
+  for (const Case& c : all_cases()) lines_by_file[c.file].push_back(c.line);
+  SiteSummary summary;
+  std::string rows;
+  for (const Case& c : all_cases()) {
+    const Outcome o = export_case(c);
+    const std::string source =
+        case_source(embedded(c.file), c.line, lines_by_file[c.file]);
+    XPORT_CHECK(!source.empty(), Internal, "exportdb::write_site: no add( call at ", c.file, ":",
+                c.line, " for case ", c.name);
+    write_file(root / case_page(c.name), case_html(c, o, source));
+    ++summary.cases;
+    (o.exported ? summary.exported : summary.refused) += 1;
+    std::string first_sentence = c.description.substr(0, c.description.find(". ") + 1);
+    rows += "<tr id=\"" + escape(c.name) + "\"><td><a href=\"" + case_page(c.name) + "\">" +
+            escape(c.name) + "</a></td><td>" + tags_html(c) + "</td><td>" + outcome_html(o) +
+            "</td><td>" + prose(first_sentence) + "</td></tr>\n";
+  }
+  const std::string body =
+      "<h1>xport ExportDB</h1>\n<p>Example C++ programs and what <code>export_program</code> "
+      "does with each: " + std::to_string(summary.cases) + " cases, " +
+      std::to_string(summary.exported) + " supported, " + std::to_string(summary.refused) +
+      " refused with an error that names the case. Every page is generated from the case "
+      "definitions the tests run.</p>\n<table>\n<tr><th>case</th><th>tags</th><th>outcome</th>"
+      "<th>what it shows</th></tr>\n" +
+      rows + "</table>\n";
+  write_file(root / "index.html", page("xport ExportDB", "", body));
+  return summary;
+}
+
+}  // namespace xport::exportdb
