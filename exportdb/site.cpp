@@ -75,7 +75,9 @@ std::string page(const std::string& title, const std::string& root, const std::s
          escape(title) + "</title>\n<link rel=\"stylesheet\" href=\"" + root +
          "assets/highlight.css\">\n<style>" + kStyle + "</style>\n<script src=\"" + root +
          "assets/highlight.min.js\"></script>\n</head><body>\n" + body +
-         "<script>hljs.highlightAll();</script>\n</body></html>\n";
+         // highlight.js 9 (Debian 12) has initHighlighting; 10.6 and later highlightAll.
+         "<script>if (hljs.highlightAll) hljs.highlightAll(); else hljs.initHighlighting();"
+         "</script>\n</body></html>\n";
 }
 
 std::string tags_html(const Case& c) {
@@ -118,7 +120,8 @@ std::string case_html(const Case& c, const Outcome& o, const std::string& source
          escape(o.text) + "</code></pre>\n";
   } else {
     b += "<h2>Error</h2>\n<p>export_program refuses the program with this " +
-         std::string(to_string(o.kind)) + " error, word for word:</p>\n<pre id=\"error\"><code class=\"nohighlight\">" +
+         std::string(to_string(o.kind)) +
+         " error, word for word:</p>\n<pre id=\"error\"><code class=\"nohighlight\">" +
          escape(o.text) + "</code></pre>\n<h2>The fix</h2>\n<p>" + prose(c.description) +
          "</p>\n";
   }
@@ -158,7 +161,9 @@ SiteSummary write_site(const std::string& out_dir) {
     write_file(root / case_page(c.name), case_html(c, o, source));
     ++summary.cases;
     (o.exported ? summary.exported : summary.refused) += 1;
-    std::string first_sentence = c.description.substr(0, c.description.find(". ") + 1);
+    const size_t stop = c.description.find(". ");
+    const std::string first_sentence =
+        stop == std::string::npos ? c.description : c.description.substr(0, stop + 1);
     rows += "<tr id=\"" + escape(c.name) + "\"><td><a href=\"" + case_page(c.name) + "\">" +
             escape(c.name) + "</a></td><td>" + tags_html(c) + "</td><td>" + outcome_html(o) +
             "</td><td>" + prose(first_sentence) + "</td></tr>\n";

@@ -16,12 +16,13 @@ packages=(
   libminizip-dev
   # Unicode categories, decomposition and case for the WordPiece tokenizer
   libutf8proc-dev
-  # syntax highlighting in the ExportDB site (compiled into the xport tool)
-  libjs-highlight.js
+  # syntax highlighting in the ExportDB site (compiled into the xport tool), and the layout of
+  # `xport view`'s graph pictures
+  libjs-highlight.js libgraphviz-dev
   # OpenMP for clang (the archive loader's fuzzer)
   libomp-dev
-  # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev
+  # tests and benchmarks; headless chromium opens the ExportDB site and the viewer's pages
+  libgtest-dev libgmock-dev libbenchmark-dev chromium
   # the Python test environment (PyTorch 2.13 and its peers, see scripts/make-venv.sh)
   python3 python3-venv
 )

@@ -10,6 +10,7 @@
 #include "tools/xport/inspect.h"
 #include "tools/xport/run.h"
 #include "tools/xport/sentence_demo.h"
+#include "tools/xport/view.h"
 #include "xport/exportdb.h"
 #include "xport/xport.h"
 
@@ -67,6 +68,13 @@ int main(int argc, char** argv) {
     if (demo.model_dir.empty()) demo.model_dir = xport::tools::found_sentence_model(argv[0]);
     result = xport::tools::run_sentence_demo(demo, std::cout);
   });
+  std::string view_in, view_out;
+  CLI::App* view_cmd = app.add_subcommand(
+      "view", "draw an archive's program as one self-contained HTML page (Graphviz layout, "
+              "module groups, collapsible subgraphs, a search box, the signature and contract)");
+  view_cmd->add_option("FILE", view_in, "the archive (.pt2)")->required()->check(CLI::ExistingFile);
+  view_cmd->add_option("OUT", view_out, "the page to write (.html)")->required();
+  view_cmd->callback([&] { result = xport::tools::run_view(view_in, view_out, std::cout); });
   std::string site_dir;
   CLI::App* exportdb_cmd = app.add_subcommand(
       "exportdb",
