@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string_view>
 
 #include "xport/archive.h"
@@ -53,18 +54,30 @@ struct Group {
   std::map<std::string, Group> children;  // by path
 };
 
-std::string node_label(const ir::Node& n) {
+// The program's state (parameters, buffers, constants) by placeholder name: drawn inside the
+// nodes that read it, as Netron does, rather than as nodes of their own, whose edges would
+// cross the whole picture (and cost dot most of its time).
+using StateNames = std::set<std::string>;
+
+std::string node_label(const ir::Node& n, const StateNames& state) {
   std::string label = n.name();
   if (n.kind() == ir::NodeKind::Call) label += "\\n" + n.op()->qualified_name;
   if (n.kind() == ir::NodeKind::Placeholder) label += "\\ninput";
   if (n.kind() == ir::NodeKind::Output) label = "output";
   for (const ir::TensorSpec& s : n.outputs()) label += "\\n" + escape_dot(s.str());
+  for (const ir::Argument& a : n.args()) {
+    each_ref(a, [&](const ir::ValueRef& v) {
+      if (state.contains(v.node->name())) {
+        label += "\\n" + escape_dot(v.node->name() + ": " + v.node->outputs().at(0).str());
+      }
+    });
+  }
   if (!n.meta().source.empty()) label += "\\n" + escape_dot(n.meta().source);
   return label;
 }
 
 // `prefix` keeps node ids unique across the main graph and its subgraphs.
-std::string dot_of(const ir::Graph& g, const std::string& prefix) {
+std::string dot_of(const ir::Graph& g, const std::string& prefix, const StateNames& state) {
   std::string dot =
       "digraph G {\n graph [rankdir=TB, nodesep=0.2, ranksep=0.3, fontname=\"Helvetica\", "
       "fontsize=11];\n node [shape=box, style=\"rounded,filled\", fillcolor=\"#f6f8fa\", "
@@ -72,6 +85,7 @@ std::string dot_of(const ir::Graph& g, const std::string& prefix) {
       "arrowsize=0.5];\n";
   Group root;
   for (const auto& n : g.nodes()) {
+    if (state.contains(n->name())) continue;
     Group* group = &root;
     for (const auto& [path, type] : n->meta().module_stack) {
       group = &group->children[path];
@@ -88,7 +102,7 @@ std::string dot_of(const ir::Graph& g, const std::string& prefix) {
       const bool io = n->kind() != ir::NodeKind::Call;
       const std::string& module = n->meta().module_path;
       dot += pad + "\"" + escape_dot(n->name()) + "\" [id=\"node_" +
-             escape_dot(prefix + n->name()) + "\", label=\"" + node_label(*n) + "\"" +
+             escape_dot(prefix + n->name()) + "\", label=\"" + node_label(*n, state) + "\"" +
              (io ? ", fillcolor=\"#ddf4ff\"" : "") +
              (module.empty() ? std::string() : ", tooltip=\"" + escape_dot(module) + "\"") +
              "];\n";
@@ -106,6 +120,7 @@ std::string dot_of(const ir::Graph& g, const std::string& prefix) {
   for (const auto& n : g.nodes()) {
     for (const ir::Argument& a : n->args()) {
       each_ref(a, [&](const ir::ValueRef& v) {
+        if (state.contains(v.node->name())) return;
         dot += " \"" + escape_dot(v.node->name()) + "\" -> \"" + escape_dot(n->name()) + "\";\n";
       });
     }
@@ -193,13 +208,17 @@ std::string view_html(const ExportedProgram& program, const std::string& title) 
                      " nodes</p>\n<input id=\"search\" placeholder=\"find a node by name, Enter\">"
                      "\n<div id=\"status\"></div>\n<h3>Signature and contract</h3>\n<pre>" +
                      escape_html(contract) + "</pre>\n</div>\n<div id=\"main\">\n";
-  html += svg_of(dot_of(program.graph(), "")) + "\n";
+  StateNames state;
+  for (const InputSpec& in : program.signature().inputs) {
+    if (in.kind != InputSpec::Kind::UserInput) state.insert(in.name);
+  }
+  html += svg_of(dot_of(program.graph(), "", state)) + "\n";
   std::vector<std::pair<std::string, const ir::Graph*>> subgraphs;
   collect_subgraphs(program.graph(), "", subgraphs);
   for (const auto& [label, graph] : subgraphs) {
     const std::string prefix = label.substr(0, label.find(' ')) + "/";
     html += "<details><summary>subgraph " + escape_html(label) + "</summary>\n" +
-            svg_of(dot_of(*graph, prefix)) + "\n</details>\n";
+            svg_of(dot_of(*graph, prefix, {})) + "\n</details>\n";
   }
   return html + "</div>\n<script>" + kScript + "</script>\n</body></html>\n";
 }
