@@ -8,6 +8,7 @@
 #include <map>
 
 #include "exportdb/case_source.h"
+#include "tools/xport/html_escape.h"
 #include "xport/exportdb.h"
 #include "xport/xport.h"
 
@@ -18,6 +19,7 @@ const std::vector<std::pair<std::string_view, std::string_view>>& embedded_files
 namespace {
 
 namespace fs = std::filesystem;
+using tools::escape_html;
 
 std::string_view embedded(std::string_view name) {
   for (const auto& [n, text] : embedded_files()) {
@@ -26,26 +28,11 @@ std::string_view embedded(std::string_view name) {
   return {};
 }
 
-std::string escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 // `code` in description text becomes <code>code</code>.
 std::string prose(std::string_view s) {
   std::string out;
   bool in_code = false;
-  for (char c : escape(s)) {
+  for (char c : escape_html(s)) {
     if (c == '`') {
       out += in_code ? "</code>" : "<code>";
       in_code = !in_code;
@@ -72,7 +59,7 @@ td, th { text-align: left; padding: 0.3rem 0.6rem; border-bottom: 1px solid #d0d
 
 std::string page(const std::string& title, const std::string& root, const std::string& body) {
   return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" +
-         escape(title) + "</title>\n<link rel=\"stylesheet\" href=\"" + root +
+         escape_html(title) + "</title>\n<link rel=\"stylesheet\" href=\"" + root +
          "assets/highlight.css\">\n<style>" + kStyle + "</style>\n<script src=\"" + root +
          "assets/highlight.min.js\"></script>\n</head><body>\n" + body +
          // highlight.js 9 (Debian 12) has initHighlighting; 10.6 and later highlightAll.
@@ -82,7 +69,7 @@ std::string page(const std::string& title, const std::string& root, const std::s
 
 std::string tags_html(const Case& c) {
   std::string s;
-  for (const std::string& t : c.tags) s += "<span class=\"tag\">" + escape(t) + "</span>";
+  for (const std::string& t : c.tags) s += "<span class=\"tag\">" + escape_html(t) + "</span>";
   return s;
 }
 
@@ -109,20 +96,20 @@ std::string outcome_html(const Outcome& o) {
 }
 
 std::string case_html(const Case& c, const Outcome& o, const std::string& source) {
-  std::string b = "<p><a href=\"../index.html\">ExportDB</a></p>\n<h1>" + escape(c.name) +
+  std::string b = "<p><a href=\"../index.html\">ExportDB</a></p>\n<h1>" + escape_html(c.name) +
                   "</h1>\n<p>" + tags_html(c) + " " + outcome_html(o) + "</p>\n<p>" +
                   prose(c.description) + "</p>\n";
-  b += "<h2>Program</h2>\n<p><code>" + escape(c.file) + ":" + std::to_string(c.line) +
-       "</code></p>\n<pre><code class=\"language-cpp\">" + escape(source) + "</code></pre>\n";
+  b += "<h2>Program</h2>\n<p><code>" + escape_html(c.file) + ":" + std::to_string(c.line) +
+       "</code></p>\n<pre><code class=\"language-cpp\">" + escape_html(source) + "</code></pre>\n";
   if (o.exported) {
     b += "<h2>Exported program</h2>\n<p>The graph, its signature and the contract (range "
          "constraints) export_program gives:</p>\n<pre id=\"graph\"><code class=\"nohighlight\">" +
-         escape(o.text) + "</code></pre>\n";
+         escape_html(o.text) + "</code></pre>\n";
   } else {
     b += "<h2>Error</h2>\n<p>export_program refuses the program with this " +
          std::string(to_string(o.kind)) +
          " error, word for word:</p>\n<pre id=\"error\"><code class=\"nohighlight\">" +
-         escape(o.text) + "</code></pre>\n<h2>The fix</h2>\n<p>" + prose(c.description) +
+         escape_html(o.text) + "</code></pre>\n<h2>The fix</h2>\n<p>" + prose(c.description) +
          "</p>\n";
   }
   return page(c.name + " - xport ExportDB", "../", b);
@@ -164,8 +151,8 @@ SiteSummary write_site(const std::string& out_dir) {
     const size_t stop = c.description.find(". ");
     const std::string first_sentence =
         stop == std::string::npos ? c.description : c.description.substr(0, stop + 1);
-    rows += "<tr id=\"" + escape(c.name) + "\"><td><a href=\"" + case_page(c.name) + "\">" +
-            escape(c.name) + "</a></td><td>" + tags_html(c) + "</td><td>" + outcome_html(o) +
+    rows += "<tr id=\"" + escape_html(c.name) + "\"><td><a href=\"" + case_page(c.name) + "\">" +
+            escape_html(c.name) + "</a></td><td>" + tags_html(c) + "</td><td>" + outcome_html(o) +
             "</td><td>" + prose(first_sentence) + "</td></tr>\n";
   }
   const std::string body =

@@ -9,25 +9,12 @@
 #include <set>
 #include <string_view>
 
+#include "tools/xport/html_escape.h"
 #include "xport/archive.h"
 #include "xport/ir.h"
 
 namespace xport::tools {
 namespace {
-
-std::string escape_html(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // A DOT string literal's contents.
 std::string escape_dot(std::string_view s) {
