@@ -73,6 +73,7 @@ test-release: build venv
 # The sanitizer configuration: AddressSanitizer + UndefinedBehaviorSanitizer over every test.
 test-asan: build-asan venv
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(abspath tests/lsan_suppressions.txt) \
 	  ctest --output-on-failure -j $(JOBS) -LE no-sanitizer
 
 # The runtime's concurrency tests under ThreadSanitizer; any report fails the test.

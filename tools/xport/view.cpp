@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string_view>
 
@@ -115,9 +116,14 @@ std::string dot_of(const ir::Graph& g, const std::string& prefix, const StateNam
   return dot + "}\n";
 }
 
-// Graphviz's dot layout of `dot`, as an <svg> element.
+// Graphviz's dot layout of `dot`, as an <svg> element. One context serves the whole process:
+// Graphviz 2.43's text-size cache outlives a freed context (a use after free when the next
+// context measures a label), so the context is made once and never freed. Graphviz is not
+// thread-safe, hence the lock.
 std::string svg_of(const std::string& dot) {
-  GVC_t* gvc = gvContext();
+  static std::mutex mutex;
+  static GVC_t* const gvc = gvContext();
+  const std::lock_guard<std::mutex> lock(mutex);
   Agraph_t* g = agmemread(dot.c_str());
   XPORT_CHECK(g != nullptr, Internal, "xport view: Graphviz could not read the graph description");
   gvLayout(gvc, g, "dot");
@@ -128,7 +134,6 @@ std::string svg_of(const std::string& dot) {
   gvFreeRenderData(data);
   gvFreeLayout(gvc, g);
   agclose(g);
-  gvFreeContext(gvc);
   const size_t start = svg.find("<svg");
   XPORT_CHECK(start != std::string::npos, Internal, "xport view: Graphviz wrote no SVG");
   return svg.substr(start);
