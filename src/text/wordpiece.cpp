@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 
+#include "core/json_file.h"
 #include "xport/error.h"
 #include "xport/functions.h"
 #include "xport/text.h"
@@ -191,14 +191,7 @@ WordPiece WordPiece::from_pretrained(const std::string& dir) {
   WordPieceOptions options;
   const std::filesystem::path config_path = folder / "tokenizer_config.json";
   if (std::filesystem::exists(config_path)) {
-    std::ifstream in(config_path);
-    nlohmann::json config;
-    try {
-      config = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-      XPORT_FAIL(InvalidInput, "text::WordPiece: ", config_path.string(), " is not JSON: ",
-                 e.what());
-    }
+    const nlohmann::json config = read_json_file(config_path.string(), "text::WordPiece");
     auto text = [&](const char* key, std::string& field) {
       if (config.contains(key) && config[key].is_string()) field = config[key];
     };

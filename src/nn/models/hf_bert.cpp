@@ -1,8 +1,7 @@
 // Hugging Face's BertModel with its checkpoint names, and its config.json.
 #include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
 
+#include "core/json_file.h"
 #include "nn/init.h"
 #include "xport/functions.h"
 #include "xport/models.h"
@@ -126,20 +125,10 @@ class Layer : public nn::Module {
   std::shared_ptr<nn::LayerNorm> norm_;
 };
 
-nlohmann::json read_json(const std::filesystem::path& path, const char* who) {
-  std::ifstream in(path);
-  XPORT_CHECK(in.good(), InvalidInput, who, ": cannot read ", path.string());
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    XPORT_FAIL(InvalidInput, who, ": ", path.string(), " is not JSON: ", e.what());
-  }
-}
-
 }  // namespace
 
 BertModelConfig BertModelConfig::from_json_file(const std::string& path) {
-  const nlohmann::json j = read_json(path, "BertModelConfig");
+  const nlohmann::json j = read_json_file(path, "BertModelConfig");
   const std::string type = j.value("model_type", "bert");
   XPORT_CHECK(type == "bert", UnsupportedOp, "BertModelConfig: ", path, " describes a '", type,
               "' model; only 'bert' is implemented");

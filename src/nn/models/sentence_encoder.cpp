@@ -1,8 +1,7 @@
 // sentence-transformers' Transformer -> Pooling -> Normalize over a BERT, from its model folder.
 #include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
 
+#include "core/json_file.h"
 #include "xport/functions.h"
 #include "xport/models.h"
 #include "xport/reduction_functions.h"
@@ -11,15 +10,7 @@ namespace xport::models {
 namespace {
 
 nlohmann::json read_json(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  XPORT_CHECK(in.good(), InvalidInput, "sentence_encoder_from_pretrained: cannot read ",
-              path.string());
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    XPORT_FAIL(InvalidInput, "sentence_encoder_from_pretrained: ", path.string(),
-               " is not JSON: ", e.what());
-  }
+  return read_json_file(path.string(), "sentence_encoder_from_pretrained");
 }
 
 // The pooling module's config.json: the newer "pooling_mode" string or the older flags.
