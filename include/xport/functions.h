@@ -20,6 +20,9 @@ Tensor zeros(SymIntList size, DType dtype = kDefaultFloat);
 Tensor ones(SymIntList size, DType dtype = kDefaultFloat);
 /// dtype defaults to the fill value's kind: bool, int64 or float32.
 Tensor full(SymIntList size, const Scalar& value, std::optional<DType> dtype = std::nullopt);
+/// Uninitialised, with t's sizes and dtype (or `dtype`); in a custom op's meta function, the
+/// usual way to say what a result looks like.
+Tensor empty_like(const Tensor& t, std::optional<DType> dtype = std::nullopt);
 Tensor zeros_like(const Tensor& t, std::optional<DType> dtype = std::nullopt);
 Tensor ones_like(const Tensor& t, std::optional<DType> dtype = std::nullopt);
 Tensor full_like(const Tensor& t, const Scalar& value, std::optional<DType> dtype = std::nullopt);

@@ -163,8 +163,16 @@ class Graph {
   /// Records that `node`'s results give unbacked symbols their values (a node that binds
   /// symbols is never removed as dead: later sizes use them).
   void set_unbacked_bindings(Node* node, std::vector<UnbackedBinding> bindings);
-  /// Makes every use of `from` (in calls and the output) use `to` instead.
+  /// Makes every use of `from` (in calls and the output) use `to` instead, except in `to`'s
+  /// own node (so a node inserted after `from` that reads it can take over its uses).
   void replace_all_uses(ValueRef from, ValueRef to);
+  /// Removes a call (InvalidInput, naming them, while other nodes use its values).
+  void erase(const Node* node);
+  /// The calls of `op`, in execution order (this graph's, not its subgraphs').
+  std::vector<Node*> find_nodes(const OpDef& op) const;
+  /// The calls of the op named `qualified_name` ("aten::convolution"; UnsupportedOp when no op
+  /// has that name).
+  std::vector<Node*> find_nodes(const std::string& qualified_name) const;
 
   const std::vector<std::unique_ptr<Node>>& nodes() const { return nodes_; }
   std::vector<const Node*> placeholders() const;
@@ -200,6 +208,12 @@ class Graph {
   void check_new_name(const char* caller, const char* noun, const std::string& name) const;
   std::string unique_name(const std::string& base);
 };
+
+/// Runs each call's meta function with the symbols taking `symbols`' values and checks the
+/// node's recorded dtype and sizes against what it gives (subgraphs too); throws
+/// xport::Error(Internal) naming the node, both specs and the values. Returns false, checking
+/// nothing further, when one of the graph's runtime assertions fails at these values.
+bool verify_metadata(const Graph& graph, const std::unordered_map<sym::ExprPtr, int64_t>& symbols);
 
 /// Runs the graph eagerly: placeholders take `inputs` (in order), symbols take `symbols`
 /// (Symbol expression -> value), each call runs its op's eager kernel (and gives the unbacked

@@ -120,6 +120,8 @@ struct OpDef {
   /// The last argument (a Tensor[]) is Python's `*args` in PyTorch's signature: archives list
   /// its tensors as separate positional inputs (wrap_with_set_grad_enabled).
   bool variadic_last = false;
+  /// Defined outside xport, through a Library (its kernels are the user's code).
+  bool user_defined = false;
 
   // Filled in by register_op.
   Schema parsed = {};
@@ -158,6 +160,12 @@ std::vector<Tensor> run_decomposition(const OpArgs& args);
 
 /// Runs any registered op by its qualified name (API.md).
 Value call_op(const std::string& qualified_name, std::vector<Value> args);
+
+namespace detail {
+/// Changes a registered op under the registry's lock (Library::impl adds a kernel to an op
+/// defined before); throws UnsupportedOp when no op has that name.
+void update_op(const std::string& qualified_name, const std::function<void(OpDef&)>& change);
+}  // namespace detail
 
 /// Receives every op call made on this thread while installed (the capture layer's tracer).
 class DispatchInterceptor {

@@ -2,6 +2,7 @@
 /// \file ExportedProgram: a captured graph, its signature, and the shape contract under which it
 /// is valid. run() checks every input against the contract before any kernel runs.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -97,6 +98,12 @@ class ExportedProgram {
   /// The same program with every op in `table` replaced by its decomposition (re-traced over
   /// the same symbols; nodes keep their source lines and module paths).
   ExportedProgram run_decompositions(DecompositionTable table = core_decompositions()) const;
+  /// A program whose graph is a copy of this one's after `pass` changed it (find_nodes,
+  /// insert_call, replace_all_uses, erase, ...). The result is verified: structure, then every
+  /// call's recorded sizes and dtype against its op's meta function at sizes inside the
+  /// contract (Internal naming the node when they disagree). Inputs stay as they are; results
+  /// keep their places in the signature.
+  ExportedProgram transform(const std::function<void(ir::Graph&)>& pass) const;
 
  private:
   struct Impl;

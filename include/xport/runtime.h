@@ -13,6 +13,7 @@
 #include "xport/error.h"
 #include "xport/functions.h"
 #include "xport/npy.h"
+#include "xport/library.h"
 #include "xport/op_registry.h"
 #include "xport/program.h"
 #include "xport/tensor.h"

@@ -14,6 +14,7 @@
 #include "xport/nn/module.h"
 #include "xport/npy.h"
 #include "xport/ir.h"
+#include "xport/library.h"
 #include "xport/op_registry.h"
 #include "xport/program.h"
 #include "xport/result_type.h"

@@ -171,11 +171,17 @@ std::vector<Tensor> Tracer::intercept(const OpArgs& args) {
   XPORT_CHECK(!op.higher_order, UnsupportedOp, op.qualified_name,
               ": call xport::cond, xport::map or xport::while_loop, which trace their functions "
               "into subgraphs, instead of the op itself");
+  XPORT_CHECK_CASE(!op.user_defined || op.meta || op.decomp, UnsupportedOp, "custom_op_no_meta",
+                   op.qualified_name,
+                   ": export runs ops on fake tensors (sizes, no data), and this op has no meta "
+                   "function; add Library::impl_meta(\"", op.parsed.name,
+                   "\", ...) returning empty_like / empty tensors of its results' sizes");
+  if (!op.meta && op.decomp) return run_decomposition(args);  // composite: what it is made of
   XPORT_CHECK_CASE(!op.cpu_alloc || op.meta, DataDependent, "data_dependent_nonzero",
                    op.qualified_name,
                    ": the size of its output depends on the input's values, and the op has no "
                    "meta function to give capture a symbol for it");
-  if (!op.meta) return run_decomposition(args);  // composite: trace what it is made of
+  if (!op.meta) return run_decomposition(args);
   if (decompositions_ != nullptr) {
     if (auto it = decompositions_->find(op.qualified_name); it != decompositions_->end()) {
       return it->second(args);

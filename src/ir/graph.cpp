@@ -140,12 +140,42 @@ void Graph::set_unbacked_bindings(Node* node, std::vector<UnbackedBinding> bindi
 
 void Graph::replace_all_uses(ValueRef from, ValueRef to) {
   for (auto& node : nodes_) {
+    // `to`'s own node may read `from` (y = f(x) replacing x): a node never uses its own value.
+    if (node.get() == to.node) continue;
     for (Argument& a : node->args_) {
       detail::for_each_ref(a, [&](ValueRef& r) {
         if (r == from) r = to;
       });
     }
   }
+}
+
+void Graph::erase(const Node* node) {
+  XPORT_CHECK(node != nullptr && node->position_ < nodes_.size() &&
+                  nodes_[node->position_].get() == node,
+              InvalidInput, "Graph::erase: the node is not in this graph");
+  XPORT_CHECK(node->kind_ == NodeKind::Call, InvalidInput, "Graph::erase: %", node->name_,
+              " is not a call; inputs and the output stay");
+  std::string used_by;
+  for (const Node* user : users(node)) used_by += " %" + user->name_;
+  XPORT_CHECK(used_by.empty(), InvalidInput, "Graph::erase: %", node->name_,
+              " is still used by", used_by, "; replace_all_uses() of its values first");
+  const size_t position = node->position_;
+  names_.erase(node->name_);
+  nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(position));
+  for (size_t i = position; i < nodes_.size(); ++i) nodes_[i]->position_ = i;
+}
+
+std::vector<Node*> Graph::find_nodes(const OpDef& op) const {
+  std::vector<Node*> out;
+  for (const auto& node : nodes_) {
+    if (node->op_ == &op) out.push_back(node.get());
+  }
+  return out;
+}
+
+std::vector<Node*> Graph::find_nodes(const std::string& qualified_name) const {
+  return find_nodes(find_op(qualified_name));
 }
 
 std::vector<const Node*> Graph::placeholders() const {

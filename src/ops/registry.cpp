@@ -94,7 +94,9 @@ const OpDef* inplace_variant(const OpDef& op) {
       try_find_op(s.ns + "::" + s.name + "_" + (s.overload.empty() ? "" : "." + s.overload));
   if (inplace == nullptr || inplace->parsed.arguments.empty() ||
       !inplace->parsed.arguments[0].is_write ||
-      inplace->parsed.arguments.size() != s.arguments.size()) {
+      inplace->parsed.arguments.size() != s.arguments.size() ||
+      inplace->parsed.returns.size() != s.returns.size() ||
+      inplace->parsed.aliased_argument(0) != 0) {
     return nullptr;
   }
   return inplace;
@@ -114,6 +116,16 @@ const OpDef& find_op(const std::string& qualified_name) {
   XPORT_FAIL(UnsupportedOp, "no op named '", qualified_name, "' is registered",
              suggestions.empty() ? std::string("; `xport ops` lists every op")
                                  : "; did you mean one of:" + suggestions);
+}
+
+void detail::update_op(const std::string& qualified_name,
+                       const std::function<void(OpDef&)>& change) {
+  Registry& r = registry();
+  std::unique_lock lock(r.mutex);
+  auto it = r.ops.find(canonical_name(qualified_name));
+  XPORT_CHECK(it != r.ops.end(), UnsupportedOp, "no op named '", qualified_name,
+              "' is registered");
+  change(*it->second);
 }
 
 std::vector<const OpDef*> all_ops() {

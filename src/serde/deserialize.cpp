@@ -380,8 +380,14 @@ class ProgramReader {
     const std::string qualified = ns + "::" + name + (overload == "default" ? "" : "." + overload);
     const OpDef* op = try_find_op(qualified);
     XPORT_CHECK(op != nullptr, UnsupportedOp, target_field.path(), ": op ", qualified, " (", target,
-                ") is not registered in xport; register it (Library) before loading, or export "
-                "without it");
+                ") is not registered in xport. ",
+                ns == "aten" ? std::string("xport has no such ATen op; `xport ops` lists those it "
+                                           "has")
+                             : "Its library defines it: link the code that registers it (an "
+                               "xport::Library for namespace '" + ns +
+                                   "') into your program before loading, or with the xport tool "
+                                   "pass --ops lib" + ns + ".so (a shared library that registers "
+                                   "it when loaded)");
     return *op;
   }
 

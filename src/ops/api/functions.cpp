@@ -23,6 +23,9 @@ Tensor ones(SymIntList size, DType dtype) {
 Tensor full(SymIntList size, const Scalar& value, std::optional<DType> dtype) {
   return call1(XPORT_OP("aten::full"), {size.vec(), value, opt(dtype)});
 }
+Tensor empty_like(const Tensor& t, std::optional<DType> dtype) {
+  return call1(XPORT_OP("aten::empty_like"), {t, opt(dtype)});
+}
 Tensor zeros_like(const Tensor& t, std::optional<DType> dtype) {
   return call1(XPORT_OP("aten::zeros_like"), {t, opt(dtype)});
 }
