@@ -35,5 +35,6 @@ void add_input_output_cases(std::vector<Case>& cases);
 void add_mutation_cases(std::vector<Case>& cases);
 void add_control_flow_cases(std::vector<Case>& cases);
 void add_size_zero_one_cases(std::vector<Case>& cases);
+void add_custom_op_cases(std::vector<Case>& cases);
 
 }  // namespace xport::exportdb

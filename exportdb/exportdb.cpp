@@ -29,9 +29,16 @@ const std::vector<Case>& all_cases() {
     add_mutation_cases(out);
     add_control_flow_cases(out);
     add_size_zero_one_cases(out);
+    add_custom_op_cases(out);
     return out;
   }();
   return cases;
+}
+
+ExportedProgram export_case(const Case& c) {
+  ExportedProgram p = c.module ? export_program(*c.module, c.fn, c.example_inputs, c.options)
+                               : export_program(c.fn, c.example_inputs, c.options);
+  return c.backend ? c.backend(p) : std::move(p);
 }
 
 const Case* find_case(std::string_view name) {

@@ -79,12 +79,9 @@ struct Outcome {
   ErrorKind kind = ErrorKind::Internal;
 };
 
-Outcome export_case(const Case& c) {
+Outcome outcome_of(const Case& c) {
   try {
-    const ExportedProgram p = c.module
-                                  ? export_program(*c.module, c.fn, c.example_inputs, c.options)
-                                  : export_program(c.fn, c.example_inputs, c.options);
-    return {true, p.to_string(), ErrorKind::Internal};
+    return {true, exportdb::export_case(c).to_string(), ErrorKind::Internal};
   } catch (const Error& e) {
     return {false, e.what(), e.kind()};
   }
@@ -140,7 +137,7 @@ SiteSummary write_site(const std::string& out_dir) {
   SiteSummary summary;
   std::string rows;
   for (const Case& c : all_cases()) {
-    const Outcome o = export_case(c);
+    const Outcome o = outcome_of(c);
     const std::string source =
         case_source(embedded(c.file), c.line, lines_by_file[c.file]);
     XPORT_CHECK(!source.empty(), Internal, "exportdb::write_site: no add( call at ", c.file, ":",

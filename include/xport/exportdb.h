@@ -3,6 +3,7 @@
 /// example inputs, its dynamic-shape spec and the outcome export_program must give. Error messages
 /// name the case that shows the fix (`see ExportDB case 'dynamic_shape_if_guard'`).
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +27,10 @@ struct Case {
   TracedFn fn = {};                         ///< the program, also run eagerly as the reference
   std::vector<Value> example_inputs = {};
   ExportOptions options = {};
+  /// What a backend does with the exported program before running it (run_decompositions,
+  /// transform): the checks, the round trip and the site use what it returns. Null: the
+  /// program as exported.
+  std::function<ExportedProgram(const ExportedProgram&)> backend = {};
   /// The kind of error export_program must throw; nullopt: it must export.
   std::optional<ErrorKind> expected_error = {};
   /// Other inputs inside the contract: the exported program must agree with `fn` on each.
@@ -40,6 +45,9 @@ struct Case {
 const std::vector<Case>& all_cases();
 /// The case named `name`, or null.
 const Case* find_case(std::string_view name);
+
+/// Exports the case (with its module, when it has one) and applies its backend step.
+ExportedProgram export_case(const Case& c);
 
 /// The page of case `name` in the site write_site writes: `cases/<name>.html`.
 std::string case_page(std::string_view name);

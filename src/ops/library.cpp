@@ -94,8 +94,8 @@ KernelFn kernel_from(OpFn fn) {
   return [fn = std::move(fn)](const OpArgs& args, std::vector<Tensor>& outs) {
     const OpDef& op = args.op();
     const std::vector<Tensor> got = results_of(op, fn(args.values()), "kernel");
-    XPORT_CHECK(got.size() == outs.size(), InvalidInput, op.qualified_name, ": its kernel returned ",
-                got.size(), " tensors, its meta function ", outs.size());
+    XPORT_CHECK(got.size() == outs.size(), InvalidInput, op.qualified_name,
+                ": its kernel returned ", got.size(), " tensors, its meta function ", outs.size());
     for (size_t i = 0; i < got.size(); ++i) {
       XPORT_CHECK(got[i].dtype() == outs[i].dtype() && same_sizes(got[i], outs[i]),
                   InvalidInput, op.qualified_name, ": its kernel returned ", spec_str(got[i]),
@@ -192,8 +192,12 @@ void install(const OpDef& op, const UserFns& fns) {
   const OpDef* functional = functional_variant(op);
   if (functional == nullptr || !functional->user_defined) return;
   UserFns f;
-  if (fns.kernel) f.kernel = functional_fn(op, fns.kernel, [](const Tensor& t) { return t.clone(); });
-  if (fns.meta) f.meta = functional_fn(op, fns.meta, [](const Tensor& t) { return empty_like(t); });
+  if (fns.kernel) {
+    f.kernel = functional_fn(op, fns.kernel, [](const Tensor& t) { return t.clone(); });
+  }
+  if (fns.meta) {
+    f.meta = functional_fn(op, fns.meta, [](const Tensor& t) { return empty_like(t); });
+  }
   install(*functional, f);
 }
 

@@ -27,8 +27,9 @@ TEST(Transform, ReplacesAnOpWithFindInsertReplaceErase) {
   const ExportedProgram q = p.transform([](ir::Graph& g) {
     const OpDef& clamp_op = find_op("aten::clamp");
     for (ir::Node* relu : g.find_nodes("aten::relu")) {
-      ir::Node* clamp = g.insert_call(relu->position(), clamp_op, {relu->args()[0], 0.5, ir::Argument()},
-                                      relu->outputs(), relu->meta());
+      ir::Node* clamp = g.insert_call(relu->position(), clamp_op,
+                                      {relu->args()[0], 0.5, ir::Argument()}, relu->outputs(),
+                                      relu->meta());
       g.replace_all_uses(relu->out(), clamp->out());
       g.erase(relu);
     }
@@ -37,7 +38,8 @@ TEST(Transform, ReplacesAnOpWithFindInsertReplaceErase) {
   EXPECT_EQ(count(q, "aten::clamp"), 1u);
   EXPECT_EQ(count(p, "aten::relu"), 1u) << "the pass ran on a copy";
   const Tensor x = randn({9, 3}, 2), w = randn({3, 5}, 3);
-  EXPECT_TRUE(allclose(q.run({x, w})[0], call_op("aten::clamp", {matmul(x, w) * 2.0, 0.5}).to_tensor() + 1.0));
+  const Tensor clamped = call_op("aten::clamp", {matmul(x, w) * 2.0, 0.5}).to_tensor();
+  EXPECT_TRUE(allclose(q.run({x, w})[0], clamped + 1.0));
   EXPECT_EQ(q.range_constraints(), p.range_constraints());
 }
 

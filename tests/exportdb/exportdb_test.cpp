@@ -45,10 +45,7 @@ std::string describe(const std::vector<Value>& inputs) {
   return out + ")";
 }
 
-ExportedProgram export_case(const exportdb::Case& c) {
-  return c.module ? export_program(*c.module, c.fn, c.example_inputs, c.options)
-                  : export_program(c.fn, c.example_inputs, c.options);
-}
+using exportdb::export_case;
 
 // What is wrong with one input inside the contract: the exported program must agree with the
 // eager program on every output.

@@ -234,8 +234,35 @@ def run_case(root, case, progress, notes):
         raise CaseFailure("refused input set %d: ep.module() accepted it" % k)
 
 
+def define_custom_ops():
+    """The custom ops of xport's ExportDB cases (exportdb/custom_op_cases.cpp), defined in PyTorch
+    under the same names and schemas, as a PyTorch user of those archives defines them: an
+    archive names its ops (torch.ops.accel.conv2d.default) and torch.export.load finds them.
+    Returns the libraries, which must stay alive."""
+    accel = torch.library.Library("accel", "DEF")
+    accel.define("conv2d(Tensor input, Tensor weight, Tensor? bias, SymInt[2] stride, "
+                 "SymInt[2] padding, SymInt[2] dilation, SymInt groups) -> Tensor")
+
+    def conv2d(input, weight, bias, stride, padding, dilation, groups):
+        return torch.nn.functional.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+    accel.impl("conv2d", conv2d, "CompositeExplicitAutograd")
+    torch.library.register_fake("accel::conv2d", conv2d)
+
+    ops = torch.library.Library("exportdb_ops", "DEF")
+    ops.define("count(Tensor counter, Tensor x) -> Tensor")
+
+    def count(counter, x):
+        return counter + (x > 0).sum().to(counter.dtype)
+
+    ops.impl("count", count, "CompositeExplicitAutograd")
+    torch.library.register_fake("exportdb_ops::count", count)
+    return [accel, ops]
+
+
 def main(args):
     torch.set_num_threads(2)
+    libraries = define_custom_ops()  # noqa: F841 (kept alive for the loads below)
     warnings.simplefilter("ignore")  # torch.export warns about things the cases do on purpose
     # The reason goes on the case's line, not as a traceback on stderr.
     logging.getLogger("torch.export").handlers = [LOAD_ERRORS]

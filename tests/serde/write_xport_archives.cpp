@@ -91,9 +91,9 @@ struct Writer {
 void write_exportdb(Writer& w) {
   for (const exportdb::Case& c : exportdb::all_cases()) {
     if (c.expected_error) continue;
-    const ExportedProgram program =
-        c.module ? export_program(*c.module, c.fn, copy_inputs(c.example_inputs), c.options)
-                 : export_program(c.fn, copy_inputs(c.example_inputs), c.options);
+    exportdb::Case copy = c;
+    copy.example_inputs = copy_inputs(c.example_inputs);
+    const ExportedProgram program = exportdb::export_case(copy);
     std::vector<std::vector<Value>> runs = {c.example_inputs};
     runs.insert(runs.end(), c.valid_inputs.begin(), c.valid_inputs.end());
     for (auto& run : runs) run = copy_inputs(run);

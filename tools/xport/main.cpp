@@ -8,6 +8,7 @@
 #include "tools/xport/decompose.h"
 #include "tools/xport/gpt2_demo.h"
 #include "tools/xport/inspect.h"
+#include "tools/xport/op_libraries.h"
 #include "tools/xport/run.h"
 #include "tools/xport/sentence_demo.h"
 #include "tools/xport/view.h"
@@ -23,14 +24,30 @@ int list_ops() {
   return 0;
 }
 
+// `--ops LIB.so` (repeatable) on a subcommand that reads archives: the libraries are loaded
+// before the subcommand runs.
+void add_ops_option(CLI::App* cmd, std::vector<std::string>& libraries) {
+  cmd->add_option("--ops", libraries,
+                  "a shared library that registers custom ops (an xport::Library at static "
+                  "initialisation); may be repeated")
+      ->check(CLI::ExistingFile);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"xport: sound full-graph capture for C++ tensor programs"};
   app.require_subcommand(1);
   int result = 0;
-  app.add_subcommand("ops", "list every registered op: its schema, then 'core' if in the core set")
-      ->callback([&] { result = list_ops(); });
+  std::vector<std::string> op_libraries;
+  const auto load_ops = [&] { xport::tools::load_op_libraries(op_libraries); };
+  CLI::App* ops_cmd = app.add_subcommand(
+      "ops", "list every registered op: its schema, then 'core' if in the core set");
+  add_ops_option(ops_cmd, op_libraries);
+  ops_cmd->callback([&] {
+    load_ops();
+    result = list_ops();
+  });
   xport::tools::SentenceDemoOptions demo;
   xport::tools::Gpt2DemoOptions gpt2_demo;
   bool gpt2 = false;
@@ -74,7 +91,11 @@ int main(int argc, char** argv) {
               "module groups, collapsible subgraphs, a search box, the signature and contract)");
   view_cmd->add_option("FILE", view_in, "the archive (.pt2)")->required()->check(CLI::ExistingFile);
   view_cmd->add_option("OUT", view_out, "the page to write (.html)")->required();
-  view_cmd->callback([&] { result = xport::tools::run_view(view_in, view_out, std::cout); });
+  add_ops_option(view_cmd, op_libraries);
+  view_cmd->callback([&] {
+    load_ops();
+    result = xport::tools::run_view(view_in, view_out, std::cout);
+  });
   std::string site_dir;
   CLI::App* exportdb_cmd = app.add_subcommand(
       "exportdb",
@@ -93,7 +114,11 @@ int main(int argc, char** argv) {
   inspect_cmd->add_option("FILE", inspect_path, "the archive (.pt2)")
       ->required()
       ->check(CLI::ExistingFile);
-  inspect_cmd->callback([&] { result = xport::tools::run_inspect(inspect_path, std::cout); });
+  add_ops_option(inspect_cmd, op_libraries);
+  inspect_cmd->callback([&] {
+    load_ops();
+    result = xport::tools::run_inspect(inspect_path, std::cout);
+  });
   std::string decompose_in, decompose_out;
   CLI::App* decompose_cmd = app.add_subcommand(
       "decompose", "rewrite an archive's program into core ops only and save it as a new archive");
@@ -101,8 +126,11 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
   decompose_cmd->add_option("OUT", decompose_out, "the archive to write")->required();
-  decompose_cmd->callback(
-      [&] { result = xport::tools::run_decompose(decompose_in, decompose_out, std::cout); });
+  add_ops_option(decompose_cmd, op_libraries);
+  decompose_cmd->callback([&] {
+    load_ops();
+    result = xport::tools::run_decompose(decompose_in, decompose_out, std::cout);
+  });
   xport::tools::RunOptions run;
   CLI::App* run_cmd = app.add_subcommand(
       "run", "run an archive once on inputs read from .npy files and write its outputs as .npy");
@@ -123,7 +151,11 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--no-fuse{false}", run.fuse,
                     "run the graph as saved, without load-time fusion (bit-exact with "
                     "ExportedProgram::run)");
-  run_cmd->callback([&] { result = xport::tools::run_run(run, std::cout); });
+  add_ops_option(run_cmd, op_libraries);
+  run_cmd->callback([&] {
+    load_ops();
+    result = xport::tools::run_run(run, std::cout);
+  });
   xport::tools::BenchOptions bench;
   CLI::App* bench_cmd = app.add_subcommand(
       "bench",
@@ -151,7 +183,11 @@ int main(int argc, char** argv) {
                       "ExportedProgram::run)");
   bench_cmd->add_flag("--profile", bench.profile,
                       "also time every kernel call and print the time of each op, most first");
-  bench_cmd->callback([&] { result = xport::tools::run_bench(bench, std::cout); });
+  add_ops_option(bench_cmd, op_libraries);
+  bench_cmd->callback([&] {
+    load_ops();
+    result = xport::tools::run_bench(bench, std::cout);
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
