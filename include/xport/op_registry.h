@@ -105,6 +105,17 @@ struct SubgraphUse {
   Returns returns = Returns::Outputs;
 };
 
+/// What an op does with memory and how it runs, decided once from its schema and functions when
+/// it is registered (and again when a Library adds functions to it).
+enum class OpKind {
+  Functional,   ///< fresh results from its kernel
+  View,         ///< its first result shares memory with argument OpDef::aliased_arg
+  InPlace,      ///< updates the arguments marked `!`; its first result, if it aliases one, is
+                ///< argument OpDef::aliased_arg
+  Composite,    ///< no meta function: runs, and is traced, as its decomposition
+  HigherOrder,  ///< takes subgraphs (GraphModule arguments)
+};
+
 struct OpDef {
   std::string schema;            ///< ATen schema text
   MetaFn meta = {};              ///< shape/dtype inference; absent for composite ops
@@ -127,7 +138,13 @@ struct OpDef {
   Schema parsed = {};
   std::string qualified_name = {};
   bool higher_order = false;  ///< takes subgraphs (a GraphModule argument)
+  OpKind kind = OpKind::Functional;
+  int aliased_arg = -1;    ///< View / InPlace: the argument the first result is, or -1
+  bool pointwise = false;  ///< tagged `pointwise`: elementwise over same-shaped operands
 };
+
+/// Whether `op` carries PyTorch's tag `tag` (`pointwise`, `runtime_assert`).
+bool has_tag(const OpDef& op, const std::string& tag);
 
 /// Adds an op; throws InvalidSpec if the schema does not parse or the name is taken.
 const OpDef& register_op(OpDef def);

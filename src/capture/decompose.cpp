@@ -105,8 +105,7 @@ void replay(const ir::Graph& src, ir::Graph& dst, capture::Tracer& tracer,
           values[node.get()] = replay_as_is(*node, dst, tracer, table, values);
         } else {
           // A runtime assertion's condition holds after it: later decisions may rely on it.
-          const auto& tags = op.tags;
-          if (std::find(tags.begin(), tags.end(), "runtime_assert") != tags.end()) {
+          if (has_tag(op, "runtime_assert")) {
             if (const auto* e = std::get_if<sym::ExprPtr>(&node->args()[0].value)) {
               tracer.env()->add_fact(*e);
             }

@@ -176,18 +176,18 @@ std::vector<Tensor> Tracer::intercept(const OpArgs& args) {
                    ": export runs ops on fake tensors (sizes, no data), and this op has no meta "
                    "function; add Library::impl_meta(\"", op.parsed.name,
                    "\", ...) returning empty_like / empty tensors of its results' sizes");
-  if (!op.meta && op.decomp) return run_decomposition(args);  // composite: what it is made of
+  if (op.kind == OpKind::Composite && op.decomp) return run_decomposition(args);
   XPORT_CHECK_CASE(!op.cpu_alloc || op.meta, DataDependent, "data_dependent_nonzero",
                    op.qualified_name,
                    ": the size of its output depends on the input's values, and the op has no "
                    "meta function to give capture a symbol for it");
-  if (!op.meta) return run_decomposition(args);
+  if (op.kind == OpKind::Composite) return run_decomposition(args);
   if (decompositions_ != nullptr) {
     if (auto it = decompositions_->find(op.qualified_name); it != decompositions_->end()) {
       return it->second(args);
     }
   }
-  if (op.parsed.is_mutating()) return functionalize(args);
+  if (op.kind == OpKind::InPlace) return functionalize(args);
   return record(args);
 }
 

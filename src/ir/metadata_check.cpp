@@ -38,12 +38,12 @@ class MetadataCheck {
         continue;
       }
       const OpDef& op = *node.op();
-      if (is_assertion(op)) {
+      if (has_tag(op, "runtime_assert")) {
         const auto* cond = std::get_if<sym::ExprPtr>(&node.args()[0].value);
         const std::optional<int64_t> holds = cond ? evaluate(*cond) : std::nullopt;
         if (holds && *holds == 0) return false;
       }
-      if (op.higher_order || !op.meta || op.cpu_alloc) {
+      if (op.kind == OpKind::HigherOrder || op.kind == OpKind::Composite || op.cpu_alloc) {
         // Subgraphs are checked on their own; data-dependent results are as the node says.
         for (const SubgraphRef* g : node.subgraphs()) {
           if (!run(*g->graph)) return false;
@@ -57,9 +57,6 @@ class MetadataCheck {
   }
 
  private:
-  static bool is_assertion(const OpDef& op) {
-    return std::find(op.tags.begin(), op.tags.end(), "runtime_assert") != op.tags.end();
-  }
 
   std::optional<int64_t> evaluate(sym::ExprPtr e) const {
     return detail::evaluate_with(e, symbols_);

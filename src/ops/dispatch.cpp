@@ -1,5 +1,4 @@
 #include <algorithm>
-#include "ops/op_kind.h"
 
 #include "xport/op_registry.h"
 
@@ -161,10 +160,10 @@ std::vector<Tensor> run_eager(const OpArgs& args) {
   const OpDef& op = args.op();
   if (op.cpu_alloc) return op.cpu_alloc(args);
   // Composite ops (reshape, flatten, ...) run as their decomposition.
-  if (!op.meta && op.decomp) return op.decomp(args);
-  if (const int base_arg = ops::view_base(op); base_arg >= 0) {
+  if (op.kind == OpKind::Composite && op.decomp) return op.decomp(args);
+  if (op.kind == OpKind::View) {
     // A view: the output shares the input's storage with the layout the meta function gives.
-    const Tensor& base = args.tensor(static_cast<size_t>(base_arg));
+    const Tensor& base = args.tensor(static_cast<size_t>(op.aliased_arg));
     std::vector<Tensor> outs;
     for (TensorMeta& m : op.meta(args)) outs.push_back(Tensor::make(base.storage(), std::move(m)));
     return outs;
@@ -172,9 +171,9 @@ std::vector<Tensor> run_eager(const OpArgs& args) {
   if (op.cpu) {
     std::vector<TensorMeta> metas = op.meta(args);
     std::vector<Tensor> outs;
-    if (const int aliased = op.parsed.aliased_argument(0); aliased >= 0) {
+    if (op.kind == OpKind::InPlace && op.aliased_arg >= 0) {
       // In place: the kernel writes into the mutated argument (its meta was checked above).
-      outs.push_back(args.tensor(static_cast<size_t>(aliased)));
+      outs.push_back(args.tensor(static_cast<size_t>(op.aliased_arg)));
     } else {
       outs.reserve(metas.size());
       for (const TensorMeta& m : metas) outs.push_back(allocate_output(op, m));

@@ -22,7 +22,7 @@ class MetaMode final : public DispatchInterceptor {
   MetaMode() : outer_(current_interceptor()) {}
   std::vector<Tensor> intercept(const OpArgs& args) override {
     const OpDef& op = args.op();
-    if (!op.meta) return run_decomposition(args);  // a composite: through what it is made of
+    if (op.kind == OpKind::Composite) return run_decomposition(args);
     std::vector<Tensor> outs;
     for (TensorMeta& m : op.meta(args)) outs.push_back(Tensor::make(nullptr, std::move(m)));
     return outs;

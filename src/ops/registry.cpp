@@ -44,7 +44,32 @@ std::string canonical_name(const std::string& name) {
   return name;
 }
 
+// The facts every consumer reads from the OpDef instead of working them out again.
+void classify(OpDef& def) {
+  const Schema& s = def.parsed;
+  const int aliased = s.aliased_argument(0);
+  def.aliased_arg = -1;
+  if (def.higher_order) {
+    def.kind = OpKind::HigherOrder;
+  } else if (!def.meta) {
+    def.kind = OpKind::Composite;
+  } else if (aliased >= 0 && !s.returns[0].is_write) {
+    def.kind = OpKind::View;
+    def.aliased_arg = aliased;
+  } else if (s.is_mutating()) {
+    def.kind = OpKind::InPlace;
+    def.aliased_arg = aliased;
+  } else {
+    def.kind = OpKind::Functional;
+  }
+  def.pointwise = has_tag(def, "pointwise");
+}
+
 }  // namespace
+
+bool has_tag(const OpDef& op, const std::string& tag) {
+  return std::find(op.tags.begin(), op.tags.end(), tag) != op.tags.end();
+}
 
 const std::string& OpArgs::name() const { return op_->qualified_name; }
 
@@ -62,6 +87,7 @@ const OpDef& register_op(OpDef def) {
                 def.parsed.arguments[i].name,
                 "' is a GraphModule; say how the op calls it in OpDef::subgraph_uses");
   }
+  classify(def);
   // Built-in ops come first, so a custom op can never take a built-in's name.
   Registry& r = registry();
   std::unique_lock lock(r.mutex);
@@ -126,6 +152,7 @@ void detail::update_op(const std::string& qualified_name,
   XPORT_CHECK(it != r.ops.end(), UnsupportedOp, "no op named '", qualified_name,
               "' is registered");
   change(*it->second);
+  classify(*it->second);
 }
 
 std::vector<const OpDef*> all_ops() {

@@ -1,5 +1,4 @@
 #include "runtime/compiled_graph.h"
-#include "ops/op_kind.h"
 
 #include "ir/ir_util.h"
 #include "xport/error.h"
@@ -33,16 +32,16 @@ CompiledStep compile_step(const ir::Node& node, int first_slot, std::string& unp
     step.kind = StepKind::Eager;  // nonzero, masked_select: the kernel sizes its outputs
     return step;
   }
-  if (!op.meta) {
+  if (op.kind == OpKind::Composite) {
     unplannable = label + ": a composite op with no meta function";
     return step;
   }
-  if (const int base_arg = ops::view_base(op); base_arg >= 0) {
+  if (op.kind == OpKind::View) {
     step.kind = StepKind::View;
-    step.aliased_arg = base_arg;
+    step.aliased_arg = op.aliased_arg;
     return step;
   }
-  const int aliased = op.parsed.aliased_argument(0);
+  const int aliased = op.kind == OpKind::InPlace ? op.aliased_arg : -1;
   if (!op.cpu) {
     unplannable = label + ": no CPU kernel";
     return step;

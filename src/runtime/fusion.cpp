@@ -1,5 +1,4 @@
 #include "runtime/fusion.h"
-#include "ops/op_kind.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,18 +31,6 @@ constexpr const char* kFusedLinearSchema =
 // A chain of elementwise ops over its inputs; its kernel is a PointwiseChain.
 constexpr const char* kFusedPointwiseSchema =
     "xport_runtime::fused_pointwise(Tensor[] inputs) -> Tensor";
-// Elementwise ops a chain may hold: every tensor argument and the result have one shape.
-constexpr const char* kPointwiseOps[] = {
-    "aten::abs",        "aten::neg",        "aten::relu",
-    "aten::sigmoid",    "aten::tanh",       "aten::exp",
-    "aten::log",        "aten::sqrt",       "aten::rsqrt",
-    "aten::sin",        "aten::cos",        "aten::gelu",
-    "aten::silu",       "aten::erf",        "aten::reciprocal",
-    "aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor",
-    "aten::div.Tensor", "aten::maximum",    "aten::minimum",
-    "aten::add.Scalar", "aten::mul.Scalar", "aten::sub.Scalar",
-    "aten::div.Scalar", "aten::clamp",      "aten::pow.Tensor_Scalar"};
-
 struct KnownOps {
   const OpDef& conv = find_op("aten::convolution");
   const OpDef& batch_norm = find_op("aten::_native_batch_norm_legit_no_training");
@@ -56,7 +43,7 @@ struct KnownOps {
 };
 
 // A view with one result (a transpose, a slice; not split's list).
-bool is_view(const OpDef& op) { return ops::view_base(op) >= 0 && op.parsed.returns.size() == 1; }
+bool is_view(const OpDef& op) { return op.kind == OpKind::View && op.parsed.returns.size() == 1; }
 
 std::optional<int64_t> int_of(const ir::Argument& arg) {
   const auto* e = std::get_if<sym::ExprPtr>(&arg.value);
@@ -132,13 +119,6 @@ class Fuser {
   KnownOps ops_;
   std::unordered_map<const ir::Node*, size_t> placeholder_index_;
   std::unordered_map<const ir::Node*, Tensor> constant_views_;
-  std::unordered_set<const OpDef*> pointwise_ops_ = [] {
-    std::unordered_set<const OpDef*> ops;
-    for (const char* name : kPointwiseOps) {
-      if (const OpDef* op = try_find_op(name)) ops.insert(op);
-    }
-    return ops;
-  }();
   struct FusedConvolution {
     const ir::Node* node;
     std::shared_ptr<kernels::cpu::PackedConv2d> packed;
@@ -437,7 +417,7 @@ class Fuser {
   // A float32 elementwise call whose tensor arguments all have its result's (contiguous)
   // shape, with every other argument a constant: the step that runs it, inputs unresolved.
   std::optional<PointwiseStep> pointwise_step(const ir::Node& node) const {
-    if (node.kind() != ir::NodeKind::Call || !pointwise_ops_.count(node.op()) ||
+    if (node.kind() != ir::NodeKind::Call || !node.op()->pointwise ||
         node.outputs().size() != 1) {
       return std::nullopt;
     }

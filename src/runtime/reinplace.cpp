@@ -1,5 +1,4 @@
 #include "runtime/reinplace.h"
-#include "ops/op_kind.h"
 
 #include <unordered_set>
 
@@ -12,7 +11,7 @@ namespace {
 const ir::ValueRef* ref_of(const ir::Argument& a) { return std::get_if<ir::ValueRef>(&a.value); }
 
 bool is_view(const ir::Node& node) {
-  return node.kind() == ir::NodeKind::Call && ops::view_base(*node.op()) >= 0;
+  return node.kind() == ir::NodeKind::Call && node.op()->kind == OpKind::View;
 }
 
 // Whether `update` (whose first argument is `buffer`) is the last node to read the buffer's

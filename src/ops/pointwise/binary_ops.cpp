@@ -79,6 +79,7 @@ std::vector<const OpDef*> register_binary(const char* tensor_schema, const char*
               kernel(args.tensor(0), other_operand(args), outs[0]);
             },
         .core = true,
+        .tags = {"pointwise"},
     }));
   }
   return defs;
@@ -110,6 +111,7 @@ const OpDef& register_add(const char* schema, bool subtract) {
             cpu::add_out(args.tensor(0), other_operand(args), alpha, outs[0]);
           },
       .core = true,
+      .tags = {"pointwise"},
   });
 }
 
@@ -251,6 +253,7 @@ void register_binary_ops() {
               cpu::pow_out(args.tensor(0), other_operand(args), outs[0]);
             },
         .core = true,
+        .tags = {"pointwise"},
     });
   }
 }

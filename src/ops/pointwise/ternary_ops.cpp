@@ -97,6 +97,7 @@ void register_ternary_ops() {
               cpu::clamp_out(args.tensor(0), bound(args, 1, dtype), bound(args, 2, dtype), outs[0]);
             },
         .core = true,
+        .tags = {"pointwise"},
     });
   }
   for (const char* schema :

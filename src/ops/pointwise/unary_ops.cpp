@@ -104,6 +104,7 @@ void register_unary_ops() {
         .cpu = [kernel](const OpArgs& args,
                         std::vector<Tensor>& outs) { kernel(args.tensor(0), outs[0]); },
         .core = row.core,
+        .tags = {"pointwise"},
     });
   }
   // nn.ReLU(inplace=True) leaves relu_ in PyTorch's exported (training IR) graphs.
@@ -123,6 +124,7 @@ void register_unary_ops() {
             cpu::gelu_out(args.tensor(0), args.str(1) == "tanh", outs[0]);
           },
       .core = true,
+      .tags = {"pointwise"},
   });
 
   register_op({
@@ -135,6 +137,7 @@ void register_unary_ops() {
             const Tensor& x = args.tensor(0);
             return std::vector<Tensor>{x * x.sigmoid()};
           },
+      .tags = {"pointwise"},
   });
 }
 
