@@ -95,9 +95,13 @@ class ExportedProgram {
   std::vector<Tensor> run(const std::vector<Value>& inputs) const;
   /// The graph, then the signature, then the range constraints.
   std::string to_string() const;
+#ifndef XPORT_RUNTIME_ONLY
   /// The same program with every op in `table` replaced by its decomposition (re-traced over
-  /// the same symbols; nodes keep their source lines and module paths).
+  /// the same symbols; nodes keep their source lines and module paths). Defined in the capture
+  /// layer, which re-traces: a program linking xport::runtime alone (XPORT_RUNTIME_ONLY) does
+  /// not see it.
   ExportedProgram run_decompositions(DecompositionTable table = core_decompositions()) const;
+#endif
   /// A program whose graph is a copy of this one's after `pass` changed it (find_nodes,
   /// insert_call, replace_all_uses, erase, ...). The result is verified: structure, then every
   /// call's recorded sizes and dtype against its op's meta function at sizes inside the

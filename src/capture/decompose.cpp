@@ -135,14 +135,6 @@ void replay(const ir::Graph& src, ir::Graph& dst, capture::Tracer& tracer,
 
 }  // namespace
 
-DecompositionTable core_decompositions() {
-  DecompositionTable table;
-  for (const OpDef* op : all_ops()) {
-    if (!op->core && op->decomp && op->meta) table[op->qualified_name] = op->decomp;
-  }
-  return table;
-}
-
 ExportedProgram ExportedProgram::run_decompositions(DecompositionTable table) const {
   auto env = capture::ShapeEnv::create();
   for (const SymbolSpec& s : symbols()) {

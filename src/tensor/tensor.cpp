@@ -189,19 +189,30 @@ Scalar Tensor::item_scalar() const {
 
 SymFloat Tensor::item_float() const { return SymFloat(item_scalar().to_double()); }
 
+// Reads the elements in row-major order through the strides itself: the tensor layer calls no
+// op (contiguous() is one).
 template <class T>
 std::vector<T> Tensor::to_vector() const {
-  const Tensor c = contiguous();
-  const int64_t n = c.int_numel();
+  const std::vector<int64_t> sizes = int_sizes(), strides = int_strides();
+  const int64_t n = int_numel();
   std::vector<T> out(static_cast<size_t>(n));
   visit_dtype(dtype(), [&](auto v) {
     using S = decltype(v);
-    const S* src = static_cast<const S*>(c.raw_data());
+    const S* src = static_cast<const S*>(raw_data());
+    std::vector<int64_t> index(sizes.size(), 0);
+    int64_t offset = 0;
     for (int64_t i = 0; i < n; ++i) {
       if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) {
-        out[i] = static_cast<T>(static_cast<float>(src[i]));
+        out[i] = static_cast<T>(static_cast<float>(src[offset]));
       } else {
-        out[i] = static_cast<T>(src[i]);
+        out[i] = static_cast<T>(src[offset]);
+      }
+      // The next index, last dim fastest.
+      for (size_t d = sizes.size(); d-- > 0;) {
+        offset += strides[d];
+        if (++index[d] < sizes[d]) break;
+        offset -= strides[d] * sizes[d];
+        index[d] = 0;
       }
     }
   });

@@ -67,7 +67,8 @@ import cached_data  # noqa: E402
 if __name__ == "__main__":
     START, ARGS, DIGEST = cached_data.start(
         __doc__, "print one line per case",
-        [os.path.abspath(__file__), os.path.join(MODELS_DIR, "reference_models.py")], "digest",
+        [os.path.abspath(__file__), os.path.join(MODELS_DIR, "reference_models.py"),
+         os.path.join(HERE, "custom_ops.py")], "digest",
         manifest_files)
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # models come from config objects only: never download
@@ -86,6 +87,7 @@ from torch.export import Dim  # noqa: E402
 from torch.export._tree_utils import reorder_kwargs  # noqa: E402
 from torch.utils._sympy.numbers import int_oo  # noqa: E402
 
+from custom_ops import define_custom_ops  # noqa: E402
 from reference_models import build_model, randomize  # noqa: E402
 
 
@@ -181,6 +183,33 @@ def mutation_cases():
     yield Case("stateful_training", "mutation", model, (x, scale),
                dynamic_shapes=({0: Dim("batch", min=2, max=8)}, None), runs=runs, core=True,
                updates_state=True)
+
+
+# ---- custom ops -----------------------------------------------------------------------------------
+
+
+class AccelConv(nn.Module):
+    """A convolution through accel::conv2d (tests/serde/custom_ops.py), which xport registers
+    from examples/custom_ops."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+
+    def forward(self, x):
+        y = torch.ops.accel.conv2d(x, self.conv.weight, self.conv.bias, [1, 1], [1, 1], [1, 1], 1)
+        return y.relu()
+
+
+def custom_op_cases():
+    torch.manual_seed(11)
+    g = torch.Generator().manual_seed(11)
+    model = AccelConv().eval()
+    x = torch.randn(4, 3, 8, 8, generator=g)
+    runs = [((x,), {})] + [((torch.randn(n, 3, 8, 8, generator=g),), {}) for n in (2, 16)]
+    yield Case("accel_conv2d", "custom_op", model, (x,),
+               dynamic_shapes=({0: Dim("batch", min=2, max=16)},), runs=runs,
+               refused=((torch.randn(17, 3, 8, 8, generator=g),), {}))
 
 
 # ---- Hugging Face transformers -------------------------------------------------------------------
@@ -444,7 +473,8 @@ def main(args, digest, start):
     warnings.simplefilter("ignore")
     os.makedirs(args.out_dir, exist_ok=True)
     cases, not_exported = [], []
-    for group in (reference_cases(), mutation_cases(), transformers_cases(),
+    libraries = define_custom_ops()  # noqa: F841 (kept alive while the cases export)
+    for group in (reference_cases(), mutation_cases(), custom_op_cases(), transformers_cases(),
                   exportdb_cases(not_exported)):
         for case in group:
             cases += write_case(args.out_dir, case, not_exported, args.verbose)

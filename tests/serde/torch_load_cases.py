@@ -40,6 +40,8 @@ import torch
 import torch.utils._pytree as pytree
 from torch.utils._sympy.numbers import int_oo
 
+from custom_ops import define_custom_ops
+
 RTOL = 1e-4
 
 
@@ -232,32 +234,6 @@ def run_case(root, case, progress, notes):
             notes.append("refused input set %d: %s" % (k, first_line(e)))
             continue
         raise CaseFailure("refused input set %d: ep.module() accepted it" % k)
-
-
-def define_custom_ops():
-    """The custom ops of xport's ExportDB cases (exportdb/custom_op_cases.cpp), defined in PyTorch
-    under the same names and schemas, as a PyTorch user of those archives defines them: an
-    archive names its ops (torch.ops.accel.conv2d.default) and torch.export.load finds them.
-    Returns the libraries, which must stay alive."""
-    accel = torch.library.Library("accel", "DEF")
-    accel.define("conv2d(Tensor input, Tensor weight, Tensor? bias, SymInt[2] stride, "
-                 "SymInt[2] padding, SymInt[2] dilation, SymInt groups) -> Tensor")
-
-    def conv2d(input, weight, bias, stride, padding, dilation, groups):
-        return torch.nn.functional.conv2d(input, weight, bias, stride, padding, dilation, groups)
-
-    accel.impl("conv2d", conv2d, "CompositeExplicitAutograd")
-    torch.library.register_fake("accel::conv2d", conv2d)
-
-    ops = torch.library.Library("exportdb_ops", "DEF")
-    ops.define("count(Tensor counter, Tensor x) -> Tensor")
-
-    def count(counter, x):
-        return counter + (x > 0).sum().to(counter.dtype)
-
-    ops.impl("count", count, "CompositeExplicitAutograd")
-    torch.library.register_fake("exportdb_ops::count", count)
-    return [accel, ops]
 
 
 def main(args):

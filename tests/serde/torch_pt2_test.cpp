@@ -15,6 +15,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "examples/custom_ops/accel_ops.h"
 #include "listed_reasons.h"
 #include "xport/runtime.h"
 #include "xport/xport.h"
@@ -162,6 +163,10 @@ Outcome run_case(const json& c) {
 }
 
 TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
+  // The custom_op group's archives call accel::conv2d, registered in C++ as PyTorch's side
+  // registered it through torch.library (tests/serde/custom_ops.py).
+  accel::register_ops();
+  const int64_t accel_calls = accel::conv2d_calls();
   json manifest;
   std::ifstream in(data_dir() / "manifest.json");
   ASSERT_TRUE(in) << "no manifest in " << data_dir() << " (the torch_pt2_data fixture writes it)";
@@ -198,6 +203,7 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
   }
   std::cout << cases << " PyTorch archives: " << loaded << " loaded, " << ran << " ran, " << equal
             << " equal to PyTorch, " << refused << " refused with a listed reason\n";
+  EXPECT_GT(accel::conv2d_calls(), accel_calls) << "no archive ran accel::conv2d's kernel";
 }
 
 }  // namespace

@@ -202,8 +202,7 @@ void vec_add_block(float* out, const float* const* in, int64_t n, const void* ct
 // Integer division by zero has no value; refuse before any kernel runs.
 void check_no_integer_zero(const Tensor& divisor, DType compute, const char* op) {
   if (is_floating(compute)) return;
-  const Tensor c = divisor.contiguous();
-  const std::vector<int64_t> values = c.to_vector<int64_t>();
+  const std::vector<int64_t> values = divisor.to_vector<int64_t>();
   for (int64_t v : values) {
     XPORT_CHECK(v != 0, InvalidInput, op, ": integer division by zero (ZeroDivisionError)");
   }

@@ -5,6 +5,7 @@
 
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/onednn.h"
+#include "kernels/cpu/shape.h"
 
 namespace xport::kernels::cpu {
 
@@ -51,7 +52,11 @@ PackedLinear::PackedLinear(Tensor weight, Tensor bias, LinearActivation activati
                   (!bias_.defined() || (bias_.dim() == 1 && bias_.dtype() == DType::Float32 &&
                                         bias_.int_size(0) == weight_.int_size(1))),
               InvalidInput, "PackedLinear: expected a float32 weight [K, N] and bias [N]");
-  if (bias_.defined()) bias_ = bias_.contiguous();
+  if (bias_.defined() && !bias_.is_contiguous()) {
+    Tensor packed = Tensor::empty_contiguous(bias_.int_sizes(), DType::Float32);
+    copy_tensor(packed, bias_);
+    bias_ = packed;
+  }
 }
 
 PackedLinear::~PackedLinear() = default;

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Fails when an object file of one layer uses a symbol defined by a layer it may not depend on
+# (DESIGN.md §1: a lower layer never includes or links a higher one).
+#   layer_links_check.sh NM "OBJECTS;OBJECTS;..." (the objects of xport_runtime and xport)
+# An object's layer is the folder under src/ it was built from. A symbol counts when one layer's
+# objects leave it undefined and another layer's objects define it (inline functions and
+# templates, defined wherever they are used, never count).
+set -euo pipefail
+nm_tool=$1
+IFS=';' read -ra objects <<<"$2"
+declare -A allowed=(
+  [core]=""
+  [tensor]="core"
+  [kernels]="core tensor"
+  [ops]="core tensor kernels"
+  [text]="core tensor kernels ops"
+  [ir]="core tensor kernels ops"
+  [program]="core tensor kernels ops ir"
+  [serde]="core tensor kernels ops ir program"
+  [runtime]="core tensor kernels ops text ir program serde"
+  [nn]="core tensor kernels ops"
+  [capture]="core tensor kernels ops ir program nn"
+)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+declare -A seen=()
+for o in "${objects[@]}"; do
+  layer=$(sed -n 's|.*/src/\([^/]*\)/.*|\1|p' <<<"$o")
+  if [[ -z "$layer" || -z "${allowed[$layer]+x}" ]]; then
+    echo "object $o is in no known layer: update this check"
+    exit 1
+  fi
+  seen[$layer]=1
+  "$nm_tool" -C --defined-only "$o" | awk '$2 ~ /^[TDBR]$/ { $1 = ""; $2 = ""; print substr($0, 3) }' \
+    >>"$work/def_$layer"
+  "$nm_tool" -C -u "$o" | sed 's/^ *U //' >>"$work/und_$layer"
+done
+status=0
+for layer in "${!seen[@]}"; do
+  sort -u -o "$work/und_$layer" "$work/und_$layer"
+  sort -u -o "$work/def_$layer" "$work/def_$layer"
+done
+for layer in "${!seen[@]}"; do
+  for other in "${!seen[@]}"; do
+    [[ "$other" == "$layer" || " ${allowed[$layer]} " == *" $other "* ]] && continue
+    if hits=$(comm -12 "$work/und_$layer" "$work/def_$other" | grep .); then
+      echo "layer '$layer' uses layer '$other', which it may not depend on:"
+      head -5 <<<"$hits" | sed 's/^/  /'
+      status=1
+    fi
+  done
+done
+[[ $status == 0 ]] && echo "${#seen[@]} layers, ${#objects[@]} objects: each uses only the layers below it"
+exit $status
