@@ -17,4 +17,7 @@ for program in guard_lines guard_lines_debug guard_lines_no_debug_info; do
   "$scratch/build/$program"
 done
 test -x "$scratch/prefix/bin/xport"
+# The installed tool loads a custom-op library built against the installed headers.
+"$scratch/prefix/bin/xport" ops --ops "$scratch/build/libconsumer_ops.so" |
+  grep -qF "consumer::double_it(Tensor x) -> Tensor"
 echo "install check passed"
