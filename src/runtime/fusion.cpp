@@ -24,6 +24,12 @@ constexpr const char* kFusedConvSchema =
     "SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, "
     "SymInt groups, Tensor? residual) -> Tensor";
 constexpr size_t kConvArgs = 9;
+// The same, writing its result over the residual (whose last reader it is): the residual is
+// already where oneDNN's sum post-op wants it, so nothing is copied.
+constexpr const char* kFusedConvInPlaceSchema =
+    "xport_runtime::fused_conv2d_(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, "
+    "SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, "
+    "SymInt groups, Tensor(a!) residual) -> Tensor(a!)";
 // A matrix product with constant weights [K, N] (often a transposed parameter) and an activation;
 // its kernel is a PackedLinear made for one node.
 constexpr const char* kFusedLinearSchema =
@@ -102,6 +108,7 @@ class Fuser {
     }
     out_.graph.eliminate_dead_code();
     choose_layouts();
+    write_over_residuals();
     std::vector<const ir::Node*> remaining;
     for (const auto& node : out_.graph.nodes()) {
       if (node->kind() == ir::NodeKind::Call) remaining.push_back(node.get());
@@ -123,6 +130,7 @@ class Fuser {
     const ir::Node* node;
     std::shared_ptr<kernels::cpu::PackedConv2d> packed;
     int64_t groups;
+    kernels::cpu::ConvLayouts layouts = {};
   };
   std::vector<FusedConvolution> convolutions_;
   int constants_added_ = 0;
@@ -155,8 +163,47 @@ class Fuser {
         if (residual != nullptr && residual->node == node) l.residual_nhwc = true;
       }
     }
-    for (size_t i = 0; i < convolutions_.size(); ++i)
+    for (size_t i = 0; i < convolutions_.size(); ++i) {
       convolutions_[i].packed->set_layouts(layouts[i]);
+      convolutions_[i].layouts = layouts[i];
+    }
+  }
+
+  // A convolution that is the last reader of its residual (a fresh result of a kernel, or of a
+  // convolution that wrote over its own residual, in the layout the convolution writes) writes
+  // its result over it.
+  void write_over_residuals() {
+    std::unordered_set<const ir::Node*> written_over;
+    for (const FusedConvolution& c : convolutions_) {
+      const ir::Node* node = c.node;
+      const ir::ValueRef* residual = ref_of(node->args()[kConvArgs]);
+      if (residual == nullptr || c.layouts.residual_nhwc != c.layouts.dst_nhwc) continue;
+      const ir::Node* producer = residual->node;
+      if (producer->kind() != ir::NodeKind::Call || producer->outputs().size() != 1 ||
+          (producer->op()->kind != OpKind::Functional && !written_over.count(producer)) ||
+          producer->outputs()[0].dtype != DType::Float32 ||
+          producer->outputs()[0].sizes != node->outputs()[0].sizes) {
+        continue;
+      }
+      bool last = true;
+      for (const ir::Node* user : out_.graph.users(producer)) {
+        last = last && user->kind() == ir::NodeKind::Call &&
+               (user == node || user->position() < node->position());
+      }
+      // Its other arguments must not be the residual: the input is read while the result is
+      // written.
+      for (size_t a = 0; last && a < kConvArgs; ++a) {
+        const ir::ValueRef* ref = ref_of(node->args()[a]);
+        last = ref == nullptr || ref->node != producer;
+      }
+      if (!last) continue;
+      ir::Node* in_place = out_.graph.insert_call(node->position() + 1, fused_op(c.packed, true),
+                                                  node->args(), node->outputs(), node->meta());
+      out_.graph.replace_all_uses(node->out(), in_place->out());
+      out_.graph.erase(node);
+      written_over.insert(in_place);
+      ++out_.stats.residuals_in_place;
+    }
   }
 
   // The constant behind an argument: a weight or buffer placeholder, or a view of one (a
@@ -496,6 +543,9 @@ class Fuser {
     op->qualified_name = op->parsed.qualified_name();
     op->meta = std::move(meta);
     op->cpu = std::move(cpu);
+    // Never registered, so classified here: the runtime reads the kind.
+    op->kind = op->parsed.is_mutating() ? OpKind::InPlace : OpKind::Functional;
+    op->aliased_arg = op->parsed.aliased_argument(0);
     out_.ops.push_back(std::move(op));
     return *out_.ops.back();
   }
@@ -511,10 +561,11 @@ class Fuser {
         });
   }
 
-  const OpDef& fused_op(std::shared_ptr<const kernels::cpu::PackedConv2d> packed) {
+  const OpDef& fused_op(std::shared_ptr<const kernels::cpu::PackedConv2d> packed,
+                        bool in_place = false) {
     const OpDef& conv = ops_.conv;
     return own_op(
-        kFusedConvSchema,
+        in_place ? kFusedConvInPlaceSchema : kFusedConvSchema,
         [&conv](const OpArgs& a) {
           return conv.meta(OpArgs(conv, {a.values().begin(), a.values().begin() + kConvArgs}));
         },
@@ -532,7 +583,9 @@ std::string FusionStats::str() const {
   if (convolutions > 0) {
     out << convolutions << " convolutions on packed weights (" << batch_norms
         << " batch norms folded in, " << residuals << " residual adds and " << relus
-        << " ReLUs in their epilogues; " << channels_last << " results passed on channels-last)";
+        << " ReLUs in their epilogues, " << residuals_in_place
+        << " written over their residual; " << channels_last
+        << " results passed on channels-last)";
   }
   if (linears > 0) {
     out << (convolutions > 0 ? "; " : "") << linears << " matrix products on packed weights ("

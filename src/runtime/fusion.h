@@ -22,6 +22,7 @@ struct FusionStats {
   int residuals = 0;      ///< residual adds done by the convolution's epilogue
   int relus = 0;          ///< ReLUs done by the convolution's epilogue
   int channels_last = 0;  ///< convolution results only convolutions read, kept NHWC
+  int residuals_in_place = 0;  ///< convolutions that write their result over their residual
   int linears = 0;        ///< matrix products (addmm, mm) with constant weights, on packed weights
   int activations = 0;    ///< ReLU / GELU done by a matrix product's epilogue
   int pointwise_chains = 0;  ///< chains of elementwise ops run in one pass over memory

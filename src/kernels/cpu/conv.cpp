@@ -190,9 +190,24 @@ std::shared_ptr<const ConvPlan> find_plan(const ConvShape& s) {
 
 // Runs a plan. `packed_weights`, when given, already holds the weights in plan.wei_md's layout;
 // `residual` (when the plan has a residual epilogue) is added before the activation.
+// The same bytes in new storage, laid out as `t` (a channels-last result keeps its layout).
+Tensor byte_copy(const Tensor& t) {
+  Tensor copy = Tensor::make(Storage::allocate(t.int_numel() * t.element_size()), t.meta());
+  std::memcpy(copy.raw_data(), t.raw_data(), static_cast<size_t>(t.int_numel() * t.element_size()));
+  return copy;
+}
+
 void execute_plan(const ConvPlan& plan, const Tensor& input, const Tensor& weight,
-                  const void* packed_weights, const Tensor& bias, const Tensor& residual,
+                  const void* packed_weights, const Tensor& bias, const Tensor& given_residual,
                   const Tensor& out) {
+  // A result written over its residual (the runtime's fused_conv2d_) needs no copy when the
+  // sum post-op reads the residual where the result goes; otherwise the residual is kept first.
+  const bool over_residual =
+      given_residual.defined() && given_residual.raw_data() == out.raw_data();
+  const bool sums_in_place = plan.epilogue_in_primitive && !plan.dst_reorder &&
+                             plan.residual_md == plan.dst_md;
+  const Tensor residual =
+      over_residual && !sums_in_place ? byte_copy(given_residual) : given_residual;
   thread_local ScratchBuffer src_buf, wei_buf, dst_buf, scratch_buf;
   dnnl::engine& eng = engine();
   dnnl::stream stream(eng);
@@ -211,7 +226,7 @@ void execute_plan(const ConvPlan& plan, const Tensor& input, const Tensor& weigh
     plan.wei_reorder->execute(stream, user_wei, wei);
   }
   if (plan.dst_reorder) dst = memory(plan.dst_md, eng, dst_buf.get(plan.dst_md.get_size()));
-  if (residual.defined() && plan.epilogue_in_primitive) {
+  if (residual.defined() && plan.epilogue_in_primitive && !(over_residual && sums_in_place)) {
     if (plan.residual_md == plan.dst_md) {
       // Same layout: a parallel copy (oneDNN's reorder copies such tensors on one thread).
       const auto* from = static_cast<const char*>(residual.raw_data());
@@ -400,7 +415,7 @@ void PackedConv2d::run(const Tensor& input, const Tensor& residual, const Tensor
               epilogue_.residual ? ", with a residual" : "");
   if (out.int_numel() == 0) return;
   const Tensor x = contiguous_as(input, DType::Float32);
-  const Tensor r = residual.defined() ? contiguous_as(residual, DType::Float32) : Tensor();
+  Tensor r = residual.defined() ? contiguous_as(residual, DType::Float32) : Tensor();
   std::shared_ptr<const Packed> packed;
   try {
     packed = packed_for(x.int_sizes(), out.int_sizes());
@@ -409,6 +424,7 @@ void PackedConv2d::run(const Tensor& input, const Tensor& residual, const Tensor
     XPORT_CHECK(!layouts_.src_nhwc && !layouts_.residual_nhwc && !layouts_.dst_nhwc, Internal,
                 "PackedConv2d: oneDNN has no convolution for this shape in the channels-last "
                 "layout its neighbours were given");
+    if (r.defined() && r.raw_data() == out.raw_data()) r = byte_copy(r);  // written over
     conv2d_out(x, weight_, bias_, params_, out);
     apply_epilogue(out, r, epilogue_.relu);
     return;
