@@ -1,3 +1,4 @@
+#include <cmath>
 #include <functional>
 #include <limits>
 
@@ -125,6 +126,13 @@ void pool_samples(Rows& rows) {
       {mp, "k3 s2 p1 ceil_mode", [](Gen& g) {
          return Args{g.randn({2, 3, 8, 8}), IL{3, 3}, IL{2, 2}, IL{1, 1}, IL{1, 1}, true};
        }});
+  // NaN wins wherever a window holds one (the values-only kernel's branch-free max).
+  rows.push_back({mp, "k3 s2 p1 with NaNs", [](Gen& g) {
+                    const Tensor x = g.randn({2, 3, 12, 12});
+                    const Tensor holes = g.uniform({2, 3, 12, 12}, 0, 1).gt(0.9);
+                    return Args{where(holes, full({2, 3, 12, 12}, std::nan("")), x), IL{3, 3},
+                                IL{2, 2}, IL{1, 1}};
+                  }});
   rows.push_back({mp, "dilation", [](Gen& g) {
                     return Args{g.randn({1, 2, 9, 9}), IL{2, 2}, IL{1, 1}, IL{1, 1}, IL{3, 3}};
                   }});
