@@ -136,7 +136,8 @@ class Fuser {
   int constants_added_ = 0;
 
   // A convolution's result that only other (ungrouped) fused convolutions read, as input or
-  // residual, stays channels-last (kernels::cpu::ConvLayouts): neither side reorders it.
+  // residual, stays in oneDNN's layout (channels-last, or blocked for larger batches:
+  // kernels::cpu::ConvLayouts): neither side reorders it.
   void choose_layouts() {
     std::unordered_map<const ir::Node*, size_t> index;
     for (size_t i = 0; i < convolutions_.size(); ++i) index[convolutions_[i].node] = i;
@@ -585,7 +586,7 @@ std::string FusionStats::str() const {
         << " batch norms folded in, " << residuals << " residual adds and " << relus
         << " ReLUs in their epilogues, " << residuals_in_place
         << " written over their residual; " << channels_last
-        << " results passed on channels-last)";
+        << " results passed on in oneDNN's layout)";
   }
   if (linears > 0) {
     out << (convolutions > 0 ? "; " : "") << linears << " matrix products on packed weights ("

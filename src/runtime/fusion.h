@@ -21,7 +21,8 @@ struct FusionStats {
   int batch_norms = 0;    ///< batch norms folded into the convolution before them
   int residuals = 0;      ///< residual adds done by the convolution's epilogue
   int relus = 0;          ///< ReLUs done by the convolution's epilogue
-  int channels_last = 0;  ///< convolution results only convolutions read, kept NHWC
+  int channels_last = 0;  ///< convolution results only convolutions read, kept in oneDNN's
+                          ///< layout (channels-last, or nChw16c for batches of 4 and more)
   int residuals_in_place = 0;  ///< convolutions that write their result over their residual
   int linears = 0;        ///< matrix products (addmm, mm) with constant weights, on packed weights
   int activations = 0;    ///< ReLU / GELU done by a matrix product's epilogue

@@ -76,8 +76,8 @@ TEST(RuntimeFusion, AbsorbsEveryPatternAndLeavesGraphOutputsAlone) {
   EXPECT_EQ(f.kernel_steps, 5);
   EXPECT_EQ(f.fusion,
             "4 convolutions on packed weights (2 batch norms folded in, 2 residual adds and 3 "
-            "ReLUs in their epilogues, 0 written over their residual; 1 results passed on "
-            "channels-last)");
+            "ReLUs in their epilogues, 0 written over their residual; 1 results passed on in "
+            "oneDNN's layout)");
   EXPECT_EQ(u.fusion, "");
   EXPECT_LE(f.arena_bytes, u.arena_bytes);
 }
