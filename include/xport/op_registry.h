@@ -179,6 +179,9 @@ std::vector<Tensor> run_decomposition(const OpArgs& args);
 Value call_op(const std::string& qualified_name, std::vector<Value> args);
 
 namespace detail {
+/// Fills an OpDef's kind, aliased_arg and pointwise from its schema, functions and tags.
+/// register_op does it; an op kept outside the registry (the runtime's fused ops) calls it.
+void classify_op(OpDef& def);
 /// Changes a registered op under the registry's lock (Library::impl adds a kernel to an op
 /// defined before); throws UnsupportedOp when no op has that name.
 void update_op(const std::string& qualified_name, const std::function<void(OpDef&)>& change);

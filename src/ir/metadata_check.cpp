@@ -6,6 +6,7 @@
 
 #include "ir/argument_value.h"
 #include "ir/ir_util.h"
+#include "ops/op_util.h"
 #include "xport/error.h"
 #include "xport/ir.h"
 
@@ -117,18 +118,15 @@ class MetadataCheck {
     for (size_t o = 0; o < metas.size(); ++o) {
       const TensorSpec& spec = node.outputs()[o];
       std::string recorded = dtype_short_name(spec.dtype) + std::string("[");
-      std::string computed = dtype_short_name(metas[o].dtype) + std::string("[");
       bool same = spec.dtype == metas[o].dtype && spec.sizes.size() == metas[o].sizes.size();
       for (size_t d = 0; d < spec.sizes.size(); ++d) {
         const std::optional<int64_t> v = evaluate(spec.sizes[d]);
         recorded += (d ? ", " : "") + (v ? std::to_string(*v) : sym::str(spec.sizes[d]));
         same = same && d < metas[o].sizes.size() && v && metas[o].sizes[d].maybe_int() == v;
       }
-      for (size_t d = 0; d < metas[o].sizes.size(); ++d) {
-        computed += (d ? ", " : "") + metas[o].sizes[d].str();
-      }
       XPORT_CHECK(same, Internal, name, ": result ", o, " is recorded as ", spec.str(), " (",
-                  recorded, "]", at_, ") but the op's meta function gives ", computed, "]");
+                  recorded, "]", at_, ") but the op's meta function gives ",
+                  dtype_short_name(metas[o].dtype), ops::shape_str(metas[o].sizes));
       out.push_back(Tensor::make(nullptr, std::move(metas[o])));
     }
     return out;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "kernels/cpu/elementwise.h"
+#include "ops/op_util.h"
 #include "xport/error.h"
 #include "xport/functions.h"
 #include "xport/op_registry.h"
@@ -74,17 +75,7 @@ MetaFn meta_from(OpFn fn) {
 }
 
 std::string spec_str(const Tensor& t) {
-  std::string s = dtype_short_name(t.dtype()) + std::string("[");
-  for (int64_t d = 0; d < t.dim(); ++d) s += (d ? ", " : "") + t.size(d).str();
-  return s + "]";
-}
-
-bool same_sizes(const Tensor& a, const Tensor& b) {
-  if (a.dim() != b.dim()) return false;
-  for (int64_t d = 0; d < a.dim(); ++d) {
-    if (a.size(d).maybe_int() != b.size(d).maybe_int()) return false;
-  }
-  return true;
+  return dtype_short_name(t.dtype()) + ops::shape_str(t.sizes());
 }
 
 // The user's kernel allocates its results; the registry's kernels write outputs sized by the
@@ -97,7 +88,7 @@ KernelFn kernel_from(OpFn fn) {
     XPORT_CHECK(got.size() == outs.size(), InvalidInput, op.qualified_name,
                 ": its kernel returned ", got.size(), " tensors, its meta function ", outs.size());
     for (size_t i = 0; i < got.size(); ++i) {
-      XPORT_CHECK(got[i].dtype() == outs[i].dtype() && same_sizes(got[i], outs[i]),
+      XPORT_CHECK(got[i].dtype() == outs[i].dtype() && got[i].int_sizes() == outs[i].int_sizes(),
                   InvalidInput, op.qualified_name, ": its kernel returned ", spec_str(got[i]),
                   " as result ", i, ", its meta function says ", spec_str(outs[i]),
                   "; make the two agree");

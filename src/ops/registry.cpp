@@ -44,8 +44,10 @@ std::string canonical_name(const std::string& name) {
   return name;
 }
 
+}  // namespace
+
 // The facts every consumer reads from the OpDef instead of working them out again.
-void classify(OpDef& def) {
+void detail::classify_op(OpDef& def) {
   const Schema& s = def.parsed;
   const int aliased = s.aliased_argument(0);
   def.aliased_arg = -1;
@@ -64,8 +66,6 @@ void classify(OpDef& def) {
   }
   def.pointwise = has_tag(def, "pointwise");
 }
-
-}  // namespace
 
 bool has_tag(const OpDef& op, const std::string& tag) {
   return std::find(op.tags.begin(), op.tags.end(), tag) != op.tags.end();
@@ -87,7 +87,7 @@ const OpDef& register_op(OpDef def) {
                 def.parsed.arguments[i].name,
                 "' is a GraphModule; say how the op calls it in OpDef::subgraph_uses");
   }
-  classify(def);
+  detail::classify_op(def);
   // Built-in ops come first, so a custom op can never take a built-in's name.
   Registry& r = registry();
   std::unique_lock lock(r.mutex);
@@ -152,7 +152,7 @@ void detail::update_op(const std::string& qualified_name,
   XPORT_CHECK(it != r.ops.end(), UnsupportedOp, "no op named '", qualified_name,
               "' is registered");
   change(*it->second);
-  classify(*it->second);
+  detail::classify_op(*it->second);
 }
 
 std::vector<const OpDef*> all_ops() {

@@ -544,9 +544,7 @@ class Fuser {
     op->qualified_name = op->parsed.qualified_name();
     op->meta = std::move(meta);
     op->cpu = std::move(cpu);
-    // Never registered, so classified here: the runtime reads the kind.
-    op->kind = op->parsed.is_mutating() ? OpKind::InPlace : OpKind::Functional;
-    op->aliased_arg = op->parsed.aliased_argument(0);
+    detail::classify_op(*op);  // never registered: the runtime still reads its kind
     out_.ops.push_back(std::move(op));
     return *out_.ops.back();
   }
