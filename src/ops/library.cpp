@@ -193,7 +193,7 @@ void install(const OpDef& op, const UserFns& fns) {
 }
 
 const std::set<std::string>& reserved_namespaces() {
-  static const std::set<std::string> names = {"aten", "prims", "higher_order", "xport_runtime"};
+  static const std::set<std::string> names = {"aten", "prims", "higher_order", "xport"};
   return names;
 }
 

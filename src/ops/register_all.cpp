@@ -14,6 +14,7 @@ void register_all_ops() {
   register_nn_ops();
   register_shape_ops();
   register_control_flow_ops();
+  register_fused_ops();
   register_data_dependent_ops();
 }
 

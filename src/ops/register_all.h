@@ -15,6 +15,8 @@ void register_nn_ops();
 void register_shape_ops();
 void register_control_flow_ops();
 void register_data_dependent_ops();
+/// The ops the shared fusion pass writes (xport::fused_conv2d, ...); after the ops they fuse.
+void register_fused_ops();
 
 /// Calls every register_*_ops above, once.
 void register_all_ops();

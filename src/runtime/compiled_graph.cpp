@@ -7,7 +7,8 @@ namespace xport::runtime {
 namespace {
 
 // The step for a call, or the reason it cannot be planned.
-CompiledStep compile_step(const ir::Node& node, int first_slot, std::string& unplannable) {
+CompiledStep compile_step(const ir::Node& node, int first_slot, const NodeKernels* kernels,
+                          std::string& unplannable) {
   const OpDef& op = *node.op();
   CompiledStep step;
   step.node = &node;
@@ -15,6 +16,17 @@ CompiledStep compile_step(const ir::Node& node, int first_slot, std::string& unp
   step.first_slot = first_slot;
   const std::string label = ir::detail::node_label(node);
   step.binds = !node.unbacked_bindings().empty();
+  if (kernels != nullptr) {
+    if (const auto it = kernels->find(&node); it != kernels->end()) {
+      // The node's own out-variant kernel, planned like the op's would be.
+      step.kernel = &it->second;
+      if (op.kind == OpKind::InPlace) {
+        step.kind = StepKind::InPlace;
+        step.aliased_arg = op.aliased_arg;
+      }
+      return step;
+    }
+  }
   if (op.higher_order) {
     step.kind = StepKind::HigherOrder;
     for (size_t a = 0; a < node.args().size(); ++a) {
@@ -56,7 +68,7 @@ CompiledStep compile_step(const ir::Node& node, int first_slot, std::string& unp
 
 }  // namespace
 
-CompiledGraph compile_graph(const ir::Graph& graph) {
+CompiledGraph compile_graph(const ir::Graph& graph, const NodeKernels* kernels) {
   graph.verify();
   CompiledGraph out;
   out.graph = &graph;
@@ -71,7 +83,7 @@ CompiledGraph compile_graph(const ir::Graph& graph) {
         break;
       case ir::NodeKind::Call: {
         std::string reason;
-        out.steps.push_back(compile_step(node, out.num_slots, reason));
+        out.steps.push_back(compile_step(node, out.num_slots, kernels, reason));
         if (out.unplannable.empty()) out.unplannable = reason;
         out.has_unbacked = out.has_unbacked || out.steps.back().binds;
         break;

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -25,7 +26,7 @@ struct CompiledGraph;
 struct CompiledStep {
   const ir::Node* node = nullptr;
   const OpDef* op = nullptr;
-  const KernelFn* kernel = nullptr;  ///< the op's CPU kernel; null for views
+  const KernelFn* kernel = nullptr;  ///< the op's CPU kernel, or the node's own; null for views
   StepKind kind = StepKind::Kernel;
   int aliased_arg = -1;  ///< View / InPlace: the argument whose storage the outputs share
   int first_slot = 0;    ///< the node's values are slots [first_slot, first_slot + outputs)
@@ -51,8 +52,11 @@ struct CompiledGraph {
   int slot(const ir::ValueRef& ref) const { return node_slot[ref.node->position()] + ref.index; }
 };
 
-/// Resolves `graph` (which must outlive the result). Throws InvalidInput when an output is not
-/// a tensor.
-CompiledGraph compile_graph(const ir::Graph& graph);
+/// The runtime's own kernel for single calls (packed weights), by node.
+using NodeKernels = std::unordered_map<const ir::Node*, KernelFn>;
+
+/// Resolves `graph` (which must outlive the result, as must `kernels`): a call with a kernel in
+/// `kernels` runs it instead of its op's. Throws InvalidInput when an output is not a tensor.
+CompiledGraph compile_graph(const ir::Graph& graph, const NodeKernels* kernels = nullptr);
 
 }  // namespace xport::runtime

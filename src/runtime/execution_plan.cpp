@@ -7,7 +7,7 @@
 
 #include "ir/argument_value.h"
 #include "ir/ir_util.h"
-#include "runtime/memory_plan.h"
+#include "ir/passes/memory_planning.h"
 
 namespace xport::runtime {
 namespace {
@@ -32,10 +32,8 @@ class Planner {
     const auto n = static_cast<size_t>(graph.num_slots);
     fakes_.resize(n);
     root_.assign(n, -1);
-    last_use_.assign(n, -1);
-    heap_.assign(n, false);
+    result_bytes_.assign(n, std::nullopt);
     sized_at_run_.assign(n, false);
-    buffer_of_.assign(n, -1);
     weight_root_.assign(n, false);
     XPORT_CHECK(placeholders.size() == graph.placeholder_slots.size(), Internal,
                 "runtime: ", placeholders.size(), " placeholder tensors for ",
@@ -59,8 +57,6 @@ class Planner {
     auto plan = std::make_unique<ExecutionPlan>();
     plan->symbols = symbols_;
     for (size_t i = 0; i < graph_.steps.size(); ++i) walk_step(i, nullptr);
-    for (int out : graph_.output_slots)
-      heap_[static_cast<size_t>(root_[static_cast<size_t>(out)])] = true;
     assign_offsets(plan->stats);
     plan->steps.reserve(graph_.steps.size());
     for (size_t i = 0; i < graph_.steps.size(); ++i) walk_step(i, plan.get());
@@ -73,16 +69,17 @@ class Planner {
 
  private:
   // Binds one step's arguments over the fakes and computes its outputs' layouts. With `plan`
-  // null it records sizes and lifetimes; otherwise it appends the final step to `plan`.
+  // null it records the bytes of fresh results; otherwise it appends the final step to `plan`.
   void walk_step(size_t index, ExecutionPlan* plan) {
     const CompiledStep& step = graph_.steps[index];
+    current_ = &step;
     const ir::Node& node = *step.node;
     const OpDef& op = *step.op;
     const std::string where = "runtime: node " + ir::detail::node_label(node) + ": ";
     PlannedStep planned;
     planned.step = &step;
     if (needs_run_time_sizes(step)) {
-      plan_at_run(index, planned, plan);
+      plan_at_run(planned, plan);
       return;
     }
     std::vector<Value> values;
@@ -107,12 +104,6 @@ class Planner {
       XPORT_CHECK(ref != nullptr, Internal, where, "the aliased argument is not a graph value");
       planned.alias_slot = graph_.slot(*ref);
     }
-    if (plan == nullptr) {
-      for (const TensorHole& h : planned.holes) {
-        if (!h.list) note_use(h.slot, index);
-        for (int s : h.list_slots) note_use(s, index);
-      }
-    }
     for (size_t o = 0; o < metas.size(); ++o) {
       const auto s = static_cast<size_t>(step.first_slot) + o;
       if (higher_order) {
@@ -123,8 +114,7 @@ class Planner {
       } else if (step.kind == StepKind::Kernel) {
         root_[s] = static_cast<int>(s);
         if (plan == nullptr) {
-          last_use_[s] = std::max<int64_t>(last_use_[s], static_cast<int64_t>(index));
-          def_step_.emplace_back(s, index, storage_bytes(metas[o]));
+          result_bytes_[s] = storage_bytes(metas[o]);
         } else {
           place_output(s, metas[o], planned.placement, plan->stats);
         }
@@ -180,18 +170,10 @@ class Planner {
     return run_time;
   }
 
-  // A step sized when it runs: its inputs' lifetimes count, its outputs live outside the arena.
-  void plan_at_run(size_t index, PlannedStep& planned, ExecutionPlan* plan) {
+  // A step sized when it runs: its outputs live outside the arena.
+  void plan_at_run(PlannedStep& planned, ExecutionPlan* plan) {
     const CompiledStep& step = *planned.step;
     for (size_t a = 0; a < step.node->args().size(); ++a) add_hole(a, step.node->args()[a], planned.holes);
-    if (plan == nullptr) {
-      for (const TensorHole& h : planned.holes) {
-        if (!h.list) note_use(h.slot, index);
-        for (int s : h.list_slots) {
-          if (s >= 0) note_use(s, index);
-        }
-      }
-    }
     const bool from_weight = reads_weight(planned.holes);
     for (size_t o = 0; o < step.node->outputs().size(); ++o) {
       const auto s = static_cast<size_t>(step.first_slot) + o;
@@ -247,11 +229,6 @@ class Planner {
     if (any) holes.push_back(std::move(hole));
   }
 
-  void note_use(int slot, size_t step) {
-    const auto r = static_cast<size_t>(root_[static_cast<size_t>(slot)]);
-    last_use_[r] = std::max<int64_t>(last_use_[r], static_cast<int64_t>(step));
-  }
-
   int64_t evaluate(sym::ExprPtr e, const std::string& where) const {
     const auto v = ir::detail::evaluate_with(e, symbols_);
     XPORT_CHECK(v.has_value(), InvalidInput, where, sym::str(e),
@@ -277,34 +254,28 @@ class Planner {
     }
   }
 
+  // Arena offsets from the shared planner (ir/passes/memory_planning.h), which follows the
+  // graph's values and its ops' aliasing facts; the bytes are those the kernels' metas gave.
   void assign_offsets(PlanStats& stats) {
-    std::vector<BufferLifetime> buffers;
-    std::vector<size_t> slots;
-    for (const auto& [slot, step, bytes] : def_step_) {
-      if (heap_[slot]) continue;
-      buffer_of_[slot] = static_cast<int>(buffers.size());
-      slots.push_back(slot);
-      buffers.push_back(
-          BufferLifetime{.bytes = bytes,
-                         .first = static_cast<int64_t>(step),
-                         .last = std::max<int64_t>(last_use_[slot], static_cast<int64_t>(step))});
-    }
-    MemoryPlan memory = plan_memory(buffers);
-    offsets_ = std::move(memory.offsets);
-    stats.arena_bytes = memory.arena_bytes;
-    stats.lower_bound_bytes = memory.lower_bound_bytes;
-    stats.arena_values = static_cast<int64_t>(std::count_if(
-        buffers.begin(), buffers.end(), [](const BufferLifetime& b) { return b.bytes > 0; }));
+    memory_ = ir::passes::plan_graph_memory(
+        *graph_.graph, [&](const ir::Node& node, size_t o) {
+          return result_bytes_[static_cast<size_t>(graph_.node_slot[node.position()]) + o];
+        });
+    stats.arena_bytes = memory_.arena.arena_bytes;
+    stats.lower_bound_bytes = memory_.arena.lower_bound_bytes;
+    stats.arena_values = memory_.arena_values;
   }
 
   void place_output(size_t slot, TensorMeta& meta, std::vector<Placement>& placement,
                     PlanStats& stats) const {
-    if (heap_[slot]) {
+    const CompiledStep& step = *current_;
+    const int64_t offset =
+        memory_.offsets[step.node->position()][slot - static_cast<size_t>(step.first_slot)];
+    if (offset < 0) {
       placement.push_back(Placement::Heap);
       stats.output_bytes += storage_bytes(meta);
       return;
     }
-    const int64_t offset = offsets_[static_cast<size_t>(buffer_of_[slot])];
     meta.storage_offset = meta.storage_offset + offset / element_size(meta.dtype);
     placement.push_back(Placement::Arena);
   }
@@ -313,14 +284,11 @@ class Planner {
   const Symbols& symbols_;
   std::vector<Tensor> fakes_;      // per slot: its layout, no data
   std::vector<int> root_;          // per slot: the slot owning its storage
-  std::vector<int64_t> last_use_;  // per owning slot: the last step reading it or a view
-  std::vector<bool> heap_;         // per owning slot: outside the arena (graph outputs)
+  std::vector<std::optional<int64_t>> result_bytes_;  // per slot: a kernel's fresh result's bytes
   std::vector<bool> sized_at_run_;  // per slot: made by a step sized when it runs
   std::vector<bool> weight_root_;  // per slot: a weight or constant placeholder
-  std::vector<int> buffer_of_;     // per owning slot: its arena buffer
-  std::vector<std::tuple<size_t, size_t, int64_t>>
-      def_step_;                  // (slot, step, bytes) of kernel outputs
-  std::vector<int64_t> offsets_;  // per arena buffer
+  ir::passes::GraphMemoryPlan memory_;
+  const CompiledStep* current_ = nullptr;  // the step walk_step is placing
 };
 
 }  // namespace

@@ -10,8 +10,7 @@
 #include "program/write_back.h"
 #include "runtime/compiled_graph.h"
 #include "runtime/execution_plan.h"
-#include "runtime/fusion.h"
-#include "runtime/reinplace.h"
+#include "runtime/prepared_graph.h"
 #include "xport/runtime.h"
 
 namespace xport::runtime {
@@ -21,18 +20,14 @@ using Symbols = std::unordered_map<sym::ExprPtr, int64_t>;
 struct Program::Impl {
   ExportedProgram program;
   Options options;
-  // The graph the runtime plans: program's, rewritten by fuse_graph when options.fuse. Its
-  // placeholders are program's (weights and constants; undefined where a user input goes), then
-  // the constants fusion made.
-  FusedGraph fused;
+  // The graph the runtime plans: program's, optimized when options.fuse (prepare_graph).
+  PreparedGraph prepared;
   CompiledGraph graph;
   std::vector<sym::ExprPtr> symbol_exprs;
   // A program that updates buffers runs one call at a time: each call reads the state the
   // previous one left, as eager calls in sequence would.
   bool mutates_state = false;
   mutable std::mutex state_mutex;
-  // Graph outputs that are buffers updated in place: returned as they are, never copied.
-  std::vector<size_t> in_place_outputs;
 
   // Plans by symbol values (with every input contiguous, they fix every layout).
   mutable std::mutex mutex;
@@ -45,33 +40,21 @@ struct Program::Impl {
     XPORT_CHECK(options.max_cached_plans >= 1, InvalidInput,
                 "runtime::Options: max_cached_plans is ", options.max_cached_plans,
                 "; give at least 1");
-    const std::vector<BufferUpdate> updates = buffer_updates(program.signature());
+    std::vector<ir::passes::InputUpdate> updates;
+    for (const BufferUpdate& u : buffer_updates(program.signature())) {
+      updates.push_back({.input = u.input, .output = u.output});
+    }
     mutates_state = !updates.empty();
     std::vector<Tensor> placeholders;
     std::vector<bool> is_user_input;
-    std::vector<bool> is_updated(program.signature().inputs.size(), false);
-    for (const BufferUpdate& u : updates) is_updated[u.input] = true;
     for (const InputSpec& spec : program.signature().inputs) {
       const bool user = spec.kind == InputSpec::Kind::UserInput;
       is_user_input.push_back(user);
       placeholders.push_back(user ? Tensor() : program.state().at(spec.target));
     }
-    fused.graph = program.graph().clone();
-    fused.placeholders = std::move(placeholders);
-    fused.is_user_input = std::move(is_user_input);
-    graph = compile_graph(fused.graph);
-    // A graph the runtime cannot plan runs through the interpreter as it is.
-    if (graph.unplannable.empty()) {
-      // Fusion works on sizes it knows at load: a graph with data-dependent sizes runs unfused.
-      const bool fuse = options.fuse && !graph.has_unbacked;
-      if (fuse) {
-        fused = fuse_graph(program.graph(), std::move(fused.placeholders),
-                           std::move(fused.is_user_input), std::move(is_updated));
-      }
-      // Buffer updates run in place where they can: no copy of a large cache per call.
-      in_place_outputs = reinplace_buffer_updates(fused.graph, updates);
-      if (fuse || !in_place_outputs.empty()) graph = compile_graph(fused.graph);
-    }
+    prepared = prepare_graph(program.graph(), std::move(placeholders), std::move(is_user_input),
+                             updates, options.fuse);
+    graph = compile_graph(prepared.graph, &prepared.kernels);
     for (const SymbolSpec& s : program.symbols()) symbol_exprs.push_back(sym::symbol(s.name));
   }
 
@@ -81,10 +64,10 @@ struct Program::Impl {
                                         std::vector<Tensor>* user_out = nullptr) const {
     std::vector<Tensor> user = check_inputs(program.contract(), program.symbols(), inputs, symbols);
     if (user_out != nullptr) *user_out = user;
-    std::vector<Tensor> bound = fused.placeholders;
+    std::vector<Tensor> bound = prepared.placeholders;
     size_t next = 0;
     for (size_t p = 0; p < bound.size(); ++p) {
-      if (!fused.is_user_input[p]) continue;
+      if (!prepared.is_user_input[p]) continue;
       Tensor t = std::move(user.at(next++));
       if (!t.is_contiguous()) t = t.contiguous();
       if (t.storage_offset().maybe_int() != std::optional<int64_t>(0)) t = t.clone();
@@ -103,9 +86,9 @@ struct Program::Impl {
     }
     std::lock_guard<std::mutex> lock(mutex);
     if (const auto it = plans.find(key); it != plans.end()) return it->second;
-    std::unique_ptr<ExecutionPlan> made = make_plan(graph, bound, fused.is_user_input, symbols);
-    for (size_t o : in_place_outputs) made->copy_output.at(o) = false;
-    made->stats.buffers_updated_in_place = static_cast<int64_t>(in_place_outputs.size());
+    std::unique_ptr<ExecutionPlan> made = make_plan(graph, bound, prepared.is_user_input, symbols);
+    for (size_t o : prepared.in_place_outputs) made->copy_output.at(o) = false;
+    made->stats.buffers_updated_in_place = static_cast<int64_t>(prepared.in_place_outputs.size());
     std::shared_ptr<const ExecutionPlan> plan = std::move(made);
     if (plans.size() >= static_cast<size_t>(options.max_cached_plans)) {
       plans.erase(plan_order.front());  // runs holding it keep it alive
@@ -164,7 +147,7 @@ PlanStats Program::plan_stats(const std::vector<Value>& inputs) const {
     return stats;
   }
   PlanStats stats = impl_->plan_for(bound, symbols)->stats;
-  if (impl_->options.fuse) stats.fusion = impl_->fused.stats.str();
+  if (impl_->options.fuse) stats.fusion = impl_->prepared.stats.str();
   return stats;
 }
 

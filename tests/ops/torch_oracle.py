@@ -12,7 +12,10 @@ import sys
 import numpy as np
 import torch
 
+from torch_fused_ops import define_fused_ops
+
 torch.set_num_threads(1)
+FUSED_OPS = define_fused_ops()  # xport::fused_*: kept alive while the cases run
 
 DTYPES = {
     "bool": torch.bool, "uint8": torch.uint8, "int8": torch.int8, "int16": torch.int16,

@@ -593,6 +593,48 @@ void conv2d_rows(Rows& rows) {
 
 }  // namespace
 
+// The fused ops the shared fusion pass writes (ops/fused/fused_ops.cpp); PyTorch's reference
+// definitions are in tests/ops/torch_fused_ops.py.
+void fused_rows(Rows& rows) {
+  const auto fused_conv = [](Gen& g, Value residual, bool relu) {
+    Args a = conv_args(g.randn({2, 3, 8, 8}), g.randn({4, 3, 3, 3}), g.randn({4}), {1, 1},
+                       {1, 1}, {1, 1}, 1);
+    a.push_back(std::move(residual));
+    a.emplace_back(relu);
+    return a;
+  };
+  std::string op = "xport::fused_conv2d";
+  add_row(rows, op, "residual and relu",
+          [&](Gen& g) { return fused_conv(g, g.randn({2, 4, 8, 8}), true); });
+  add_row(rows, op, "no residual, no relu",
+          [&](Gen& g) { return fused_conv(g, Value(), false); });
+  add_row(rows, op, "relu only, stride 2, no bias", [](Gen& g) {
+    Args a = conv_args(g.randn({1, 4, 9, 9}), g.randn({6, 4, 3, 3}), Value(), {2, 2}, {1, 1},
+                       {1, 1}, 1);
+    a.emplace_back(Value());
+    a.emplace_back(true);
+    return a;
+  });
+  add_error(rows, op, "residual of another shape",
+            [&](Gen& g) { return fused_conv(g, g.randn({2, 4, 7, 8}), true); });
+  op = "xport::fused_conv2d_";
+  add_row(rows, op, "written over the residual",
+          [&](Gen& g) { return fused_conv(g, g.randn({2, 4, 8, 8}), true); });
+  add_error(rows, op, "residual of another shape",
+            [&](Gen& g) { return fused_conv(g, g.randn({2, 4, 8, 9}), false); });
+  op = "xport::fused_linear";
+  for (const char* act : {"none", "relu", "gelu", "gelu_tanh"}) {
+    add_row(rows, op, std::string("bias, ") + act,
+            [act](Gen& g) { return Args{g.randn({5, 16}), g.randn({16, 8}), g.randn({8}), act}; });
+  }
+  add_row(rows, op, "no bias, transposed weight",
+          [](Gen& g) { return Args{g.randn({3, 6}), g.transposed({6, 4}), Value(), "relu"}; });
+  add_error(rows, op, "inner sizes differ",
+            [](Gen& g) { return Args{g.randn({3, 6}), g.randn({5, 4}), Value(), "none"}; });
+  add_error(rows, op, "unknown activation",
+            [](Gen& g) { return Args{g.randn({3, 6}), g.randn({6, 4}), Value(), "swish"}; });
+}
+
 Rows linalg_samples() {
   Rows rows;
   mm_rows(rows);
@@ -604,6 +646,7 @@ Rows linalg_samples() {
   linear_rows(rows);
   convolution_rows(rows);
   conv2d_rows(rows);
+  fused_rows(rows);
   return rows;
 }
 

@@ -1,13 +1,14 @@
-#include "runtime/memory_plan.h"
+#include "ir/passes/memory_planning.h"
 
 #include <algorithm>
 #include <functional>
 #include <limits>
 #include <numeric>
 
+#include "ir/ir_util.h"
 #include "xport/error.h"
 
-namespace xport::runtime {
+namespace xport::ir::passes {
 namespace {
 
 int64_t round_up(int64_t bytes, int64_t alignment) {
@@ -117,4 +118,75 @@ MemoryPlan plan_memory(const std::vector<BufferLifetime>& buffers, int64_t align
   return plan;
 }
 
-}  // namespace xport::runtime
+GraphMemoryPlan plan_graph_memory(const Graph& graph, const ResultBytes& bytes,
+                                  int64_t alignment) {
+  const auto& nodes = graph.nodes();
+  GraphMemoryPlan plan;
+  plan.offsets.resize(nodes.size());
+  plan.owner.resize(nodes.size());
+  // Per owning value: its buffer (index into `buffers`), or -1.
+  std::vector<std::vector<int>> buffer(nodes.size());
+  std::vector<BufferLifetime> buffers;
+  const auto owner_of = [&](const ValueRef& r) { return plan.owner[r.node->position()][r.index]; };
+  const auto buffer_of = [&](const ValueRef& r) -> int {
+    const ValueRef o = owner_of(r);
+    return buffer[o.node->position()][o.index];
+  };
+  int64_t step = -1;
+  for (const auto& node : nodes) {
+    const size_t n = node->position();
+    const size_t outputs = node->outputs().size();
+    plan.offsets[n].assign(outputs, -1);
+    buffer[n].assign(outputs, -1);
+    for (size_t o = 0; o < outputs; ++o) plan.owner[n].push_back(node->out(static_cast<int>(o)));
+    if (node->kind() != NodeKind::Call) continue;
+    ++step;
+    for (const Argument& a : node->args()) {
+      detail::for_each_ref(a, [&](const ValueRef& r) {
+        if (const int b = buffer_of(r); b >= 0) buffers[b].last = step;
+      });
+    }
+    const OpDef& op = *node->op();
+    const ValueRef* aliased = nullptr;
+    if ((op.kind == OpKind::View || op.kind == OpKind::InPlace) && op.aliased_arg >= 0) {
+      aliased = std::get_if<ValueRef>(&node->args().at(static_cast<size_t>(op.aliased_arg)).value);
+    }
+    for (size_t o = 0; o < outputs; ++o) {
+      if (aliased != nullptr) {
+        plan.owner[n][o] = owner_of(*aliased);
+        continue;
+      }
+      if (const std::optional<int64_t> b = bytes(*node, o)) {
+        buffer[n][o] = static_cast<int>(buffers.size());
+        buffers.push_back(BufferLifetime{.bytes = *b, .first = step, .last = step});
+      }
+    }
+  }
+  // Graph outputs outlive the run: their buffers are not the arena's.
+  std::vector<bool> outside(buffers.size(), false);
+  for (const Argument& a : graph.output()->args()) {
+    detail::for_each_ref(a, [&](const ValueRef& r) {
+      if (const int b = buffer_of(r); b >= 0) outside[static_cast<size_t>(b)] = true;
+    });
+  }
+  std::vector<BufferLifetime> arena;
+  std::vector<int> arena_index(buffers.size(), -1);
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    if (outside[b]) continue;
+    arena_index[b] = static_cast<int>(arena.size());
+    arena.push_back(buffers[b]);
+    plan.arena_values += buffers[b].bytes > 0 ? 1 : 0;
+  }
+  plan.arena = plan_memory(arena, alignment);
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    for (size_t o = 0; o < buffer[n].size(); ++o) {
+      const int b = buffer[n][o];
+      if (b >= 0 && arena_index[static_cast<size_t>(b)] >= 0) {
+        plan.offsets[n][o] = plan.arena.offsets[static_cast<size_t>(arena_index[static_cast<size_t>(b)])];
+      }
+    }
+  }
+  return plan;
+}
+
+}  // namespace xport::ir::passes

@@ -1,4 +1,4 @@
-#include "runtime/memory_plan.h"
+#include "ir/passes/memory_planning.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include "xport/error.h"
 
-namespace xport::runtime {
+namespace xport::ir::passes {
 namespace {
 
 // Every pair of buffers live at the same step occupies disjoint bytes; offsets are aligned and
@@ -77,4 +77,4 @@ TEST(MemoryPlan, RefusesMalformedLifetimes) {
 }
 
 }  // namespace
-}  // namespace xport::runtime
+}  // namespace xport::ir::passes

@@ -1,0 +1,348 @@
+#include "ir/passes/fusion.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <unordered_set>
+
+#include "xport/error.h"
+
+namespace xport::ir::passes {
+namespace {
+
+constexpr size_t kConvArgs = 9;  // aten::convolution's arguments, fused_conv2d's first ones
+
+// The ops the patterns match and make (a table of names: data, looked up once).
+struct KnownOps {
+  const OpDef& conv = find_op("aten::convolution");
+  const OpDef& batch_norm = find_op("aten::_native_batch_norm_legit_no_training");
+  const OpDef& relu = find_op("aten::relu");
+  const OpDef& add = find_op("aten::add.Tensor");
+  const OpDef& addmm = find_op("aten::addmm");
+  const OpDef& mm = find_op("aten::mm");
+  const OpDef& gelu = find_op("aten::gelu");
+  const OpDef& view = find_op("aten::view");
+  const OpDef& fused_conv2d = find_op("xport::fused_conv2d");
+  const OpDef& fused_linear = find_op("xport::fused_linear");
+  const OpDef& fused_pointwise = find_op("xport::fused_pointwise");
+};
+
+const ValueRef* ref_of(const Argument& arg) { return std::get_if<ValueRef>(&arg.value); }
+
+std::optional<int64_t> int_of(const Argument& arg) {
+  const auto* e = std::get_if<sym::ExprPtr>(&arg.value);
+  return e ? sym::as_int(*e) : std::nullopt;
+}
+
+// A list of `n` known integers.
+bool known_ints(const Argument& arg, size_t n) {
+  const auto* list = std::get_if<std::vector<Argument>>(&arg.value);
+  return list != nullptr && list->size() == n &&
+         std::all_of(list->begin(), list->end(), [](const Argument& a) { return int_of(a); });
+}
+
+bool is_one(const Argument& arg) {
+  if (const auto* d = std::get_if<double>(&arg.value)) return *d == 1.0;
+  return int_of(arg) == std::optional<int64_t>(1);
+}
+
+bool is_float(const Tensor& t) { return t.defined() && t.dtype() == DType::Float32; }
+
+class Fuser {
+ public:
+  explicit Fuser(ConstantGraph& g) : g_(g) {}
+
+  FusionStats run() {
+    for (Node* node : calls()) {
+      if (node->op() == &ops_.conv) fuse_convolution(*node);
+      if (node->op() == &ops_.addmm || node->op() == &ops_.mm) fuse_linear(*node);
+    }
+    g_.graph.eliminate_dead_code();
+    std::unordered_set<const Node*> absorbed;
+    for (Node* node : calls()) {
+      if (!absorbed.count(node)) fuse_pointwise_chain(*node, absorbed);
+    }
+    g_.graph.eliminate_dead_code();
+    g_.graph.verify();
+    return stats_;
+  }
+
+ private:
+  ConstantGraph& g_;
+  KnownOps ops_;
+  FusionStats stats_;
+  int bodies_ = 0;
+
+  std::vector<Node*> calls() const {
+    std::vector<Node*> out;
+    for (const auto& node : g_.graph.nodes()) {
+      if (node->kind() == NodeKind::Call) out.push_back(node.get());
+    }
+    return out;
+  }
+
+  // The one call that uses value 0 of `node`, when nothing else (no other call, no graph output,
+  // no other value of the node) is used.
+  const Node* sole_user(const Node& node) const {
+    const std::vector<const Node*> users = g_.graph.users(&node);
+    if (users.size() != 1 || users[0]->kind() != NodeKind::Call) return nullptr;
+    int uses = 0;
+    for (const Argument& a : users[0]->args()) {
+      const ValueRef* ref = ref_of(a);
+      if (ref != nullptr && ref->node == &node) {
+        if (ref->index != 0) return nullptr;
+        ++uses;
+      }
+    }
+    return uses == 1 ? users[0] : nullptr;
+  }
+
+  // weight * scale per output channel, and (bias - mean) * scale + beta, computed in double.
+  void fold_batch_norm(const Node& bn, Tensor& weight, Tensor& bias) const {
+    const Tensor gamma = g_.constant(bn.args()[1]), beta = g_.constant(bn.args()[2]);
+    const Tensor mean = g_.constant(bn.args()[3]), var = g_.constant(bn.args()[4]);
+    const double eps = std::get<double>(bn.args()[6].value);
+    const int64_t channels = weight.int_sizes()[0];
+    const int64_t per_channel = weight.int_numel() / channels;
+    const Tensor w = weight.contiguous();
+    Tensor folded_w = Tensor::empty_contiguous(w.int_sizes(), DType::Float32);
+    Tensor folded_b = Tensor::empty_contiguous({channels}, DType::Float32);
+    auto floats = [](const Tensor& t) { return t.defined() ? t.data<float>() : nullptr; };
+    const Tensor keep[] = {gamma.defined() ? gamma.contiguous() : Tensor(),
+                           beta.defined() ? beta.contiguous() : Tensor(), mean.contiguous(),
+                           var.contiguous(), bias.defined() ? bias.contiguous() : Tensor()};
+    const float *gm = floats(keep[0]), *bt = floats(keep[1]), *m = floats(keep[2]),
+                *v = floats(keep[3]), *old_b = floats(keep[4]), *from = w.data<float>();
+    float *to = folded_w.mutable_data<float>(), *to_b = folded_b.mutable_data<float>();
+    for (int64_t c = 0; c < channels; ++c) {
+      const double scale = (gm ? gm[c] : 1.0) / std::sqrt(static_cast<double>(v[c]) + eps);
+      for (int64_t i = c * per_channel; i < (c + 1) * per_channel; ++i) {
+        to[i] = static_cast<float>(from[i] * scale);
+      }
+      to_b[c] =
+          static_cast<float>(((old_b ? old_b[c] : 0.0) - m[c]) * scale + (bt ? bt[c] : 0.0));
+    }
+    weight = folded_w;
+    bias = folded_b;
+  }
+
+  bool foldable_batch_norm(const Node& bn) const {
+    if (bn.op() != &ops_.batch_norm) return false;
+    for (size_t i : {1, 2}) {
+      if (!bn.args()[i].is_none() && !is_float(g_.constant(bn.args()[i]))) return false;
+    }
+    return is_float(g_.constant(bn.args()[3])) && is_float(g_.constant(bn.args()[4])) &&
+           std::holds_alternative<double>(bn.args()[6].value);
+  }
+
+  // `add` adds `node`'s value to a float32 tensor of the same sizes, alpha 1: the other operand,
+  // else null.
+  const Argument* residual_of(const Node& add, const Node& node) const {
+    if (add.op() != &ops_.add || !is_one(add.args()[2])) return nullptr;
+    const ValueRef* a = ref_of(add.args()[0]);
+    const ValueRef* b = ref_of(add.args()[1]);
+    if (a == nullptr || b == nullptr) return nullptr;
+    const Argument* other = a->node == &node ? &add.args()[1] : &add.args()[0];
+    const ValueRef* o = ref_of(*other);
+    const TensorSpec& mine = node.outputs()[0];
+    const TensorSpec& theirs = o->node->outputs()[o->index];
+    if (o->node == &node || theirs.dtype != DType::Float32 || theirs.sizes != mine.sizes ||
+        add.outputs()[0].dtype != DType::Float32) {
+      return nullptr;
+    }
+    return other;
+  }
+
+  void fuse_convolution(const Node& conv) {
+    const std::vector<Argument>& args = conv.args();
+    Tensor weight = g_.constant(args[1]);
+    Tensor bias = args[2].is_none() ? Tensor() : g_.constant(args[2]);
+    const auto* transposed = std::get_if<bool>(&args[6].value);
+    if (!is_float(weight) || weight.dim() != 4 || (!args[2].is_none() && !is_float(bias)) ||
+        !known_ints(args[3], 2) || !known_ints(args[4], 2) || !known_ints(args[5], 2) ||
+        !int_of(args[8]) || transposed == nullptr || *transposed ||
+        conv.outputs()[0].dtype != DType::Float32 || conv.outputs()[0].sizes.size() != 4) {
+      return;
+    }
+    // The chain conv [-> batch norm] [-> add residual] [-> relu]; `tail` produces its result.
+    const Node* tail = &conv;
+    const Node* next = sole_user(*tail);
+    const bool folds_batch_norm = next != nullptr && foldable_batch_norm(*next);
+    if (folds_batch_norm) {
+      fold_batch_norm(*next, weight, bias);
+      tail = next;
+      next = sole_user(*tail);
+    }
+    const Argument* residual = next != nullptr ? residual_of(*next, *tail) : nullptr;
+    if (residual != nullptr) {
+      tail = next;
+      next = sole_user(*tail);
+    }
+    const bool relu =
+        next != nullptr && next->op() == &ops_.relu && next->outputs()[0].dtype == DType::Float32;
+    if (relu) tail = next;
+
+    std::vector<Argument> fused_args(args.begin(), args.end());
+    if (folds_batch_norm) {
+      fused_args[1] = g_.add_constant("_folded_" + conv.name() + "_weight", weight);
+      fused_args[2] = g_.add_constant("_folded_" + conv.name() + "_bias", bias);
+    }
+    fused_args.push_back(residual != nullptr ? *residual : Argument());
+    fused_args.emplace_back(relu);
+    Node* fused = g_.graph.insert_call(tail->position(), ops_.fused_conv2d, std::move(fused_args),
+                                       {tail->outputs()[0]}, tail->meta());
+    g_.graph.replace_all_uses(tail->out(0), fused->out(0));
+    ++stats_.convolutions;
+    stats_.batch_norms += folds_batch_norm ? 1 : 0;
+    stats_.residuals += residual != nullptr ? 1 : 0;
+    stats_.relus += relu ? 1 : 0;
+  }
+
+  // The fused_linear activation `node` applies, if it is one.
+  std::optional<std::string> activation_of(const Node& node) const {
+    if (node.outputs()[0].dtype != DType::Float32) return std::nullopt;
+    if (node.op() == &ops_.relu) return "relu";
+    if (node.op() != &ops_.gelu) return std::nullopt;
+    const auto* approximate = std::get_if<std::string>(&node.args()[1].value);
+    if (approximate == nullptr) return std::nullopt;
+    if (*approximate == "none") return "gelu";
+    if (*approximate == "tanh") return "gelu_tanh";
+    return std::nullopt;
+  }
+
+  // addmm(bias, x, W) or mm(x, W) with W a constant [K, N] (and bias a constant [N], beta and
+  // alpha 1), then optionally an activation, directly or through one view.
+  void fuse_linear(const Node& node) {
+    const bool has_bias = node.op() == &ops_.addmm;
+    const std::vector<Argument>& args = node.args();
+    if (has_bias && (!is_one(args[3]) || !is_one(args[4]))) return;
+    const Argument& input = args[has_bias ? 1 : 0];
+    const Argument& weight_arg = args[has_bias ? 2 : 1];
+    const Tensor weight = g_.constant(weight_arg);
+    const Tensor bias = has_bias ? g_.constant(args[0]) : Tensor();
+    const ValueRef* in = ref_of(input);
+    if (!is_float(weight) || weight.dim() != 2 || in == nullptr ||
+        in->node->outputs()[in->index].dtype != DType::Float32 ||
+        node.outputs()[0].dtype != DType::Float32) {
+      return;
+    }
+    if (has_bias && (!is_float(bias) || bias.dim() != 1 ||
+                     bias.int_size(0) != weight.int_size(1))) {
+      return;
+    }
+    // [linear] -> act, or [linear] -> view -> act (the view is made again after the fused call).
+    const Node* tail = &node;
+    const Node* view = nullptr;
+    std::optional<std::string> activation;
+    if (const Node* next = sole_user(node)) {
+      activation = activation_of(*next);
+      if (activation) {
+        tail = next;
+      } else if (next->op() == &ops_.view) {
+        const Node* after = sole_user(*next);
+        activation = after ? activation_of(*after) : std::nullopt;
+        if (activation) {
+          view = next;
+          tail = after;
+        }
+      }
+    }
+    Node* fused = g_.graph.insert_call(
+        tail->position(), ops_.fused_linear,
+        {input, weight_arg, has_bias ? args[0] : Argument(), activation.value_or("none")},
+        {node.outputs()[0]}, tail->meta());
+    ValueRef result = fused->out(0);
+    if (view != nullptr) {
+      std::vector<Argument> view_args = view->args();
+      view_args[0] = result;
+      result = g_.graph
+                   .insert_call(tail->position(), ops_.view, std::move(view_args),
+                                {view->outputs()[0]}, view->meta())
+                   ->out(0);
+    }
+    g_.graph.replace_all_uses(tail->out(0), result);
+    ++stats_.linears;
+    stats_.activations += activation ? 1 : 0;
+  }
+
+  // A float32 elementwise call whose tensor arguments all have its result's contiguous shape,
+  // every other argument known.
+  bool chainable(const Node& node) const {
+    if (node.kind() != NodeKind::Call || !node.op()->pointwise || node.outputs().size() != 1) {
+      return false;
+    }
+    const TensorSpec& result = node.outputs()[0];
+    const auto contiguous = [&](const TensorSpec& t) {
+      return t.dtype == DType::Float32 && t.sizes == result.sizes &&
+             t.strides == TensorSpec::contiguous(t.dtype, t.sizes).strides &&
+             (t.storage_offset == nullptr || sym::as_int(t.storage_offset) == 0);
+    };
+    if (!contiguous(result)) return false;
+    for (const Argument& a : node.args()) {
+      if (const ValueRef* ref = ref_of(a)) {
+        if (!contiguous(ref->node->outputs()[ref->index])) return false;
+      } else if (const auto* e = std::get_if<sym::ExprPtr>(&a.value)) {
+        if (!sym::as_int(*e)) return false;
+      } else if (std::holds_alternative<std::vector<Argument>>(a.value)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // `node` and the elementwise calls after it, each the only reader of the one before, as one
+  // fused_pointwise call whose subgraph is the chain (when there are at least two).
+  void fuse_pointwise_chain(const Node& node, std::unordered_set<const Node*>& absorbed) {
+    std::vector<const Node*> chain;
+    for (const Node* next = &node; next != nullptr && chainable(*next);
+         next = sole_user(*chain.back())) {
+      chain.push_back(next);
+    }
+    if (chain.size() < 2) return;
+    // The body: one placeholder per outside value the chain reads, then the chain's calls.
+    auto body = std::make_shared<Graph>();
+    std::vector<Argument> inputs;
+    std::vector<const Node*> body_inputs;
+    std::vector<const Node*> copied;
+    for (size_t s = 0; s < chain.size(); ++s) {
+      absorbed.insert(chain[s]);
+      std::vector<Argument> args = chain[s]->args();
+      for (Argument& a : args) {
+        const ValueRef* ref = ref_of(a);
+        if (ref == nullptr) continue;
+        if (s > 0 && ref->node == chain[s - 1]) {
+          a = copied.back()->out(0);
+          continue;
+        }
+        auto known = std::find(inputs.begin(), inputs.end(), Argument(*ref));
+        if (known == inputs.end()) {
+          const TensorSpec& spec = ref->node->outputs()[ref->index];
+          // Placeholders go before any call.
+          body_inputs.push_back(body->add_placeholder("in" + std::to_string(inputs.size()), spec));
+          inputs.emplace_back(*ref);
+          known = inputs.end() - 1;
+        }
+        a = body_inputs[static_cast<size_t>(known - inputs.begin())]->out(0);
+      }
+      copied.push_back(body->add_call(*chain[s]->op(), std::move(args), chain[s]->outputs(),
+                                      chain[s]->meta()));
+    }
+    body->set_output({copied.back()->out(0)});
+    const Node* tail = chain.back();
+    SubgraphRef ref{"pointwise_body_" + std::to_string(bodies_++), std::move(body)};
+    Node* fused =
+        g_.graph.insert_call(tail->position(), ops_.fused_pointwise,
+                             {std::move(ref), Argument(std::move(inputs))},
+                             {tail->outputs()[0]}, tail->meta());
+    g_.graph.replace_all_uses(tail->out(0), fused->out(0));
+    ++stats_.pointwise_chains;
+    stats_.pointwise_ops += static_cast<int>(chain.size());
+  }
+};
+
+}  // namespace
+
+FusionStats fuse_operators(ConstantGraph& g) { return Fuser(g).run(); }
+
+}  // namespace xport::ir::passes

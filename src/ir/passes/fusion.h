@@ -1,0 +1,36 @@
+#pragma once
+// Operator fusion over the IR, for every backend: each pattern becomes one call of a registered
+// fused op (ops/fused/fused_ops.cpp), which has a meta function, a kernel and a decomposition
+// like any op. A backend gives the fused calls its own kernels (the runtime runs convolutions
+// and matrix products on packed weights, and elementwise chains in one pass over memory) or
+// decomposes them again.
+//   convolution [-> batch norm (inference)] [-> add residual] [-> relu]  => xport::fused_conv2d
+//     (the batch norm folded into new constant weights and bias)
+//   addmm / mm with constant weights [-> view] -> relu / gelu            => xport::fused_linear
+//   two or more float32 elementwise ops, each the only reader of the one before
+//                                                                        => xport::fused_pointwise
+//     (the chain as its subgraph)
+
+#include <string>
+
+#include "ir/passes/constant_graph.h"
+
+namespace xport::ir::passes {
+
+struct FusionStats {
+  int convolutions = 0;      ///< xport::fused_conv2d calls
+  int batch_norms = 0;       ///< batch norms folded into the convolution before them
+  int residuals = 0;         ///< residual adds the fused convolutions do
+  int relus = 0;             ///< ReLUs the fused convolutions do
+  int linears = 0;           ///< xport::fused_linear calls
+  int activations = 0;       ///< ReLU / GELU the fused matrix products do
+  int pointwise_chains = 0;  ///< xport::fused_pointwise calls
+  int pointwise_ops = 0;     ///< the ops in their subgraphs
+};
+
+/// Rewrites `g` in place. Convolutions and matrix products are fused when their weights (and
+/// bias) are constants of `g`; values that are graph outputs are never absorbed. The graph
+/// verifies afterwards.
+FusionStats fuse_operators(ConstantGraph& g);
+
+}  // namespace xport::ir::passes

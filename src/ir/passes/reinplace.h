@@ -1,0 +1,25 @@
+#pragma once
+// A backend writes a buffer the program updates where it lies: the functional update whose
+// result is the buffer's new value (index_copy(cache, ...)) becomes its in-place form
+// (index_copy_(cache, ...)) when nothing reads the old value after it, so a run copies neither
+// the buffer into a new tensor nor the new tensor back into the buffer.
+
+#include <vector>
+
+#include "xport/ir.h"
+
+namespace xport::ir::passes {
+
+/// A graph input the program updates: placeholder `input` gets the value of graph output
+/// `output` (a buffer mutation).
+struct InputUpdate {
+  size_t input = 0;
+  size_t output = 0;
+};
+
+/// Rewrites each update (graph input -> graph output, from the signature) that is safe to do
+/// in place, then removes the functional nodes it replaced. Returns the graph outputs now
+/// computed in place.
+std::vector<size_t> reinplace_updates(Graph& graph, const std::vector<InputUpdate>& updates);
+
+}  // namespace xport::ir::passes

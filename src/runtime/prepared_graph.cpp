@@ -1,0 +1,272 @@
+#include "runtime/prepared_graph.h"
+
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <unordered_set>
+
+#include "ir/argument_value.h"
+#include "ir/passes/constant_folding.h"
+#include "kernels/cpu/conv.h"
+#include "kernels/cpu/packed_linear.h"
+#include "runtime/compiled_graph.h"
+#include "runtime/pointwise_chain.h"
+#include "xport/error.h"
+
+namespace xport::runtime {
+namespace {
+
+using ir::passes::ConstantGraph;
+
+constexpr size_t kConvArgs = 9;  // fused_conv2d: aten::convolution's arguments, then these
+constexpr size_t kResidual = kConvArgs;
+constexpr size_t kRelu = kConvArgs + 1;
+
+const ir::ValueRef* ref_of(const ir::Argument& arg) {
+  return std::get_if<ir::ValueRef>(&arg.value);
+}
+
+std::vector<int64_t> ints_of(const ir::Argument& arg) {
+  std::vector<int64_t> out;
+  for (const ir::Argument& a : std::get<std::vector<ir::Argument>>(arg.value)) {
+    out.push_back(ir::passes::constant_int(std::get<sym::ExprPtr>(a.value)));
+  }
+  return out;
+}
+
+// Gives the fused calls of a graph the runtime's kernels.
+class KernelMaker {
+ public:
+  KernelMaker(ConstantGraph& g, PreparedGraph& out) : g_(g), out_(out) {}
+
+  void run() {
+    for (ir::Node* node : g_.graph.find_nodes(fused_conv_)) pack_convolution(*node);
+    choose_layouts();
+    write_over_residuals();
+    for (ir::Node* node : g_.graph.find_nodes(fused_linear_)) pack_linear(*node);
+    for (ir::Node* node : g_.graph.find_nodes(fused_pointwise_)) chain_pointwise(*node);
+  }
+
+ private:
+  ConstantGraph& g_;
+  PreparedGraph& out_;
+  const OpDef& fused_conv_ = find_op("xport::fused_conv2d");
+  const OpDef& fused_conv_in_place_ = find_op("xport::fused_conv2d_");
+  const OpDef& fused_linear_ = find_op("xport::fused_linear");
+  const OpDef& fused_pointwise_ = find_op("xport::fused_pointwise");
+  struct Convolution {
+    const ir::Node* node;
+    std::shared_ptr<kernels::cpu::PackedConv2d> packed;
+    int64_t groups;
+    kernels::cpu::ConvLayouts layouts = {};
+  };
+  std::vector<Convolution> convolutions_;
+
+  static KernelFn conv_kernel(std::shared_ptr<const kernels::cpu::PackedConv2d> packed) {
+    return [packed](const OpArgs& a, std::vector<Tensor>& outs) {
+      packed->run(a.tensor(0), a.optional_tensor(kResidual), outs[0]);
+    };
+  }
+
+  void pack_convolution(const ir::Node& node) {
+    const std::vector<ir::Argument>& args = node.args();
+    const Tensor weight = g_.constant(args[1]);
+    const Tensor bias = args[2].is_none() ? Tensor() : g_.constant(args[2]);
+    if (!weight.defined() || (!args[2].is_none() && !bias.defined())) return;
+    kernels::cpu::Conv2dParams params;
+    const std::vector<int64_t> stride = ints_of(args[3]), padding = ints_of(args[4]),
+                               dilation = ints_of(args[5]);
+    params.stride = {stride[0], stride[1]};
+    params.padding = {padding[0], padding[1]};
+    params.dilation = {dilation[0], dilation[1]};
+    params.groups = ir::passes::constant_int(std::get<sym::ExprPtr>(args[8].value));
+    kernels::cpu::ConvEpilogue epilogue;
+    epilogue.residual = !args[kResidual].is_none();
+    epilogue.relu = std::get<bool>(args[kRelu].value);
+    auto packed = std::make_shared<kernels::cpu::PackedConv2d>(weight, bias, params, epilogue);
+    out_.kernels[&node] = conv_kernel(packed);
+    convolutions_.push_back({&node, std::move(packed), params.groups});
+  }
+
+  // A convolution's result that only other (ungrouped) packed convolutions read, as input or
+  // residual, stays in oneDNN's layout (channels-last, or blocked for larger batches:
+  // kernels::cpu::ConvLayouts): neither side reorders it.
+  void choose_layouts() {
+    std::unordered_map<const ir::Node*, size_t> index;
+    for (size_t i = 0; i < convolutions_.size(); ++i) index[convolutions_[i].node] = i;
+    std::vector<kernels::cpu::ConvLayouts> layouts(convolutions_.size());
+    for (size_t i = 0; i < convolutions_.size(); ++i) {
+      const ir::Node* node = convolutions_[i].node;
+      const std::vector<const ir::Node*> users = g_.graph.users(node);
+      bool stays = !users.empty();
+      for (const ir::Node* user : users) {
+        const auto it = index.find(user);
+        stays = stays && it != index.end() && convolutions_[it->second].groups == 1;
+        for (size_t a = 0; stays && a < user->args().size(); ++a) {
+          const ir::ValueRef* ref = ref_of(user->args()[a]);
+          stays = ref == nullptr || ref->node != node || a == 0 || a == kResidual;
+        }
+      }
+      if (!stays) continue;
+      layouts[i].dst_nhwc = true;
+      ++out_.stats.channels_last;
+      for (const ir::Node* user : users) {
+        kernels::cpu::ConvLayouts& l = layouts[index.at(user)];
+        if (ref_of(user->args()[0]) && ref_of(user->args()[0])->node == node) l.src_nhwc = true;
+        const ir::ValueRef* residual = ref_of(user->args()[kResidual]);
+        if (residual != nullptr && residual->node == node) l.residual_nhwc = true;
+      }
+    }
+    for (size_t i = 0; i < convolutions_.size(); ++i) {
+      convolutions_[i].packed->set_layouts(layouts[i]);
+      convolutions_[i].layouts = layouts[i];
+    }
+  }
+
+  // A convolution that is the last reader of its residual (a fresh result of a kernel, or of a
+  // convolution that wrote over its own residual, in the layout the convolution writes) writes
+  // its result over it.
+  void write_over_residuals() {
+    std::unordered_set<const ir::Node*> written_over;
+    for (const Convolution& c : convolutions_) {
+      const ir::Node* node = c.node;
+      const ir::ValueRef* residual = ref_of(node->args()[kResidual]);
+      if (residual == nullptr || c.layouts.residual_nhwc != c.layouts.dst_nhwc) continue;
+      const ir::Node* producer = residual->node;
+      if (producer->kind() != ir::NodeKind::Call || producer->outputs().size() != 1 ||
+          (producer->op()->kind != OpKind::Functional && !written_over.count(producer)) ||
+          producer->outputs()[0].dtype != DType::Float32 ||
+          producer->outputs()[0].sizes != node->outputs()[0].sizes) {
+        continue;
+      }
+      bool last = true;
+      for (const ir::Node* user : g_.graph.users(producer)) {
+        last = last && user->kind() == ir::NodeKind::Call &&
+               (user == node || user->position() < node->position());
+      }
+      // Its other arguments must not be the residual: the input is read while the result is
+      // written.
+      for (size_t a = 0; last && a < kConvArgs; ++a) {
+        const ir::ValueRef* ref = ref_of(node->args()[a]);
+        last = ref == nullptr || ref->node != producer;
+      }
+      if (!last) continue;
+      ir::Node* in_place = g_.graph.insert_call(node->position() + 1, fused_conv_in_place_,
+                                                node->args(), node->outputs(), node->meta());
+      g_.graph.replace_all_uses(node->out(), in_place->out());
+      out_.kernels[in_place] = conv_kernel(c.packed);
+      out_.kernels.erase(node);
+      g_.graph.erase(node);
+      written_over.insert(in_place);
+      ++out_.stats.residuals_in_place;
+    }
+  }
+
+  void pack_linear(const ir::Node& node) {
+    using kernels::cpu::LinearActivation;
+    const Tensor weight = g_.constant(node.args()[1]);
+    const Tensor bias = node.args()[2].is_none() ? Tensor() : g_.constant(node.args()[2]);
+    if (!weight.defined() || (!node.args()[2].is_none() && !bias.defined())) return;
+    const std::string& name = std::get<std::string>(node.args()[3].value);
+    const LinearActivation activation = name == "relu"        ? LinearActivation::Relu
+                                        : name == "gelu"      ? LinearActivation::GeluErf
+                                        : name == "gelu_tanh" ? LinearActivation::GeluTanh
+                                                              : LinearActivation::None;
+    auto packed = std::make_shared<const kernels::cpu::PackedLinear>(weight, bias, activation);
+    out_.kernels[&node] = [packed](const OpArgs& a, std::vector<Tensor>& outs) {
+      packed->run(a.tensor(0), outs[0]);
+    };
+  }
+
+  // The subgraph's calls as PointwiseChain steps: each reads the body's inputs and the call
+  // before it (the shape the fusion pass gives).
+  void chain_pointwise(const ir::Node& node) {
+    const ir::Graph& body = *std::get<ir::SubgraphRef>(node.args()[0].value).graph;
+    std::vector<PointwiseStep> steps;
+    const ir::Node* previous = nullptr;
+    for (const auto& n : body.nodes()) {
+      if (n->kind() != ir::NodeKind::Call) continue;
+      PointwiseStep step;
+      step.op = n->op();
+      if (!step.op->cpu) return;
+      const auto& arguments = step.op->parsed.arguments;
+      for (size_t i = 0; i < n->args().size(); ++i) {
+        const ir::ValueRef* ref = ref_of(n->args()[i]);
+        if (ref != nullptr) {
+          const bool input = ref->node->kind() == ir::NodeKind::Placeholder;
+          if (!input && ref->node != previous) return;
+          step.tensor_args.emplace_back(i, input ? static_cast<int>(ref->node->position()) : -1);
+        }
+        step.args.push_back(ir::argument_value(
+            n->args()[i], arguments[i].type, [](const ir::ValueRef&) { return Tensor(); },
+            ir::passes::constant_int));
+      }
+      steps.push_back(std::move(step));
+      previous = n.get();
+    }
+    auto chain = std::make_shared<const PointwiseChain>(std::move(steps));
+    out_.kernels[&node] = [chain](const OpArgs& a, std::vector<Tensor>& outs) {
+      chain->run(a.tensors(1), outs[0]);
+    };
+  }
+};
+
+}  // namespace
+
+std::string PreparedStats::str() const {
+  const ir::passes::FusionStats& f = fusion;
+  std::ostringstream out;
+  const auto part = [&out]() -> std::ostringstream& {
+    if (out.tellp() > 0) out << "; ";
+    return out;
+  };
+  if (folded > 0) part() << folded << " calls on constants folded";
+  if (f.convolutions > 0) {
+    part() << f.convolutions << " convolutions on packed weights (" << f.batch_norms
+           << " batch norms folded in, " << f.residuals << " residual adds and " << f.relus
+           << " ReLUs in their epilogues, " << residuals_in_place
+           << " written over their residual; " << channels_last
+           << " results passed on in oneDNN's layout)";
+  }
+  if (f.linears > 0) {
+    part() << f.linears << " matrix products on packed weights (" << f.activations
+           << " activations in their epilogues)";
+  }
+  if (f.pointwise_chains > 0) {
+    part() << f.pointwise_chains << " chains of elementwise ops in one pass (" << f.pointwise_ops
+           << " ops)";
+  }
+  return out.tellp() > 0 ? out.str() : "nothing to fuse";
+}
+
+PreparedGraph prepare_graph(const ir::Graph& graph, std::vector<Tensor> placeholders,
+                            std::vector<bool> is_user_input,
+                            const std::vector<ir::passes::InputUpdate>& updates, bool optimize) {
+  PreparedGraph out;
+  out.is_user_input = std::move(is_user_input);
+  ConstantGraph g{graph.clone(), {}};
+  const CompiledGraph probe = compile_graph(g.graph);
+  // A graph that runs through the interpreter runs as it is; fusion works on sizes known at
+  // load, so a graph with data-dependent sizes runs unfused.
+  if (!probe.unplannable.empty()) optimize = false;
+  if (optimize && !probe.has_unbacked) {
+    g.constants = placeholders;
+    for (const ir::passes::InputUpdate& u : updates) g.constants.at(u.input) = Tensor();
+    for (size_t p = 0; p < g.constants.size(); ++p) {
+      if (out.is_user_input[p]) g.constants[p] = Tensor();
+    }
+    out.stats.folded = ir::passes::fold_constants(g);
+    out.stats.fusion = ir::passes::fuse_operators(g);
+    KernelMaker(g, out).run();
+    for (size_t p = placeholders.size(); p < g.constants.size(); ++p) {
+      placeholders.push_back(g.constants[p]);
+      out.is_user_input.push_back(false);
+    }
+  }
+  if (probe.unplannable.empty()) out.in_place_outputs = ir::passes::reinplace_updates(g.graph, updates);
+  out.graph = std::move(g.graph);
+  out.placeholders = std::move(placeholders);
+  return out;
+}
+
+}  // namespace xport::runtime

@@ -1,0 +1,48 @@
+#pragma once
+// The graph the runtime plans: the program's, after the shared passes (constant folding, fusion,
+// buffer updates in place: ir/passes/), with the runtime's own kernels for the fused calls —
+// convolutions and matrix products on weights reordered once for oneDNN
+// (kernels::cpu::PackedConv2d, PackedLinear), elementwise chains in one pass over memory
+// (PointwiseChain). Between fused convolutions, results stay in oneDNN's layout, and a
+// convolution that is the last reader of its residual writes over it (xport::fused_conv2d_).
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/passes/fusion.h"
+#include "ir/passes/reinplace.h"
+#include "xport/ir.h"
+#include "xport/op_registry.h"
+#include "xport/tensor.h"
+
+namespace xport::runtime {
+
+struct PreparedStats {
+  int folded = 0;  ///< calls on constants run once at load
+  ir::passes::FusionStats fusion;
+  int channels_last = 0;  ///< convolution results only convolutions read, kept in oneDNN's
+                          ///< layout (channels-last, or nChw16c for batches of 4 and more)
+  int residuals_in_place = 0;  ///< convolutions that write their result over their residual
+  std::string str() const;
+};
+
+struct PreparedGraph {
+  ir::Graph graph;
+  std::vector<Tensor> placeholders;  ///< the program's, then the constants the passes made
+  std::vector<bool> is_user_input;
+  /// The runtime's kernel for a call, where it has its own (packed weights, chains).
+  std::unordered_map<const ir::Node*, KernelFn> kernels;
+  std::vector<size_t> in_place_outputs;  ///< graph outputs now updated where they lie
+  PreparedStats stats;
+};
+
+/// `placeholders` holds each placeholder's tensor (weights, buffers; undefined for user
+/// inputs). With `optimize`, folds constants and fuses (buffers in `updates` are not treated as
+/// constants, graph outputs are never absorbed); then makes the updates in place where it can.
+/// A graph the runtime cannot plan, or one with data-dependent sizes, is not optimized.
+PreparedGraph prepare_graph(const ir::Graph& graph, std::vector<Tensor> placeholders,
+                            std::vector<bool> is_user_input,
+                            const std::vector<ir::passes::InputUpdate>& updates, bool optimize);
+
+}  // namespace xport::runtime

@@ -1,0 +1,56 @@
+"""PyTorch reference definitions of xport's fused ops (src/ops/fused/fused_ops.cpp), under the
+same names and schemas, written from their documented meaning so the op table can compare
+xport's kernels with PyTorch's own convolution, matmul and activations."""
+import torch
+
+
+def _same_shape(residual, y):
+    if residual is not None and residual.shape != y.shape:
+        raise RuntimeError("the residual is %s, the convolution gives %s"
+                           % (list(residual.shape), list(y.shape)))
+
+
+def define_fused_ops():
+    """Defines xport::fused_conv2d, fused_conv2d_ and fused_linear; returns the library, which
+    must stay alive while the ops are used."""
+    lib = torch.library.Library("xport", "DEF")
+    conv = ("Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
+            "SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups")
+    lib.define("fused_conv2d(" + conv + ", Tensor? residual=None, bool relu=False) -> Tensor")
+    lib.define("fused_conv2d_(" + conv + ", Tensor(a!) residual, bool relu=False) -> Tensor(a!)")
+    lib.define('fused_linear(Tensor input, Tensor weight, Tensor? bias=None, '
+               'str activation="none") -> Tensor')
+
+    def fused_conv2d(input, weight, bias, stride, padding, dilation, transposed,
+                     output_padding, groups, residual=None, relu=False):
+        y = torch.ops.aten.convolution(input, weight, bias, stride, padding, dilation,
+                                       transposed, output_padding, groups)
+        _same_shape(residual, y)
+        if residual is not None:
+            y = y + residual
+        return torch.relu(y) if relu else y
+
+    def fused_conv2d_(input, weight, bias, stride, padding, dilation, transposed,
+                      output_padding, groups, residual, relu=False):
+        return residual.copy_(fused_conv2d(input, weight, bias, stride, padding, dilation,
+                                           transposed, output_padding, groups, residual, relu))
+
+    def fused_linear(input, weight, bias=None, activation="none"):
+        y = input @ weight
+        if bias is not None:
+            y = y + bias
+        if activation == "relu":
+            return torch.relu(y)
+        if activation == "gelu":
+            return torch.nn.functional.gelu(y)
+        if activation == "gelu_tanh":
+            return torch.nn.functional.gelu(y, approximate="tanh")
+        if activation != "none":
+            raise RuntimeError("activation '%s' is none of none, relu, gelu, gelu_tanh"
+                               % activation)
+        return y
+
+    lib.impl("fused_conv2d", fused_conv2d, "CPU")
+    lib.impl("fused_conv2d_", fused_conv2d_, "CPU")
+    lib.impl("fused_linear", fused_linear, "CPU")
+    return lib
