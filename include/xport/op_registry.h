@@ -116,10 +116,21 @@ enum class OpKind {
   HigherOrder,  ///< takes subgraphs (GraphModule arguments)
 };
 
+/// An out-variant kernel as a named C++ function, for code generators: its parameters are the
+/// schema's arguments in order, then one `const Tensor&` per result.
+struct KernelSymbol {
+  std::string name = {};                   ///< "xport::kernels::cpu::relu_out"; empty: none
+  std::vector<std::string> parameters = {};  ///< C++ types: "const xport::Tensor&", "int64_t"
+  std::vector<BaseType> kinds = {};        ///< the schema type each parameter takes
+};
+
 struct OpDef {
   std::string schema;            ///< ATen schema text
   MetaFn meta = {};              ///< shape/dtype inference; absent for composite ops
   KernelFn cpu = {};             ///< out-variant CPU kernel; absent for views and composites
+  /// The function `cpu` calls, when it is one whose parameters follow the schema (register_op
+  /// checks them against it).
+  KernelSymbol kernel_symbol = {};
   AllocKernelFn cpu_alloc = {};  ///< CPU kernel that allocates (data-dependent output sizes)
   DecompFn decomp = {};          ///< decomposition into other ops
   bool core = false;             ///< in the core op set a backend must implement

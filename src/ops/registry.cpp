@@ -44,6 +44,29 @@ std::string canonical_name(const std::string& name) {
   return name;
 }
 
+// A typed kernel's parameters are the schema's arguments (Int for SymInt too), then a tensor per
+// result.
+void check_kernel_symbol(const OpDef& def) {
+  const KernelSymbol& k = def.kernel_symbol;
+  if (k.name.empty()) return;
+  const Schema& s = def.parsed;
+  const auto kind_of = [](const ArgType& t) {
+    return t.base == BaseType::SymInt ? BaseType::Int : t.base;
+  };
+  bool fits = !s.returns_list && k.kinds.size() == s.arguments.size() + s.returns.size() &&
+              k.parameters.size() == k.kinds.size();
+  for (size_t i = 0; fits && i < s.arguments.size(); ++i) {
+    const ArgType& t = s.arguments[i].type;
+    fits = !t.optional && !t.list && kind_of(t) == k.kinds[i];
+  }
+  for (size_t i = s.arguments.size(); fits && i < k.kinds.size(); ++i) {
+    fits = k.kinds[i] == BaseType::Tensor;
+  }
+  XPORT_CHECK(fits, InvalidSpec, "op ", def.qualified_name, ": kernel ", k.name, " takes ",
+              k.parameters.size(), " parameters that do not follow the schema's ",
+              s.arguments.size(), " arguments and ", s.returns.size(), " results");
+}
+
 }  // namespace
 
 // The facts every consumer reads from the OpDef instead of working them out again.
@@ -87,6 +110,7 @@ const OpDef& register_op(OpDef def) {
                 def.parsed.arguments[i].name,
                 "' is a GraphModule; say how the op calls it in OpDef::subgraph_uses");
   }
+  check_kernel_symbol(def);
   detail::classify_op(def);
   // Built-in ops come first, so a custom op can never take a built-in's name.
   Registry& r = registry();

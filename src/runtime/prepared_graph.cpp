@@ -263,7 +263,9 @@ PreparedGraph prepare_graph(const ir::Graph& graph, std::vector<Tensor> placehol
       out.is_user_input.push_back(false);
     }
   }
-  if (probe.unplannable.empty()) out.in_place_outputs = ir::passes::reinplace_updates(g.graph, updates);
+  if (probe.unplannable.empty()) {
+    out.in_place_outputs = ir::passes::reinplace_updates(g.graph, updates);
+  }
   out.graph = std::move(g.graph);
   out.placeholders = std::move(placeholders);
   return out;

@@ -63,7 +63,8 @@ int fold_constants(ConstantGraph& g) {
     std::optional<std::vector<Tensor>> outs = evaluate(g, *node);
     if (!outs || outs->size() != node->outputs().size()) continue;
     for (size_t o = 0; o < outs->size(); ++o) {
-      const std::string name = "_folded_" + node->name() + (outs->size() > 1 ? "_" + std::to_string(o) : "");
+      const std::string name =
+          "_folded_" + node->name() + (outs->size() > 1 ? "_" + std::to_string(o) : "");
       g.graph.replace_all_uses(node->out(static_cast<int>(o)), g.add_constant(name, (*outs)[o]));
     }
     g.graph.erase(node);

@@ -181,9 +181,8 @@ GraphMemoryPlan plan_graph_memory(const Graph& graph, const ResultBytes& bytes,
   for (size_t n = 0; n < nodes.size(); ++n) {
     for (size_t o = 0; o < buffer[n].size(); ++o) {
       const int b = buffer[n][o];
-      if (b >= 0 && arena_index[static_cast<size_t>(b)] >= 0) {
-        plan.offsets[n][o] = plan.arena.offsets[static_cast<size_t>(arena_index[static_cast<size_t>(b)])];
-      }
+      const int a = b >= 0 ? arena_index[static_cast<size_t>(b)] : -1;
+      if (a >= 0) plan.offsets[n][o] = plan.arena.offsets[static_cast<size_t>(a)];
     }
   }
   return plan;

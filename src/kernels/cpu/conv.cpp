@@ -68,8 +68,8 @@ Tag passed_tag(const memory::dims& dims) {
 // Winograd kernels (F(4x4, 3x3) on ResNet-50's shapes: 4x fewer multiplications), its logits
 // within 1e-6 of the direct algorithm's. The weights are transformed once, when packed, into
 // 4x their bytes; smaller outputs (ResNet-50's last stage: most of its 3x3 weights) gain
-// little from it, so they keep the direct kernels and their memory. On 2 Zen 4 cores, ResNet-50 at batch 8:
-// 309 -> 264 ms, peak RSS 381 -> 492 MB (all 3x3 layers: 275 ms, 623 MB).
+// little from it, so they keep the direct kernels and their memory. On 2 Zen 4 cores,
+// ResNet-50 at batch 8: 309 -> 264 ms, peak RSS 381 -> 492 MB (all 3x3 layers: 275 ms, 623 MB).
 constexpr int64_t kWinogradMinOutputPixels = 14 * 14;
 
 bool try_winograd(const ConvShape& s, bool packed_weights, bool blocked) {

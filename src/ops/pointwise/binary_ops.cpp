@@ -2,12 +2,12 @@
 #include "kernels/cpu/pointwise.h"
 #include "ops/op_util.h"
 #include "ops/register_all.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 namespace {
 
 namespace cpu = kernels::cpu;
-using BinaryKernel = void (*)(const Tensor&, const Tensor&, const Tensor&);
 
 enum class Result {
   Promote,  // the common dtype
@@ -65,23 +65,32 @@ Tensor other_operand(const OpArgs& args) {
 }
 
 // Registers the Tensor overload and, when given, the Scalar one; returns them in that order.
+// The Tensor overload calls the typed kernel as it is; the Scalar one with the scalar made a
+// tensor.
 std::vector<const OpDef*> register_binary(const char* tensor_schema, const char* scalar_schema,
-                                          BinaryKernel kernel, Result rule = Result::Promote,
+                                          const TypedKernel& kernel,
+                                          Result rule = Result::Promote,
                                           Accepts accepts = Accepts::Any) {
   std::vector<const OpDef*> defs;
-  for (const char* schema : {tensor_schema, scalar_schema}) {
-    if (schema == nullptr) continue;
-    defs.push_back(&register_op({
-        .schema = schema,
-        .meta = binary_meta(rule, accepts),
-        .cpu =
-            [kernel](const OpArgs& args, std::vector<Tensor>& outs) {
-              kernel(args.tensor(0), other_operand(args), outs[0]);
-            },
-        .core = true,
-        .tags = {"pointwise"},
-    }));
-  }
+  defs.push_back(&register_op({
+      .schema = tensor_schema,
+      .meta = binary_meta(rule, accepts),
+      .cpu = kernel.fn,
+      .kernel_symbol = kernel.symbol,
+      .core = true,
+      .tags = {"pointwise"},
+  }));
+  if (scalar_schema == nullptr) return defs;
+  defs.push_back(&register_op({
+      .schema = scalar_schema,
+      .meta = binary_meta(rule, accepts),
+      .cpu =
+          [fn = kernel.fn](const OpArgs& args, std::vector<Tensor>& outs) {
+            fn(OpArgs(args.op(), {args[0], Value(other_operand(args))}), outs);
+          },
+      .core = true,
+      .tags = {"pointwise"},
+  }));
   return defs;
 }
 
@@ -145,12 +154,13 @@ void register_binary_ops() {
                    sub_s);
 
   auto mul = register_binary("aten::mul.Tensor(Tensor self, Tensor other) -> Tensor",
-                             "aten::mul.Scalar(Tensor self, Scalar other) -> Tensor", cpu::mul_out);
+                             "aten::mul.Scalar(Tensor self, Scalar other) -> Tensor",
+                             XPORT_KERNEL(cpu::mul_out));
   register_inplace("aten::mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", *mul[0]);
   register_inplace("aten::mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", *mul[1]);
   auto div = register_binary("aten::div.Tensor(Tensor self, Tensor other) -> Tensor",
                              "aten::div.Scalar(Tensor self, Scalar other) -> Tensor",
-                             cpu::div_true_out, Result::Float);
+                             XPORT_KERNEL(cpu::div_true_out), Result::Float);
   register_inplace("aten::div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", *div[0]);
   register_inplace("aten::div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", *div[1]);
 
@@ -184,44 +194,47 @@ void register_binary_ops() {
 
   register_binary("aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor",
                   "aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor",
-                  cpu::remainder_out);
-  register_binary("aten::maximum(Tensor self, Tensor other) -> Tensor", nullptr, cpu::maximum_out);
-  register_binary("aten::minimum(Tensor self, Tensor other) -> Tensor", nullptr, cpu::minimum_out);
-  register_binary("aten::atan2(Tensor self, Tensor other) -> Tensor", nullptr, cpu::atan2_out,
+                  XPORT_KERNEL(cpu::remainder_out));
+  register_binary("aten::maximum(Tensor self, Tensor other) -> Tensor", nullptr,
+                  XPORT_KERNEL(cpu::maximum_out));
+  register_binary("aten::minimum(Tensor self, Tensor other) -> Tensor", nullptr,
+                  XPORT_KERNEL(cpu::minimum_out));
+  register_binary("aten::atan2(Tensor self, Tensor other) -> Tensor", nullptr,
+                  XPORT_KERNEL(cpu::atan2_out),
                   Result::Float);
   register_binary("aten::eq.Tensor(Tensor self, Tensor other) -> Tensor",
-                  "aten::eq.Scalar(Tensor self, Scalar other) -> Tensor", cpu::eq_out,
+                  "aten::eq.Scalar(Tensor self, Scalar other) -> Tensor", XPORT_KERNEL(cpu::eq_out),
                   Result::Bool);
   register_binary("aten::ne.Tensor(Tensor self, Tensor other) -> Tensor",
-                  "aten::ne.Scalar(Tensor self, Scalar other) -> Tensor", cpu::ne_out,
+                  "aten::ne.Scalar(Tensor self, Scalar other) -> Tensor", XPORT_KERNEL(cpu::ne_out),
                   Result::Bool);
   register_binary("aten::lt.Tensor(Tensor self, Tensor other) -> Tensor",
-                  "aten::lt.Scalar(Tensor self, Scalar other) -> Tensor", cpu::lt_out,
+                  "aten::lt.Scalar(Tensor self, Scalar other) -> Tensor", XPORT_KERNEL(cpu::lt_out),
                   Result::Bool);
   register_binary("aten::le.Tensor(Tensor self, Tensor other) -> Tensor",
-                  "aten::le.Scalar(Tensor self, Scalar other) -> Tensor", cpu::le_out,
+                  "aten::le.Scalar(Tensor self, Scalar other) -> Tensor", XPORT_KERNEL(cpu::le_out),
                   Result::Bool);
   register_binary("aten::gt.Tensor(Tensor self, Tensor other) -> Tensor",
-                  "aten::gt.Scalar(Tensor self, Scalar other) -> Tensor", cpu::gt_out,
+                  "aten::gt.Scalar(Tensor self, Scalar other) -> Tensor", XPORT_KERNEL(cpu::gt_out),
                   Result::Bool);
   register_binary("aten::ge.Tensor(Tensor self, Tensor other) -> Tensor",
-                  "aten::ge.Scalar(Tensor self, Scalar other) -> Tensor", cpu::ge_out,
+                  "aten::ge.Scalar(Tensor self, Scalar other) -> Tensor", XPORT_KERNEL(cpu::ge_out),
                   Result::Bool);
   register_binary("aten::logical_and(Tensor self, Tensor other) -> Tensor", nullptr,
-                  cpu::logical_and_out, Result::Bool);
+                  XPORT_KERNEL(cpu::logical_and_out), Result::Bool);
   register_binary("aten::logical_or(Tensor self, Tensor other) -> Tensor", nullptr,
-                  cpu::logical_or_out, Result::Bool);
+                  XPORT_KERNEL(cpu::logical_or_out), Result::Bool);
   register_binary("aten::logical_xor(Tensor self, Tensor other) -> Tensor", nullptr,
-                  cpu::logical_xor_out, Result::Bool);
+                  XPORT_KERNEL(cpu::logical_xor_out), Result::Bool);
   register_binary("aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor",
                   "aten::bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor",
-                  cpu::bitwise_and_out, Result::Promote, Accepts::IntegralOrBool);
+                  XPORT_KERNEL(cpu::bitwise_and_out), Result::Promote, Accepts::IntegralOrBool);
   register_binary("aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor",
                   "aten::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor",
-                  cpu::bitwise_or_out, Result::Promote, Accepts::IntegralOrBool);
+                  XPORT_KERNEL(cpu::bitwise_or_out), Result::Promote, Accepts::IntegralOrBool);
   register_binary("aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor",
                   "aten::bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor",
-                  cpu::bitwise_xor_out, Result::Promote, Accepts::IntegralOrBool);
+                  XPORT_KERNEL(cpu::bitwise_xor_out), Result::Promote, Accepts::IntegralOrBool);
 
   // Python's `a & b` and `a | b` on tensors, as PyTorch's graphs spell them.
   for (const char* name : {"and", "or"}) {

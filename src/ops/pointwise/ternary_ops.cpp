@@ -2,6 +2,7 @@
 #include "kernels/cpu/pointwise.h"
 #include "ops/op_util.h"
 #include "ops/register_all.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 namespace {
@@ -66,6 +67,7 @@ std::vector<TensorMeta> masked_fill_meta(const OpArgs& args) {
 }  // namespace
 
 void register_ternary_ops() {
+  const TypedKernel where = XPORT_KERNEL(cpu::where_out);
   register_op({
       .schema = "aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
       .meta =
@@ -79,10 +81,8 @@ void register_ternary_ops() {
             return std::vector<TensorMeta>{
                 contiguous_meta(std::move(sizes), ResultType().tensor(a).tensor(b).get())};
           },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::where_out(args.tensor(0), args.tensor(1), args.tensor(2), outs[0]);
-          },
+      .cpu = where.fn,
+      .kernel_symbol = where.symbol,
       .core = true,
   });
   for (const char* schema :

@@ -2,6 +2,7 @@
 #include "kernels/cpu/pointwise.h"
 #include "ops/op_util.h"
 #include "ops/register_all.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 namespace {
@@ -17,7 +18,7 @@ enum class Accepts { Any, NotBool, Floating, IntegralOrBool };
 
 struct UnaryRow {
   const char* schema;
-  void (*kernel)(const Tensor&, const Tensor&);
+  TypedKernel kernel;
   OutDType out = OutDType::Float;
   Accepts accepts = Accepts::Any;
   bool core = true;
@@ -69,40 +70,39 @@ void register_unary_ops() {
   using O = OutDType;
   using A = Accepts;
   const UnaryRow rows[] = {
-      {"aten::neg(Tensor self) -> Tensor", cpu::neg_out, O::Same, A::NotBool},
-      {"aten::abs(Tensor self) -> Tensor", cpu::abs_out, O::Same, A::NotBool},
-      {"aten::sign(Tensor self) -> Tensor", cpu::sign_out, O::Same},
-      {"aten::exp(Tensor self) -> Tensor", cpu::exp_out},
-      {"aten::expm1(Tensor self) -> Tensor", cpu::expm1_out},
-      {"aten::log(Tensor self) -> Tensor", cpu::log_out},
-      {"aten::log1p(Tensor self) -> Tensor", cpu::log1p_out},
-      {"aten::log2(Tensor self) -> Tensor", cpu::log2_out},
-      {"aten::sqrt(Tensor self) -> Tensor", cpu::sqrt_out},
-      {"aten::rsqrt(Tensor self) -> Tensor", cpu::rsqrt_out},
-      {"aten::sin(Tensor self) -> Tensor", cpu::sin_out},
-      {"aten::cos(Tensor self) -> Tensor", cpu::cos_out},
-      {"aten::tan(Tensor self) -> Tensor", cpu::tan_out},
-      {"aten::tanh(Tensor self) -> Tensor", cpu::tanh_out},
-      {"aten::sigmoid(Tensor self) -> Tensor", cpu::sigmoid_out},
-      {"aten::erf(Tensor self) -> Tensor", cpu::erf_out},
-      {"aten::reciprocal(Tensor self) -> Tensor", cpu::reciprocal_out},
-      {"aten::relu(Tensor self) -> Tensor", cpu::relu_out, O::Same, A::NotBool},
-      {"aten::floor(Tensor self) -> Tensor", cpu::floor_out, O::Same, A::NotBool},
-      {"aten::ceil(Tensor self) -> Tensor", cpu::ceil_out, O::Same, A::NotBool},
-      {"aten::round(Tensor self) -> Tensor", cpu::round_out, O::Same, A::NotBool},
-      {"aten::trunc(Tensor self) -> Tensor", cpu::trunc_out, O::Same, A::NotBool},
-      {"aten::logical_not(Tensor self) -> Tensor", cpu::logical_not_out, O::Bool},
-      {"aten::bitwise_not(Tensor self) -> Tensor", cpu::bitwise_not_out, O::Same,
+      {"aten::neg(Tensor self) -> Tensor", XPORT_KERNEL(cpu::neg_out), O::Same, A::NotBool},
+      {"aten::abs(Tensor self) -> Tensor", XPORT_KERNEL(cpu::abs_out), O::Same, A::NotBool},
+      {"aten::sign(Tensor self) -> Tensor", XPORT_KERNEL(cpu::sign_out), O::Same},
+      {"aten::exp(Tensor self) -> Tensor", XPORT_KERNEL(cpu::exp_out)},
+      {"aten::expm1(Tensor self) -> Tensor", XPORT_KERNEL(cpu::expm1_out)},
+      {"aten::log(Tensor self) -> Tensor", XPORT_KERNEL(cpu::log_out)},
+      {"aten::log1p(Tensor self) -> Tensor", XPORT_KERNEL(cpu::log1p_out)},
+      {"aten::log2(Tensor self) -> Tensor", XPORT_KERNEL(cpu::log2_out)},
+      {"aten::sqrt(Tensor self) -> Tensor", XPORT_KERNEL(cpu::sqrt_out)},
+      {"aten::rsqrt(Tensor self) -> Tensor", XPORT_KERNEL(cpu::rsqrt_out)},
+      {"aten::sin(Tensor self) -> Tensor", XPORT_KERNEL(cpu::sin_out)},
+      {"aten::cos(Tensor self) -> Tensor", XPORT_KERNEL(cpu::cos_out)},
+      {"aten::tan(Tensor self) -> Tensor", XPORT_KERNEL(cpu::tan_out)},
+      {"aten::tanh(Tensor self) -> Tensor", XPORT_KERNEL(cpu::tanh_out)},
+      {"aten::sigmoid(Tensor self) -> Tensor", XPORT_KERNEL(cpu::sigmoid_out)},
+      {"aten::erf(Tensor self) -> Tensor", XPORT_KERNEL(cpu::erf_out)},
+      {"aten::reciprocal(Tensor self) -> Tensor", XPORT_KERNEL(cpu::reciprocal_out)},
+      {"aten::relu(Tensor self) -> Tensor", XPORT_KERNEL(cpu::relu_out), O::Same, A::NotBool},
+      {"aten::floor(Tensor self) -> Tensor", XPORT_KERNEL(cpu::floor_out), O::Same, A::NotBool},
+      {"aten::ceil(Tensor self) -> Tensor", XPORT_KERNEL(cpu::ceil_out), O::Same, A::NotBool},
+      {"aten::round(Tensor self) -> Tensor", XPORT_KERNEL(cpu::round_out), O::Same, A::NotBool},
+      {"aten::trunc(Tensor self) -> Tensor", XPORT_KERNEL(cpu::trunc_out), O::Same, A::NotBool},
+      {"aten::logical_not(Tensor self) -> Tensor", XPORT_KERNEL(cpu::logical_not_out), O::Bool},
+      {"aten::bitwise_not(Tensor self) -> Tensor", XPORT_KERNEL(cpu::bitwise_not_out), O::Same,
        A::IntegralOrBool},
-      {"aten::isnan(Tensor self) -> Tensor", cpu::isnan_out, O::Bool},
+      {"aten::isnan(Tensor self) -> Tensor", XPORT_KERNEL(cpu::isnan_out), O::Bool},
   };
   for (const UnaryRow& row : rows) {
-    auto kernel = row.kernel;
     register_op({
         .schema = row.schema,
         .meta = unary_meta(row.out, row.accepts),
-        .cpu = [kernel](const OpArgs& args,
-                        std::vector<Tensor>& outs) { kernel(args.tensor(0), outs[0]); },
+        .cpu = row.kernel.fn,
+        .kernel_symbol = row.kernel.symbol,
         .core = row.core,
         .tags = {"pointwise"},
     });
@@ -127,11 +127,12 @@ void register_unary_ops() {
       .tags = {"pointwise"},
   });
 
+  const TypedKernel silu = XPORT_KERNEL(cpu::silu_out);
   register_op({
       .schema = "aten::silu(Tensor self) -> Tensor",
       .meta = unary_meta(O::Same, A::Floating),
-      .cpu = [](const OpArgs& args,
-                std::vector<Tensor>& outs) { cpu::silu_out(args.tensor(0), outs[0]); },
+      .cpu = silu.fn,
+      .kernel_symbol = silu.symbol,
       .decomp =
           [](const OpArgs& args) {
             const Tensor& x = args.tensor(0);

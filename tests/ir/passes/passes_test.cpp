@@ -20,8 +20,8 @@ using Symbols = std::unordered_map<sym::ExprPtr, int64_t>;
 ConstantGraph with_constants(const ExportedProgram& program) {
   ConstantGraph g{program.graph().clone(), {}};
   for (const InputSpec& spec : program.signature().inputs) {
-    g.constants.push_back(spec.kind == InputSpec::Kind::UserInput ? Tensor()
-                                                                  : program.state().at(spec.target));
+    const bool user = spec.kind == InputSpec::Kind::UserInput;
+    g.constants.push_back(user ? Tensor() : program.state().at(spec.target));
   }
   return g;
 }
