@@ -11,7 +11,6 @@
 namespace xport::ir::passes {
 namespace {
 
-constexpr size_t kConvArgs = 9;  // aten::convolution's arguments, fused_conv2d's first ones
 
 // The ops the patterns match and make (a table of names: data, looked up once).
 struct KnownOps {
