@@ -19,7 +19,10 @@ namespace {
 
 int list_ops() {
   for (const xport::OpDef* op : xport::all_ops()) {
-    std::cout << op->parsed.str() << (op->core ? "  core" : "") << "\n";
+    std::cout << op->parsed.str() << (op->core ? "  core" : "")
+              << (op->user_defined ? "  custom" : "");
+    if (!op->kernel_symbol.name.empty()) std::cout << "  kernel " << op->kernel_symbol.name;
+    std::cout << "\n";
   }
   return 0;
 }
@@ -42,7 +45,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> op_libraries;
   const auto load_ops = [&] { xport::tools::load_op_libraries(op_libraries); };
   CLI::App* ops_cmd = app.add_subcommand(
-      "ops", "list every registered op: its schema, then 'core' if in the core set");
+      "ops", "list every registered op: its schema, then 'core' if in the core set, 'custom' if a "
+      "Library defined it, and its typed kernel's name where it has one");
   add_ops_option(ops_cmd, op_libraries);
   ops_cmd->callback([&] {
     load_ops();
