@@ -15,6 +15,9 @@ inline bool is_multi_output(const Node& node) {
          (node.op()->parsed.returns_list || node.op()->parsed.returns.size() != 1);
 }
 
+/// The graph value `arg` is, or null (a literal, a list, a subgraph).
+inline const ValueRef* ref_of(const Argument& arg) { return std::get_if<ValueRef>(&arg.value); }
+
 /// Calls fn(ref) for every ValueRef in `arg`, lists included.
 template <class Fn>
 void for_each_ref(const Argument& arg, Fn&& fn) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/input_update.h"
 #include "xport/program.h"
 
 namespace xport {
@@ -20,10 +21,7 @@ std::vector<Tensor> write_back_mutations(const GraphSignature& signature,
                                          const std::vector<Tensor>& user_inputs);
 
 /// One buffer the program updates: graph input `input` (a buffer) gets graph output `output`.
-struct BufferUpdate {
-  size_t input = 0;
-  size_t output = 0;
-};
+using BufferUpdate = ir::InputUpdate;
 /// Every BufferMutation output, with the input of the buffer it updates.
 std::vector<BufferUpdate> buffer_updates(const GraphSignature& signature);
 

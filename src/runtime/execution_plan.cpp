@@ -72,7 +72,6 @@ class Planner {
   // null it records the bytes of fresh results; otherwise it appends the final step to `plan`.
   void walk_step(size_t index, ExecutionPlan* plan) {
     const CompiledStep& step = graph_.steps[index];
-    current_ = &step;
     const ir::Node& node = *step.node;
     const OpDef& op = *step.op;
     const std::string where = "runtime: node " + ir::detail::node_label(node) + ": ";
@@ -116,7 +115,7 @@ class Planner {
         if (plan == nullptr) {
           result_bytes_[s] = storage_bytes(metas[o]);
         } else {
-          place_output(s, metas[o], planned.placement, plan->stats);
+          place_output(step, o, metas[o], planned.placement, plan->stats);
         }
       } else {
         root_[s] = root_[static_cast<size_t>(planned.alias_slot)];
@@ -266,11 +265,10 @@ class Planner {
     stats.arena_values = memory_.arena_values;
   }
 
-  void place_output(size_t slot, TensorMeta& meta, std::vector<Placement>& placement,
-                    PlanStats& stats) const {
-    const CompiledStep& step = *current_;
-    const int64_t offset =
-        memory_.offsets[step.node->position()][slot - static_cast<size_t>(step.first_slot)];
+  // Output `o` of `step`: at its arena offset, or on the heap (a graph output).
+  void place_output(const CompiledStep& step, size_t o, TensorMeta& meta,
+                    std::vector<Placement>& placement, PlanStats& stats) const {
+    const int64_t offset = memory_.offsets[step.node->position()][o];
     if (offset < 0) {
       placement.push_back(Placement::Heap);
       stats.output_bytes += storage_bytes(meta);
@@ -288,7 +286,6 @@ class Planner {
   std::vector<bool> sized_at_run_;  // per slot: made by a step sized when it runs
   std::vector<bool> weight_root_;  // per slot: a weight or constant placeholder
   ir::passes::GraphMemoryPlan memory_;
-  const CompiledStep* current_ = nullptr;  // the step walk_step is placing
 };
 
 }  // namespace

@@ -6,9 +6,11 @@
 #include <unordered_set>
 
 #include "ir/argument_value.h"
+#include "ir/ir_util.h"
 #include "ir/passes/constant_folding.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/packed_linear.h"
+#include "ops/fused/fused_ops.h"
 #include "runtime/compiled_graph.h"
 #include "runtime/pointwise_chain.h"
 #include "xport/error.h"
@@ -18,13 +20,11 @@ namespace {
 
 using ir::passes::ConstantGraph;
 
-constexpr size_t kConvArgs = 9;  // fused_conv2d: aten::convolution's arguments, then these
-constexpr size_t kResidual = kConvArgs;
-constexpr size_t kRelu = kConvArgs + 1;
+using ops::fused_conv2d_args::kConvolution;
+using ops::fused_conv2d_args::kRelu;
+using ops::fused_conv2d_args::kResidual;
 
-const ir::ValueRef* ref_of(const ir::Argument& arg) {
-  return std::get_if<ir::ValueRef>(&arg.value);
-}
+using ir::detail::ref_of;
 
 std::vector<int64_t> ints_of(const ir::Argument& arg) {
   std::vector<int64_t> out;
@@ -146,7 +146,7 @@ class KernelMaker {
       }
       // Its other arguments must not be the residual: the input is read while the result is
       // written.
-      for (size_t a = 0; last && a < kConvArgs; ++a) {
+      for (size_t a = 0; last && a < kConvolution; ++a) {
         const ir::ValueRef* ref = ref_of(node->args()[a]);
         last = ref == nullptr || ref->node != producer;
       }
@@ -241,7 +241,7 @@ std::string PreparedStats::str() const {
 
 PreparedGraph prepare_graph(const ir::Graph& graph, std::vector<Tensor> placeholders,
                             std::vector<bool> is_user_input,
-                            const std::vector<ir::passes::InputUpdate>& updates, bool optimize) {
+                            const std::vector<ir::InputUpdate>& updates, bool optimize) {
   PreparedGraph out;
   out.is_user_input = std::move(is_user_input);
   ConstantGraph g{graph.clone(), {}};
@@ -251,7 +251,7 @@ PreparedGraph prepare_graph(const ir::Graph& graph, std::vector<Tensor> placehol
   if (!probe.unplannable.empty()) optimize = false;
   if (optimize && !probe.has_unbacked) {
     g.constants = placeholders;
-    for (const ir::passes::InputUpdate& u : updates) g.constants.at(u.input) = Tensor();
+    for (const ir::InputUpdate& u : updates) g.constants.at(u.input) = Tensor();
     for (size_t p = 0; p < g.constants.size(); ++p) {
       if (out.is_user_input[p]) g.constants[p] = Tensor();
     }

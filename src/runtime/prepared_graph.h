@@ -43,6 +43,6 @@ struct PreparedGraph {
 /// A graph the runtime cannot plan, or one with data-dependent sizes, is not optimized.
 PreparedGraph prepare_graph(const ir::Graph& graph, std::vector<Tensor> placeholders,
                             std::vector<bool> is_user_input,
-                            const std::vector<ir::passes::InputUpdate>& updates, bool optimize);
+                            const std::vector<ir::InputUpdate>& updates, bool optimize);
 
 }  // namespace xport::runtime

@@ -40,10 +40,7 @@ struct Program::Impl {
     XPORT_CHECK(options.max_cached_plans >= 1, InvalidInput,
                 "runtime::Options: max_cached_plans is ", options.max_cached_plans,
                 "; give at least 1");
-    std::vector<ir::passes::InputUpdate> updates;
-    for (const BufferUpdate& u : buffer_updates(program.signature())) {
-      updates.push_back({.input = u.input, .output = u.output});
-    }
+    const std::vector<BufferUpdate> updates = buffer_updates(program.signature());
     mutates_state = !updates.empty();
     std::vector<Tensor> placeholders;
     std::vector<bool> is_user_input;

@@ -1,11 +1,12 @@
 #include "ir/passes/constant_graph.h"
 
+#include "ir/ir_util.h"
 #include "xport/error.h"
 
 namespace xport::ir::passes {
 
 Tensor ConstantGraph::constant(const Argument& arg) const {
-  const auto* ref = std::get_if<ValueRef>(&arg.value);
+  const ValueRef* ref = detail::ref_of(arg);
   if (ref == nullptr || ref->node->kind() != NodeKind::Placeholder) return Tensor();
   return constants.at(ref->node->position());  // placeholders come first, in order
 }

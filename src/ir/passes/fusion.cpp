@@ -6,10 +6,13 @@
 #include <optional>
 #include <unordered_set>
 
+#include "ir/ir_util.h"
 #include "xport/error.h"
 
 namespace xport::ir::passes {
 namespace {
+
+using detail::ref_of;
 
 
 // The ops the patterns match and make (a table of names: data, looked up once).
@@ -26,8 +29,6 @@ struct KnownOps {
   const OpDef& fused_linear = find_op("xport::fused_linear");
   const OpDef& fused_pointwise = find_op("xport::fused_pointwise");
 };
-
-const ValueRef* ref_of(const Argument& arg) { return std::get_if<ValueRef>(&arg.value); }
 
 std::optional<int64_t> int_of(const Argument& arg) {
   const auto* e = std::get_if<sym::ExprPtr>(&arg.value);

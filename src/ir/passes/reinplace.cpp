@@ -8,7 +8,7 @@
 namespace xport::ir::passes {
 namespace {
 
-const ValueRef* ref_of(const Argument& a) { return std::get_if<ValueRef>(&a.value); }
+using detail::ref_of;
 
 bool is_view(const Node& node) {
   return node.kind() == NodeKind::Call && node.op()->kind == OpKind::View;

@@ -6,16 +6,10 @@
 
 #include <vector>
 
+#include "ir/input_update.h"
 #include "xport/ir.h"
 
 namespace xport::ir::passes {
-
-/// A graph input the program updates: placeholder `input` gets the value of graph output
-/// `output` (a buffer mutation).
-struct InputUpdate {
-  size_t input = 0;
-  size_t output = 0;
-};
 
 /// Rewrites each update (graph input -> graph output, from the signature) that is safe to do
 /// in place, then removes the functional nodes it replaced. Returns the graph outputs now

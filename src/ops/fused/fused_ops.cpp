@@ -4,6 +4,7 @@
 // kernel (here: the ops it replaced, run one after another) and a decomposition back into them.
 #include <algorithm>
 
+#include "ops/fused/fused_ops.h"
 #include "ops/op_util.h"
 #include "ops/register_all.h"
 #include "xport/functions.h"
@@ -11,8 +12,9 @@
 namespace xport::ops {
 namespace {
 
-// fused_conv2d's leading arguments are aten::convolution's.
-constexpr size_t kConvArgs = 9;
+using fused_conv2d_args::kConvolution;
+using fused_conv2d_args::kRelu;
+using fused_conv2d_args::kResidual;
 
 std::vector<Value> leading(const OpArgs& a, size_t n) {
   return {a.values().begin(), a.values().begin() + static_cast<std::ptrdiff_t>(n)};
@@ -27,8 +29,8 @@ bool same_layout(const Tensor& t, const TensorMeta& m) {
 
 std::vector<TensorMeta> fused_conv_meta(const OpArgs& a) {
   const OpDef& conv = XPORT_OP("aten::convolution");
-  std::vector<TensorMeta> out = conv.meta(OpArgs(conv, leading(a, kConvArgs)));
-  const Tensor residual = a.optional_tensor(kConvArgs);
+  std::vector<TensorMeta> out = conv.meta(OpArgs(conv, leading(a, kConvolution)));
+  const Tensor residual = a.optional_tensor(kResidual);
   XPORT_CHECK(!residual.defined() || same_layout(residual, out[0]), InvalidInput, a.name(),
               ": the residual is ", Value(residual).str(), ", the convolution gives ",
               dtype_name(out[0].dtype), shape_str(out[0].sizes), "; they must match");
@@ -37,10 +39,10 @@ std::vector<TensorMeta> fused_conv_meta(const OpArgs& a) {
 
 // relu(convolution(...) + residual), the residual and the ReLU each optional.
 std::vector<Tensor> fused_conv_decomposition(const OpArgs& a) {
-  Tensor y = call1(XPORT_OP("aten::convolution"), leading(a, kConvArgs));
-  const Tensor residual = a.optional_tensor(kConvArgs);
+  Tensor y = call1(XPORT_OP("aten::convolution"), leading(a, kConvolution));
+  const Tensor residual = a.optional_tensor(kResidual);
   if (residual.defined()) y = add(y, residual);
-  if (a.boolean(kConvArgs + 1)) y = relu(y);
+  if (a.boolean(kRelu)) y = relu(y);
   return {y};
 }
 
@@ -52,11 +54,11 @@ void fused_conv_kernel(const OpArgs& a, std::vector<Tensor>& outs) {
 // The in-place form's result is its residual, as it lies.
 std::vector<TensorMeta> fused_conv_in_place_meta(const OpArgs& a) {
   fused_conv_meta(a);
-  return {a.tensor(kConvArgs).meta()};
+  return {a.tensor(kResidual).meta()};
 }
 
 std::vector<Tensor> fused_conv_in_place_decomposition(const OpArgs& a) {
-  Tensor residual = a.tensor(kConvArgs);
+  Tensor residual = a.tensor(kResidual);
   residual.copy_(fused_conv_decomposition(a)[0]);
   return {residual};
 }
