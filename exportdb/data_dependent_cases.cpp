@@ -185,6 +185,42 @@ void add_data_dependent_cases(std::vector<Case>& cases) {
 
   add(cases,
       {
+          .name = "item_float_argument",
+          .tags = {"data-dependent"},
+          .description =
+              "A tensor's float value used as a number: under capture item_float() gives a "
+              "symbolic float (%item), which ops take as their Scalar argument (x * s, "
+              "full({3}, shift)) and which arithmetic (s * 0.5 + 1.0, -s) computes in the graph "
+              "as PyTorch's graphs do (_operator.mul, _operator.add). The values are known only "
+              "when the program runs; deciding on one in C++ is item_float_decision.",
+          .fn = adapt([](const Tensor& x, const Tensor& scale) {
+            const SymFloat s = scale.item_float();
+            const SymFloat shift = s * 0.5 + 1.0;
+            return (x * s + full({3}, shift)) / (-s);
+          }),
+          .example_inputs = {randn({3}, 0), full({}, 2.5)},
+          .valid_inputs = {{randn({3}, 1), full({}, -0.75)}, {randn({3}, 2), full({}, 1e-3)}},
+      });
+
+  add(cases,
+      {
+          .name = "item_float_decision",
+          .tags = {"data-dependent", "control-flow"},
+          .description =
+              "A C++ `if` on item_float()'s value cannot be captured: the value is known only "
+              "when the program runs, so export fails with DataDependent at that line. Compare "
+              "tensors and branch with cond() instead (cond(scale > 0, ...), see "
+              "cond_closed_over_variable), or select with where() (data_dependent_where).",
+          .fn = adapt([](const Tensor& x, const Tensor& scale) {
+            if (static_cast<double>(scale.item_float()) > 0.0) return x * 2.0;
+            return -x;
+          }),
+          .example_inputs = {randn({3}, 0), full({}, 2.5)},
+          .expected_error = ErrorKind::DataDependent,
+      });
+
+  add(cases,
+      {
           .name = "scalar_output",
           .tags = {"dynamic-shape"},
           .description =

@@ -209,6 +209,9 @@ class DispatchInterceptor {
   /// The value of a one-element integer or bool tensor (Tensor::item_int on a fake tensor); the
   /// default refuses with DataDependent.
   virtual SymInt item_int(const Tensor& t);
+  /// The value of a one-element floating tensor (Tensor::item_float on a fake tensor); the
+  /// default refuses with DataDependent.
+  virtual SymFloat item_float(const Tensor& t);
 };
 
 /// For the meta function of an op whose output size depends on data: a fresh symbol in [lo, hi]

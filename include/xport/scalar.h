@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "xport/dtype.h"
+#include "xport/sym.h"
 
 namespace xport {
 
@@ -20,14 +21,24 @@ class Scalar {
   Scalar(int64_t v) : kind_(Kind::Int), i_(v) {}   // NOLINT
   Scalar(double v) : kind_(Kind::Float), d_(v) {}  // NOLINT
   Scalar(float v) : kind_(Kind::Float), d_(v) {}   // NOLINT
+  /// A float that may be symbolic (item_float() under capture): its value is known only when
+  /// the program runs, so reading it here records nothing and throws DataDependent.
+  Scalar(const SymFloat& v);  // NOLINT
 
   Kind kind() const { return kind_; }
   bool is_bool() const { return kind_ == Kind::Bool; }
   bool is_int() const { return kind_ == Kind::Int; }
   bool is_float() const { return kind_ == Kind::Float; }
-  double to_double() const { return kind_ == Kind::Float ? d_ : static_cast<double>(i_); }
-  int64_t to_int() const { return kind_ == Kind::Float ? static_cast<int64_t>(d_) : i_; }
-  bool to_bool() const { return kind_ == Kind::Float ? d_ != 0.0 : i_ != 0; }
+  bool is_symbolic() const { return node_ != nullptr; }
+  /// The float as a SymFloat (symbolic or plain); ints and bools convert.
+  SymFloat to_sym_float() const { return node_ ? SymFloat(node_) : SymFloat(to_double()); }
+  double to_double() const {
+    if (node_) [[unlikely]]
+      return SymFloat(node_).guard_float();
+    return kind_ == Kind::Float ? d_ : static_cast<double>(i_);
+  }
+  int64_t to_int() const { return kind_ == Kind::Float ? static_cast<int64_t>(to_double()) : i_; }
+  bool to_bool() const { return kind_ == Kind::Float ? to_double() != 0.0 : i_ != 0; }
   /// The dtype a Python number of this kind has as a wrapped tensor: bool, int64 or float64.
   DType dtype() const {
     return kind_ == Kind::Bool ? DType::Bool : kind_ == Kind::Int ? DType::Int64 : DType::Float64;
@@ -50,6 +61,7 @@ class Scalar {
     int64_t i_;
     double d_;
   };
+  SymNodePtr node_;  ///< a symbolic float's expression (kind_ is Float)
 };
 
 template <>

@@ -48,6 +48,9 @@ class SymNode {
   virtual SymNodePtr logical_not() const = 0;
   virtual SymNodePtr wrap_int(int64_t value) const = 0;
   virtual SymNodePtr wrap_bool(bool value) const = 0;
+  /// A float constant in this node's environment; the default refuses (InvalidSpec): only
+  /// nodes that hold floats (item_float() under capture) do float arithmetic.
+  virtual SymNodePtr wrap_float(double value) const;
   /// Evaluates on the hints and records a guard at `where`.
   virtual int64_t guard_int(const std::source_location& where) const = 0;
   virtual bool guard_bool(const std::source_location& where) const = 0;
@@ -170,6 +173,14 @@ class SymFloat {
   }
   explicit operator double() const { return guard_float(); }
   std::string str() const;
+
+  /// Arithmetic as on Python floats; with a symbolic operand it is recorded (under capture, as
+  /// the graph's `_operator.mul` etc.), so the value stays symbolic.
+  SymFloat operator-() const;
+  friend SymFloat operator+(const SymFloat& a, const SymFloat& b);
+  friend SymFloat operator-(const SymFloat& a, const SymFloat& b);
+  friend SymFloat operator*(const SymFloat& a, const SymFloat& b);
+  friend SymFloat operator/(const SymFloat& a, const SymFloat& b);
 
  private:
   double value_ = 0.0;

@@ -14,8 +14,9 @@ namespace xport {
 /// passes the user's function; the interpreter and the runtime pass a graph they run.
 using GraphFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
 
-/// Holds a Tensor, an integer (possibly symbolic), a double, a bool, a string, a DType, a list
-/// of integers, of doubles or of tensors, a subgraph function (higher-order ops), or none. Integers are kept as SymInt.
+/// Holds a Tensor, an integer (possibly symbolic), a float (possibly symbolic), a bool, a
+/// string, a DType, a list of integers, of doubles or of tensors, a subgraph function
+/// (higher-order ops), or none. Integers are kept as SymInt, floats as SymFloat.
 class Value {
  public:
   Value() = default;                                  // none
@@ -23,7 +24,8 @@ class Value {
   Value(SymInt v) : v_(std::move(v)) {}               // NOLINT
   Value(int64_t v) : v_(SymInt(v)) {}                 // NOLINT
   Value(int v) : v_(SymInt(v)) {}                     // NOLINT
-  Value(double v) : v_(v) {}                          // NOLINT
+  Value(double v) : v_(SymFloat(v)) {}                // NOLINT
+  Value(SymFloat v) : v_(std::move(v)) {}             // NOLINT
   Value(bool v) : v_(v) {}                            // NOLINT
   Value(std::string v) : v_(std::move(v)) {}          // NOLINT
   Value(const char* v) : v_(std::string(v)) {}        // NOLINT
@@ -39,7 +41,7 @@ class Value {
   bool is_none() const { return v_.index() == 0; }
   bool is_tensor() const { return std::holds_alternative<Tensor>(v_); }
   bool is_int() const { return std::holds_alternative<SymInt>(v_); }
-  bool is_double() const { return std::holds_alternative<double>(v_); }
+  bool is_double() const { return std::holds_alternative<SymFloat>(v_); }
   bool is_bool() const { return std::holds_alternative<bool>(v_); }
   bool is_string() const { return std::holds_alternative<std::string>(v_); }
   bool is_dtype() const { return std::holds_alternative<DType>(v_); }
@@ -55,7 +57,9 @@ class Value {
   /// Specialises a symbolic integer (recording a guard).
   int64_t to_int() const;
   const SymInt& to_sym_int() const;
-  double to_double() const;  // int and bool convert
+  /// Int and bool convert; a symbolic float throws DataDependent (its value is not known).
+  double to_double() const;
+  const SymFloat& to_sym_float() const;
   bool to_bool() const;
   Scalar to_scalar() const;
   const std::string& to_string_value() const;
@@ -71,7 +75,7 @@ class Value {
   std::string str() const;
 
  private:
-  std::variant<std::monostate, Tensor, SymInt, double, bool, std::string, DType,
+  std::variant<std::monostate, Tensor, SymInt, SymFloat, bool, std::string, DType,
                std::vector<SymInt>, std::vector<double>, std::vector<Tensor>, GraphFn>
       v_;
 };

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "capture/expr_node.h"
+#include "capture/float_node.h"
 #include "capture/tracer.h"
 #include "ir/ir_util.h"
 #include "xport/program.h"
@@ -26,6 +27,9 @@ Value value_of(const ir::Argument& arg, const ArgType& type, const Values& value
         if constexpr (std::is_same_v<T, std::monostate>) {
           return Value();
         } else if constexpr (std::is_same_v<T, ir::ValueRef>) {
+          // A number the graph computes (item_float()'s value) stays a symbolic float.
+          if (type.base == BaseType::Scalar || type.base == BaseType::Float)
+            return SymFloat(std::make_shared<capture::FloatNode>(tensor_of(v, values)));
           return tensor_of(v, values);
         } else if constexpr (std::is_same_v<T, sym::ExprPtr>) {
           return env.make_int(v);

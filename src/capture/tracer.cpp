@@ -2,6 +2,7 @@
 
 #include "capture/call_site.h"
 #include "capture/expr_node.h"
+#include "capture/float_node.h"
 #include "xport/nn/module.h"
 
 namespace xport::capture {
@@ -146,7 +147,11 @@ ir::Argument Tracer::to_argument(const Value& v, const xport::Argument& schema_a
     return value_of(v.to_tensor());
   }
   if (v.is_int()) return env_->simplify(expr_of(v.to_sym_int()));
-  if (v.is_double()) return v.to_double();
+  if (v.is_double()) {
+    const SymFloat& f = v.to_sym_float();
+    if (f.is_symbolic()) return float_argument(float_value(f));
+    return f.guard_float();
+  }
   if (v.is_bool()) return v.to_bool();
   if (v.is_string()) return v.to_string_value();
   if (v.is_dtype()) return v.to_dtype();
@@ -214,6 +219,28 @@ SymInt Tracer::item_int(const Tensor& t) {
       range, "%" + name + ".item()" + (line.empty() ? "" : " at " + line));
   graph_.set_unbacked_bindings(node, {{u, 0, -1}});
   return env_->make_int(u);
+}
+
+SymFloat Tracer::item_float(const Tensor& t) {
+  XPORT_CHECK(is_floating(t.dtype()), InvalidInput, "item_float(): the tensor holds ",
+              dtype_name(t.dtype()), "; read an integer or bool tensor with item_int()",
+              " or item_bool(), or convert it first (.to(DType::Float32))");
+  std::vector<Tensor> value = call_tensors(find_op("aten::item"), {t});
+  return SymFloat(std::make_shared<FloatNode>(std::move(value.at(0))));
+}
+
+ir::ValueRef Tracer::float_argument(const Tensor& value) {
+  const auto* traced = static_cast<const TracedValue*>(value.impl()->capture_info.get());
+  const ir::Node* node = traced != nullptr ? traced->ref.node : nullptr;
+  const bool here = node != nullptr && node->position() < graph_.nodes().size() &&
+                    graph_.nodes()[node->position()].get() == node;
+  // PyTorch's control-flow operators take tensors only, so a branch cannot close over a float.
+  const std::string line = here ? "" : user_source(capture_call_site());
+  XPORT_CHECK(here, UnsupportedOp, "a float from item_float() is used inside a cond, map or ",
+              "while_loop function", line.empty() ? "" : " at " + line,
+              " but was read outside it; pass its one-element tensor as an operand and call ",
+              "item_float() inside the function, or use the tensor itself (x * scale)");
+  return traced->ref;
 }
 
 std::vector<Tensor> Tracer::record(const OpArgs& args) {

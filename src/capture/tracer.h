@@ -46,6 +46,8 @@ class Tracer : public DispatchInterceptor {
   SymInt new_data_dependent_size(const OpArgs& args, int64_t lo, int64_t hi) override;
   /// Records aten::item(t) and returns a fresh unbacked symbol bound to its value.
   SymInt item_int(const Tensor& t) override;
+  /// Records aten::item(t) and returns a symbolic float holding its value (see FloatNode).
+  SymFloat item_float(const Tensor& t) override;
 
   /// A fake tensor standing for `ref`, with `meta` (symbolic sizes).
   Tensor make_fake(const TensorMeta& meta, ir::ValueRef ref);
@@ -95,6 +97,9 @@ class Tracer : public DispatchInterceptor {
   void rebind(const Tensor& t, const Tensor& next);
   std::vector<std::weak_ptr<TracedValue>>& views_of(const Tensor& t);
   ir::Argument to_argument(const Value& v, const xport::Argument& schema_arg);
+  /// The graph value of a symbolic float (its one-element tensor); refused when another graph
+  /// (outside this subgraph) computes it.
+  ir::ValueRef float_argument(const Tensor& value);
   bool owns(const ir::ValueRef& ref) const;
   bool in_scope(const ir::ValueRef& ref) const;
 

@@ -4,7 +4,15 @@
 
 namespace xport {
 
+Scalar::Scalar(const SymFloat& v) : kind_(Kind::Float), d_(0.0) {
+  if (v.is_symbolic())
+    node_ = v.node();
+  else
+    d_ = v.guard_float();
+}
+
 std::string Scalar::str() const {
+  if (node_) return node_->str();
   switch (kind_) {
     case Kind::Bool:
       return i_ ? "True" : "False";

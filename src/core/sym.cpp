@@ -138,6 +138,38 @@ SymBool operator||(const SymBool& a, const SymBool& b) {
 }
 
 std::string SymBool::str() const { return node_ ? node_->str() : (value_ ? "True" : "False"); }
+SymNodePtr SymNode::wrap_float(double value) const {
+  XPORT_FAIL(InvalidSpec, "a float (", value, ") cannot be combined with the symbolic value ",
+             str(), "; only floats from item_float() take part in float arithmetic");
+}
+
+SymFloat SymFloat::operator-() const {
+  if (!node_) return SymFloat(-value_);
+  return SymFloat(node_->negate());
+}
+
+namespace {
+SymFloat float_op(SymOp op, const SymFloat& a, const SymFloat& b) {
+  const SymNodePtr& like = a.is_symbolic() ? a.node() : b.node();
+  auto lift = [&](const SymFloat& v) {
+    return v.is_symbolic() ? v.node() : like->wrap_float(v.guard_float());
+  };
+  return SymFloat(lift(a)->binary(op, lift(b)));
+}
+}  // namespace
+
+#define XPORT_SYMFLOAT_BINARY(OP, SYMOP)                       \
+  SymFloat operator OP(const SymFloat& a, const SymFloat& b) { \
+    if (!a.node_ && !b.node_) [[likely]]                       \
+      return SymFloat(a.value_ OP b.value_);                   \
+    return float_op(SymOp::SYMOP, a, b);                       \
+  }
+XPORT_SYMFLOAT_BINARY(+, Add)
+XPORT_SYMFLOAT_BINARY(-, Sub)
+XPORT_SYMFLOAT_BINARY(*, Mul)
+XPORT_SYMFLOAT_BINARY(/, TrueDiv)
+#undef XPORT_SYMFLOAT_BINARY
+
 std::string SymFloat::str() const { return node_ ? node_->str() : std::to_string(value_); }
 
 std::ostream& operator<<(std::ostream& out, const SymInt& v) { return out << v.str(); }

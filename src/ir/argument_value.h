@@ -2,6 +2,8 @@
 // Converts a graph argument into the Value an op's kernel takes, as the schema type says; shared
 // by the interpreter and the runtime's planner so both bind arguments the same way.
 
+#include <limits>
+
 #include "xport/ir.h"
 #include "xport/value.h"
 
@@ -14,6 +16,16 @@ struct NoSubgraphs {
   }
 };
 
+/// A number the graph computes (item_float()'s value, `_operator.mul`'s result): its one-element
+/// tensor's value. A tensor without data (a fake, while planning) gives a stand-in of its kind
+/// (NaN or 0): meta functions read a Scalar's kind, never its value.
+inline Value scalar_value(const Tensor& t) {
+  if (!t.is_fake()) return Value(t.item_scalar());
+  if (is_floating(t.dtype())) return Value(std::numeric_limits<double>::quiet_NaN());
+  if (t.dtype() == DType::Bool) return Value(false);
+  return Value(int64_t{0});
+}
+
 /// `tensor_of(const ValueRef&)` gives a value's tensor; `evaluate(sym::ExprPtr)` an expression's
 /// integer under the current symbols (it throws when it cannot); `graph_of(const SubgraphRef&)`
 /// the GraphFn that runs a subgraph.
@@ -22,7 +34,11 @@ Value argument_value(const Argument& arg, const ArgType& type, const TensorOf& t
                      const Evaluate& evaluate, const GraphOf& graph_of = {}) {
   if (arg.is_none()) return Value();
   if (const auto* g = std::get_if<SubgraphRef>(&arg.value)) return Value(graph_of(*g));
-  if (const auto* ref = std::get_if<ValueRef>(&arg.value)) return tensor_of(*ref);
+  if (const auto* ref = std::get_if<ValueRef>(&arg.value)) {
+    if (type.base == BaseType::Scalar || type.base == BaseType::Float)
+      return scalar_value(tensor_of(*ref));
+    return tensor_of(*ref);
+  }
   if (const auto* e = std::get_if<sym::ExprPtr>(&arg.value)) return evaluate(*e);
   if (const auto* d = std::get_if<double>(&arg.value)) return *d;
   if (const auto* b = std::get_if<bool>(&arg.value)) return *b;

@@ -42,6 +42,15 @@ std::string describe(const Argument& a) {
   }
 }
 
+// A number the graph computes (item_float()'s value): a one-element, 0-dim value.
+bool is_number_value(const Argument& a) {
+  const auto* ref = std::get_if<ValueRef>(&a.value);
+  if (ref == nullptr || ref->node == nullptr) return false;
+  const auto& outputs = ref->node->outputs();
+  return ref->index >= 0 && static_cast<size_t>(ref->index) < outputs.size() &&
+         outputs[static_cast<size_t>(ref->index)].sizes.empty();
+}
+
 // Whether one (non-list) value fits `base`; `element_optional` allows None.
 bool fits_base(BaseType base, const Argument& a) {
   switch (base) {
@@ -51,12 +60,14 @@ bool fits_base(BaseType base, const Argument& a) {
     case BaseType::SymInt:
       return is_integer_expr(a);
     case BaseType::Float:
-      return std::holds_alternative<double>(a.value) || is_integer_expr(a);
+      return std::holds_alternative<double>(a.value) || is_integer_expr(a) ||
+             is_number_value(a);
     case BaseType::Bool:
       return std::holds_alternative<bool>(a.value);
     case BaseType::Scalar:  // a bool expression too (_assert_scalar's condition)
       return std::holds_alternative<sym::ExprPtr>(a.value) ||
-             std::holds_alternative<double>(a.value) || std::holds_alternative<bool>(a.value);
+             std::holds_alternative<double>(a.value) || std::holds_alternative<bool>(a.value) ||
+             is_number_value(a);
     case BaseType::ScalarType:
       return std::holds_alternative<DType>(a.value);
     case BaseType::Str:

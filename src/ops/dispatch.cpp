@@ -220,6 +220,12 @@ SymInt DispatchInterceptor::item_int(const Tensor&) {
                                 "data_dependent_item");
 }
 
+SymFloat DispatchInterceptor::item_float(const Tensor&) {
+  detail::throw_error_with_case(ErrorKind::DataDependent,
+                                "item_float(): the tensor's value is not known here",
+                                "data_dependent_item");
+}
+
 SymInt data_dependent_size(const OpArgs& args, int64_t lo, int64_t hi) {
   if (t_interceptor != nullptr) return t_interceptor->new_data_dependent_size(args, lo, hi);
   detail::throw_error_with_case(

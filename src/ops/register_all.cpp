@@ -16,6 +16,7 @@ void register_all_ops() {
   register_control_flow_ops();
   register_fused_ops();
   register_data_dependent_ops();
+  register_sym_float_ops();
 }
 
 }  // namespace xport::ops

@@ -15,6 +15,7 @@ void register_nn_ops();
 void register_shape_ops();
 void register_control_flow_ops();
 void register_data_dependent_ops();
+void register_sym_float_ops();
 /// The ops the shared fusion pass writes (xport::fused_conv2d, ...); after the ops they fuse.
 void register_fused_ops();
 

@@ -13,7 +13,7 @@ Value::Value(const Scalar& v) {
       v_ = SymInt(v.to_int());
       break;
     case Scalar::Kind::Float:
-      v_ = v.to_double();
+      v_ = v.to_sym_float();
       break;
   }
 }
@@ -47,8 +47,11 @@ int64_t Value::to_int() const {
 double Value::to_double() const {
   if (is_int()) return static_cast<double>(to_int());
   if (is_bool()) return std::get<bool>(v_) ? 1.0 : 0.0;
+  return to_sym_float().guard_float();
+}
+const SymFloat& Value::to_sym_float() const {
   XPORT_VALUE_EXPECT(is_double(), "float");
-  return std::get<double>(v_);
+  return std::get<SymFloat>(v_);
 }
 bool Value::to_bool() const {
   XPORT_VALUE_EXPECT(is_bool(), "bool");
@@ -58,7 +61,7 @@ Scalar Value::to_scalar() const {
   if (is_bool()) return Scalar(std::get<bool>(v_));
   if (is_int()) return Scalar(to_int());
   XPORT_VALUE_EXPECT(is_double(), "Scalar (int, float or bool)");
-  return Scalar(std::get<double>(v_));
+  return Scalar(std::get<SymFloat>(v_));
 }
 const std::string& Value::to_string_value() const {
   XPORT_VALUE_EXPECT(is_string(), "str");
@@ -102,7 +105,7 @@ std::string Value::str() const {
   } else if (is_int()) {
     out << std::get<SymInt>(v_);
   } else if (is_double()) {
-    out << Scalar(std::get<double>(v_)).str();
+    out << Scalar(std::get<SymFloat>(v_)).str();
   } else if (is_bool()) {
     out << (std::get<bool>(v_) ? "True" : "False");
   } else if (is_string()) {

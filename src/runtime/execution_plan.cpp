@@ -90,7 +90,7 @@ class Planner {
           [&](const ir::ValueRef& ref) { return fakes_[static_cast<size_t>(graph_.slot(ref))]; },
           [&](sym::ExprPtr e) { return evaluate(e, where); },
           [](const ir::SubgraphRef&) { return GraphFn(); }));  // set per run
-      add_hole(a, arg, planned.holes);
+      add_hole(a, arg, op.parsed.arguments[a].type, planned.holes);
     }
     OpArgs bound = bind_args(op, std::move(values));
     const bool higher_order = step.kind == StepKind::HigherOrder;
@@ -172,7 +172,9 @@ class Planner {
   // A step sized when it runs: its outputs live outside the arena.
   void plan_at_run(PlannedStep& planned, ExecutionPlan* plan) {
     const CompiledStep& step = *planned.step;
-    for (size_t a = 0; a < step.node->args().size(); ++a) add_hole(a, step.node->args()[a], planned.holes);
+    for (size_t a = 0; a < step.node->args().size(); ++a) {
+      add_hole(a, step.node->args()[a], step.op->parsed.arguments[a].type, planned.holes);
+    }
     const bool from_weight = reads_weight(planned.holes);
     for (size_t o = 0; o < step.node->outputs().size(); ++o) {
       const auto s = static_cast<size_t>(step.first_slot) + o;
@@ -211,9 +213,13 @@ class Planner {
     return out;
   }
 
-  void add_hole(size_t a, const ir::Argument& arg, std::vector<TensorHole>& holes) const {
+  void add_hole(size_t a, const ir::Argument& arg, const ArgType& type,
+                std::vector<TensorHole>& holes) const {
     if (const auto* ref = std::get_if<ir::ValueRef>(&arg.value)) {
-      holes.push_back(TensorHole{.arg = a, .slot = graph_.slot(*ref)});
+      holes.push_back(TensorHole{
+          .arg = a,
+          .slot = graph_.slot(*ref),
+          .number = type.base == BaseType::Scalar || type.base == BaseType::Float});
       return;
     }
     const auto* list = std::get_if<std::vector<ir::Argument>>(&arg.value);
@@ -337,7 +343,8 @@ std::vector<Value> bound_args(const PlannedStep& planned, const std::vector<Tens
   std::vector<Value> args = planned.args;
   for (const TensorHole& hole : planned.holes) {
     if (!hole.list) {
-      args[hole.arg] = slots[static_cast<size_t>(hole.slot)];
+      const Tensor& t = slots[static_cast<size_t>(hole.slot)];
+      args[hole.arg] = hole.number ? ir::scalar_value(t) : Value(t);
       continue;
     }
     std::vector<Tensor> list;

@@ -26,6 +26,7 @@ struct TensorHole {
   int slot = -1;
   bool list = false;
   std::vector<int> list_slots = {};
+  bool number = false;  ///< a Scalar argument the graph computes: the slot's value, not the tensor
 };
 
 struct PlannedStep {

@@ -247,6 +247,18 @@ class ProgramReader {
     }
   }
 
+  // A SymFloat argument: a float, or the name of a float the graph computes (item_float()'s
+  // value, `_operator.mul`'s result).
+  ir::Argument sym_float_argument(const Field& f) {
+    auto [kind, v] = f.to_union();
+    if (kind == "as_float") return v.to_double();
+    if (kind != "as_name") v.fail("unknown SymFloatArgument kind '" + kind + "'");
+    auto it = values_.find(v.to_string());
+    if (it == values_.end())
+      v.fail("refers to float '" + v.to_string() + "', which no earlier node defines");
+    return it->second;
+  }
+
   sym::ExprPtr sym_int_argument(const Field& f) {
     auto [kind, v] = f.to_union();
     if (kind == "as_int") return sym::integer(v.to_int());
@@ -285,6 +297,7 @@ class ProgramReader {
     if (kind == "as_sym_ints")
       return list([&](const Field& e) { return ir::Argument(sym_int_argument(e)); });
     if (kind == "as_float") return v.to_double();
+    if (kind == "as_sym_float") return sym_float_argument(v);
     if (kind == "as_floats")
       return list([](const Field& e) { return ir::Argument(e.to_double()); });
     if (kind == "as_bool") return v.to_bool();
@@ -366,6 +379,15 @@ class ProgramReader {
                   " is not one xport runs (it has cond, map_impl and while_loop)");
       return *op;
     }
+    // Python's operators on SymFloats (`_operator.mul`); those on SymInts never get here (their
+    // results are expressions in sym_int_values).
+    const std::string operator_prefix = "_operator.";
+    if (target.rfind(operator_prefix, 0) == 0) {
+      const OpDef* op = try_find_op("_operator::" + target.substr(operator_prefix.size()));
+      XPORT_CHECK(op != nullptr, UnsupportedOp, target_field.path(), ": ", target,
+                  " on floats is not one xport runs (it has add, sub, mul, truediv and neg)");
+      return *op;
+    }
     const std::string prefix = "torch.ops.";
     const size_t last = target.rfind('.');
     const size_t ns_end = target.find('.', prefix.size());
@@ -439,7 +461,8 @@ class ProgramReader {
     std::vector<std::string> number_args;
     for (size_t i = 0; i < inputs.size(); ++i) {
       auto [kind, value] = inputs.at(i)["arg"].to_union();
-      if (kind != "as_int" && kind != "as_float" && kind != "as_bool") continue;
+      if (kind != "as_int" && kind != "as_float" && kind != "as_bool" && kind != "as_sym_float")
+        continue;
       const std::string& name = inputs.at(i)["name"].to_string();
       for (const Argument& a : op.parsed.arguments) {
         if (a.name == name && a.type.base == BaseType::Tensor && !a.type.list)
@@ -573,8 +596,9 @@ class ProgramReader {
       }
     }
 
-    // Outputs: a list for `-> Tensor[]`, else one tensor per return.
+    // Outputs: a list for `-> Tensor[]`, else one tensor (or SymFloat) per return.
     std::vector<Field> names;
+    std::vector<size_t> numbers;  // the outputs that are SymFloats
     if (schema.returns_list && !op.higher_order) {
       if (outputs.size() != 1)
         outputs.fail(schema.qualified_name() + " returns a list: expected one as_tensors output");
@@ -588,6 +612,11 @@ class ProgramReader {
       }
       for (size_t i = 0; i < outputs.size(); ++i) {
         auto [k, t] = outputs.at(i).to_union();
+        if (k == "as_sym_float") {  // a float the graph computes, held as a float64 value
+          names.push_back(t["as_name"]);
+          numbers.push_back(names.size() - 1);
+          continue;
+        }
         if (k != "as_tensor") t.fail("expected an as_tensor output, found " + k);
         names.push_back(t["name"]);
       }
@@ -600,7 +629,10 @@ class ProgramReader {
       }
     }
     std::vector<ir::TensorSpec> specs;
-    for (const Field& name : names) specs.push_back(spec_of(name));
+    for (size_t i = 0; i < names.size(); ++i) {
+      const bool number = std::find(numbers.begin(), numbers.end(), i) != numbers.end();
+      specs.push_back(number ? ir::TensorSpec::contiguous(DType::Float64, {}) : spec_of(names[i]));
+    }
     std::string node_name;
     if (auto given = n.optional("name")) {
       node_name = given->to_string();
@@ -649,6 +681,7 @@ class ProgramReader {
     const Field outputs = n["outputs"];
     if (outputs.size() != 1) return false;
     auto [kind, v] = outputs.at(0).to_union();
+    if (kind == "as_sym_float") return read_float_item(n, v["as_name"]);
     if (kind != "as_sym_int") return false;
     const Field name = v["as_name"];
     const sym::ExprPtr u = sym_int_argument(v);
@@ -671,6 +704,28 @@ class ProgramReader {
       n.fail(e.what());
     }
     graph_.set_unbacked_bindings(node, {{u, 0, -1}});
+    return true;
+  }
+
+  // aten.item with an as_sym_float output: a float tensor's value, which later nodes take as a
+  // Scalar (as_sym_float). It keeps the tensor's dtype, as item_float() records it.
+  bool read_float_item(const Field& n, const Field& name) {
+    const Field inputs = n["inputs"];
+    if (inputs.size() != 1) inputs.fail("aten.item takes one tensor");
+    auto [k, t] = inputs.at(0)["arg"].to_union();
+    if (k != "as_tensor") t.fail("aten.item takes a tensor, found " + k);
+    const ir::ValueRef self = value_ref(t);
+    const DType dtype = self.node->outputs()[static_cast<size_t>(self.index)].dtype;
+    if (!is_floating(dtype))
+      t.fail(std::string("an as_sym_float item of a ") + dtype_name(dtype) + " tensor");
+    try {
+      ir::Node* node = graph_.add_named_call(
+          name.to_string(), find_op("aten::item"), {self}, {ir::TensorSpec::contiguous(dtype, {})},
+          n.optional("metadata") ? node_meta(n["metadata"]) : ir::NodeMeta{});
+      define(name, node->out());
+    } catch (const Error& e) {
+      n.fail(e.what());
+    }
     return true;
   }
 

@@ -146,7 +146,8 @@ class GraphWriter {
     g["nodes"] = std::move(nodes);
     Json values = Json::object();
     for (const auto& node : graph_.nodes()) {
-      if (binds_value(*node)) continue;  // its output is a SymInt in PyTorch's graphs
+      // Their outputs are a SymInt or a SymFloat in PyTorch's graphs.
+      if (binds_value(*node) || is_float_number(*node)) continue;
       for (size_t i = 0; i < node->outputs().size(); ++i) {
         values[value_name(node->out(static_cast<int>(i)))] = tensor_meta(node->outputs()[i]);
       }
@@ -156,7 +157,7 @@ class GraphWriter {
     g["sym_bool_values"] = sym_bool_values_;
     g["is_single_tensor_return"] = false;
     g["custom_obj_values"] = Json::object();
-    g["sym_float_values"] = Json::object();
+    g["sym_float_values"] = sym_float_values_;
     return g;
   }
 
@@ -204,6 +205,7 @@ class GraphWriter {
   std::map<std::string, int> used_;                     // every node and value name
   Json sym_values_ = Json::object();
   Json sym_bool_values_ = Json::object();
+  Json sym_float_values_ = Json::object();
   Json sym_nodes_ = Json::array();
   std::unordered_map<sym::ExprPtr, std::string> sym_names_;
 
@@ -332,6 +334,16 @@ class GraphWriter {
   static bool binds_value(const ir::Node& node) {
     const auto& b = node.unbacked_bindings();
     return b.size() == 1 && b[0].dim < 0;
+  }
+
+  // A float the graph computes (item_float()'s value, `_operator.mul`'s result): PyTorch's
+  // SymFloat, written as_sym_float.
+  static bool is_float_number(const ir::Node& node) {
+    if (node.kind() != ir::NodeKind::Call) return false;
+    const Schema& s = node.op()->parsed;
+    return s.returns.size() == 1 && s.returns[0].type.base == BaseType::Scalar &&
+           node.outputs().size() == 1 && is_floating(node.outputs()[0].dtype) &&
+           !binds_value(node);
   }
 
   // The nodes that name the symbols `node` binds: item's own output, or aten.sym_size.int of
@@ -497,7 +509,12 @@ class GraphWriter {
       GraphWriter& w;
       const xport::Argument* param;
       Json operator()(std::monostate) const { return Json{{"as_none", true}}; }
-      Json operator()(const ir::ValueRef& r) const { return Json{{"as_tensor", w.tensor_ref(r)}}; }
+      Json operator()(const ir::ValueRef& r) const {
+        const bool number = param && (param->type.base == BaseType::Scalar ||
+                                      param->type.base == BaseType::Float);
+        if (number) return Json{{"as_sym_float", Json{{"as_name", w.value_name(r)}}}};
+        return Json{{"as_tensor", w.tensor_ref(r)}};
+      }
       Json operator()(sym::ExprPtr e) const { return w.operand(e); }
       Json operator()(double v) const { return Json{{"as_float", float_value(v)}}; }
       Json operator()(bool v) const { return Json{{"as_bool", v}}; }
@@ -588,8 +605,12 @@ class GraphWriter {
     // arguments without names, one as_tensor per output.
     const bool hop = node.op()->higher_order;
     Json n;
-    n["target"] = "torch.ops." + schema.ns + "." + schema.name +
-                  (hop ? "" : "." + (schema.overload.empty() ? "default" : schema.overload));
+    // Python's own operators (`_operator.mul` on SymFloats) have no torch.ops name.
+    n["target"] = schema.ns == "_operator" ? "_operator." + schema.name
+                                           : "torch.ops." + schema.ns + "." + schema.name +
+                                                 (hop ? "" : "." + (schema.overload.empty()
+                                                                        ? "default"
+                                                                        : schema.overload));
     Json inputs = Json::array();
     for (size_t i = 0; i < node.args().size() && i < schema.arguments.size(); ++i) {
       const xport::Argument& param = schema.arguments[i];
@@ -627,6 +648,13 @@ class GraphWriter {
     }
     if (binds_value(node)) {
       outputs = Json::array({Json{{"as_sym_int", Json{{"as_name", node.name()}}}}});
+    } else if (is_float_number(node)) {
+      // No expression relates it to the inputs: each is a symbol of its own (zuf0, zuf1, ...).
+      const std::string name = value_name(node.out(0));
+      outputs = Json::array({Json{{"as_sym_float", Json{{"as_name", name}}}}});
+      const std::string symbol = "zuf" + std::to_string(sym_float_values_.size());
+      sym_float_values_[name] = Json{
+          {"as_expr", Json{{"expr_str", "Symbol('" + symbol + "')"}, {"hint", nullptr}}}};
     }
     n["outputs"] = std::move(outputs);
     n["metadata"] = node_metadata(node.meta());

@@ -182,12 +182,12 @@ Scalar Tensor::item_scalar() const {
       return Scalar(value);
     else if constexpr (std::is_integral_v<T>)
       return Scalar(static_cast<int64_t>(value));
+    else if constexpr (std::is_same_v<T, double>)
+      return Scalar(value);  // all of a float64's precision, as PyTorch's item() gives
     else
       return Scalar(static_cast<double>(static_cast<float>(value)));
   });
 }
-
-SymFloat Tensor::item_float() const { return SymFloat(item_scalar().to_double()); }
 
 // Reads the elements in row-major order through the strides itself: the tensor layer calls no
 // op (contiguous() is one).

@@ -148,6 +148,58 @@ TEST(Unbacked, AnOpThatSizesItsOwnOutputRunsWithTheInputsSymbols) {
   }
 }
 
+TEST(Unbacked, ItemFloatIsASymbolicFloatThatOpsAndArithmeticTake) {
+  const TracedFn fn = [](const std::vector<Value>& in) {
+    const Tensor& x = in[0].to_tensor();
+    const SymFloat s = in[1].to_tensor().item_float();
+    const SymFloat shift = s / 4.0 - 1.0;
+    const Tensors branch = cond(
+        x.sum().gt(0.0), [](const Tensors& a) { return Tensors{a[0] * a[1].item_float()}; },
+        [](const Tensors& a) { return Tensors{a[0] - a[1].item_float()}; }, {x, in[1].to_tensor()});
+    return Tensors{x * s + shift, full({2}, -shift), clamp(x, Scalar(s), std::nullopt), branch[0]};
+  };
+  const ExportedProgram p = export_program(fn, {randn({4}, 0), full({}, 0.5)});
+  const std::string text = p.to_string();
+  EXPECT_NE(text.find("%item = aten::item.default(%x1)  # f32[]"), std::string::npos) << text;
+  EXPECT_NE(text.find("_operator::truediv.default(%item, 4.0)  # f64[]"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("aten::mul.Scalar(%x0, %item)"), std::string::npos) << text;
+  expect_matches_eager(p, fn,
+                       {{randn({4}, 1), full({}, -2.25)},
+                        {randn({4}, 2), full({}, 1e-3)},
+                        {full({4}, 1.0), full({}, 3.0)},
+                        {full({4}, -1.0), full({}, 3.0)}});
+}
+
+TEST(Unbacked, ItemFloatTakesFloatTensorsAndKeepsAFloat64sPrecision) {
+  EXPECT_EQ(static_cast<double>(full({}, 0.1, DType::Float64).item_float()), 0.1);
+  EXPECT_EQ(static_cast<double>(full({}, 0.1).item_float()), static_cast<double>(0.1f));
+  expect_error(
+      [] {
+        export_program(
+            [](const std::vector<Value>& in) {
+              return Tensors{in[0].to_tensor() * in[0].to_tensor().item_float()};
+            },
+            {full({}, 3, DType::Int64)});
+      },
+      ErrorKind::InvalidInput, {"item_float(): the tensor holds int64", "item_int()"});
+  // PyTorch's cond takes tensors only: a branch cannot close over a float read outside it.
+  expect_error(
+      [] {
+        export_program(
+            [](const std::vector<Value>& in) {
+              const SymFloat s = in[1].to_tensor().item_float();
+              return cond(
+                  in[0].to_tensor().sum().gt(0.0),
+                  [&](const Tensors& a) { return Tensors{a[0] * s}; },
+                  [](const Tensors& a) { return Tensors{a[0] * 2.0}; }, {in[0].to_tensor()});
+            },
+            {randn({3}, 0), full({}, 0.5)});
+      },
+      ErrorKind::UnsupportedOp,
+      {"a float from item_float() is used inside a cond", "unbacked_test.cpp:", "operand"});
+}
+
 TEST(Unbacked, ItemOutsideCaptureIsTheValue) {
   EXPECT_EQ(full({}, 7, DType::Int64).item_int().maybe_int(), 7);
   EXPECT_EQ(full({}, true).item_bool().maybe_bool(), true);

@@ -6,6 +6,7 @@ case's arguments, and writes DIR/results.json plus one .npy per output. bfloat16
 dtype, so such tensors travel as float32 with their real dtype named beside them.
 """
 import json
+import operator
 import os
 import sys
 
@@ -53,6 +54,8 @@ def encode_output(t, folder, name):
 
 def resolve(op):
     namespace, rest = op.split("::")
+    if namespace == "_operator":  # Python's operators, as torch.export records them on SymFloats
+        return getattr(operator, rest)
     name, _, overload = rest.partition(".")
     return getattr(getattr(getattr(torch.ops, namespace), name), overload or "default")
 
@@ -60,6 +63,8 @@ def resolve(op):
 def expand_fixed_lists(fn, args, kwargs):
     """An int passed for an `int[N]` argument means N copies of it, as ATen's C++ API (and xport)
     take it; torch.ops' Python binding wants the list."""
+    if not hasattr(fn, "_schema"):  # a Python operator
+        return args, kwargs
     params = fn._schema.arguments
 
     def expand(param, value):
@@ -88,8 +93,10 @@ def main():
         if out is None:  # aten::_assert_scalar returns nothing
             outs = []
         elif isinstance(out, (bool, int, float)):
-            # A Scalar return (aten::item): xport gives a 0-dim tensor of the input's dtype.
-            outs = [torch.tensor(out, dtype=args[0].dtype)]
+            # A Scalar return: xport gives a 0-dim tensor of the input's dtype (aten::item), or
+            # a float64 one (_operator's arithmetic on Python numbers).
+            dtype = args[0].dtype if isinstance(args[0], torch.Tensor) else torch.float64
+            outs = [torch.tensor(out, dtype=dtype)]
         else:
             outs = list(out) if isinstance(out, (tuple, list)) else [out]
         results[str(case["id"])] = {

@@ -185,6 +185,30 @@ def mutation_cases():
                updates_state=True)
 
 
+# ---- data-dependent floats ------------------------------------------------------------------------
+
+
+class FloatItem(nn.Module):
+    """A tensor's float value used as a number: torch.export writes aten.item with an
+    as_sym_float output, Python arithmetic on it as _operator.mul / add / truediv / neg nodes,
+    and passes it to ops where the schema says Scalar or Tensor (aten.mul.Tensor(x, item))."""
+
+    def forward(self, x, y):
+        v = y.item()
+        w = v * 0.5 + 1.0
+        return x * v, torch.full((2,), w), (x - v / 4.0).clamp(min=-v), (x > v).float()
+
+
+def float_item_cases():
+    g = torch.Generator().manual_seed(11)
+    x = torch.randn(3, 5, generator=g)
+    runs = [((x, torch.tensor(2.5)), {}),
+            ((torch.randn(3, 5, generator=g), torch.tensor(-0.75)), {}),
+            ((torch.randn(3, 5, generator=g), torch.tensor(1e-3)), {})]
+    yield Case("float_item", "data_dependent", FloatItem(), (x, torch.tensor(2.5)), runs=runs,
+               core=True)
+
+
 # ---- custom ops -----------------------------------------------------------------------------------
 
 
@@ -390,7 +414,8 @@ def check_outputs(name, actual, expected):
 
 
 def bound(v):
-    return None if v in (int_oo, -int_oo) else int(v)
+    # An unbounded size (int_oo), or an unbounded float symbol's -oo/oo (a float from item()).
+    return None if v in (int_oo, -int_oo) or v.is_infinite else int(v)
 
 
 def write_program(out_dir, case, name, ep):
@@ -474,8 +499,8 @@ def main(args, digest, start):
     os.makedirs(args.out_dir, exist_ok=True)
     cases, not_exported = [], []
     libraries = define_custom_ops()  # noqa: F841 (kept alive while the cases export)
-    for group in (reference_cases(), mutation_cases(), custom_op_cases(), transformers_cases(),
-                  exportdb_cases(not_exported)):
+    for group in (reference_cases(), mutation_cases(), float_item_cases(), custom_op_cases(),
+                  transformers_cases(), exportdb_cases(not_exported)):
         for case in group:
             cases += write_case(args.out_dir, case, not_exported, args.verbose)
     names = [c["name"] for c in cases] + [c["name"] for c in not_exported]

@@ -15,6 +15,13 @@ SymInt Tensor::item_int() const {
   }
   return SymInt(item_scalar().to_int());
 }
+SymFloat Tensor::item_float() const {
+  if (is_fake()) {
+    if (DispatchInterceptor* interceptor = current_interceptor())
+      return interceptor->item_float(*this);
+  }
+  return SymFloat(item_scalar().to_double());
+}
 SymBool Tensor::item_bool() const {
   if (is_fake() && current_interceptor() != nullptr) return item_int() != 0;
   return SymBool(item_scalar().to_bool());

@@ -441,6 +441,14 @@ void index_rows(Rows& rows) {
   rows.push_back({item, "bool", [](Gen& g) { return Args{g.bools({1})}; }});
   error_row(rows, item, "two elements refused", [](Gen& g) { return Args{g.randn({2})}; });
 
+  // Python's operators on floats (item_float() arithmetic under capture): a float64 0-dim result.
+  for (const char* op : {"_operator::add", "_operator::sub", "_operator::mul",
+                         "_operator::truediv"}) {
+    rows.push_back({op, "floats", [](Gen&) { return Args{2.5, -0.375}; }});
+    rows.push_back({op, "float and int", [](Gen&) { return Args{1e-3, 7}; }});
+  }
+  rows.push_back({"_operator::neg", "float", [](Gen&) { return Args{0.1}; }});
+
   const std::string assert_scalar = "aten::_assert_scalar";
   rows.push_back({assert_scalar, "holds", [](Gen&) { return Args{true, "never raised"}; }});
   rows.push_back({assert_scalar, "holds (nonzero int)", [](Gen&) { return Args{3, "never"}; }});
