@@ -4,8 +4,10 @@
 #include <vector>
 
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/gemv.h"
 #include "kernels/cpu/onednn.h"
 #include "kernels/cpu/shape.h"
+#include "kernels/cpu/vec_math.h"
 
 namespace xport::kernels::cpu {
 
@@ -106,6 +108,36 @@ std::shared_ptr<const PackedLinear::Primitive> PackedLinear::primitive_for(int64
   return by_rows_.emplace(rows, std::move(p)).first->second;
 }
 
+const PackedGemv& PackedLinear::gemv() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!gemv_) gemv_ = std::make_shared<const PackedGemv>(weight_);
+  return *gemv_;
+}
+
+// A few rows: a bandwidth-bound product on the GEMV layout, then bias and activation per row.
+void PackedLinear::run_few_rows(const Tensor& x, const Tensor& out) const {
+  const int64_t rows = x.int_size(0), n = weight_.int_size(1);
+  float* y = static_cast<float*>(out.raw_data());
+  gemv().run(static_cast<const float*>(x.raw_data()), rows, y);
+  for (int64_t r = 0; r < rows; ++r) {
+    float* row = y + r * n;
+    if (bias_.defined()) vec::add(row, static_cast<const float*>(bias_.raw_data()), row, n, 1.0f);
+    switch (activation_) {
+      case LinearActivation::Relu:
+        vec::relu(row, row, n);
+        break;
+      case LinearActivation::GeluErf:
+        vec::gelu_erf(row, row, n);
+        break;
+      case LinearActivation::GeluTanh:
+        vec::gelu_tanh(row, row, n);
+        break;
+      case LinearActivation::None:
+        break;
+    }
+  }
+}
+
 void PackedLinear::run(const Tensor& input, const Tensor& out) const {
   XPORT_CHECK(input.dim() == 2 && input.int_size(1) == weight_.int_size(0) &&
                   input.dtype() == DType::Float32 && out.is_contiguous(),
@@ -114,6 +146,10 @@ void PackedLinear::run(const Tensor& input, const Tensor& out) const {
   const int64_t rows = input.int_size(0);
   if (rows == 0) return;
   const Tensor x = contiguous_as(input, DType::Float32);
+  if (rows <= PackedGemv::kMaxRows) {
+    run_few_rows(x, out);
+    return;
+  }
   const std::shared_ptr<const Primitive> p = primitive_for(rows);
   thread_local ScratchBuffer scratch;
   dnnl::engine& eng = onednn_engine();

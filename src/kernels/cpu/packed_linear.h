@@ -1,7 +1,10 @@
 #pragma once
-// A matrix product with constant weights, out = act(input @ weight + bias), on oneDNN's matmul
-// primitive: the weights are reordered once into the layout its kernels read fastest, and the
-// activation runs as a post-op while the result is still in cache.
+// A matrix product with constant weights, out = act(input @ weight + bias). Many rows run on
+// oneDNN's matmul primitive: the weights are reordered once into the layout its kernels read
+// fastest, and the activation runs as a post-op while the result is still in cache. A few rows
+// (a decoder's one-token step) run on PackedGemv, whose layout reads the weights as one stream.
+// Each layout is made the first time a call needs it, so a program that runs both keeps two
+// packed copies of the weights.
 
 #include <map>
 #include <memory>
@@ -10,6 +13,8 @@
 #include "xport/tensor.h"
 
 namespace xport::kernels::cpu {
+
+class PackedGemv;
 
 enum class LinearActivation { None, Relu, GeluErf, GeluTanh };
 
@@ -29,6 +34,8 @@ class PackedLinear {
   struct Primitive;
   struct Packed;
   std::shared_ptr<const Primitive> primitive_for(int64_t rows) const;
+  const PackedGemv& gemv() const;
+  void run_few_rows(const Tensor& x, const Tensor& out) const;
 
   Tensor weight_, bias_;
   LinearActivation activation_;
@@ -36,6 +43,7 @@ class PackedLinear {
   mutable std::map<int64_t, std::shared_ptr<const Primitive>> by_rows_;
   // Packed copies of the weights, by the layout a primitive asked for (rarely more than one).
   mutable std::vector<std::shared_ptr<const Packed>> packed_;
+  mutable std::shared_ptr<const PackedGemv> gemv_;
 };
 
 }  // namespace xport::kernels::cpu
