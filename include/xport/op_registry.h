@@ -121,7 +121,9 @@ enum class OpKind {
 struct KernelSymbol {
   std::string name = {};                   ///< "xport::kernels::cpu::relu_out"; empty: none
   std::vector<std::string> parameters = {};  ///< C++ types: "const xport::Tensor&", "int64_t"
-  std::vector<BaseType> kinds = {};        ///< the schema type each parameter takes
+  /// The schema type each parameter takes (base, optional, list): register_op checks them
+  /// against the op's arguments and results.
+  std::vector<ArgType> kinds = {};
 };
 
 struct OpDef {

@@ -15,22 +15,31 @@ TensorMeta contiguous_meta(std::vector<SymInt> sizes, DType dtype) {
 }
 
 int64_t wrap_dim(const OpArgs& args, int64_t dim, int64_t ndim) {
+  return wrap_dim(args.name(), dim, ndim);
+}
+
+std::vector<int64_t> wrap_dims(const OpArgs& args, const std::vector<int64_t>& dims, int64_t ndim) {
+  return wrap_dims(args.name(), dims, ndim);
+}
+
+int64_t wrap_dim(std::string_view op, int64_t dim, int64_t ndim) {
   const int64_t n = std::max<int64_t>(ndim, 1);
-  XPORT_CHECK(dim >= -n && dim < n, InvalidInput, args.name(), ": dim ", dim,
+  XPORT_CHECK(dim >= -n && dim < n, InvalidInput, op, ": dim ", dim,
               " is out of range for a tensor of ", ndim, " dims (expected ", -n, " to ", n - 1,
               ")");
   return dim < 0 ? dim + n : dim;
 }
 
-std::vector<int64_t> wrap_dims(const OpArgs& args, const std::vector<int64_t>& dims, int64_t ndim) {
+std::vector<int64_t> wrap_dims(std::string_view op, const std::vector<int64_t>& dims,
+                               int64_t ndim) {
   std::vector<int64_t> out;
   if (dims.empty()) {
     for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
     return out;
   }
-  for (int64_t d : dims) out.push_back(wrap_dim(args, d, ndim));
+  for (int64_t d : dims) out.push_back(wrap_dim(op, d, ndim));
   std::sort(out.begin(), out.end());
-  XPORT_CHECK(std::adjacent_find(out.begin(), out.end()) == out.end(), InvalidInput, args.name(),
+  XPORT_CHECK(std::adjacent_find(out.begin(), out.end()) == out.end(), InvalidInput, op,
               ": dim appears more than once in the list of dims");
   // A 0-dim tensor reduces over "dim 0" as if it had one dim; there is nothing to reduce.
   if (ndim == 0) out.clear();

@@ -4,6 +4,7 @@
 
 #include <initializer_list>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "xport/op_registry.h"
@@ -13,9 +14,13 @@ namespace xport::ops {
 
 /// A contiguous output of the given sizes and dtype.
 TensorMeta contiguous_meta(std::vector<SymInt> sizes, DType dtype);
-/// Wraps a possibly negative dim into [0, ndim); `ndim` 0 accepts -1 and 0 like ATen.
+/// Wraps a possibly negative dim into [0, ndim); `ndim` 0 accepts -1 and 0 like ATen. `op`
+/// names the op in the error (typed kernels have no OpArgs).
+int64_t wrap_dim(std::string_view op, int64_t dim, int64_t ndim);
 int64_t wrap_dim(const OpArgs& args, int64_t dim, int64_t ndim);
 /// Sorted, wrapped, checked-for-duplicates dims; empty `dims` means all dims.
+std::vector<int64_t> wrap_dims(std::string_view op, const std::vector<int64_t>& dims,
+                               int64_t ndim);
 std::vector<int64_t> wrap_dims(const OpArgs& args, const std::vector<int64_t>& dims, int64_t ndim);
 /// The broadcast of two shapes (NumPy rules); throws InvalidInput naming both shapes.
 std::vector<SymInt> broadcast_shapes(const OpArgs& args, const std::vector<SymInt>& a,

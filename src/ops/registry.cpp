@@ -50,17 +50,32 @@ void check_kernel_symbol(const OpDef& def) {
   const KernelSymbol& k = def.kernel_symbol;
   if (k.name.empty()) return;
   const Schema& s = def.parsed;
-  const auto kind_of = [](const ArgType& t) {
-    return t.base == BaseType::SymInt ? BaseType::Int : t.base;
+  // SymInt arguments reach a kernel as integers; layouts, devices and memory formats as names.
+  const auto base_of = [](BaseType b) {
+    switch (b) {
+      case BaseType::SymInt:
+        return BaseType::Int;
+      case BaseType::Layout:
+      case BaseType::Device:
+      case BaseType::MemoryFormat:
+        return BaseType::Str;
+      default:
+        return b;
+    }
+  };
+  const auto takes = [&](const ArgType& param, const ArgType& t) {
+    return base_of(param.base) == base_of(t.base) && param.optional == t.optional &&
+           param.list == t.list && (t.base != BaseType::Tensor || !t.list ||
+                                    param.element_optional == t.element_optional);
   };
   bool fits = !s.returns_list && k.kinds.size() == s.arguments.size() + s.returns.size() &&
               k.parameters.size() == k.kinds.size();
   for (size_t i = 0; fits && i < s.arguments.size(); ++i) {
-    const ArgType& t = s.arguments[i].type;
-    fits = !t.optional && !t.list && kind_of(t) == k.kinds[i];
+    fits = takes(k.kinds[i], s.arguments[i].type);
   }
+  // One tensor per result (a Scalar result, aten::item's, is a one-element tensor).
   for (size_t i = s.arguments.size(); fits && i < k.kinds.size(); ++i) {
-    fits = k.kinds[i] == BaseType::Tensor;
+    fits = k.kinds[i].base == BaseType::Tensor && !k.kinds[i].optional && !k.kinds[i].list;
   }
   XPORT_CHECK(fits, InvalidSpec, "op ", def.qualified_name, ": kernel ", k.name, " takes ",
               k.parameters.size(), " parameters that do not follow the schema's ",

@@ -4,7 +4,9 @@
 #include <limits>
 
 #include "kernels/cpu/reduce.h"
+#include "ops/reduction/reduction_kernels.h"
 #include "ops/reduction/reduction_ops.h"
+#include "ops/typed_kernel.h"
 #include "ops/register_all.h"
 #include "xport/functions.h"
 
@@ -42,9 +44,75 @@ void check_nonempty_dims(const OpArgs& args, const Tensor& self, const std::vect
   }
 }
 
+namespace cpu = kernels::cpu;
+
 namespace {
 
-namespace cpu = kernels::cpu;
+// The dims a kernel reduces: every dim when None or empty (a 0-dim self has none).
+std::vector<int64_t> kernel_dims(std::string_view op, const Tensor& self,
+                                 const std::optional<std::vector<int64_t>>& dim) {
+  return wrap_dims(op, dim.value_or(std::vector<int64_t>{}), self.dim());
+}
+std::vector<int64_t> kernel_dim(std::string_view op, const Tensor& self, int64_t dim) {
+  if (self.dim() == 0) return {};
+  return {wrap_dim(op, dim, self.dim())};
+}
+
+}  // namespace
+
+void sum_dim_IntList_out(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
+                         bool, std::optional<DType>, const Tensor& out) {
+  cpu::sum_out(self, kernel_dims("aten::sum.dim_IntList", self, dim), out);
+}
+void sum_out(const Tensor& self, std::optional<DType>, const Tensor& out) {
+  cpu::sum_out(self, kernel_dims("aten::sum", self, std::nullopt), out);
+}
+void mean_dim_out(const Tensor& self, const std::optional<std::vector<int64_t>>& dim, bool,
+                  std::optional<DType>, const Tensor& out) {
+  cpu::mean_out(self, kernel_dims("aten::mean.dim", self, dim), out);
+}
+void mean_out(const Tensor& self, std::optional<DType>, const Tensor& out) {
+  cpu::mean_out(self, kernel_dims("aten::mean", self, std::nullopt), out);
+}
+void prod_out(const Tensor& self, std::optional<DType>, const Tensor& out) {
+  cpu::prod_out(self, kernel_dims("aten::prod", self, std::nullopt), out);
+}
+void prod_dim_int_out(const Tensor& self, int64_t dim, bool, std::optional<DType>,
+                      const Tensor& out) {
+  cpu::prod_out(self, kernel_dim("aten::prod.dim_int", self, dim), out);
+}
+// correction None means 1 (Bessel's correction); it may be fractional.
+void var_correction_out(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
+                        const std::optional<Scalar>& correction, bool, const Tensor& out) {
+  cpu::var_out(self, kernel_dims("aten::var.correction", self, dim),
+               correction ? correction->to_double() : 1.0, false, out);
+}
+void std_correction_out(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
+                        const std::optional<Scalar>& correction, bool, const Tensor& out) {
+  cpu::var_out(self, kernel_dims("aten::std.correction", self, dim),
+               correction ? correction->to_double() : 1.0, true, out);
+}
+void any_dim_out(const Tensor& self, int64_t dim, bool, const Tensor& out) {
+  cpu::any_out(self, kernel_dim("aten::any.dim", self, dim), out);
+}
+void any_out(const Tensor& self, const Tensor& out) {
+  cpu::any_out(self, kernel_dims("aten::any", self, std::nullopt), out);
+}
+void all_dim_out(const Tensor& self, int64_t dim, bool, const Tensor& out) {
+  cpu::all_out(self, kernel_dim("aten::all.dim", self, dim), out);
+}
+void all_out(const Tensor& self, const Tensor& out) {
+  cpu::all_out(self, kernel_dims("aten::all", self, std::nullopt), out);
+}
+void cumsum_out(const Tensor& self, int64_t dim, std::optional<DType>, const Tensor& out) {
+  cpu::cumsum_out(self, wrap_dim("aten::cumsum", dim, self.dim()), out);
+}
+void logsumexp_out(const Tensor& self, const std::vector<int64_t>& dim, bool, const Tensor& out) {
+  cpu::logsumexp_out(self, kernel_dims("aten::logsumexp", self, dim), out);
+}
+
+namespace {
+
 using ops::call1;
 
 // sum/prod result dtype: `dtype` when given, else int64 for integers and bool, else self's.
@@ -100,10 +168,8 @@ void register_sum_mean_prod() {
             return one(reduced_sizes(self, reduction_dims(args, 1), args.boolean(2)),
                        sum_dtype(self, args.optional_dtype(3)));
           },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::sum_out(args.tensor(0), reduction_dims(args, 1), outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(sum_dim_IntList_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(sum_dim_IntList_out).symbol,
       .core = true,
   });
   register_op({
@@ -112,10 +178,8 @@ void register_sum_mean_prod() {
           [](const OpArgs& args) {
             return one({}, sum_dtype(args.tensor(0), args.optional_dtype(1)));
           },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::sum_out(args.tensor(0), wrap_dims(args, {}, args.tensor(0).dim()), outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(sum_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(sum_out).symbol,
       .decomp =
           [](const OpArgs& args) {
             return std::vector<Tensor>{call1(XPORT_OP("aten::sum.dim_IntList"),
@@ -131,19 +195,15 @@ void register_sum_mean_prod() {
             return one(reduced_sizes(args.tensor(0), reduction_dims(args, 1), args.boolean(2)),
                        dtype);
           },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::mean_out(args.tensor(0), reduction_dims(args, 1), outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(mean_dim_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(mean_dim_out).symbol,
       .core = true,
   });
   register_op({
       .schema = "aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor",
       .meta = [](const OpArgs& args) { return one({}, mean_dtype(args, args.optional_dtype(1))); },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::mean_out(args.tensor(0), wrap_dims(args, {}, args.tensor(0).dim()), outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(mean_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(mean_out).symbol,
       .decomp =
           [](const OpArgs& args) {
             return std::vector<Tensor>{
@@ -156,10 +216,8 @@ void register_sum_mean_prod() {
           [](const OpArgs& args) {
             return one({}, sum_dtype(args.tensor(0), args.optional_dtype(1)));
           },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::prod_out(args.tensor(0), wrap_dims(args, {}, args.tensor(0).dim()), outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(prod_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(prod_out).symbol,
       .core = true,
   });
   register_op({
@@ -171,10 +229,8 @@ void register_sum_mean_prod() {
             return one(reduced_sizes(self, single_dim(args, args.integer(1)), args.boolean(2)),
                        sum_dtype(self, args.optional_dtype(3)));
           },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::prod_out(args.tensor(0), single_dim(args, args.integer(1)), outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(prod_dim_int_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(prod_dim_int_out).symbol,
       .core = true,
   });
 }
@@ -190,22 +246,16 @@ void register_var_std() {
       .schema = "aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
                 "bool keepdim=False) -> Tensor",
       .meta = meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::var_out(args.tensor(0), reduction_dims(args, 1),
-                         args.optional_real(2).value_or(1.0), false, outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(var_correction_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(var_correction_out).symbol,
       .core = true,
   });
   register_op({
       .schema = "aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
                 "bool keepdim=False) -> Tensor",
       .meta = meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::var_out(args.tensor(0), reduction_dims(args, 1),
-                         args.optional_real(2).value_or(1.0), true, outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(std_correction_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(std_correction_out).symbol,
       .decomp =
           [](const OpArgs& args) {
             const Tensor var = call1(XPORT_OP("aten::var.correction"),
@@ -224,19 +274,15 @@ void register_any_all() {
             return one(reduced_sizes(self, single_dim(args, args.integer(1)), args.boolean(2)),
                        any_dtype(self));
           },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::any_out(args.tensor(0), single_dim(args, args.integer(1)), outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(any_dim_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(any_dim_out).symbol,
       .core = true,
   });
   register_op({
       .schema = "aten::any(Tensor self) -> Tensor",
       .meta = [](const OpArgs& args) { return one({}, any_dtype(args.tensor(0))); },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::any_out(args.tensor(0), wrap_dims(args, {}, args.tensor(0).dim()), outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(any_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(any_out).symbol,
       .core = true,
   });
   register_op({
@@ -247,10 +293,8 @@ void register_any_all() {
             return one(reduced_sizes(self, single_dim(args, args.integer(1)), args.boolean(2)),
                        any_dtype(self));
           },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::all_out(args.tensor(0), single_dim(args, args.integer(1)), outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(all_dim_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(all_dim_out).symbol,
       .decomp =
           [](const OpArgs& args) {
             const Tensor& self = args.tensor(0);
@@ -262,10 +306,8 @@ void register_any_all() {
   register_op({
       .schema = "aten::all(Tensor self) -> Tensor",
       .meta = [](const OpArgs& args) { return one({}, any_dtype(args.tensor(0))); },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::all_out(args.tensor(0), wrap_dims(args, {}, args.tensor(0).dim()), outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(all_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(all_out).symbol,
       .decomp =
           [](const OpArgs& args) {
             const Tensor& self = args.tensor(0);
@@ -284,11 +326,8 @@ void register_cumsum_logsumexp() {
             wrap_dim(args, args.integer(1), self.dim());
             return one(self.sizes(), sum_dtype(self, args.optional_dtype(2)));
           },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            const Tensor& self = args.tensor(0);
-            cpu::cumsum_out(self, wrap_dim(args, args.integer(1), self.dim()), outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(cumsum_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(cumsum_out).symbol,
       .core = true,
   });
   // log(sum(exp(x - m))) + m with m the max, taken as 0 where it is infinite (so all -inf gives
@@ -301,10 +340,8 @@ void register_cumsum_logsumexp() {
             return one(reduced_sizes(self, reduction_dims(args, 1), args.boolean(2)),
                        is_floating(self.dtype()) ? self.dtype() : kDefaultFloat);
           },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::logsumexp_out(args.tensor(0), reduction_dims(args, 1), outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(logsumexp_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(logsumexp_out).symbol,
       .decomp =
           [](const OpArgs& args) {
             Tensor x = args.tensor(0);
