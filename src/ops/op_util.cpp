@@ -104,7 +104,15 @@ void check_no_internal_overlap(const OpArgs& args, const Tensor& self) {
   }
 }
 
-void register_inplace(const std::string& schema, const OpDef& functional) {
+Tensor unaliased(const Tensor& self, const Tensor& t) {
+  const bool same_layout = t.storage_offset().is_same(self.storage_offset()) &&
+                           same_ints(t.sizes(), self.sizes()) &&
+                           same_ints(t.strides(), self.strides());
+  return t.storage() == self.storage() && !same_layout ? t.clone() : t;
+}
+
+void register_inplace(const std::string& schema, const OpDef& functional,
+                      const TypedKernel& kernel) {
   const OpDef* f = &functional;
   register_op({
       .schema = schema,
@@ -130,22 +138,8 @@ void register_inplace(const std::string& schema, const OpDef& functional) {
             check_no_internal_overlap(args, self);
             return std::vector<TensorMeta>{self.meta()};
           },
-      .cpu =
-          [f](const OpArgs& args, std::vector<Tensor>& outs) {
-            // An input that shares self's memory in another layout (a[1:].add_(a[:-1])) is
-            // read from a copy, so no element is read after it was written.
-            std::vector<Value> values = args.values();
-            const Tensor& self = args.tensor(0);
-            for (size_t i = 1; i < values.size(); ++i) {
-              if (!values[i].is_tensor()) continue;
-              const Tensor& t = values[i].to_tensor();
-              const bool same_layout = t.storage_offset().is_same(self.storage_offset()) &&
-                                       same_ints(t.sizes(), self.sizes()) &&
-                                       same_ints(t.strides(), self.strides());
-              if (t.storage() == self.storage() && !same_layout) values[i] = t.clone();
-            }
-            f->cpu(OpArgs(*f, std::move(values)), outs);
-          },
+      .cpu = kernel.fn,
+      .kernel_symbol = kernel.symbol,
       .decomp =
           [f](const OpArgs& args) {
             const Tensor result = call_tensors(*f, args.values())[0];

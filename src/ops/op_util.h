@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ops/typed_kernel.h"
 #include "xport/op_registry.h"
 #include "xport/result_type.h"
 
@@ -51,8 +52,13 @@ namespace xport::ops {
 void check_no_internal_overlap(const OpArgs& args, const Tensor& self);
 
 /// Registers the in-place form of `functional` (same arguments, `self` written): it uses the
-/// functional op's meta function and kernel, writing into `self`, and checks that the result
-/// keeps self's shape and can be cast to self's dtype.
-void register_inplace(const std::string& schema, const OpDef& functional);
+/// functional op's meta function, writing into `self`, and checks that the result keeps self's
+/// shape and can be cast to self's dtype. `kernel` takes the in-place op's arguments and self as
+/// its result; it must read an input that shares self's memory through unaliased().
+void register_inplace(const std::string& schema, const OpDef& functional,
+                      const TypedKernel& kernel);
+/// `t`, or a copy of it when it shares self's memory in another layout (a[1:].add_(a[:-1])), so
+/// an in-place kernel never reads an element after writing it.
+Tensor unaliased(const Tensor& self, const Tensor& t);
 
 }  // namespace xport::ops

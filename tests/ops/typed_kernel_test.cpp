@@ -6,6 +6,7 @@
 
 #include "expect_error.h"
 #include "kernels/cpu/pointwise.h"
+#include "kernels/cpu/reduce.h"
 #include "ops/op_util.h"
 #include "xport/xport.h"
 
@@ -28,12 +29,60 @@ TEST(TypedKernel, RecordsTheFunctionsNameAndParameters) {
   EXPECT_EQ(relu.parameters,
             (std::vector<std::string>{"const xport::Tensor&", "const xport::Tensor&"}));
   EXPECT_EQ(find_op("aten::mul.Tensor").kernel_symbol.name, "xport::kernels::cpu::mul_out");
-  // The Scalar overload converts its scalar first: no function takes its arguments as they are.
-  EXPECT_TRUE(find_op("aten::mul.Scalar").kernel_symbol.name.empty());
+  const KernelSymbol& sum = find_op("aten::sum.dim_IntList").kernel_symbol;
+  EXPECT_EQ(sum.name, "xport::ops::sum_dim_IntList_out");
+  EXPECT_EQ(sum.parameters,
+            (std::vector<std::string>{"const xport::Tensor&",
+                                      "const std::optional<std::vector<int64_t>>&", "bool",
+                                      "std::optional<xport::DType>", "const xport::Tensor&"}));
+}
+
+// Every built-in op with a CPU kernel has it as a named function a code generator can call;
+// higher-order ops call their subgraphs, and ops sized by their data allocate their outputs.
+TEST(TypedKernel, EveryBuiltInKernelIsANamedFunction) {
   size_t typed = 0;
-  for (const OpDef* op : all_ops()) typed += op->kernel_symbol.name.empty() ? 0 : 1;
-  std::printf("  %zu of %zu ops have a typed kernel\n", typed, all_ops().size());
-  EXPECT_GE(typed, 45u);  // unary, binary (Tensor overloads), where
+  for (const OpDef* op : all_ops()) {
+    if (!op->cpu || op->higher_order || op->user_defined) continue;
+    EXPECT_FALSE(op->kernel_symbol.name.empty()) << op->qualified_name << " has no typed kernel";
+    typed += op->kernel_symbol.name.empty() ? 0 : 1;
+  }
+  std::printf("  %zu ops have a typed kernel\n", typed);
+}
+
+// sum.dim_IntList's parameters, as a user's op of the same signature takes them.
+void sum_like_out(const Tensor& self, const std::optional<std::vector<int64_t>>& dim, bool,
+                  std::optional<DType> dtype, const Tensor& out) {
+  EXPECT_EQ(dim, std::optional<std::vector<int64_t>>(std::vector<int64_t>{1}));
+  EXPECT_EQ(dtype, std::nullopt);
+  kernels::cpu::sum_out(self, {1}, out);
+}
+
+TEST(TypedKernel, OptionalAndListParametersFollowTheSchema) {
+  const TypedKernel k = typed_kernel<&sum_like_out>("sum_like_out");
+  register_op({
+      .schema = "typed_test::sum_like(Tensor self, int[1]? dim, bool keepdim=False, *, "
+                "ScalarType? dtype=None) -> Tensor",
+      .meta = [](const OpArgs& a) {
+        return std::vector<TensorMeta>{contiguous_meta({a.tensor(0).sizes()[0]}, DType::Float32)};
+      },
+      .cpu = k.fn,
+      .kernel_symbol = k.symbol,
+  });
+  const Tensor x = randn({2, 3}, 1);
+  const Tensor y = call_op("typed_test::sum_like", {x, std::vector<int64_t>{1}}).to_tensor();
+  EXPECT_TRUE(allclose(y, x.sum(1)));
+  // A list where the schema says an optional list is refused, naming the function.
+  test_support::expect_error(
+      [&] {
+        register_op({
+            .schema = "typed_test::sum_like_wrong(Tensor self, int[1] dim, bool keepdim=False, "
+                      "*, ScalarType? dtype=None) -> Tensor",
+            .meta = [](const OpArgs& a) { return std::vector<TensorMeta>{a.tensor(0).meta()}; },
+            .cpu = k.fn,
+            .kernel_symbol = k.symbol,
+        });
+      },
+      ErrorKind::InvalidSpec, {"typed_test::sum_like_wrong", "kernel sum_like_out takes 5"});
 }
 
 TEST(TypedKernel, TheRegistryCallsTheFunctionWithTheSchemasArguments) {

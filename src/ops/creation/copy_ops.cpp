@@ -1,8 +1,10 @@
 // Copies and conversions: _to_copy, to, clone, copy, copy_, fill, contiguous.
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/pointwise.h"
+#include "ops/creation/creation_kernels.h"
 #include "ops/op_util.h"
 #include "ops/register_all.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 namespace {
@@ -31,6 +33,30 @@ std::vector<Tensor> converted(const Tensor& self, DType dtype, bool copy) {
 
 }  // namespace
 
+void _to_copy_out(const Tensor& self, std::optional<DType>, const std::optional<std::string>&,
+                  const std::optional<std::string>&, std::optional<bool>, bool,
+                  const std::optional<std::string>&, const Tensor& out) {
+  cpu::copy_into(out, self);
+}
+void clone_out(const Tensor& self, const std::optional<std::string>&, const Tensor& out) {
+  cpu::copy_into(out, self);
+}
+void copy_out(const Tensor&, const Tensor& src, bool, const Tensor& out) {
+  cpu::copy_into(out, src);
+}
+void copy__out(const Tensor&, const Tensor& src, bool, const Tensor& out) {
+  // Copy through a temporary when source and destination share storage, so an
+  // overlapping copy (x.copy_(x.flip(0))) reads every value before it is overwritten.
+  const bool overlap = src.storage() == out.storage();
+  cpu::copy_into(out, overlap ? src.clone() : src);
+}
+void fill_Scalar_out(const Tensor&, const Scalar& value, const Tensor& out) {
+  cpu::fill_out(value, out);
+}
+void fill__Scalar_out(const Tensor&, const Scalar& value, const Tensor& out) {
+  cpu::fill_out(value, out);
+}
+
 void register_copy_ops() {
   register_op({
       .schema = "aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
@@ -41,8 +67,8 @@ void register_copy_ops() {
             const Tensor& self = args.tensor(0);
             return same_shape(self, args.optional_dtype(1).value_or(self.dtype()));
           },
-      .cpu = [](const OpArgs& args,
-                std::vector<Tensor>& outs) { cpu::copy_into(outs[0], args.tensor(0)); },
+      .cpu = XPORT_OP_KERNEL(_to_copy_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(_to_copy_out).symbol,
       .core = true,
   });
   register_op({
@@ -85,8 +111,8 @@ void register_copy_ops() {
   register_op({
       .schema = "aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
       .meta = [](const OpArgs& args) { return same_shape(args.tensor(0), args.tensor(0).dtype()); },
-      .cpu = [](const OpArgs& args,
-                std::vector<Tensor>& outs) { cpu::copy_into(outs[0], args.tensor(0)); },
+      .cpu = XPORT_OP_KERNEL(clone_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(clone_out).symbol,
       .core = true,
   });
   register_op({
@@ -105,8 +131,8 @@ void register_copy_ops() {
             check_broadcasts_to(args, args.tensor(1), args.tensor(0));
             return same_shape(args.tensor(0), args.tensor(0).dtype());
           },
-      .cpu = [](const OpArgs& args,
-                std::vector<Tensor>& outs) { cpu::copy_into(outs[0], args.tensor(1)); },
+      .cpu = XPORT_OP_KERNEL(copy_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(copy_out).symbol,
       .core = true,
   });
   register_op({
@@ -117,27 +143,21 @@ void register_copy_ops() {
             check_no_internal_overlap(args, args.tensor(0));
             return std::vector<TensorMeta>{args.tensor(0).meta()};
           },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            // Copy through a temporary when source and destination share storage, so an
-            // overlapping copy (x.copy_(x.flip(0))) reads every value before it is overwritten.
-            const Tensor& src = args.tensor(1);
-            const bool overlap = src.storage() == outs[0].storage();
-            cpu::copy_into(outs[0], overlap ? src.clone() : src);
-          },
+      .cpu = XPORT_OP_KERNEL(copy__out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(copy__out).symbol,
   });
   register_op({
       .schema = "aten::fill.Scalar(Tensor self, Scalar value) -> Tensor",
       .meta = [](const OpArgs& args) { return same_shape(args.tensor(0), args.tensor(0).dtype()); },
-      .cpu = [](const OpArgs& args,
-                std::vector<Tensor>& outs) { cpu::fill_out(args.scalar(1), outs[0]); },
+      .cpu = XPORT_OP_KERNEL(fill_Scalar_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(fill_Scalar_out).symbol,
       .core = true,
   });
   register_op({
       .schema = "aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
       .meta = [](const OpArgs& args) { return std::vector<TensorMeta>{args.tensor(0).meta()}; },
-      .cpu = [](const OpArgs& args,
-                std::vector<Tensor>& outs) { cpu::fill_out(args.scalar(1), outs[0]); },
+      .cpu = XPORT_OP_KERNEL(fill__Scalar_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(fill__Scalar_out).symbol,
       .decomp =
           [](const OpArgs& args) {
             Tensor self = args.tensor(0);

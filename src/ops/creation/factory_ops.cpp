@@ -1,10 +1,13 @@
 // Factory ops: tensors made from sizes and values (empty, full, zeros, arange, linspace, eye).
 #include <cmath>
+#include <string_view>
 
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/pointwise.h"
+#include "ops/creation/creation_kernels.h"
 #include "ops/op_util.h"
 #include "ops/register_all.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 namespace {
@@ -36,13 +39,14 @@ struct ArangeParams {
   int64_t length;
 };
 
-ArangeParams arange_params(const OpArgs& args, const Scalar& start, const Scalar& end,
+// `op` names the op in errors.
+ArangeParams arange_params(std::string_view op, const Scalar& start, const Scalar& end,
                            const Scalar& step) {
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
-  XPORT_CHECK(st != 0, InvalidInput, args.name(), ": step must be nonzero");
-  XPORT_CHECK(std::isfinite(s) && std::isfinite(e), InvalidInput, args.name(),
-              ": unsupported range ", s, " -> ", e);
-  XPORT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), InvalidInput, args.name(),
+  XPORT_CHECK(st != 0, InvalidInput, op, ": step must be nonzero");
+  XPORT_CHECK(std::isfinite(s) && std::isfinite(e), InvalidInput, op, ": unsupported range ", s,
+              " -> ", e);
+  XPORT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), InvalidInput, op,
               ": upper bound and larger bound inconsistent with step sign (start ", s, ", end ", e,
               ", step ", st, ")");
   int64_t length;
@@ -65,6 +69,44 @@ DType arange_dtype(const OpArgs& args, size_t dtype_arg, std::initializer_list<S
 
 }  // namespace
 
+// Uninitialised by definition.
+void empty_memory_format_out(const std::vector<int64_t>&, std::optional<DType>,
+                             const std::optional<std::string>&,
+                             const std::optional<std::string>&, std::optional<bool>,
+                             const std::optional<std::string>&, const Tensor&) {}
+void full_out(const std::vector<int64_t>&, const Scalar& fill_value, std::optional<DType>,
+              const std::optional<std::string>&, const std::optional<std::string>&,
+              std::optional<bool>, const Tensor& out) {
+  cpu::fill_out(fill_value, out);
+}
+void scalar_tensor_out(const Scalar& s, std::optional<DType>, const std::optional<std::string>&,
+                       const std::optional<std::string>&, std::optional<bool>,
+                       const Tensor& out) {
+  cpu::fill_out(s, out);
+}
+void arange_start_step_out(const Scalar& start, const Scalar& end, const Scalar& step,
+                           std::optional<DType>, const std::optional<std::string>&,
+                           const std::optional<std::string>&, std::optional<bool>,
+                           const Tensor& out) {
+  const ArangeParams p = arange_params("aten::arange.start_step", start, end, step);
+  visit_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* data = out.mutable_data<T>();
+    const bool integral = !start.is_float() && !step.is_float();
+    for (int64_t i = 0; i < p.length; ++i) {
+      if constexpr (std::is_same_v<T, bool>) {
+        data[i] = (p.start + static_cast<double>(i) * p.step) != 0;
+      } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+        data[i] = T(static_cast<float>(p.start + static_cast<double>(i) * p.step));
+      } else if (integral) {
+        data[i] = static_cast<T>(start.to_int() + i * step.to_int());
+      } else {
+        data[i] = static_cast<T>(p.start + static_cast<double>(i) * p.step);
+      }
+    }
+  });
+}
+
 void register_factory_ops() {
   register_op({
       .schema = "aten::empty.memory_format(SymInt[] size, *, " + std::string(kFactoryOptions) +
@@ -75,7 +117,8 @@ void register_factory_ops() {
             return std::vector<TensorMeta>{
                 contiguous_meta(args.sym_ints(0), args.optional_dtype(1).value_or(kDefaultFloat))};
           },
-      .cpu = [](const OpArgs&, std::vector<Tensor>&) {},  // uninitialised by definition
+      .cpu = XPORT_OP_KERNEL(empty_memory_format_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(empty_memory_format_out).symbol,
       .core = true,
   });
   register_op({
@@ -86,8 +129,8 @@ void register_factory_ops() {
             const DType dtype = args.optional_dtype(2).value_or(dtype_of_scalar(args.scalar(1)));
             return std::vector<TensorMeta>{contiguous_meta(args.sym_ints(0), dtype)};
           },
-      .cpu = [](const OpArgs& args,
-                std::vector<Tensor>& outs) { cpu::fill_out(args.scalar(1), outs[0]); },
+      .cpu = XPORT_OP_KERNEL(full_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(full_out).symbol,
       .core = true,
   });
   for (const char* name : {"zeros", "ones"}) {
@@ -155,8 +198,8 @@ void register_factory_ops() {
             return std::vector<TensorMeta>{
                 contiguous_meta({}, args.optional_dtype(1).value_or(kDefaultFloat))};
           },
-      .cpu = [](const OpArgs& args,
-                std::vector<Tensor>& outs) { cpu::fill_out(args.scalar(0), outs[0]); },
+      .cpu = XPORT_OP_KERNEL(scalar_tensor_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(scalar_tensor_out).symbol,
       .core = true,
   });
 
@@ -166,32 +209,12 @@ void register_factory_ops() {
       .meta =
           [](const OpArgs& args) {
             const Scalar start = args.scalar(0), end = args.scalar(1), step = args.scalar(2);
-            const ArangeParams p = arange_params(args, start, end, step);
+            const ArangeParams p = arange_params(args.name(), start, end, step);
             return std::vector<TensorMeta>{
                 contiguous_meta({p.length}, arange_dtype(args, 3, {start, end, step}))};
           },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            const Scalar start = args.scalar(0), step = args.scalar(2);
-            const ArangeParams p = arange_params(args, start, args.scalar(1), step);
-            const Tensor& out = outs[0];
-            visit_dtype(out.dtype(), [&](auto tag) {
-              using T = decltype(tag);
-              T* data = out.mutable_data<T>();
-              const bool integral = !start.is_float() && !step.is_float();
-              for (int64_t i = 0; i < p.length; ++i) {
-                if constexpr (std::is_same_v<T, bool>) {
-                  data[i] = (p.start + static_cast<double>(i) * p.step) != 0;
-                } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-                  data[i] = T(static_cast<float>(p.start + static_cast<double>(i) * p.step));
-                } else if (integral) {
-                  data[i] = static_cast<T>(start.to_int() + i * step.to_int());
-                } else {
-                  data[i] = static_cast<T>(p.start + static_cast<double>(i) * p.step);
-                }
-              }
-            });
-          },
+      .cpu = XPORT_OP_KERNEL(arange_start_step_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(arange_start_step_out).symbol,
       .core = true,
   });
   register_op({

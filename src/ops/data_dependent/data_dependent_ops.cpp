@@ -3,8 +3,10 @@
 // values decide). Under capture their data-dependent values are unbacked symbols.
 #include <cstring>
 
+#include "ops/data_dependent/data_dependent_kernels.h"
 #include "ops/op_util.h"
 #include "ops/register_all.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 namespace {
@@ -44,23 +46,26 @@ std::vector<Tensor> masked_select_eager(const OpArgs& args) {
 
 }  // namespace
 
+void item_out(const Tensor& self, const Tensor& out) {
+  std::memcpy(out.raw_data(), self.raw_data(), out.element_size());
+}
+void _assert_scalar_out(const Scalar& self, const std::string& assert_msg) {
+  XPORT_CHECK(self.to_bool(), InvalidInput, assert_msg);
+}
+
 void register_data_dependent_ops() {
   register_op({
       .schema = "aten::item(Tensor self) -> Scalar",
       .meta = item_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            std::memcpy(outs[0].raw_data(), args.tensor(0).raw_data(), outs[0].element_size());
-          },
+      .cpu = XPORT_OP_KERNEL(item_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(item_out).symbol,
       .core = true,
   });
   register_op({
       .schema = "aten::_assert_scalar(Scalar self, str assert_msg) -> ()",
       .meta = no_outputs,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>&) {
-            XPORT_CHECK(args.scalar(0).to_bool(), InvalidInput, args.str(1));
-          },
+      .cpu = XPORT_OP_KERNEL(_assert_scalar_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(_assert_scalar_out).symbol,
       .core = true,
       .tags = {"runtime_assert"},
   });

@@ -2,51 +2,59 @@
 // compute them with Python's operators (`_operator.mul(item, 0.5)`), and so do ours. Each result
 // is a one-element float64 value, as a Python float is a double.
 
+#include "ops/data_dependent/data_dependent_kernels.h"
 #include "ops/op_util.h"
 #include "ops/register_all.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 namespace {
 
 std::vector<TensorMeta> float_result(const OpArgs&) { return {contiguous_meta({}, DType::Float64)}; }
 
-template <class Fn>
-KernelFn binary_kernel(Fn fn) {
-  return [fn](const OpArgs& args, std::vector<Tensor>& outs) {
-    *static_cast<double*>(outs[0].raw_data()) =
-        fn(args.scalar(0).to_double(), args.scalar(1).to_double());
-  };
-}
+void set_result(const Tensor& out, double v) { *static_cast<double*>(out.raw_data()) = v; }
 
 }  // namespace
+
+void operator_add_out(const Scalar& a, const Scalar& b, const Tensor& out) {
+  set_result(out, a.to_double() + b.to_double());
+}
+void operator_sub_out(const Scalar& a, const Scalar& b, const Tensor& out) {
+  set_result(out, a.to_double() - b.to_double());
+}
+void operator_mul_out(const Scalar& a, const Scalar& b, const Tensor& out) {
+  set_result(out, a.to_double() * b.to_double());
+}
+// Python's float division: x / 0.0 raises ZeroDivisionError there; here it is inf or nan, as in
+// a tensor op.
+void operator_truediv_out(const Scalar& a, const Scalar& b, const Tensor& out) {
+  set_result(out, a.to_double() / b.to_double());
+}
+void operator_neg_out(const Scalar& a, const Tensor& out) { set_result(out, -a.to_double()); }
 
 void register_sym_float_ops() {
   struct Binary {
     const char* schema;
-    KernelFn cpu;
+    TypedKernel kernel;
   };
   const Binary binaries[] = {
-      {"_operator::add(Scalar a, Scalar b) -> Scalar",
-       binary_kernel([](double a, double b) { return a + b; })},
-      {"_operator::sub(Scalar a, Scalar b) -> Scalar",
-       binary_kernel([](double a, double b) { return a - b; })},
-      {"_operator::mul(Scalar a, Scalar b) -> Scalar",
-       binary_kernel([](double a, double b) { return a * b; })},
-      // Python's float division: x / 0.0 raises ZeroDivisionError there; here it is inf or nan,
-      // as in a tensor op.
-      {"_operator::truediv(Scalar a, Scalar b) -> Scalar",
-       binary_kernel([](double a, double b) { return a / b; })},
+      {"_operator::add(Scalar a, Scalar b) -> Scalar", XPORT_OP_KERNEL(operator_add_out)},
+      {"_operator::sub(Scalar a, Scalar b) -> Scalar", XPORT_OP_KERNEL(operator_sub_out)},
+      {"_operator::mul(Scalar a, Scalar b) -> Scalar", XPORT_OP_KERNEL(operator_mul_out)},
+      {"_operator::truediv(Scalar a, Scalar b) -> Scalar", XPORT_OP_KERNEL(operator_truediv_out)},
   };
   for (const Binary& b : binaries) {
-    register_op({.schema = b.schema, .meta = float_result, .cpu = b.cpu, .core = true});
+    register_op({.schema = b.schema,
+                 .meta = float_result,
+                 .cpu = b.kernel.fn,
+                 .kernel_symbol = b.kernel.symbol,
+                 .core = true});
   }
   register_op({
       .schema = "_operator::neg(Scalar a) -> Scalar",
       .meta = float_result,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            *static_cast<double*>(outs[0].raw_data()) = -args.scalar(0).to_double();
-          },
+      .cpu = XPORT_OP_KERNEL(operator_neg_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(operator_neg_out).symbol,
       .core = true,
   });
 }

@@ -7,6 +7,7 @@
 #include "ops/fused/fused_ops.h"
 #include "ops/op_util.h"
 #include "ops/register_all.h"
+#include "ops/typed_kernel.h"
 #include "xport/functions.h"
 
 namespace xport::ops {
@@ -37,18 +38,16 @@ std::vector<TensorMeta> fused_conv_meta(const OpArgs& a) {
   return out;
 }
 
-// relu(convolution(...) + residual), the residual and the ReLU each optional.
-std::vector<Tensor> fused_conv_decomposition(const OpArgs& a) {
-  Tensor y = call1(XPORT_OP("aten::convolution"), leading(a, kConvolution));
-  const Tensor residual = a.optional_tensor(kResidual);
+// relu(convolution(...) + residual), the residual (when defined) and the ReLU each optional.
+Tensor fused_conv(std::vector<Value> convolution_args, const Tensor& residual, bool apply_relu) {
+  Tensor y = call1(XPORT_OP("aten::convolution"), std::move(convolution_args));
   if (residual.defined()) y = add(y, residual);
-  if (a.boolean(kRelu)) y = relu(y);
-  return {y};
+  if (apply_relu) y = relu(y);
+  return y;
 }
 
-// (For the in-place form, outs[0] is the residual.)
-void fused_conv_kernel(const OpArgs& a, std::vector<Tensor>& outs) {
-  outs[0].copy_(fused_conv_decomposition(a)[0]);
+std::vector<Tensor> fused_conv_decomposition(const OpArgs& a) {
+  return {fused_conv(leading(a, kConvolution), a.optional_tensor(kResidual), a.boolean(kRelu))};
 }
 
 // The in-place form's result is its residual, as it lies.
@@ -81,20 +80,19 @@ std::vector<TensorMeta> fused_linear_meta(const OpArgs& a) {
   return {contiguous_meta({x.size(0), w.size(1)}, x.dtype())};
 }
 
-// activation(input @ weight + bias).
-std::vector<Tensor> fused_linear_decomposition(const OpArgs& a) {
-  const Tensor bias = a.optional_tensor(2);
-  Tensor y = bias.defined() ? call1(XPORT_OP("aten::addmm"), {bias, a.tensor(0), a.tensor(1)})
-                            : call1(XPORT_OP("aten::mm"), {a.tensor(0), a.tensor(1)});
-  const std::string& act = a.str(3);
+// activation(input @ weight + bias), the bias used when defined.
+Tensor fused_linear(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                    const std::string& act) {
+  Tensor y = bias.defined() ? call1(XPORT_OP("aten::addmm"), {bias, input, weight})
+                            : call1(XPORT_OP("aten::mm"), {input, weight});
   if (act == "relu") y = relu(y);
   if (act == "gelu") y = gelu(y, "none");
   if (act == "gelu_tanh") y = gelu(y, "tanh");
-  return {y};
+  return y;
 }
 
-void fused_linear_kernel(const OpArgs& a, std::vector<Tensor>& outs) {
-  outs[0].copy_(fused_linear_decomposition(a)[0]);
+std::vector<Tensor> fused_linear_decomposition(const OpArgs& a) {
+  return {fused_linear(a.tensor(0), a.tensor(1), a.optional_tensor(2), a.str(3))};
 }
 
 // The body's inputs are the op's, all float32 of one size (the pass only fuses such chains);
@@ -122,14 +120,54 @@ constexpr const char* kConvArguments =
     "Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
     "SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups";
 
+// aten::convolution's arguments, as the fused op's first nine.
+std::vector<Value> convolution_args(const Tensor& input, const Tensor& weight,
+                                    const std::optional<Tensor>& bias,
+                                    const std::vector<int64_t>& stride,
+                                    const std::vector<int64_t>& padding,
+                                    const std::vector<int64_t>& dilation, bool transposed,
+                                    const std::vector<int64_t>& output_padding, int64_t groups) {
+  const Value b = bias ? Value(*bias) : Value();
+  return {input, weight, b, stride, padding, dilation, transposed, output_padding, groups};
+}
+
 }  // namespace
+
+void xport_fused_conv2d_out(const Tensor& input, const Tensor& weight,
+                            const std::optional<Tensor>& bias, const std::vector<int64_t>& stride,
+                            const std::vector<int64_t>& padding,
+                            const std::vector<int64_t>& dilation, bool transposed,
+                            const std::vector<int64_t>& output_padding, int64_t groups,
+                            const std::optional<Tensor>& residual, bool relu, const Tensor& out) {
+  Tensor(out).copy_(fused_conv(convolution_args(input, weight, bias, stride, padding, dilation,
+                                                transposed, output_padding, groups),
+                               residual.value_or(Tensor()), relu));
+}
+// `out` is the residual.
+void xport_fused_conv2d__out(const Tensor& input, const Tensor& weight,
+                             const std::optional<Tensor>& bias,
+                             const std::vector<int64_t>& stride,
+                             const std::vector<int64_t>& padding,
+                             const std::vector<int64_t>& dilation, bool transposed,
+                             const std::vector<int64_t>& output_padding, int64_t groups,
+                             const Tensor& residual, bool relu, const Tensor& out) {
+  Tensor(out).copy_(fused_conv(convolution_args(input, weight, bias, stride, padding, dilation,
+                                                transposed, output_padding, groups),
+                               residual, relu));
+}
+void xport_fused_linear_out(const Tensor& input, const Tensor& weight,
+                            const std::optional<Tensor>& bias, const std::string& activation,
+                            const Tensor& out) {
+  Tensor(out).copy_(fused_linear(input, weight, bias.value_or(Tensor()), activation));
+}
 
 void register_fused_ops() {
   register_op({
       .schema = std::string("xport::fused_conv2d(") + kConvArguments +
                 ", Tensor? residual=None, bool relu=False) -> Tensor",
       .meta = fused_conv_meta,
-      .cpu = fused_conv_kernel,
+      .cpu = XPORT_OP_KERNEL(xport_fused_conv2d_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(xport_fused_conv2d_out).symbol,
       .decomp = fused_conv_decomposition,
   });
   // Written over its residual, whose last reader it is (the runtime chooses this form).
@@ -137,14 +175,16 @@ void register_fused_ops() {
       .schema = std::string("xport::fused_conv2d_(") + kConvArguments +
                 ", Tensor(a!) residual, bool relu=False) -> Tensor(a!)",
       .meta = fused_conv_in_place_meta,
-      .cpu = fused_conv_kernel,
+      .cpu = XPORT_OP_KERNEL(xport_fused_conv2d__out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(xport_fused_conv2d__out).symbol,
       .decomp = fused_conv_in_place_decomposition,
   });
   register_op({
       .schema = "xport::fused_linear(Tensor input, Tensor weight, Tensor? bias=None, "
                 "str activation=\"none\") -> Tensor",
       .meta = fused_linear_meta,
-      .cpu = fused_linear_kernel,
+      .cpu = XPORT_OP_KERNEL(xport_fused_linear_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(xport_fused_linear_out).symbol,
       .decomp = fused_linear_decomposition,
   });
   // A chain of elementwise ops, each reading the one before, as a subgraph over its inputs:

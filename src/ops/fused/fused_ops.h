@@ -4,6 +4,11 @@
 // for it.
 
 #include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "xport/tensor.h"
 
 namespace xport::ops::fused_conv2d_args {
 
@@ -12,3 +17,27 @@ constexpr size_t kResidual = 9;     ///< Tensor? residual (Tensor(a!) in fused_c
 constexpr size_t kRelu = 10;        ///< bool relu
 
 }  // namespace xport::ops::fused_conv2d_args
+
+namespace xport::ops {
+
+// The fused ops' out-variant kernels: one named function per op, its parameters the schema's
+// arguments in order, then one tensor per result. Registration binds them (XPORT_OP_KERNEL) and
+// a code generator can call them. Arguments are valid: the op's meta function checked them.
+void xport_fused_conv2d_out(const Tensor& input, const Tensor& weight,
+                            const std::optional<Tensor>& bias, const std::vector<int64_t>& stride,
+                            const std::vector<int64_t>& padding,
+                            const std::vector<int64_t>& dilation, bool transposed,
+                            const std::vector<int64_t>& output_padding, int64_t groups,
+                            const std::optional<Tensor>& residual, bool relu, const Tensor& out);
+void xport_fused_conv2d__out(const Tensor& input, const Tensor& weight,
+                             const std::optional<Tensor>& bias,
+                             const std::vector<int64_t>& stride,
+                             const std::vector<int64_t>& padding,
+                             const std::vector<int64_t>& dilation, bool transposed,
+                             const std::vector<int64_t>& output_padding, int64_t groups,
+                             const Tensor& residual, bool relu, const Tensor& out);
+void xport_fused_linear_out(const Tensor& input, const Tensor& weight,
+                            const std::optional<Tensor>& bias, const std::string& activation,
+                            const Tensor& out);
+
+}  // namespace xport::ops

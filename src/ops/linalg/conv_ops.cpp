@@ -1,8 +1,10 @@
 // Convolution: aten::convolution (2-D, not transposed; the kernel runs on oneDNN) and conv2d,
 // which decomposes into it.
 #include "kernels/cpu/conv.h"
+#include "ops/linalg/linalg_kernels.h"
 #include "ops/linalg/linalg_ops.h"
 #include "ops/op_util.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 namespace {
@@ -19,10 +21,9 @@ std::vector<SymInt> spatial_param(const OpArgs& args, size_t index, const char* 
   return v.size() == 1 ? std::vector<SymInt>{v[0], v[0]} : v;
 }
 
-std::vector<int64_t> concrete(const std::vector<SymInt>& v) {
-  std::vector<int64_t> out;
-  for (const SymInt& s : v) out.push_back(s.guard_int());
-  return out;
+// The same for a kernel, whose lists the meta function checked.
+std::array<int64_t, 2> spatial_param(const std::vector<int64_t>& v) {
+  return {v[0], v.size() == 1 ? v[0] : v[1]};
 }
 
 std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
@@ -88,18 +89,6 @@ std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
   return {contiguous_meta(std::move(sizes), input.dtype())};
 }
 
-void convolution_cpu(const OpArgs& args, std::vector<Tensor>& outs) {
-  const std::vector<int64_t> stride = concrete(spatial_param(args, 3, "stride"));
-  const std::vector<int64_t> padding = concrete(spatial_param(args, 4, "padding"));
-  const std::vector<int64_t> dilation = concrete(spatial_param(args, 5, "dilation"));
-  cpu::Conv2dParams p;
-  p.stride = {stride[0], stride[1]};
-  p.padding = {padding[0], padding[1]};
-  p.dilation = {dilation[0], dilation[1]};
-  p.groups = args.integer(8);
-  cpu::conv2d_out(args.tensor(0), args.tensor(1), args.optional_tensor(2), p, outs[0]);
-}
-
 // conv2d: convolution of a batched 4-D input, or an unbatched 3-D one given a batch of one.
 std::vector<Tensor> conv2d_decomp(const OpArgs& args) {
   const Tensor& input = args.tensor(0);
@@ -117,13 +106,26 @@ std::vector<Tensor> conv2d_decomp(const OpArgs& args) {
 
 }  // namespace
 
+void convolution_out(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                     const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                     const std::vector<int64_t>& dilation, bool, const std::vector<int64_t>&,
+                     int64_t groups, const Tensor& out) {
+  cpu::Conv2dParams p;
+  p.stride = spatial_param(stride);
+  p.padding = spatial_param(padding);
+  p.dilation = spatial_param(dilation);
+  p.groups = groups;
+  cpu::conv2d_out(input, weight, bias.value_or(Tensor()), p, out);
+}
+
 void register_conv_ops() {
   register_op({
       .schema = "aten::convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, "
                 "SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, "
                 "SymInt groups) -> Tensor",
       .meta = convolution_meta,
-      .cpu = convolution_cpu,
+      .cpu = XPORT_OP_KERNEL(convolution_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(convolution_out).symbol,
       .core = true,
   });
   register_op({

@@ -3,6 +3,7 @@
 #include "kernels/cpu/gemm.h"
 #include "ops/linalg/linalg_ops.h"
 #include "ops/op_util.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 namespace {
@@ -192,30 +193,23 @@ void register_matmul_ops() {
   register_op({
       .schema = "aten::mm(Tensor self, Tensor mat2) -> Tensor",
       .meta = mm_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::mm_out(args.tensor(0), args.tensor(1), outs[0]);
-          },
+      .cpu = XPORT_KERNEL(cpu::mm_out).fn,
+      .kernel_symbol = XPORT_KERNEL(cpu::mm_out).symbol,
       .core = true,
   });
   register_op({
       .schema = "aten::bmm(Tensor self, Tensor mat2) -> Tensor",
       .meta = bmm_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::bmm_out(args.tensor(0), args.tensor(1), outs[0]);
-          },
+      .cpu = XPORT_KERNEL(cpu::bmm_out).fn,
+      .kernel_symbol = XPORT_KERNEL(cpu::bmm_out).symbol,
       .core = true,
   });
   register_op({
       .schema = "aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, "
                 "Scalar alpha=1) -> Tensor",
       .meta = add_product_meta(false),
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::addmm_out(args.tensor(0), args.tensor(1), args.tensor(2), args.scalar(3),
-                           args.scalar(4), outs[0]);
-          },
+      .cpu = XPORT_KERNEL(cpu::addmm_out).fn,
+      .kernel_symbol = XPORT_KERNEL(cpu::addmm_out).symbol,
       .core = true,
   });
   // Not in the core set: it decomposes to bmm, mul and add (ATen's decomposition), but keeps a
@@ -224,11 +218,8 @@ void register_matmul_ops() {
       .schema = "aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, "
                 "Scalar alpha=1) -> Tensor",
       .meta = add_product_meta(true),
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::baddbmm_out(args.tensor(0), args.tensor(1), args.tensor(2), args.scalar(3),
-                             args.scalar(4), outs[0]);
-          },
+      .cpu = XPORT_KERNEL(cpu::baddbmm_out).fn,
+      .kernel_symbol = XPORT_KERNEL(cpu::baddbmm_out).symbol,
       .decomp =
           [](const OpArgs& args) {
             const Tensor& self = args.tensor(0);
@@ -247,10 +238,8 @@ void register_matmul_ops() {
   register_op({
       .schema = "aten::dot(Tensor self, Tensor tensor) -> Tensor",
       .meta = dot_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::dot_out(args.tensor(0), args.tensor(1), outs[0]);
-          },
+      .cpu = XPORT_KERNEL(cpu::dot_out).fn,
+      .kernel_symbol = XPORT_KERNEL(cpu::dot_out).symbol,
       .decomp =
           [](const OpArgs& args) {
             const Tensor r = mm(args.tensor(0).unsqueeze(0), args.tensor(1).unsqueeze(1));

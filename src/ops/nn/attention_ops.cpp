@@ -4,8 +4,10 @@
 #include <limits>
 
 #include "kernels/cpu/attention.h"
+#include "ops/nn/nn_kernels.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 namespace {
@@ -81,17 +83,15 @@ std::vector<TensorMeta> attention_meta(const OpArgs& args) {
 }
 
 // The softmax scale: given, or 1 / sqrt(E) (specialising a symbolic E).
-double attention_scale(const OpArgs& args) {
-  if (const auto scale = args.optional_real(6)) return *scale;
-  const Tensor& q = args.tensor(0);
+double attention_scale(const Tensor& q, std::optional<double> scale) {
+  if (scale) return *scale;
   return 1.0 / std::sqrt(static_cast<double>(q.size(q.dim() - 1).guard_int()));
 }
 
 // Key or value with each head repeated for the queries it serves (enable_gqa), as PyTorch's
 // repeat_interleave over the head dim: [..., Hk, S, E] -> [..., Hq, S, E].
-Tensor grouped(const OpArgs& args, const Tensor& t) {
-  if (!args.boolean(7)) return t;
-  const Tensor& q = args.tensor(0);
+Tensor grouped(const Tensor& q, const Tensor& t, bool enable_gqa) {
+  if (!enable_gqa) return t;
   const SymInt hq = q.size(q.dim() - 3), hk = t.size(t.dim() - 3);
   std::vector<SymInt> expanded = t.sizes();
   expanded.insert(expanded.end() - 2, hq / hk);
@@ -103,8 +103,8 @@ Tensor grouped(const OpArgs& args, const Tensor& t) {
 std::vector<Tensor> attention_decomp(const OpArgs& args) {
   const std::vector<SymInt> out_sizes = attention_meta(args)[0].sizes;
   const Tensor& q = args.tensor(0);
-  const Tensor k = grouped(args, args.tensor(1));
-  const Tensor v = grouped(args, args.tensor(2));
+  const Tensor k = grouped(q, args.tensor(1), args.boolean(7));
+  const Tensor v = grouped(q, args.tensor(2), args.boolean(7));
   const Tensor mask = args.optional_tensor(3);
   const std::vector<SymInt> batch(out_sizes.begin(), out_sizes.end() - 2);
   const SymInt B = numel_of(batch);
@@ -118,7 +118,8 @@ std::vector<Tensor> attention_decomp(const OpArgs& args) {
     return t.expand(full).reshape({B, t.size(t.dim() - 2), t.size(t.dim() - 1)});
   };
   const OpDef& bmm = XPORT_OP("aten::bmm");
-  Tensor scores = call1(bmm, {to_3d(q), to_3d(k).transpose(1, 2)}).mul(attention_scale(args));
+  Tensor scores = call1(bmm, {to_3d(q), to_3d(k).transpose(1, 2)})
+                      .mul(attention_scale(q, args.optional_real(6)));
   std::vector<SymInt> score_sizes = batch;
   score_sizes.push_back(L);
   score_sizes.push_back(S);
@@ -142,6 +143,16 @@ std::vector<Tensor> attention_decomp(const OpArgs& args) {
 
 }  // namespace
 
+void scaled_dot_product_attention_out(const Tensor& query, const Tensor& key, const Tensor& value,
+                                      const std::optional<Tensor>& attn_mask, double,
+                                      bool is_causal, std::optional<double> scale,
+                                      bool enable_gqa, const Tensor& out) {
+  cpu::scaled_dot_product_attention_out(query, grouped(query, key, enable_gqa),
+                                        grouped(query, value, enable_gqa),
+                                        attn_mask.value_or(Tensor()), is_causal,
+                                        attention_scale(query, scale), out);
+}
+
 void register_attention_ops() {
   register_op({
       .schema = "aten::scaled_dot_product_attention(Tensor query, Tensor key, "
@@ -150,13 +161,8 @@ void register_attention_ops() {
                 "is_causal=False, *, "
                 "float? scale=None, bool enable_gqa=False) -> Tensor",
       .meta = attention_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::scaled_dot_product_attention_out(args.tensor(0), grouped(args, args.tensor(1)),
-                                                  grouped(args, args.tensor(2)),
-                                                  args.optional_tensor(3), args.boolean(5),
-                                                  attention_scale(args), outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(scaled_dot_product_attention_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(scaled_dot_product_attention_out).symbol,
       .decomp = attention_decomp,
   });
 }

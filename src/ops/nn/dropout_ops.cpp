@@ -2,8 +2,10 @@
 // exported program runs, as in PyTorch); dropout is native_dropout in training mode and a copy
 // otherwise.
 #include "kernels/cpu/dropout.h"
+#include "ops/nn/nn_kernels.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 namespace {
@@ -24,23 +26,24 @@ std::vector<TensorMeta> native_dropout_meta(const OpArgs& args) {
           contiguous_meta(input.sizes(), DType::Bool)};
 }
 
-void native_dropout_kernel(const OpArgs& args, std::vector<Tensor>& outs) {
-  const bool train = args.optional_bool(2).value_or(true);
-  if (!train) {
-    outs[0].copy_(args.tensor(0));
-    outs[1].fill_(true);
+}  // namespace
+
+void native_dropout_out(const Tensor& input, double p, std::optional<bool> train,
+                        const Tensor& output, const Tensor& mask) {
+  if (!train.value_or(true)) {
+    Tensor(output).copy_(input);
+    Tensor(mask).fill_(true);
     return;
   }
-  kernels::cpu::dropout_out(args.tensor(0), args.real(1), outs[0], outs[1]);
+  kernels::cpu::dropout_out(input, p, output, mask);
 }
-
-}  // namespace
 
 void register_dropout_ops() {
   const OpDef& native_dropout = register_op({
       .schema = "aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)",
       .meta = native_dropout_meta,
-      .cpu = native_dropout_kernel,
+      .cpu = XPORT_OP_KERNEL(native_dropout_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(native_dropout_out).symbol,
       .core = true,
       .tags = {"nondeterministic_seeded"},
   });

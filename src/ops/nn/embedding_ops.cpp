@@ -1,7 +1,9 @@
 // Embedding lookup.
 #include "kernels/cpu/embedding.h"
+#include "ops/nn/nn_kernels.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 namespace {
@@ -24,20 +26,19 @@ std::vector<TensorMeta> embedding_meta(const OpArgs& args) {
   return {contiguous_meta(std::move(sizes), weight.dtype())};
 }
 
-void embedding_kernel(const OpArgs& args, std::vector<Tensor>& outs) {
-  const Tensor& weight = args.tensor(0);
-  const Tensor& indices = args.tensor(1);
+}  // namespace
+
+void embedding_out(const Tensor& weight, const Tensor& indices, int64_t, bool, bool,
+                   const Tensor& out) {
   // Validated here, before the (parallel) lookup.
   if (indices.int_numel() == 0) return;
   const auto [lo, hi] = cpu::index_min_max(indices);
   const int64_t rows = weight.int_size(0);
-  XPORT_CHECK(lo >= 0 && hi < rows, InvalidInput, args.name(), ": index ", lo < 0 ? lo : hi,
+  XPORT_CHECK(lo >= 0 && hi < rows, InvalidInput, "aten::embedding: index ", lo < 0 ? lo : hi,
               " is out of range for a weight of ", rows, " rows (valid indices are 0 to ", rows - 1,
               ")");
-  cpu::embedding_out(weight, indices, outs[0]);
+  cpu::embedding_out(weight, indices, out);
 }
-
-}  // namespace
 
 void register_embedding_ops() {
   register_op({
@@ -45,7 +46,8 @@ void register_embedding_ops() {
                 "padding_idx=-1, "
                 "bool scale_grad_by_freq=False, bool sparse=False) -> Tensor",
       .meta = embedding_meta,
-      .cpu = embedding_kernel,
+      .cpu = XPORT_OP_KERNEL(embedding_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(embedding_out).symbol,
       .core = true,
   });
 }

@@ -2,8 +2,10 @@
 // statistics (training, which also updates the running ones).
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/norm.h"
+#include "ops/nn/nn_kernels.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 namespace {
@@ -44,13 +46,6 @@ std::vector<TensorMeta> layer_norm_meta(const OpArgs& args) {
   stat_sizes.resize(input.sizes().size(), SymInt(1));
   return {contiguous_meta(input.sizes(), input.dtype()), contiguous_meta(stat_sizes, input.dtype()),
           contiguous_meta(stat_sizes, input.dtype())};
-}
-
-void layer_norm_kernel(const OpArgs& args, std::vector<Tensor>& outs) {
-  int64_t n = 1;
-  for (const SymInt& s : args.sym_ints(1)) n *= s.guard_int();
-  cpu::layer_norm_out(args.tensor(0), args.optional_tensor(2), args.optional_tensor(3), n,
-                      args.real(4), outs[0], outs[1], outs[2]);
 }
 
 // ---- batch norm ----
@@ -114,28 +109,56 @@ std::vector<TensorMeta> batch_norm_legit_meta(const OpArgs& args, bool functiona
   return out;
 }
 
-// Writes outs[0..2]; the new running statistics go to running_out (the functional form's
-// outs[3..4], or the running statistics themselves for the in-place op).
-void batch_norm_legit_kernel(const OpArgs& args, std::vector<Tensor>& outs,
-                             const Tensor& running_mean_out, const Tensor& running_var_out) {
-  const Tensor& running_mean = args.tensor(3);
-  const Tensor& running_var = args.tensor(4);
-  if (!args.boolean(5)) {
-    cpu::batch_norm_inference_out(args.tensor(0), args.optional_tensor(1),
-                                  args.optional_tensor(2), running_mean, running_var,
-                                  args.real(7), outs[0]);
+}  // namespace
+
+void native_layer_norm_out(const Tensor& input, const std::vector<int64_t>& normalized_shape,
+                           const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                           double eps, const Tensor& out, const Tensor& mean,
+                           const Tensor& rstd) {
+  int64_t n = 1;
+  for (int64_t s : normalized_shape) n *= s;
+  cpu::layer_norm_out(input, weight.value_or(Tensor()), bias.value_or(Tensor()), n, eps, out,
+                      mean, rstd);
+}
+void _native_batch_norm_legit_no_training_out(
+    const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+    const Tensor& running_mean, const Tensor& running_var, double, double eps, const Tensor& out,
+    const Tensor&, const Tensor&) {
+  cpu::batch_norm_inference_out(input, weight.value_or(Tensor()), bias.value_or(Tensor()),
+                                running_mean, running_var, eps, out);
+}
+// Writes out, save_mean and save_invstd; the new running statistics go to running_mean_out and
+// running_var_out (the in-place op passes the running statistics themselves, or undefined
+// tensors in inference).
+void _native_batch_norm_legit_functional_out(
+    const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+    const Tensor& running_mean, const Tensor& running_var, bool training, double momentum,
+    double eps, const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd,
+    const Tensor& running_mean_out, const Tensor& running_var_out) {
+  if (!training) {
+    cpu::batch_norm_inference_out(input, weight.value_or(Tensor()), bias.value_or(Tensor()),
+                                  running_mean, running_var, eps, out);
     if (running_mean_out.defined() && !running_mean_out.is_same(running_mean)) {
       cpu::copy_into(running_mean_out, running_mean);
       cpu::copy_into(running_var_out, running_var);
     }
     return;
   }
-  cpu::batch_norm_training_out(args.tensor(0), args.optional_tensor(1), args.optional_tensor(2),
-                               running_mean, running_var, args.real(6), args.real(7), outs[0],
-                               outs[1], outs[2], running_mean_out, running_var_out);
+  cpu::batch_norm_training_out(input, weight.value_or(Tensor()), bias.value_or(Tensor()),
+                               running_mean, running_var, momentum, eps, out, save_mean,
+                               save_invstd, running_mean_out, running_var_out);
 }
 
-}  // namespace
+void _native_batch_norm_legit_out(const Tensor& input, const std::optional<Tensor>& weight,
+                                  const std::optional<Tensor>& bias, const Tensor& running_mean,
+                                  const Tensor& running_var, bool training, double momentum,
+                                  double eps, const Tensor& out, const Tensor& save_mean,
+                                  const Tensor& save_invstd) {
+  _native_batch_norm_legit_functional_out(input, weight, bias, running_mean, running_var, training,
+                                          momentum, eps, out, save_mean, save_invstd,
+                                          training ? running_mean : Tensor(),
+                                          training ? running_var : Tensor());
+}
 
 void register_norm_ops() {
   const OpDef& native_layer_norm = register_op({
@@ -143,7 +166,8 @@ void register_norm_ops() {
                 "normalized_shape, Tensor? weight, "
                 "Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)",
       .meta = layer_norm_meta,
-      .cpu = layer_norm_kernel,
+      .cpu = XPORT_OP_KERNEL(native_layer_norm_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(native_layer_norm_out).symbol,
       .core = true,
   });
   register_op({
@@ -165,12 +189,8 @@ void register_norm_ops() {
                 "momentum, "
                 "float eps) -> (Tensor, Tensor, Tensor)",
       .meta = batch_norm_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::batch_norm_inference_out(args.tensor(0), args.optional_tensor(1),
-                                          args.optional_tensor(2), args.tensor(3), args.tensor(4),
-                                          args.real(6), outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(_native_batch_norm_legit_no_training_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(_native_batch_norm_legit_no_training_out).symbol,
       .core = true,
   });
   const OpDef& legit_functional = register_op({
@@ -179,10 +199,8 @@ void register_norm_ops() {
                 "float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor running_mean_out, "
                 "Tensor running_var_out)",
       .meta = [](const OpArgs& args) { return batch_norm_legit_meta(args, true); },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            batch_norm_legit_kernel(args, outs, outs[3], outs[4]);
-          },
+      .cpu = XPORT_OP_KERNEL(_native_batch_norm_legit_functional_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(_native_batch_norm_legit_functional_out).symbol,
       .core = true,
   });
   // Updates running_mean and running_var in place in training mode; capture records the
@@ -192,12 +210,8 @@ void register_norm_ops() {
                 "Tensor(a!) running_mean, Tensor(b!) running_var, bool training, "
                 "float momentum, float eps) -> (Tensor, Tensor, Tensor)",
       .meta = [](const OpArgs& args) { return batch_norm_legit_meta(args, false); },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            const bool training = args.boolean(5);
-            batch_norm_legit_kernel(args, outs, training ? args.tensor(3) : Tensor(),
-                                    training ? args.tensor(4) : Tensor());
-          },
+      .cpu = XPORT_OP_KERNEL(_native_batch_norm_legit_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(_native_batch_norm_legit_out).symbol,
       .decomp =
           [&legit_functional](const OpArgs& args) {
             std::vector<Tensor> r = call_tensors(legit_functional, args.values());

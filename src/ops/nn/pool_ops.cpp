@@ -3,8 +3,10 @@
 #include <utility>
 
 #include "kernels/cpu/pool.h"
+#include "ops/nn/nn_kernels.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 namespace {
@@ -33,6 +35,23 @@ cpu::Pool2d read_pool(const OpArgs& args, size_t dilation_index) {
   std::tie(p.pad_h, p.pad_w) = int_pair(args, 3, "padding");
   if (dilation_index != 0)
     std::tie(p.dilation_h, p.dilation_w) = int_pair(args, dilation_index, "dilation");
+  return p;
+}
+
+// The same for a kernel, whose lists the meta function checked; an empty `dilation` is none.
+cpu::Pool2d read_pool(const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
+                      const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation) {
+  const std::vector<int64_t>& s = stride.empty() ? kernel_size : stride;
+  cpu::Pool2d p{.kernel_h = kernel_size[0],
+                .kernel_w = kernel_size[1],
+                .stride_h = s[0],
+                .stride_w = s[1],
+                .pad_h = padding[0],
+                .pad_w = padding[1]};
+  if (!dilation.empty()) {
+    p.dilation_h = dilation[0];
+    p.dilation_w = dilation[1];
+  }
   return p;
 }
 
@@ -143,6 +162,30 @@ std::vector<TensorMeta> adaptive_avg_meta(const OpArgs& args) {
 
 }  // namespace
 
+void max_pool2d_with_indices_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
+                                 const std::vector<int64_t>& stride,
+                                 const std::vector<int64_t>& padding,
+                                 const std::vector<int64_t>& dilation, bool, const Tensor& out,
+                                 const Tensor& indices) {
+  cpu::max_pool2d_out(self, read_pool(kernel_size, stride, padding, dilation), out, indices);
+}
+void max_pool2d_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
+                    const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                    const std::vector<int64_t>& dilation, bool, const Tensor& out) {
+  cpu::max_pool2d_out(self, read_pool(kernel_size, stride, padding, dilation), out, Tensor());
+}
+void avg_pool2d_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
+                    const std::vector<int64_t>& stride, const std::vector<int64_t>& padding, bool,
+                    bool count_include_pad, std::optional<int64_t> divisor_override,
+                    const Tensor& out) {
+  cpu::avg_pool2d_out(self, read_pool(kernel_size, stride, padding, {}), count_include_pad,
+                      divisor_override, out);
+}
+void _adaptive_avg_pool2d_out(const Tensor& self, const std::vector<int64_t>&,
+                              const Tensor& out) {
+  cpu::adaptive_avg_pool2d_out(self, out);
+}
+
 void register_pool_ops() {
   const OpDef& with_indices = register_op({
       .schema = "aten::max_pool2d_with_indices(Tensor self, int[2] "
@@ -150,10 +193,8 @@ void register_pool_ops() {
                 "int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> "
                 "(Tensor, Tensor)",
       .meta = [](const OpArgs& args) { return max_pool_meta(args, true); },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::max_pool2d_out(args.tensor(0), read_pool(args, 4), outs[0], outs[1]);
-          },
+      .cpu = XPORT_OP_KERNEL(max_pool2d_with_indices_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(max_pool2d_with_indices_out).symbol,
       .core = true,
   });
   register_op({
@@ -161,10 +202,8 @@ void register_pool_ops() {
                 "int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> "
                 "Tensor",
       .meta = [](const OpArgs& args) { return max_pool_meta(args, false); },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::max_pool2d_out(args.tensor(0), read_pool(args, 4), outs[0], Tensor());
-          },
+      .cpu = XPORT_OP_KERNEL(max_pool2d_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(max_pool2d_out).symbol,
       .decomp =
           [&with_indices](const OpArgs& args) {
             // An explicit stride: the dispatcher refuses an empty list for
@@ -180,21 +219,16 @@ void register_pool_ops() {
                 "count_include_pad=True, "
                 "int? divisor_override=None) -> Tensor",
       .meta = avg_pool_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::avg_pool2d_out(args.tensor(0), read_pool(args, 0), args.boolean(5),
-                                args.optional_int(6), outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(avg_pool2d_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(avg_pool2d_out).symbol,
       .core = true,
   });
   const OpDef& adaptive = register_op({
       .schema = "aten::_adaptive_avg_pool2d(Tensor self, SymInt[2] "
                 "output_size) -> Tensor",
       .meta = adaptive_avg_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::adaptive_avg_pool2d_out(args.tensor(0), outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(_adaptive_avg_pool2d_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(_adaptive_avg_pool2d_out).symbol,
       .core = true,
   });
   register_op({

@@ -1,6 +1,9 @@
 // Binary pointwise ops: broadcasting, PyTorch's type promotion, and Scalar overloads.
+#include <utility>
+
 #include "kernels/cpu/pointwise.h"
 #include "ops/op_util.h"
+#include "ops/pointwise/pointwise_kernels.h"
 #include "ops/register_all.h"
 #include "ops/typed_kernel.h"
 
@@ -58,40 +61,113 @@ MetaFn binary_meta(Result rule, Accepts accepts) {
   };
 }
 
-// The second operand as a tensor: a Scalar becomes a 0-dim tensor of the common dtype.
-Tensor other_operand(const OpArgs& args) {
-  if (args[1].is_tensor()) return args.tensor(1);
-  return cpu::scalar_tensor(args.scalar(1), common_dtype(args));
+// A Scalar operand as a 0-dim tensor of the common dtype.
+Tensor scalar_operand(const Tensor& self, const Scalar& other) {
+  return cpu::scalar_tensor(other, ResultType().tensor(self).scalar(other).get());
 }
 
-// Registers the Tensor overload and, when given, the Scalar one; returns them in that order.
-// The Tensor overload calls the typed kernel as it is; the Scalar one with the scalar made a
-// tensor.
-std::vector<const OpDef*> register_binary(const char* tensor_schema, const char* scalar_schema,
-                                          const TypedKernel& kernel,
-                                          Result rule = Result::Promote,
-                                          Accepts accepts = Accepts::Any) {
-  std::vector<const OpDef*> defs;
-  defs.push_back(&register_op({
-      .schema = tensor_schema,
+// sub is add with alpha negated.
+Scalar negated(const Scalar& alpha) {
+  return alpha.is_float() ? Scalar(-alpha.to_double()) : Scalar(-alpha.to_int());
+}
+
+}  // namespace
+
+void add_Scalar_out(const Tensor& self, const Scalar& other, const Scalar& alpha,
+                    const Tensor& out) {
+  cpu::add_out(self, scalar_operand(self, other), alpha, out);
+}
+void sub_Tensor_out(const Tensor& self, const Tensor& other, const Scalar& alpha,
+                    const Tensor& out) {
+  cpu::add_out(self, other, negated(alpha), out);
+}
+void sub_Scalar_out(const Tensor& self, const Scalar& other, const Scalar& alpha,
+                    const Tensor& out) {
+  cpu::add_out(self, scalar_operand(self, other), negated(alpha), out);
+}
+void mul_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  cpu::mul_out(self, scalar_operand(self, other), out);
+}
+void div_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  cpu::div_true_out(self, scalar_operand(self, other), out);
+}
+// div with rounding_mode None (true), 'trunc' or 'floor'.
+void div_Tensor_mode_out(const Tensor& self, const Tensor& other,
+                         const std::optional<std::string>& rounding_mode, const Tensor& out) {
+  if (!rounding_mode)
+    cpu::div_true_out(self, other, out);
+  else if (*rounding_mode == "trunc")
+    cpu::div_trunc_out(self, other, out);
+  else
+    cpu::div_floor_out(self, other, out);
+}
+void div_Scalar_mode_out(const Tensor& self, const Scalar& other,
+                         const std::optional<std::string>& rounding_mode, const Tensor& out) {
+  div_Tensor_mode_out(self, scalar_operand(self, other), rounding_mode, out);
+}
+void remainder_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  cpu::remainder_out(self, scalar_operand(self, other), out);
+}
+void eq_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  cpu::eq_out(self, scalar_operand(self, other), out);
+}
+void ne_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  cpu::ne_out(self, scalar_operand(self, other), out);
+}
+void lt_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  cpu::lt_out(self, scalar_operand(self, other), out);
+}
+void le_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  cpu::le_out(self, scalar_operand(self, other), out);
+}
+void gt_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  cpu::gt_out(self, scalar_operand(self, other), out);
+}
+void ge_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  cpu::ge_out(self, scalar_operand(self, other), out);
+}
+void bitwise_and_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  cpu::bitwise_and_out(self, scalar_operand(self, other), out);
+}
+void bitwise_or_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  cpu::bitwise_or_out(self, scalar_operand(self, other), out);
+}
+void bitwise_xor_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  cpu::bitwise_xor_out(self, scalar_operand(self, other), out);
+}
+void pow_Tensor_Scalar_out(const Tensor& self, const Scalar& exponent, const Tensor& out) {
+  cpu::pow_out(self, scalar_operand(self, exponent), out);
+}
+// In place: `out` is self; an operand sharing self's memory in another layout is read from a
+// copy. The Scalar forms have no tensor operand and use the functional kernels as they are.
+void add__Tensor_out(const Tensor& self, const Tensor& other, const Scalar& alpha,
+                     const Tensor& out) {
+  cpu::add_out(self, unaliased(self, other), alpha, out);
+}
+void sub__Tensor_out(const Tensor& self, const Tensor& other, const Scalar& alpha,
+                     const Tensor& out) {
+  sub_Tensor_out(self, unaliased(self, other), alpha, out);
+}
+void mul__Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  cpu::mul_out(self, unaliased(self, other), out);
+}
+void div__Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  cpu::div_true_out(self, unaliased(self, other), out);
+}
+
+namespace {
+
+// Registers one overload, its second operand a Tensor or a Scalar, with its typed kernel.
+const OpDef& register_binary(const char* schema, const TypedKernel& kernel,
+                             Result rule = Result::Promote, Accepts accepts = Accepts::Any) {
+  return register_op({
+      .schema = schema,
       .meta = binary_meta(rule, accepts),
       .cpu = kernel.fn,
       .kernel_symbol = kernel.symbol,
       .core = true,
       .tags = {"pointwise"},
-  }));
-  if (scalar_schema == nullptr) return defs;
-  defs.push_back(&register_op({
-      .schema = scalar_schema,
-      .meta = binary_meta(rule, accepts),
-      .cpu =
-          [fn = kernel.fn](const OpArgs& args, std::vector<Tensor>& outs) {
-            fn(OpArgs(args.op(), {args[0], Value(other_operand(args))}), outs);
-          },
-      .core = true,
-      .tags = {"pointwise"},
-  }));
-  return defs;
+  });
 }
 
 void check_alpha(const OpArgs& args, const Scalar& alpha) {
@@ -104,7 +180,7 @@ void check_alpha(const OpArgs& args, const Scalar& alpha) {
 }
 
 // add/sub: a + alpha * b, with sub negating alpha.
-const OpDef& register_add(const char* schema, bool subtract) {
+const OpDef& register_add(const char* schema, bool subtract, const TypedKernel& kernel) {
   return register_op({
       .schema = schema,
       .meta =
@@ -112,13 +188,8 @@ const OpDef& register_add(const char* schema, bool subtract) {
             check_alpha(args, args.scalar(2));
             return binary_meta(Result::Promote, subtract ? Accepts::NoBool : Accepts::Any)(args);
           },
-      .cpu =
-          [subtract](const OpArgs& args, std::vector<Tensor>& outs) {
-            Scalar alpha = args.scalar(2);
-            if (subtract)
-              alpha = alpha.is_float() ? Scalar(-alpha.to_double()) : Scalar(-alpha.to_int());
-            cpu::add_out(args.tensor(0), other_operand(args), alpha, outs[0]);
-          },
+      .cpu = kernel.fn,
+      .kernel_symbol = kernel.symbol,
       .core = true,
       .tags = {"pointwise"},
   });
@@ -136,38 +207,54 @@ void check_integer_pow(const OpArgs& args) {
 }  // namespace
 
 void register_binary_ops() {
-  const OpDef& add = register_add(
-      "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", false);
+  const OpDef& add =
+      register_add("aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+                   false, XPORT_KERNEL(cpu::add_out));
   const OpDef& add_s =
-      register_add("aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", false);
-  const OpDef& sub = register_add(
-      "aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", true);
+      register_add("aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", false,
+                   XPORT_OP_KERNEL(add_Scalar_out));
+  const OpDef& sub =
+      register_add("aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+                   true, XPORT_OP_KERNEL(sub_Tensor_out));
   const OpDef& sub_s =
-      register_add("aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", true);
+      register_add("aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", true,
+                   XPORT_OP_KERNEL(sub_Scalar_out));
   register_inplace(
-      "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", add);
+      "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", add,
+      XPORT_OP_KERNEL(add__Tensor_out));
   register_inplace("aten::add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
-                   add_s);
+                   add_s, XPORT_OP_KERNEL(add_Scalar_out));
   register_inplace(
-      "aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", sub);
+      "aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", sub,
+      XPORT_OP_KERNEL(sub__Tensor_out));
   register_inplace("aten::sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
-                   sub_s);
+                   sub_s, XPORT_OP_KERNEL(sub_Scalar_out));
 
-  auto mul = register_binary("aten::mul.Tensor(Tensor self, Tensor other) -> Tensor",
-                             "aten::mul.Scalar(Tensor self, Scalar other) -> Tensor",
-                             XPORT_KERNEL(cpu::mul_out));
-  register_inplace("aten::mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", *mul[0]);
-  register_inplace("aten::mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", *mul[1]);
-  auto div = register_binary("aten::div.Tensor(Tensor self, Tensor other) -> Tensor",
-                             "aten::div.Scalar(Tensor self, Scalar other) -> Tensor",
-                             XPORT_KERNEL(cpu::div_true_out), Result::Float);
-  register_inplace("aten::div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", *div[0]);
-  register_inplace("aten::div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", *div[1]);
+  const OpDef& mul = register_binary("aten::mul.Tensor(Tensor self, Tensor other) -> Tensor",
+                                     XPORT_KERNEL(cpu::mul_out));
+  const OpDef& mul_s = register_binary("aten::mul.Scalar(Tensor self, Scalar other) -> Tensor",
+                                       XPORT_OP_KERNEL(mul_Scalar_out));
+  register_inplace("aten::mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", mul,
+                   XPORT_OP_KERNEL(mul__Tensor_out));
+  register_inplace("aten::mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", mul_s,
+                   XPORT_OP_KERNEL(mul_Scalar_out));
+  const OpDef& div = register_binary("aten::div.Tensor(Tensor self, Tensor other) -> Tensor",
+                                     XPORT_KERNEL(cpu::div_true_out), Result::Float);
+  const OpDef& div_s = register_binary("aten::div.Scalar(Tensor self, Scalar other) -> Tensor",
+                                       XPORT_OP_KERNEL(div_Scalar_out), Result::Float);
+  register_inplace("aten::div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", div,
+                   XPORT_OP_KERNEL(div__Tensor_out));
+  register_inplace("aten::div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", div_s,
+                   XPORT_OP_KERNEL(div_Scalar_out));
 
   // div with rounding_mode None (true), 'trunc' or 'floor'.
-  for (const char* schema :
-       {"aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
-        "aten::div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor"}) {
+  const std::pair<const char*, TypedKernel> div_modes[] = {
+      {"aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
+       XPORT_OP_KERNEL(div_Tensor_mode_out)},
+      {"aten::div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor",
+       XPORT_OP_KERNEL(div_Scalar_mode_out)},
+  };
+  for (const auto& [schema, kernel] : div_modes) {
     register_op({
         .schema = schema,
         .meta =
@@ -177,64 +264,67 @@ void register_binary_ops() {
                           ": rounding_mode must be None, 'trunc' or 'floor', got '", *mode, "'");
               return binary_meta(mode ? Result::Promote : Result::Float, Accepts::Any)(args);
             },
-        .cpu =
-            [](const OpArgs& args, std::vector<Tensor>& outs) {
-              const auto mode = args.optional_str(2);
-              const Tensor other = other_operand(args);
-              if (!mode)
-                cpu::div_true_out(args.tensor(0), other, outs[0]);
-              else if (*mode == "trunc")
-                cpu::div_trunc_out(args.tensor(0), other, outs[0]);
-              else
-                cpu::div_floor_out(args.tensor(0), other, outs[0]);
-            },
+        .cpu = kernel.fn,
+        .kernel_symbol = kernel.symbol,
         .core = true,
     });
   }
 
   register_binary("aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor",
-                  "aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor",
                   XPORT_KERNEL(cpu::remainder_out));
-  register_binary("aten::maximum(Tensor self, Tensor other) -> Tensor", nullptr,
+  register_binary("aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor",
+                  XPORT_OP_KERNEL(remainder_Scalar_out));
+  register_binary("aten::maximum(Tensor self, Tensor other) -> Tensor",
                   XPORT_KERNEL(cpu::maximum_out));
-  register_binary("aten::minimum(Tensor self, Tensor other) -> Tensor", nullptr,
+  register_binary("aten::minimum(Tensor self, Tensor other) -> Tensor",
                   XPORT_KERNEL(cpu::minimum_out));
-  register_binary("aten::atan2(Tensor self, Tensor other) -> Tensor", nullptr,
-                  XPORT_KERNEL(cpu::atan2_out),
+  register_binary("aten::atan2(Tensor self, Tensor other) -> Tensor", XPORT_KERNEL(cpu::atan2_out),
                   Result::Float);
-  register_binary("aten::eq.Tensor(Tensor self, Tensor other) -> Tensor",
-                  "aten::eq.Scalar(Tensor self, Scalar other) -> Tensor", XPORT_KERNEL(cpu::eq_out),
+  register_binary("aten::eq.Tensor(Tensor self, Tensor other) -> Tensor", XPORT_KERNEL(cpu::eq_out),
                   Result::Bool);
-  register_binary("aten::ne.Tensor(Tensor self, Tensor other) -> Tensor",
-                  "aten::ne.Scalar(Tensor self, Scalar other) -> Tensor", XPORT_KERNEL(cpu::ne_out),
+  register_binary("aten::eq.Scalar(Tensor self, Scalar other) -> Tensor",
+                  XPORT_OP_KERNEL(eq_Scalar_out), Result::Bool);
+  register_binary("aten::ne.Tensor(Tensor self, Tensor other) -> Tensor", XPORT_KERNEL(cpu::ne_out),
                   Result::Bool);
-  register_binary("aten::lt.Tensor(Tensor self, Tensor other) -> Tensor",
-                  "aten::lt.Scalar(Tensor self, Scalar other) -> Tensor", XPORT_KERNEL(cpu::lt_out),
+  register_binary("aten::ne.Scalar(Tensor self, Scalar other) -> Tensor",
+                  XPORT_OP_KERNEL(ne_Scalar_out), Result::Bool);
+  register_binary("aten::lt.Tensor(Tensor self, Tensor other) -> Tensor", XPORT_KERNEL(cpu::lt_out),
                   Result::Bool);
-  register_binary("aten::le.Tensor(Tensor self, Tensor other) -> Tensor",
-                  "aten::le.Scalar(Tensor self, Scalar other) -> Tensor", XPORT_KERNEL(cpu::le_out),
+  register_binary("aten::lt.Scalar(Tensor self, Scalar other) -> Tensor",
+                  XPORT_OP_KERNEL(lt_Scalar_out), Result::Bool);
+  register_binary("aten::le.Tensor(Tensor self, Tensor other) -> Tensor", XPORT_KERNEL(cpu::le_out),
                   Result::Bool);
-  register_binary("aten::gt.Tensor(Tensor self, Tensor other) -> Tensor",
-                  "aten::gt.Scalar(Tensor self, Scalar other) -> Tensor", XPORT_KERNEL(cpu::gt_out),
+  register_binary("aten::le.Scalar(Tensor self, Scalar other) -> Tensor",
+                  XPORT_OP_KERNEL(le_Scalar_out), Result::Bool);
+  register_binary("aten::gt.Tensor(Tensor self, Tensor other) -> Tensor", XPORT_KERNEL(cpu::gt_out),
                   Result::Bool);
-  register_binary("aten::ge.Tensor(Tensor self, Tensor other) -> Tensor",
-                  "aten::ge.Scalar(Tensor self, Scalar other) -> Tensor", XPORT_KERNEL(cpu::ge_out),
+  register_binary("aten::gt.Scalar(Tensor self, Scalar other) -> Tensor",
+                  XPORT_OP_KERNEL(gt_Scalar_out), Result::Bool);
+  register_binary("aten::ge.Tensor(Tensor self, Tensor other) -> Tensor", XPORT_KERNEL(cpu::ge_out),
                   Result::Bool);
-  register_binary("aten::logical_and(Tensor self, Tensor other) -> Tensor", nullptr,
+  register_binary("aten::ge.Scalar(Tensor self, Scalar other) -> Tensor",
+                  XPORT_OP_KERNEL(ge_Scalar_out), Result::Bool);
+  register_binary("aten::logical_and(Tensor self, Tensor other) -> Tensor",
                   XPORT_KERNEL(cpu::logical_and_out), Result::Bool);
-  register_binary("aten::logical_or(Tensor self, Tensor other) -> Tensor", nullptr,
+  register_binary("aten::logical_or(Tensor self, Tensor other) -> Tensor",
                   XPORT_KERNEL(cpu::logical_or_out), Result::Bool);
-  register_binary("aten::logical_xor(Tensor self, Tensor other) -> Tensor", nullptr,
+  register_binary("aten::logical_xor(Tensor self, Tensor other) -> Tensor",
                   XPORT_KERNEL(cpu::logical_xor_out), Result::Bool);
   register_binary("aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor",
-                  "aten::bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor",
                   XPORT_KERNEL(cpu::bitwise_and_out), Result::Promote, Accepts::IntegralOrBool);
+  register_binary("aten::bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor",
+                  XPORT_OP_KERNEL(bitwise_and_Scalar_out), Result::Promote,
+                  Accepts::IntegralOrBool);
   register_binary("aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor",
-                  "aten::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor",
                   XPORT_KERNEL(cpu::bitwise_or_out), Result::Promote, Accepts::IntegralOrBool);
+  register_binary("aten::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor",
+                  XPORT_OP_KERNEL(bitwise_or_Scalar_out), Result::Promote,
+                  Accepts::IntegralOrBool);
   register_binary("aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor",
-                  "aten::bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor",
                   XPORT_KERNEL(cpu::bitwise_xor_out), Result::Promote, Accepts::IntegralOrBool);
+  register_binary("aten::bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor",
+                  XPORT_OP_KERNEL(bitwise_xor_Scalar_out), Result::Promote,
+                  Accepts::IntegralOrBool);
 
   // Python's `a & b` and `a | b` on tensors, as PyTorch's graphs spell them.
   for (const char* name : {"and", "or"}) {
@@ -252,8 +342,13 @@ void register_binary_ops() {
   }
 
   // pow: integer bases refuse negative integer exponents (there is no integer result).
-  for (const char* schema : {"aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
-                             "aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor"}) {
+  const std::pair<const char*, TypedKernel> pows[] = {
+      {"aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
+       XPORT_KERNEL(cpu::pow_out)},
+      {"aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor",
+       XPORT_OP_KERNEL(pow_Tensor_Scalar_out)},
+  };
+  for (const auto& [schema, kernel] : pows) {
     register_op({
         .schema = schema,
         .meta =
@@ -261,10 +356,8 @@ void register_binary_ops() {
               check_integer_pow(args);  // a Scalar exponent is known when tracing too
               return binary_meta(Result::Promote, Accepts::Any)(args);
             },
-        .cpu =
-            [](const OpArgs& args, std::vector<Tensor>& outs) {
-              cpu::pow_out(args.tensor(0), other_operand(args), outs[0]);
-            },
+        .cpu = kernel.fn,
+        .kernel_symbol = kernel.symbol,
         .core = true,
         .tags = {"pointwise"},
     });

@@ -1,6 +1,9 @@
 // Pointwise ops with three operands: where, clamp, masked_fill.
+#include <utility>
+
 #include "kernels/cpu/pointwise.h"
 #include "ops/op_util.h"
+#include "ops/pointwise/pointwise_kernels.h"
 #include "ops/register_all.h"
 #include "ops/typed_kernel.h"
 
@@ -18,10 +21,9 @@ void check_condition(const OpArgs& args, const Tensor& cond, const char* what) {
 std::vector<Tensor> single(Tensor t) { return {std::move(t)}; }
 
 // A clamp bound: a Scalar becomes a 0-dim tensor of the result dtype; None stays undefined.
-Tensor bound(const OpArgs& args, size_t i, DType dtype) {
-  if (args[i].is_none()) return Tensor();
-  if (args[i].is_tensor()) return args.tensor(i);
-  return cpu::scalar_tensor(args.scalar(i), dtype);
+Tensor bound(const std::optional<Scalar>& s, DType dtype) {
+  if (!s) return Tensor();
+  return cpu::scalar_tensor(*s, dtype);
 }
 
 DType clamp_dtype(const OpArgs& args) {
@@ -66,6 +68,29 @@ std::vector<TensorMeta> masked_fill_meta(const OpArgs& args) {
 
 }  // namespace
 
+void clamp_out(const Tensor& self, const std::optional<Scalar>& min,
+               const std::optional<Scalar>& max, const Tensor& out) {
+  ResultType rt;
+  rt.tensor(self);
+  if (min) rt.scalar(*min);
+  if (max) rt.scalar(*max);
+  const DType dtype = rt.get();
+  cpu::clamp_out(self, bound(min, dtype), bound(max, dtype), out);
+}
+// An absent bound is an undefined tensor.
+void clamp_Tensor_out(const Tensor& self, const std::optional<Tensor>& min,
+                      const std::optional<Tensor>& max, const Tensor& out) {
+  cpu::clamp_out(self, min.value_or(Tensor()), max.value_or(Tensor()), out);
+}
+void masked_fill_Scalar_out(const Tensor& self, const Tensor& mask, const Scalar& value,
+                            const Tensor& out) {
+  cpu::where_out(mask, cpu::scalar_tensor(value, self.dtype()), self, out);
+}
+void masked_fill_Tensor_out(const Tensor& self, const Tensor& mask, const Tensor& value,
+                            const Tensor& out) {
+  cpu::where_out(mask, value.to(self.dtype()), self, out);
+}
+
 void register_ternary_ops() {
   const TypedKernel where = XPORT_KERNEL(cpu::where_out);
   register_op({
@@ -85,35 +110,34 @@ void register_ternary_ops() {
       .kernel_symbol = where.symbol,
       .core = true,
   });
-  for (const char* schema :
-       {"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
-        "aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"}) {
+  const std::pair<const char*, TypedKernel> clamps[] = {
+      {"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+       XPORT_OP_KERNEL(clamp_out)},
+      {"aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+       XPORT_OP_KERNEL(clamp_Tensor_out)},
+  };
+  for (const auto& [schema, kernel] : clamps) {
     register_op({
         .schema = schema,
         .meta = clamp_meta,
-        .cpu =
-            [](const OpArgs& args, std::vector<Tensor>& outs) {
-              const DType dtype = clamp_dtype(args);
-              cpu::clamp_out(args.tensor(0), bound(args, 1, dtype), bound(args, 2, dtype), outs[0]);
-            },
+        .cpu = kernel.fn,
+        .kernel_symbol = kernel.symbol,
         .core = true,
         .tags = {"pointwise"},
     });
   }
-  for (const char* schema :
-       {"aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
-        "aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"}) {
+  const std::pair<const char*, TypedKernel> masked_fills[] = {
+      {"aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
+       XPORT_OP_KERNEL(masked_fill_Scalar_out)},
+      {"aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
+       XPORT_OP_KERNEL(masked_fill_Tensor_out)},
+  };
+  for (const auto& [schema, kernel] : masked_fills) {
     register_op({
         .schema = schema,
         .meta = masked_fill_meta,
-        .cpu =
-            [](const OpArgs& args, std::vector<Tensor>& outs) {
-              const Tensor& self = args.tensor(0);
-              const Tensor value = args[2].is_tensor()
-                                       ? args.tensor(2).to(self.dtype())
-                                       : cpu::scalar_tensor(args.scalar(2), self.dtype());
-              cpu::where_out(args.tensor(1), value, self, outs[0]);
-            },
+        .cpu = kernel.fn,
+        .kernel_symbol = kernel.symbol,
         .decomp =
             [](const OpArgs& args) {
               const Tensor& self = args.tensor(0);

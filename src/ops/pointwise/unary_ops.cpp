@@ -1,6 +1,7 @@
 // Unary pointwise ops: one row each (schema, output dtype rule, kernel, core tag).
 #include "kernels/cpu/pointwise.h"
 #include "ops/op_util.h"
+#include "ops/pointwise/pointwise_kernels.h"
 #include "ops/register_all.h"
 #include "ops/typed_kernel.h"
 
@@ -66,6 +67,10 @@ MetaFn unary_meta(OutDType out, Accepts accepts) {
 
 }  // namespace
 
+void gelu_out(const Tensor& self, const std::string& approximate, const Tensor& out) {
+  cpu::gelu_out(self, approximate == "tanh", out);
+}
+
 void register_unary_ops() {
   using O = OutDType;
   using A = Accepts;
@@ -108,7 +113,8 @@ void register_unary_ops() {
     });
   }
   // nn.ReLU(inplace=True) leaves relu_ in PyTorch's exported (training IR) graphs.
-  register_inplace("aten::relu_(Tensor(a!) self) -> Tensor(a!)", find_op("aten::relu"));
+  register_inplace("aten::relu_(Tensor(a!) self) -> Tensor(a!)", find_op("aten::relu"),
+                   XPORT_KERNEL(cpu::relu_out));
 
   register_op({
       .schema = "aten::gelu(Tensor self, *, str approximate='none') -> Tensor",
@@ -119,10 +125,8 @@ void register_unary_ops() {
                         ": approximate must be 'none' or 'tanh', got '", approximate, "'");
             return unary_meta(O::Same, A::Floating)(args);
           },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::gelu_out(args.tensor(0), args.str(1) == "tanh", outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(gelu_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(gelu_out).symbol,
       .core = true,
       .tags = {"pointwise"},
   });

@@ -1,12 +1,62 @@
 // amax/amin, max/min (full and along a dim, with indices) and argmax/argmin. NaN counts as the
 // maximum and the minimum; ties go to the first occurrence.
 #include "kernels/cpu/reduce.h"
+#include "ops/reduction/reduction_kernels.h"
 #include "ops/reduction/reduction_ops.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
-namespace {
 
 namespace cpu = kernels::cpu;
+
+namespace {
+
+// Every dim of self (none for a 0-dim self).
+std::vector<int64_t> every_dim(std::string_view op, const Tensor& self) {
+  return wrap_dims(op, {}, self.dim());
+}
+// One dim as a list: the wrapped dim, or nothing for a 0-dim self.
+std::vector<int64_t> one_dim(std::string_view op, const Tensor& self, int64_t dim) {
+  const int64_t d = wrap_dim(op, dim, self.dim());
+  if (self.dim() == 0) return {};
+  return {d};
+}
+// argmax/argmin's dims: the one dim, or (dim None) every dim.
+std::vector<int64_t> arg_dims(std::string_view op, const Tensor& self,
+                              std::optional<int64_t> dim) {
+  return dim ? one_dim(op, self, *dim) : every_dim(op, self);
+}
+
+}  // namespace
+
+void amax_out(const Tensor& self, const std::vector<int64_t>& dim, bool, const Tensor& out) {
+  cpu::amax_out(self, wrap_dims("aten::amax", dim, self.dim()), out);
+}
+void amin_out(const Tensor& self, const std::vector<int64_t>& dim, bool, const Tensor& out) {
+  cpu::amin_out(self, wrap_dims("aten::amin", dim, self.dim()), out);
+}
+void max_dim_out(const Tensor& self, int64_t dim, bool, const Tensor& values,
+                 const Tensor& indices) {
+  cpu::max_with_indices_out(self, one_dim("aten::max.dim", self, dim), values, indices);
+}
+void min_dim_out(const Tensor& self, int64_t dim, bool, const Tensor& values,
+                 const Tensor& indices) {
+  cpu::min_with_indices_out(self, one_dim("aten::min.dim", self, dim), values, indices);
+}
+void max_out(const Tensor& self, const Tensor& out) {
+  cpu::amax_out(self, every_dim("aten::max", self), out);
+}
+void min_out(const Tensor& self, const Tensor& out) {
+  cpu::amin_out(self, every_dim("aten::min", self), out);
+}
+void argmax_out(const Tensor& self, std::optional<int64_t> dim, bool, const Tensor& out) {
+  cpu::max_with_indices_out(self, arg_dims("aten::argmax", self, dim), Tensor(), out);
+}
+void argmin_out(const Tensor& self, std::optional<int64_t> dim, bool, const Tensor& out) {
+  cpu::min_with_indices_out(self, arg_dims("aten::argmin", self, dim), Tensor(), out);
+}
+
+namespace {
 
 std::vector<TensorMeta> one(std::vector<SymInt> sizes, DType dtype) {
   return {contiguous_meta(std::move(sizes), dtype)};
@@ -22,8 +72,7 @@ void check_not_empty(const OpArgs& args) {
               shape_str(args.tensor(0).sizes()), "); pass a dim, or use amax/amin with a dim");
 }
 
-void register_amax_amin(const char* schema,
-                        void (*kernel)(const Tensor&, const std::vector<int64_t>&, const Tensor&)) {
+void register_amax_amin(const char* schema, const TypedKernel& kernel) {
   register_op({
       .schema = schema,
       .meta =
@@ -33,18 +82,13 @@ void register_amax_amin(const char* schema,
             check_nonempty_dims(args, self, dims);
             return one(reduced_sizes(self, dims, args.boolean(2)), self.dtype());
           },
-      .cpu =
-          [kernel](const OpArgs& args, std::vector<Tensor>& outs) {
-            kernel(args.tensor(0), reduction_dims(args, 1), outs[0]);
-          },
+      .cpu = kernel.fn,
+      .kernel_symbol = kernel.symbol,
       .core = true,
   });
 }
 
-using WithIndicesKernel = void (*)(const Tensor&, const std::vector<int64_t>&, const Tensor&,
-                                   const Tensor&);
-
-void register_max_dim(const char* schema, WithIndicesKernel kernel) {
+void register_max_dim(const char* schema, const TypedKernel& kernel) {
   register_op({
       .schema = schema,
       .meta =
@@ -56,17 +100,14 @@ void register_max_dim(const char* schema, WithIndicesKernel kernel) {
             return std::vector<TensorMeta>{contiguous_meta(sizes, self.dtype()),
                                            contiguous_meta(sizes, DType::Int64)};
           },
-      .cpu =
-          [kernel](const OpArgs& args, std::vector<Tensor>& outs) {
-            kernel(args.tensor(0), single_dim(args, args.integer(1)), outs[0], outs[1]);
-          },
+      .cpu = kernel.fn,
+      .kernel_symbol = kernel.symbol,
       .core = true,
   });
 }
 
 // max()/min() of every element: amax/amin over every dim.
-void register_full(const char* schema, const char* decomposed_to,
-                   void (*kernel)(const Tensor&, const std::vector<int64_t>&, const Tensor&)) {
+void register_full(const char* schema, const char* decomposed_to, const TypedKernel& kernel) {
   const OpDef* target = &find_op(decomposed_to);  // registered just before
   register_op({
       .schema = schema,
@@ -75,9 +116,8 @@ void register_full(const char* schema, const char* decomposed_to,
             check_not_empty(args);
             return one({}, args.tensor(0).dtype());
           },
-      .cpu = [kernel](
-                 const OpArgs& args,
-                 std::vector<Tensor>& outs) { kernel(args.tensor(0), all_dims(args), outs[0]); },
+      .cpu = kernel.fn,
+      .kernel_symbol = kernel.symbol,
       .decomp =
           [target](const OpArgs& args) {
             return std::vector<Tensor>{
@@ -87,7 +127,7 @@ void register_full(const char* schema, const char* decomposed_to,
 }
 
 // argmax/argmin: over one dim, or (dim None) over the flattened tensor.
-void register_arg(const char* schema, WithIndicesKernel kernel) {
+void register_arg(const char* schema, const TypedKernel& kernel) {
   const auto dims_of = [](const OpArgs& args) {
     const std::optional<int64_t> dim = args.optional_int(1);
     return dim ? single_dim(args, *dim) : all_dims(args);
@@ -105,10 +145,8 @@ void register_arg(const char* schema, WithIndicesKernel kernel) {
             check_nonempty_dims(args, self, dims);
             return one(reduced_sizes(self, dims, args.boolean(2)), DType::Int64);
           },
-      .cpu =
-          [kernel, dims_of](const OpArgs& args, std::vector<Tensor>& outs) {
-            kernel(args.tensor(0), dims_of(args), Tensor(), outs[0]);
-          },
+      .cpu = kernel.fn,
+      .kernel_symbol = kernel.symbol,
       .core = true,
   });
 }
@@ -117,21 +155,21 @@ void register_arg(const char* schema, WithIndicesKernel kernel) {
 
 void register_minmax_ops() {
   register_amax_amin("aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
-                     cpu::amax_out);
+                     XPORT_OP_KERNEL(amax_out));
   register_amax_amin("aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
-                     cpu::amin_out);
+                     XPORT_OP_KERNEL(amin_out));
   register_max_dim(
       "aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
-      cpu::max_with_indices_out);
+      XPORT_OP_KERNEL(max_dim_out));
   register_max_dim(
       "aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
-      cpu::min_with_indices_out);
-  register_full("aten::max(Tensor self) -> Tensor", "aten::amax", cpu::amax_out);
-  register_full("aten::min(Tensor self) -> Tensor", "aten::amin", cpu::amin_out);
+      XPORT_OP_KERNEL(min_dim_out));
+  register_full("aten::max(Tensor self) -> Tensor", "aten::amax", XPORT_OP_KERNEL(max_out));
+  register_full("aten::min(Tensor self) -> Tensor", "aten::amin", XPORT_OP_KERNEL(min_out));
   register_arg("aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
-               cpu::max_with_indices_out);
+               XPORT_OP_KERNEL(argmax_out));
   register_arg("aten::argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
-               cpu::min_with_indices_out);
+               XPORT_OP_KERNEL(argmin_out));
 }
 
 }  // namespace xport::ops

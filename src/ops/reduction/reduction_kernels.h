@@ -33,4 +33,18 @@ void cumsum_out(const Tensor& self, int64_t dim, std::optional<DType> dtype, con
 void logsumexp_out(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim,
                    const Tensor& out);
 
+// minmax_ops.cpp and softmax_ops.cpp.
+void amax_out(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim, const Tensor& out);
+void amin_out(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim, const Tensor& out);
+void max_dim_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
+                 const Tensor& indices);
+void min_dim_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
+                 const Tensor& indices);
+void max_out(const Tensor& self, const Tensor& out);
+void min_out(const Tensor& self, const Tensor& out);
+void argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out);
+void argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out);
+void _softmax_out(const Tensor& self, int64_t dim, bool half_to_float, const Tensor& out);
+void _log_softmax_out(const Tensor& self, int64_t dim, bool half_to_float, const Tensor& out);
+
 }  // namespace xport::ops

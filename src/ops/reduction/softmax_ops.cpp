@@ -1,14 +1,24 @@
 // _softmax / _log_softmax (core) and softmax.int / log_softmax.int, which convert to `dtype`
 // first and call them.
 #include "kernels/cpu/softmax.h"
+#include "ops/reduction/reduction_kernels.h"
 #include "ops/reduction/reduction_ops.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
-namespace {
 
 namespace cpu = kernels::cpu;
 
-void register_core(const char* schema, bool log) {
+void _softmax_out(const Tensor& self, int64_t dim, bool, const Tensor& out) {
+  cpu::softmax_out(self, wrap_dim("aten::_softmax", dim, self.dim()), false, out);
+}
+void _log_softmax_out(const Tensor& self, int64_t dim, bool, const Tensor& out) {
+  cpu::softmax_out(self, wrap_dim("aten::_log_softmax", dim, self.dim()), true, out);
+}
+
+namespace {
+
+void register_core(const char* schema, const TypedKernel& kernel) {
   register_op({
       .schema = schema,
       .meta =
@@ -25,11 +35,8 @@ void register_core(const char* schema, bool log) {
             return std::vector<TensorMeta>{
                 contiguous_meta(self.sizes(), half_to_float ? DType::Float32 : self.dtype())};
           },
-      .cpu =
-          [log](const OpArgs& args, std::vector<Tensor>& outs) {
-            const Tensor& self = args.tensor(0);
-            cpu::softmax_out(self, wrap_dim(args, args.integer(1), self.dim()), log, outs[0]);
-          },
+      .cpu = kernel.fn,
+      .kernel_symbol = kernel.symbol,
       .core = true,
   });
 }
@@ -50,8 +57,10 @@ void register_composite(const char* schema, const char* core_name) {
 }  // namespace
 
 void register_softmax_ops() {
-  register_core("aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", false);
-  register_core("aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", true);
+  register_core("aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
+                XPORT_OP_KERNEL(_softmax_out));
+  register_core("aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
+                XPORT_OP_KERNEL(_log_softmax_out));
   register_composite("aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
                      "aten::_softmax");
   register_composite(

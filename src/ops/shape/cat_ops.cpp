@@ -1,45 +1,50 @@
 // cat and stack: joining tensors along a dim.
 #include "kernels/cpu/shape.h"
+#include "ops/shape/shape_kernels.h"
 #include "ops/shape/shape_ops.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
-namespace {
 
 namespace cpu = kernels::cpu;
+
+namespace {
 
 // PyTorch still skips 1-D empty tensors in cat, whatever the other inputs'
 // shapes.
 bool legacy_empty(const Tensor& t) { return t.dim() == 1 && static_cast<bool>(t.sizes()[0] == 0); }
 
 // The inputs that take part and the wrapped dim; checks ranks and sizes.
-std::pair<std::vector<Tensor>, int64_t> cat_inputs(const OpArgs& args) {
-  const std::vector<Tensor>& tensors = args.tensors(0);
-  XPORT_CHECK(!tensors.empty(), InvalidInput, args.name(),
-              ": expected a non-empty list of tensors");
+std::pair<std::vector<Tensor>, int64_t> cat_inputs(std::string_view op,
+                                                   const std::vector<Tensor>& tensors,
+                                                   int64_t dim_arg) {
+  XPORT_CHECK(!tensors.empty(), InvalidInput, op, ": expected a non-empty list of tensors");
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < tensors.size(); ++i) {
-    XPORT_CHECK(tensors[i].dim() > 0, InvalidInput, args.name(),
-                ": zero-dimensional tensor (at position ", i,
-                ") cannot be concatenated; unsqueeze it to 1-D first");
+    XPORT_CHECK(tensors[i].dim() > 0, InvalidInput, op, ": zero-dimensional tensor (at position ",
+                i, ") cannot be concatenated; unsqueeze it to 1-D first");
     if (!legacy_empty(tensors[i])) inputs.push_back(tensors[i]);
   }
   if (inputs.empty()) return {inputs, 0};
   const Tensor& ref = inputs[0];
-  const int64_t dim = wrap_dim(args, args.integer(1), ref.dim());
+  const int64_t dim = wrap_dim(op, dim_arg, ref.dim());
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     if (legacy_empty(t)) continue;
-    XPORT_CHECK(t.dim() == ref.dim(), InvalidInput, args.name(),
+    XPORT_CHECK(t.dim() == ref.dim(), InvalidInput, op,
                 ": tensors must have the same number of dims: got ", ref.dim(), " and ", t.dim(),
                 " (tensor ", i, ", shape ", shape_str(t.sizes()), ")");
     for (int64_t d = 0; d < ref.dim(); ++d) {
       XPORT_CHECK(d == dim || static_cast<bool>(t.sizes()[d] == ref.sizes()[d]), InvalidInput,
-                  args.name(), ": sizes of tensors must match except in dim ", dim,
-                  ": expected size ", ref.sizes()[d], " but got size ", t.sizes()[d], " at dim ", d,
-                  " for tensor ", i, " in the list");
+                  op, ": sizes of tensors must match except in dim ", dim, ": expected size ",
+                  ref.sizes()[d], " but got size ", t.sizes()[d], " at dim ", d, " for tensor ",
+                  i, " in the list");
     }
   }
   return {inputs, dim};
+}
+std::pair<std::vector<Tensor>, int64_t> cat_inputs(const OpArgs& args) {
+  return cat_inputs(args.name(), args.tensors(0), args.integer(1));
 }
 
 DType cat_dtype(const OpArgs& args) {
@@ -60,15 +65,17 @@ std::vector<TensorMeta> cat_meta(const OpArgs& args) {
 
 }  // namespace
 
+void cat_out(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
+  const auto [inputs, wrapped] = cat_inputs("aten::cat", tensors, dim);
+  cpu::cat_out(inputs, wrapped, out);
+}
+
 void register_cat_ops() {
   register_op({
       .schema = "aten::cat(Tensor[] tensors, int dim=0) -> Tensor",
       .meta = cat_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            const auto [inputs, dim] = cat_inputs(args);
-            cpu::cat_out(inputs, dim, outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(cat_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(cat_out).symbol,
       .core = true,
   });
   register_op({

@@ -1,7 +1,9 @@
 // Gathering ops: index_select, gather, index.Tensor (advanced indexing),
 // index_put, nonzero.
 #include "kernels/cpu/index.h"
+#include "ops/shape/shape_kernels.h"
 #include "ops/shape/shape_ops.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 void check_gather_index(const OpArgs& args, const Tensor& self, const Tensor& index) {
@@ -205,28 +207,51 @@ std::vector<TensorMeta> gather_meta(const OpArgs& args) {
 
 }  // namespace
 
+void index_select_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
+  cpu::index_select_out(self, wrap_dim("aten::index_select", dim, self.dim()), index, out,
+                        "aten::index_select");
+}
+void gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool, const Tensor& out) {
+  cpu::gather_out(self, wrap_dim("aten::gather", dim, self.dim()), index, out, "aten::gather");
+}
+void index_put_out(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+                   const Tensor& values, bool accumulate, const Tensor& out) {
+  // None indices are undefined tensors to the kernel.
+  std::vector<Tensor> tensors;
+  for (const std::optional<Tensor>& t : indices) tensors.push_back(t.value_or(Tensor()));
+  cpu::index_put_out(self, cpu::expand_masks(tensors), values, accumulate, out,
+                     "aten::index_put");
+}
+void index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                    const Tensor& out) {
+  cpu::index_copy_out(self, wrap_dim("aten::index_copy", dim, self.dim()), index, source, out,
+                      "aten::index_copy");
+}
+// In place (`out` is self): operands sharing self's memory in another layout are read from
+// copies.
+void index_put__out(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+                    const Tensor& values, bool accumulate, const Tensor& out) {
+  index_put_out(self, indices, unaliased(self, values), accumulate, out);
+}
+void index_copy__out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                     const Tensor& out) {
+  index_copy_out(self, dim, unaliased(self, index), unaliased(self, source), out);
+}
+
 void register_index_ops() {
   register_op({
       .schema = "aten::index_select(Tensor self, int dim, Tensor index) -> Tensor",
       .meta = index_select_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            const Tensor& self = args.tensor(0);
-            cpu::index_select_out(self, wrap_dim(args, args.integer(1), self.dim()), args.tensor(2),
-                                  outs[0], args.name());
-          },
+      .cpu = XPORT_OP_KERNEL(index_select_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(index_select_out).symbol,
       .core = true,
   });
   register_op({
       .schema = "aten::gather(Tensor self, int dim, Tensor index, *, bool "
                 "sparse_grad=False) -> Tensor",
       .meta = gather_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            const Tensor& self = args.tensor(0);
-            cpu::gather_out(self, wrap_dim(args, args.integer(1), self.dim()), args.tensor(2),
-                            outs[0], args.name());
-          },
+      .cpu = XPORT_OP_KERNEL(gather_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(gather_out).symbol,
       .core = true,
   });
   register_op({
@@ -239,27 +264,20 @@ void register_index_ops() {
       .schema = "aten::index_put(Tensor self, Tensor?[] indices, Tensor "
                 "values, bool accumulate=False) -> Tensor",
       .meta = index_put_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::index_put_out(args.tensor(0), cpu::expand_masks(args.tensors(1)), args.tensor(2),
-                               args.boolean(3), outs[0], args.name());
-          },
+      .cpu = XPORT_OP_KERNEL(index_put_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(index_put_out).symbol,
       .core = true,
   });
   register_inplace(
       "aten::index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, "
       "bool accumulate=False) -> Tensor(a!)",
-      find_op("aten::index_put"));
+      find_op("aten::index_put"), XPORT_OP_KERNEL(index_put__out));
   // Not core: an index_put with the index at `dim`, as PyTorch decomposes it.
   const OpDef& index_copy = register_op({
       .schema = "aten::index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
       .meta = index_copy_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            const Tensor& self = args.tensor(0);
-            cpu::index_copy_out(self, wrap_dim(args, args.integer(1), self.dim()),
-                                args.tensor(2), args.tensor(3), outs[0], args.name());
-          },
+      .cpu = XPORT_OP_KERNEL(index_copy_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(index_copy_out).symbol,
       .decomp =
           [](const OpArgs& args) {
             const Tensor& self = args.tensor(0);
@@ -273,7 +291,7 @@ void register_index_ops() {
   });
   register_inplace(
       "aten::index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)",
-      index_copy);
+      index_copy, XPORT_OP_KERNEL(index_copy__out));
   // The output's size depends on the data: the kernel allocates it; the meta function gives
   // capture an unbacked symbol for it.
   register_op({

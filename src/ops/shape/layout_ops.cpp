@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "kernels/cpu/shape.h"
+#include "ops/shape/shape_kernels.h"
 #include "ops/shape/shape_ops.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 namespace {
@@ -29,17 +31,20 @@ std::vector<TensorMeta> repeat_meta(const OpArgs& args) {
 }
 
 // flip's dims, wrapped and checked for repeats; none for a 0-dim tensor.
-std::vector<int64_t> flip_dims(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
+std::vector<int64_t> flip_dims(std::string_view op, const Tensor& self,
+                               const std::vector<int64_t>& dims_arg) {
   std::vector<int64_t> dims;
-  for (int64_t d : args.ints(1)) {
-    const int64_t w = wrap_dim(args, d, self.dim());
-    XPORT_CHECK(std::find(dims.begin(), dims.end(), w) == dims.end(), InvalidInput, args.name(),
-                ": dim ", w, " appears multiple times in the list of dims");
+  for (int64_t d : dims_arg) {
+    const int64_t w = wrap_dim(op, d, self.dim());
+    XPORT_CHECK(std::find(dims.begin(), dims.end(), w) == dims.end(), InvalidInput, op, ": dim ",
+                w, " appears multiple times in the list of dims");
     dims.push_back(w);
   }
   if (self.dim() == 0) dims.clear();
   return dims;
+}
+std::vector<int64_t> flip_dims(const OpArgs& args) {
+  return flip_dims(args.name(), args.tensor(0), args.ints(1));
 }
 
 std::vector<TensorMeta> triangle_meta(const OpArgs& args) {
@@ -120,6 +125,16 @@ std::vector<Tensor> diff_decomp(const OpArgs& args) {
 
 }  // namespace
 
+void flip_out(const Tensor& self, const std::vector<int64_t>& dims, const Tensor& out) {
+  cpu::flip_out(self, flip_dims("aten::flip", self, dims), out);
+}
+void triu_out(const Tensor& self, int64_t diagonal, const Tensor& out) {
+  cpu::triangle_out(self, diagonal, true, out);
+}
+void tril_out(const Tensor& self, int64_t diagonal, const Tensor& out) {
+  cpu::triangle_out(self, diagonal, false, out);
+}
+
 void register_layout_ops() {
   register_op({
       .schema = "aten::diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, "
@@ -129,10 +144,8 @@ void register_layout_ops() {
   register_op({
       .schema = "aten::repeat(Tensor self, SymInt[] repeats) -> Tensor",
       .meta = repeat_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::repeat_out(args.tensor(0), args.ints(1), outs[0]);
-          },
+      .cpu = XPORT_KERNEL(cpu::repeat_out).fn,
+      .kernel_symbol = XPORT_KERNEL(cpu::repeat_out).symbol,
       .core = true,
   });
   register_op({
@@ -154,10 +167,8 @@ void register_layout_ops() {
             const Tensor& self = args.tensor(0);
             return std::vector<TensorMeta>{contiguous_meta(self.sizes(), self.dtype())};
           },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::flip_out(args.tensor(0), flip_dims(args), outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(flip_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(flip_out).symbol,
       .core = true,
   });
   // roll: per dim, the last `shift` elements move to the front (a cat of two
@@ -203,29 +214,23 @@ void register_layout_ops() {
   register_op({
       .schema = "aten::triu(Tensor self, SymInt diagonal=0) -> Tensor",
       .meta = triangle_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::triangle_out(args.tensor(0), args.integer(1), true, outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(triu_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(triu_out).symbol,
       .decomp = triangle_decomp(true),
   });
   register_op({
       .schema = "aten::tril(Tensor self, SymInt diagonal=0) -> Tensor",
       .meta = triangle_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::triangle_out(args.tensor(0), args.integer(1), false, outs[0]);
-          },
+      .cpu = XPORT_OP_KERNEL(tril_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(tril_out).symbol,
       .decomp = triangle_decomp(false),
   });
   register_op({
       .schema = "aten::constant_pad_nd(Tensor self, SymInt[] pad, Scalar "
                 "value=0) -> Tensor",
       .meta = constant_pad_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::constant_pad_out(args.tensor(0), args.ints(1), args.scalar(2), outs[0]);
-          },
+      .cpu = XPORT_KERNEL(cpu::constant_pad_out).fn,
+      .kernel_symbol = XPORT_KERNEL(cpu::constant_pad_out).symbol,
       .core = true,
   });
   register_op({

@@ -2,7 +2,9 @@
 // select_scatter.
 #include "kernels/cpu/index.h"
 #include "kernels/cpu/shape.h"
+#include "ops/shape/shape_kernels.h"
 #include "ops/shape/shape_ops.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 namespace {
@@ -36,15 +38,6 @@ std::vector<TensorMeta> scatter_meta(const OpArgs& args, const Tensor& src) {
   return {contiguous_meta(self.sizes(), self.dtype())};
 }
 
-KernelFn scatter_kernel(cpu::ScatterMode mode, bool has_src) {
-  return [mode, has_src](const OpArgs& args, std::vector<Tensor>& outs) {
-    const Tensor& self = args.tensor(0);
-    const int64_t dim = wrap_dim(args, args.integer(1), self.dim());
-    cpu::scatter_out(self, dim, args.tensor(2), has_src ? args.tensor(3) : Tensor(),
-                     has_src ? Scalar() : args.scalar(3), mode, outs[0], args.name());
-  };
-}
-
 // The view of `base` that slice.Tensor / select.int give for these arguments.
 TensorMeta view_meta(const OpDef& view_op, std::vector<Value> view_args) {
   return view_op.meta(bind_args(view_op, std::move(view_args)))[0];
@@ -61,33 +54,66 @@ void check_src_shape(const OpArgs& args, const Tensor& src, const TensorMeta& vi
 
 // Copies src into the view of out (already a copy of self) that `view`
 // describes.
-void scatter_into_view(const OpArgs& args, const Tensor& out, TensorMeta view) {
+void scatter_into_view(const Tensor& src, const Tensor& out, TensorMeta view) {
   const Tensor part = Tensor::make(out.storage(), std::move(view));
-  if (part.int_numel() > 0) cpu::copy_tensor(part, args.tensor(1));
+  if (part.int_numel() > 0) cpu::copy_tensor(part, src);
 }
 
 }  // namespace
+
+void scatter_src_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                     const Tensor& out) {
+  cpu::scatter_out(self, wrap_dim("aten::scatter.src", dim, self.dim()), index, src, Scalar(),
+                   cpu::ScatterMode::Assign, out, "aten::scatter.src");
+}
+void scatter_value_out(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                       const Tensor& out) {
+  cpu::scatter_out(self, wrap_dim("aten::scatter.value", dim, self.dim()), index, Tensor(), value,
+                   cpu::ScatterMode::Assign, out, "aten::scatter.value");
+}
+void scatter_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                     const Tensor& out) {
+  cpu::scatter_out(self, wrap_dim("aten::scatter_add", dim, self.dim()), index, src, Scalar(),
+                   cpu::ScatterMode::Add, out, "aten::scatter_add");
+}
+void slice_scatter_out(const Tensor& self, const Tensor& src, int64_t dim,
+                       std::optional<int64_t> start, std::optional<int64_t> end, int64_t step,
+                       const Tensor& out) {
+  cpu::copy_tensor(out, self);
+  scatter_into_view(src, out,
+                    view_meta(XPORT_OP("aten::slice.Tensor"),
+                              {out, dim, start ? Value(*start) : Value(),
+                               end ? Value(*end) : Value(), step}));
+}
+void select_scatter_out(const Tensor& self, const Tensor& src, int64_t dim, int64_t index,
+                        const Tensor& out) {
+  cpu::copy_tensor(out, self);
+  scatter_into_view(src, out, view_meta(XPORT_OP("aten::select.int"), {out, dim, index}));
+}
 
 void register_scatter_ops() {
   register_op({
       .schema = "aten::scatter.src(Tensor self, int dim, Tensor index, Tensor "
                 "src) -> Tensor",
       .meta = [](const OpArgs& args) { return scatter_meta(args, args.tensor(3)); },
-      .cpu = scatter_kernel(cpu::ScatterMode::Assign, true),
+      .cpu = XPORT_OP_KERNEL(scatter_src_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(scatter_src_out).symbol,
       .core = true,
   });
   register_op({
       .schema = "aten::scatter.value(Tensor self, int dim, Tensor index, "
                 "Scalar value) -> Tensor",
       .meta = [](const OpArgs& args) { return scatter_meta(args, Tensor()); },
-      .cpu = scatter_kernel(cpu::ScatterMode::Assign, false),
+      .cpu = XPORT_OP_KERNEL(scatter_value_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(scatter_value_out).symbol,
       .core = true,
   });
   register_op({
       .schema = "aten::scatter_add(Tensor self, int dim, Tensor index, Tensor "
                 "src) -> Tensor",
       .meta = [](const OpArgs& args) { return scatter_meta(args, args.tensor(3)); },
-      .cpu = scatter_kernel(cpu::ScatterMode::Add, true),
+      .cpu = XPORT_OP_KERNEL(scatter_add_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(scatter_add_out).symbol,
       .core = true,
   });
   register_op({
@@ -102,13 +128,8 @@ void register_scatter_ops() {
             check_src_shape(args, args.tensor(1), view, "slice");
             return std::vector<TensorMeta>{contiguous_meta(self.sizes(), self.dtype())};
           },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::copy_tensor(outs[0], args.tensor(0));
-            scatter_into_view(args, outs[0],
-                              view_meta(XPORT_OP("aten::slice.Tensor"),
-                                        {outs[0], args[2], args[3], args[4], args[5]}));
-          },
+      .cpu = XPORT_OP_KERNEL(slice_scatter_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(slice_scatter_out).symbol,
       .core = true,
   });
   register_op({
@@ -122,12 +143,8 @@ void register_scatter_ops() {
             check_src_shape(args, args.tensor(1), view, "selected slice");
             return std::vector<TensorMeta>{contiguous_meta(self.sizes(), self.dtype())};
           },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            cpu::copy_tensor(outs[0], args.tensor(0));
-            scatter_into_view(args, outs[0],
-                              view_meta(XPORT_OP("aten::select.int"), {outs[0], args[2], args[3]}));
-          },
+      .cpu = XPORT_OP_KERNEL(select_scatter_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(select_scatter_out).symbol,
       .core = true,
   });
 }

@@ -1,7 +1,9 @@
 // Ordering ops: sort (stable), sort.stable and topk. NaN sorts as the largest
 // value.
 #include "kernels/cpu/sort.h"
+#include "ops/shape/shape_kernels.h"
 #include "ops/shape/shape_ops.h"
+#include "ops/typed_kernel.h"
 
 namespace xport::ops {
 namespace {
@@ -28,6 +30,18 @@ std::vector<TensorMeta> topk_meta(const OpArgs& args) {
 
 }  // namespace
 
+void sort_out(const Tensor& self, int64_t dim, bool descending, const Tensor& values,
+              const Tensor& indices) {
+  const int64_t d = self.dim() == 0 ? 0 : wrap_dim("aten::sort", dim, self.dim());
+  cpu::sort_out(self, d, descending, values, indices);
+}
+void topk_out(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted,
+              const Tensor& values, const Tensor& indices) {
+  const int64_t d = self.dim() == 0 ? 0 : wrap_dim("aten::topk", dim, self.dim());
+  // A 0-dim self gives its one element whatever k (0 or 1) is, as PyTorch does.
+  cpu::topk_out(self, self.dim() == 0 ? 1 : k, d, largest, sorted, values, indices);
+}
+
 void register_sort_ops() {
   // The kernel is stable, so sort.stable's decomposition to sort keeps its
   // promise.
@@ -40,12 +54,8 @@ void register_sort_ops() {
             wrap_dim(args, args.integer(1), self.dim());
             return values_and_indices(self, self.sizes());
           },
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            const Tensor& self = args.tensor(0);
-            const int64_t dim = self.dim() == 0 ? 0 : wrap_dim(args, args.integer(1), self.dim());
-            cpu::sort_out(self, dim, args.boolean(2), outs[0], outs[1]);
-          },
+      .cpu = XPORT_OP_KERNEL(sort_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(sort_out).symbol,
       .core = true,
   });
   register_op({
@@ -62,15 +72,8 @@ void register_sort_ops() {
                 "largest=True, bool sorted=True) "
                 "-> (Tensor values, Tensor indices)",
       .meta = topk_meta,
-      .cpu =
-          [](const OpArgs& args, std::vector<Tensor>& outs) {
-            const Tensor& self = args.tensor(0);
-            const int64_t dim = self.dim() == 0 ? 0 : wrap_dim(args, args.integer(2), self.dim());
-            // A 0-dim self gives its one element whatever k (0 or 1) is, as
-            // PyTorch does.
-            const int64_t k = self.dim() == 0 ? 1 : args.integer(1);
-            cpu::topk_out(self, k, dim, args.boolean(3), args.boolean(4), outs[0], outs[1]);
-          },
+      .cpu = XPORT_OP_KERNEL(topk_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(topk_out).symbol,
       .core = true,
   });
 }

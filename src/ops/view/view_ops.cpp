@@ -4,6 +4,8 @@
 
 #include "ops/op_util.h"
 #include "ops/register_all.h"
+#include "ops/typed_kernel.h"
+#include "ops/view/view_kernels.h"
 
 namespace xport::ops {
 namespace {
@@ -303,6 +305,9 @@ std::vector<Tensor> single(Tensor t) { return {std::move(t)}; }
 
 }  // namespace
 
+// Autograd bookkeeping (xport has no autograd): self stays as it is.
+void detach__out(const Tensor&, const Tensor&) {}
+
 void register_view_ops() {
   register_op({.schema = "aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)",
                .meta = view_meta,
@@ -316,7 +321,8 @@ void register_view_ops() {
                .decomp = [](const OpArgs& args) { return call_tensors(XPORT_OP("aten::alias"), {args[0]}); }});
   register_op({.schema = "aten::detach_(Tensor(a!) self) -> Tensor(a!)",
                .meta = [](const OpArgs& args) { return one(args.tensor(0).meta()); },
-               .cpu = [](const OpArgs&, std::vector<Tensor>&) {},
+               .cpu = XPORT_OP_KERNEL(detach__out).fn,
+               .kernel_symbol = XPORT_OP_KERNEL(detach__out).symbol,
                .decomp = [](const OpArgs& args) { return single(args.tensor(0)); }});
   register_op({.schema = "aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)",
                .meta = permute_meta,
