@@ -85,12 +85,14 @@ void sub_Scalar_out(const Tensor& self, const Scalar& other, const Scalar& alpha
                     const Tensor& out) {
   cpu::add_out(self, scalar_operand(self, other), negated(alpha), out);
 }
-void mul_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  cpu::mul_out(self, scalar_operand(self, other), out);
-}
-void div_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  cpu::div_true_out(self, scalar_operand(self, other), out);
-}
+// A Scalar overload: the functional kernel with the scalar as a 0-dim tensor of the common
+// dtype.
+#define XPORT_SCALAR_FORM(name, kernel)                                   \
+  void name(const Tensor& self, const Scalar& other, const Tensor& out) { \
+    cpu::kernel(self, scalar_operand(self, other), out);                  \
+  }
+XPORT_SCALAR_FORM(mul_Scalar_out, mul_out)
+XPORT_SCALAR_FORM(div_Scalar_out, div_true_out)
 // div with rounding_mode None (true), 'trunc' or 'floor'.
 void div_Tensor_mode_out(const Tensor& self, const Tensor& other,
                          const std::optional<std::string>& rounding_mode, const Tensor& out) {
@@ -105,39 +107,18 @@ void div_Scalar_mode_out(const Tensor& self, const Scalar& other,
                          const std::optional<std::string>& rounding_mode, const Tensor& out) {
   div_Tensor_mode_out(self, scalar_operand(self, other), rounding_mode, out);
 }
-void remainder_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  cpu::remainder_out(self, scalar_operand(self, other), out);
-}
-void eq_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  cpu::eq_out(self, scalar_operand(self, other), out);
-}
-void ne_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  cpu::ne_out(self, scalar_operand(self, other), out);
-}
-void lt_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  cpu::lt_out(self, scalar_operand(self, other), out);
-}
-void le_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  cpu::le_out(self, scalar_operand(self, other), out);
-}
-void gt_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  cpu::gt_out(self, scalar_operand(self, other), out);
-}
-void ge_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  cpu::ge_out(self, scalar_operand(self, other), out);
-}
-void bitwise_and_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  cpu::bitwise_and_out(self, scalar_operand(self, other), out);
-}
-void bitwise_or_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  cpu::bitwise_or_out(self, scalar_operand(self, other), out);
-}
-void bitwise_xor_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
-  cpu::bitwise_xor_out(self, scalar_operand(self, other), out);
-}
-void pow_Tensor_Scalar_out(const Tensor& self, const Scalar& exponent, const Tensor& out) {
-  cpu::pow_out(self, scalar_operand(self, exponent), out);
-}
+XPORT_SCALAR_FORM(remainder_Scalar_out, remainder_out)
+XPORT_SCALAR_FORM(eq_Scalar_out, eq_out)
+XPORT_SCALAR_FORM(ne_Scalar_out, ne_out)
+XPORT_SCALAR_FORM(lt_Scalar_out, lt_out)
+XPORT_SCALAR_FORM(le_Scalar_out, le_out)
+XPORT_SCALAR_FORM(gt_Scalar_out, gt_out)
+XPORT_SCALAR_FORM(ge_Scalar_out, ge_out)
+XPORT_SCALAR_FORM(bitwise_and_Scalar_out, bitwise_and_out)
+XPORT_SCALAR_FORM(bitwise_or_Scalar_out, bitwise_or_out)
+XPORT_SCALAR_FORM(bitwise_xor_Scalar_out, bitwise_xor_out)
+XPORT_SCALAR_FORM(pow_Tensor_Scalar_out, pow_out)
+#undef XPORT_SCALAR_FORM
 // In place: `out` is self; an operand sharing self's memory in another layout is read from a
 // copy. The Scalar forms have no tensor operand and use the functional kernels as they are.
 void add__Tensor_out(const Tensor& self, const Tensor& other, const Scalar& alpha,
