@@ -209,7 +209,7 @@ SymInt Tracer::item_int(const Tensor& t) {
               "item_int(): the tensor holds ", dtype_name(t.dtype()),
               "; convert it to an integer dtype first (.to(DType::Int64))");
   const std::string name = value_of(t).node->name();
-  call_tensors(find_op("aten::item"), {t});  // records the node
+  record_item(t);
   ir::Node* node = graph_.nodes()[graph_.nodes().size() - 1].get();
   const std::string line = user_source(capture_call_site());
   const sym::Range range = t.dtype() == DType::Bool
@@ -225,8 +225,11 @@ SymFloat Tracer::item_float(const Tensor& t) {
   XPORT_CHECK(is_floating(t.dtype()), InvalidInput, "item_float(): the tensor holds ",
               dtype_name(t.dtype()), "; read an integer or bool tensor with item_int()",
               " or item_bool(), or convert it first (.to(DType::Float32))");
-  std::vector<Tensor> value = call_tensors(find_op("aten::item"), {t});
-  return SymFloat(std::make_shared<FloatNode>(std::move(value.at(0))));
+  return SymFloat(std::make_shared<FloatNode>(record_item(t)));
+}
+
+Tensor Tracer::record_item(const Tensor& t) {
+  return call_tensors(find_op("aten::item"), {t}).at(0);
 }
 
 ir::ValueRef Tracer::float_argument(const Tensor& value) {

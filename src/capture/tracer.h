@@ -100,6 +100,8 @@ class Tracer : public DispatchInterceptor {
   /// The graph value of a symbolic float (its one-element tensor); refused when another graph
   /// (outside this subgraph) computes it.
   ir::ValueRef float_argument(const Tensor& value);
+  /// Records aten::item(t); returns the fake one-element value.
+  Tensor record_item(const Tensor& t);
   bool owns(const ir::ValueRef& ref) const;
   bool in_scope(const ir::ValueRef& ref) const;
 

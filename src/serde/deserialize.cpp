@@ -688,46 +688,36 @@ class ProgramReader {
     if (u->kind() != sym::ExprKind::Symbol || input_symbols_.count(u) ||
         !bound_symbols_.insert(u).second)
       name.fail("'" + name.to_string() + "' must be a new unbacked symbol, found " + sym::str(u));
-    const ir::ValueRef self = item_input(n);
+    graph_.set_unbacked_bindings(add_item(n, name, /*floating=*/false), {{u, 0, -1}});
+    return true;
+  }
+
+  // aten.item with an as_sym_float output: a float tensor's value, which later nodes take as a
+  // Scalar (as_sym_float). It keeps the tensor's dtype, as item_float() records it.
+  bool read_float_item(const Field& n, const Field& name) {
+    define(name, add_item(n, name, /*floating=*/true)->out());
+    return true;
+  }
+
+  // The aten::item node `name` of the one tensor the node `n` reads (a floating one for a
+  // SymFloat output), a one-element value of its dtype.
+  ir::Node* add_item(const Field& n, const Field& name, bool floating) {
+    const Field inputs = n["inputs"];
+    if (inputs.size() != 1) inputs.fail("aten.item takes one tensor");
+    auto [k, t] = inputs.at(0)["arg"].to_union();
+    if (k != "as_tensor") t.fail("aten.item takes a tensor, found " + k);
+    const ir::ValueRef self = value_ref(t);
     const DType dtype = self.node->outputs()[static_cast<size_t>(self.index)].dtype;
-    ir::Node* node;
+    if (floating && !is_floating(dtype))
+      t.fail(std::string("an as_sym_float item of a ") + dtype_name(dtype) + " tensor");
     try {
-      node = graph_.add_named_call(name.to_string(), find_op("aten::item"), {self},
+      return graph_.add_named_call(name.to_string(), find_op("aten::item"), {self},
                                    {ir::TensorSpec::contiguous(dtype, {})},
                                    n.optional("metadata") ? node_meta(n["metadata"])
                                                           : ir::NodeMeta{});
     } catch (const Error& e) {
       n.fail(e.what());
     }
-    graph_.set_unbacked_bindings(node, {{u, 0, -1}});
-    return true;
-  }
-
-  // The one tensor aten.item reads.
-  ir::ValueRef item_input(const Field& n) {
-    const Field inputs = n["inputs"];
-    if (inputs.size() != 1) inputs.fail("aten.item takes one tensor");
-    auto [k, t] = inputs.at(0)["arg"].to_union();
-    if (k != "as_tensor") t.fail("aten.item takes a tensor, found " + k);
-    return value_ref(t);
-  }
-
-  // aten.item with an as_sym_float output: a float tensor's value, which later nodes take as a
-  // Scalar (as_sym_float). It keeps the tensor's dtype, as item_float() records it.
-  bool read_float_item(const Field& n, const Field& name) {
-    const ir::ValueRef self = item_input(n);
-    const DType dtype = self.node->outputs()[static_cast<size_t>(self.index)].dtype;
-    if (!is_floating(dtype))
-      n.fail(std::string("an as_sym_float item of a ") + dtype_name(dtype) + " tensor");
-    try {
-      ir::Node* node = graph_.add_named_call(
-          name.to_string(), find_op("aten::item"), {self}, {ir::TensorSpec::contiguous(dtype, {})},
-          n.optional("metadata") ? node_meta(n["metadata"]) : ir::NodeMeta{});
-      define(name, node->out());
-    } catch (const Error& e) {
-      n.fail(e.what());
-    }
-    return true;
   }
 
   sym::ExprPtr int_operand(const Field& arg) {

@@ -53,9 +53,6 @@ void copy__out(const Tensor&, const Tensor& src, bool, const Tensor& out) {
 void fill_Scalar_out(const Tensor&, const Scalar& value, const Tensor& out) {
   cpu::fill_out(value, out);
 }
-void fill__Scalar_out(const Tensor&, const Scalar& value, const Tensor& out) {
-  cpu::fill_out(value, out);
-}
 
 void register_copy_ops() {
   register_op({
@@ -156,8 +153,9 @@ void register_copy_ops() {
   register_op({
       .schema = "aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
       .meta = [](const OpArgs& args) { return std::vector<TensorMeta>{args.tensor(0).meta()}; },
-      .cpu = XPORT_OP_KERNEL(fill__Scalar_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(fill__Scalar_out).symbol,
+      // `out` is self: the functional kernel fills it.
+      .cpu = XPORT_OP_KERNEL(fill_Scalar_out).fn,
+      .kernel_symbol = XPORT_OP_KERNEL(fill_Scalar_out).symbol,
       .decomp =
           [](const OpArgs& args) {
             Tensor self = args.tensor(0);

@@ -22,7 +22,6 @@ void clone_out(const Tensor& self, const std::optional<std::string>& memory_form
 void copy_out(const Tensor& self, const Tensor& src, bool non_blocking, const Tensor& out);
 void copy__out(const Tensor& self, const Tensor& src, bool non_blocking, const Tensor& out);
 void fill_Scalar_out(const Tensor& self, const Scalar& value, const Tensor& out);
-void fill__Scalar_out(const Tensor& self, const Scalar& value, const Tensor& out);
 
 // Factories (factory_ops.cpp).
 void empty_memory_format_out(const std::vector<int64_t>& size, std::optional<DType> dtype,
