@@ -160,6 +160,14 @@ void Graph::erase(const Node* node) {
   for (const Node* user : users(node)) used_by += " %" + user->name_;
   XPORT_CHECK(used_by.empty(), InvalidInput, "Graph::erase: %", node->name_,
               " is still used by", used_by, "; replace_all_uses() of its values first");
+  // Its symbols may size values and argue calls anywhere after it (dead-code elimination keeps
+  // such nodes for the same reason).
+  std::string binds;
+  for (const UnbackedBinding& b : node->bindings_) binds += " " + sym::str(b.symbol);
+  XPORT_CHECK(binds.empty(), InvalidInput, "Graph::erase: %", node->name_,
+              " gives the data-dependent symbol(s)", binds,
+              " their values when the program runs; later sizes and arguments may use them, so "
+              "it stays");
   const size_t position = node->position_;
   names_.erase(node->name_);
   nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(position));

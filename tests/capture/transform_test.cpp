@@ -85,6 +85,19 @@ TEST(Transform, EraseRefusesANodeStillInUseAndPassesMayNotDropInputs) {
                              ErrorKind::UnsupportedOp, {"aten::nope"});
 }
 
+TEST(Transform, EraseRefusesANodeThatGivesADataDependentSymbolItsValue) {
+  const ExportedProgram p = export_program(
+      [](const std::vector<Value>& in) {
+        const SymInt n = in[0].to_tensor().item_int();
+        constrain_as_size(n, 0, 5);
+        return std::vector<Tensor>{zeros({n, 2})};
+      },
+      {full({}, 3, DType::Int64)});
+  test_support::expect_error(
+      [&] { p.transform([](ir::Graph& g) { g.erase(g.find_nodes("aten::item").at(0)); }); },
+      ErrorKind::InvalidInput, {"%item", "data-dependent symbol(s) u0", "it stays"});
+}
+
 TEST(Transform, AnIdentityPassGivesTheSameProgram) {
   const ExportedProgram p = small_program();
   EXPECT_EQ(p.transform([](ir::Graph&) {}).to_string(), p.to_string());
