@@ -148,6 +148,27 @@ TEST(Unbacked, AnOpThatSizesItsOwnOutputRunsWithTheInputsSymbols) {
   }
 }
 
+// A view sized when it runs (a slice to an unbacked length) shares its base's buffer: the base
+// must stay live until the view's last reader, or the planner would give its bytes to the
+// same-sized intermediate computed in between.
+TEST(Unbacked, AViewSizedAtRunTimeKeepsItsBaseAlive) {
+  const TracedFn fn = [](const std::vector<Value>& in) {
+    const Tensor& x = in[0].to_tensor();
+    const SymInt n = in[1].to_tensor().item_int();
+    constrain_as_size(n, 0, 64);
+    const Tensor base = x.exp();
+    const Tensor view = base.slice(0, 0, n);
+    const Tensor between = x * 3.0 + 1.0;  // as many bytes as base, made after the view
+    return Tensors{view * 2.0, between};
+  };
+  const ExportedProgram p =
+      export_program(fn, {randn({64}, 0), full({}, 40, DType::Int64)});
+  expect_matches_eager(p, fn,
+                       {{randn({64}, 1), full({}, 64, DType::Int64)},
+                        {randn({64}, 2), full({}, 0, DType::Int64)},
+                        {randn({64}, 3), full({}, 17, DType::Int64)}});
+}
+
 TEST(Unbacked, ItemFloatIsASymbolicFloatThatOpsAndArithmeticTake) {
   const TracedFn fn = [](const std::vector<Value>& in) {
     const Tensor& x = in[0].to_tensor();
