@@ -213,11 +213,15 @@ class Tensor {
   Tensor eq(const Tensor& other) const;
   Tensor eq(const Scalar& other) const;
   Tensor ne(const Tensor& other) const;
+  Tensor ne(const Scalar& other) const;
   Tensor lt(const Tensor& other) const;
+  Tensor lt(const Scalar& other) const;
   Tensor le(const Tensor& other) const;
+  Tensor le(const Scalar& other) const;
   Tensor gt(const Tensor& other) const;
   Tensor gt(const Scalar& other) const;
   Tensor ge(const Tensor& other) const;
+  Tensor ge(const Scalar& other) const;
 
   // ---- reductions ----
   Tensor sum(std::optional<DType> dtype = std::nullopt) const;
@@ -269,6 +273,25 @@ Tensor operator-(const Scalar& a, const Tensor& b);
 Tensor operator*(const Scalar& a, const Tensor& b);
 Tensor operator/(const Scalar& a, const Tensor& b);
 Tensor operator-(const Tensor& a);
+/// Elementwise comparisons, as in libtorch (`x > 0`, `a == b`): bool tensors, never a C++ bool.
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Scalar& b);
+Tensor operator!=(const Tensor& a, const Scalar& b);
+Tensor operator<(const Tensor& a, const Scalar& b);
+Tensor operator<=(const Tensor& a, const Scalar& b);
+Tensor operator>(const Tensor& a, const Scalar& b);
+Tensor operator>=(const Tensor& a, const Scalar& b);
+Tensor operator==(const Scalar& a, const Tensor& b);
+Tensor operator!=(const Scalar& a, const Tensor& b);
+Tensor operator<(const Scalar& a, const Tensor& b);
+Tensor operator<=(const Scalar& a, const Tensor& b);
+Tensor operator>(const Scalar& a, const Tensor& b);
+Tensor operator>=(const Scalar& a, const Tensor& b);
 
 /// Elementwise |a - b| <= atol + rtol * |b| on every element (NaNs in the same places count equal
 /// only when both are NaN), after broadcasting; false if shapes do not broadcast.

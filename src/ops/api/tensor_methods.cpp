@@ -171,13 +171,25 @@ Tensor Tensor::eq(const Scalar& other) const {
   return call1(XPORT_OP("aten::eq.Scalar"), {*this, other});
 }
 Tensor Tensor::ne(const Tensor& other) const { return xport::ne(*this, other); }
+Tensor Tensor::ne(const Scalar& other) const {
+  return call1(XPORT_OP("aten::ne.Scalar"), {*this, other});
+}
 Tensor Tensor::lt(const Tensor& other) const { return xport::lt(*this, other); }
+Tensor Tensor::lt(const Scalar& other) const {
+  return call1(XPORT_OP("aten::lt.Scalar"), {*this, other});
+}
 Tensor Tensor::le(const Tensor& other) const { return xport::le(*this, other); }
+Tensor Tensor::le(const Scalar& other) const {
+  return call1(XPORT_OP("aten::le.Scalar"), {*this, other});
+}
 Tensor Tensor::gt(const Tensor& other) const { return xport::gt(*this, other); }
 Tensor Tensor::gt(const Scalar& other) const {
   return call1(XPORT_OP("aten::gt.Scalar"), {*this, other});
 }
 Tensor Tensor::ge(const Tensor& other) const { return xport::ge(*this, other); }
+Tensor Tensor::ge(const Scalar& other) const {
+  return call1(XPORT_OP("aten::ge.Scalar"), {*this, other});
+}
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return a.add(b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return a.sub(b); }
@@ -196,5 +208,18 @@ Tensor operator/(const Scalar& a, const Tensor& b) {
   return numerator.div(b);
 }
 Tensor operator-(const Tensor& a) { return a.neg(); }
+
+// A scalar on the left compares the other way round (0 < x is x > 0).
+#define XPORT_COMPARISON(OP, METHOD, FLIPPED)                                            \
+  Tensor operator OP(const Tensor& a, const Tensor& b) { return a.METHOD(b); }           \
+  Tensor operator OP(const Tensor& a, const Scalar& b) { return a.METHOD(b); }          \
+  Tensor operator OP(const Scalar& a, const Tensor& b) { return b.FLIPPED(a); }
+XPORT_COMPARISON(==, eq, eq)
+XPORT_COMPARISON(!=, ne, ne)
+XPORT_COMPARISON(<, lt, gt)
+XPORT_COMPARISON(<=, le, ge)
+XPORT_COMPARISON(>, gt, lt)
+XPORT_COMPARISON(>=, ge, le)
+#undef XPORT_COMPARISON
 
 }  // namespace xport
