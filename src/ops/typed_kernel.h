@@ -15,168 +15,78 @@
 
 namespace xport::ops {
 
-/// How one parameter type is taken from the bound arguments (index < the schema's argument
-/// count) or from the outputs (the rest), how it is spelled in C++, and which schema type it
-/// takes (`kind`). Symbolic integers are concrete by the time a kernel runs; layouts, devices and
-/// memory formats arrive as their names.
+/// How one value type is taken from the bound arguments (index < the schema's argument count)
+/// or from the outputs (the rest), how it is spelled in C++, and which schema type it takes
+/// (`kind`). Symbolic integers are concrete by the time a kernel runs; layouts, devices and
+/// memory formats arrive as their names. A parameter is the type by value or by const
+/// reference; `std::optional<T>` of any of them is the schema's `T?`.
 template <class T>
-struct KernelParam;
+struct KernelType;
 
 namespace detail {
-inline ArgType kind(BaseType base, bool optional = false, bool list = false,
-                    bool element_optional = false) {
+inline ArgType kind(BaseType base, bool list = false, bool element_optional = false) {
   return ArgType{.base = base,
-                 .optional = optional,
+                 .optional = false,
                  .list = list,
                  .fixed_size = 0,
                  .element_optional = element_optional};
 }
 }  // namespace detail
 
-template <>
-struct KernelParam<const Tensor&> {
-  static constexpr const char* cpp = "const xport::Tensor&";
-  static ArgType kind() { return detail::kind(BaseType::Tensor); }
-  static const Tensor& get(const OpArgs& a, const std::vector<Tensor>& outs, size_t i) {
-    return i < a.size() ? a.tensor(i) : outs[i - a.size()];
+#define XPORT_KERNEL_TYPE(T, NAME, KIND, GET)                                                   \
+  template <>                                                                                    \
+  struct KernelType<T> {                                                                         \
+    static std::string name() { return NAME; }                                                  \
+    static ArgType kind() { return KIND; }                                                       \
+    static decltype(auto) get(const OpArgs& a, [[maybe_unused]] const std::vector<Tensor>& outs, \
+                              size_t i) {                                                        \
+      return GET;                                                                                \
+    }                                                                                            \
+  };
+// A Tensor parameter after the schema's arguments is a result: the output tensor.
+XPORT_KERNEL_TYPE(Tensor, "xport::Tensor", detail::kind(BaseType::Tensor),
+                  i < a.size() ? a.tensor(i) : outs[i - a.size()])
+XPORT_KERNEL_TYPE(std::vector<Tensor>, "std::vector<xport::Tensor>",
+                  detail::kind(BaseType::Tensor, true), a.tensors(i))
+// `Tensor?[]` (index.Tensor's indices): None elements are undefined tensors in the arguments.
+XPORT_KERNEL_TYPE(std::vector<std::optional<Tensor>>, "std::vector<std::optional<xport::Tensor>>",
+                  detail::kind(BaseType::Tensor, true, true), [&] {
+                    std::vector<std::optional<Tensor>> out;
+                    for (const Tensor& t : a.tensors(i))
+                      out.push_back(t.defined() ? std::optional(t) : std::nullopt);
+                    return out;
+                  }())
+XPORT_KERNEL_TYPE(Scalar, "xport::Scalar", detail::kind(BaseType::Scalar), a.scalar(i))
+XPORT_KERNEL_TYPE(int64_t, "int64_t", detail::kind(BaseType::Int), a.integer(i))
+XPORT_KERNEL_TYPE(std::vector<int64_t>, "std::vector<int64_t>", detail::kind(BaseType::Int, true),
+                  a.ints(i))
+XPORT_KERNEL_TYPE(double, "double", detail::kind(BaseType::Float), a.real(i))
+XPORT_KERNEL_TYPE(bool, "bool", detail::kind(BaseType::Bool), a.boolean(i))
+XPORT_KERNEL_TYPE(DType, "xport::DType", detail::kind(BaseType::ScalarType), a[i].to_dtype())
+// `str`, and a Layout, Device or MemoryFormat (by name).
+XPORT_KERNEL_TYPE(std::string, "std::string", detail::kind(BaseType::Str), a.str(i))
+#undef XPORT_KERNEL_TYPE
+
+template <class T>
+struct KernelType<std::optional<T>> {
+  static std::string name() { return "std::optional<" + KernelType<T>::name() + ">"; }
+  static ArgType kind() {
+    ArgType k = KernelType<T>::kind();
+    k.optional = true;
+    return k;
   }
-};
-template <>
-struct KernelParam<const std::optional<Tensor>&> {
-  static constexpr const char* cpp = "const std::optional<xport::Tensor>&";
-  static ArgType kind() { return detail::kind(BaseType::Tensor, true); }
-  static std::optional<Tensor> get(const OpArgs& a, const std::vector<Tensor>&, size_t i) {
+  static std::optional<T> get(const OpArgs& a, const std::vector<Tensor>& outs, size_t i) {
     if (a[i].is_none()) return std::nullopt;
-    return a.tensor(i);
+    return KernelType<T>::get(a, outs, i);
   }
 };
-template <>
-struct KernelParam<const std::vector<Tensor>&> {
-  static constexpr const char* cpp = "const std::vector<xport::Tensor>&";
-  static ArgType kind() { return detail::kind(BaseType::Tensor, false, true); }
-  static const std::vector<Tensor>& get(const OpArgs& a, const std::vector<Tensor>&, size_t i) {
-    return a.tensors(i);
-  }
-};
-/// `Tensor?[]` (index.Tensor's indices).
-template <>
-struct KernelParam<const std::vector<std::optional<Tensor>>&> {
-  static constexpr const char* cpp = "const std::vector<std::optional<xport::Tensor>>&";
-  static ArgType kind() { return detail::kind(BaseType::Tensor, false, true, true); }
-  static std::vector<std::optional<Tensor>> get(const OpArgs& a, const std::vector<Tensor>&,
-                                                size_t i) {
-    std::vector<std::optional<Tensor>> out;
-    for (const Tensor& t : a.tensors(i)) out.push_back(t.defined() ? std::optional(t) : std::nullopt);
-    return out;
-  }
-};
-template <>
-struct KernelParam<const Scalar&> {
-  static constexpr const char* cpp = "const xport::Scalar&";
-  static ArgType kind() { return detail::kind(BaseType::Scalar); }
-  static Scalar get(const OpArgs& a, const std::vector<Tensor>&, size_t i) { return a.scalar(i); }
-};
-template <>
-struct KernelParam<const std::optional<Scalar>&> {
-  static constexpr const char* cpp = "const std::optional<xport::Scalar>&";
-  static ArgType kind() { return detail::kind(BaseType::Scalar, true); }
-  static std::optional<Scalar> get(const OpArgs& a, const std::vector<Tensor>&, size_t i) {
-    return a.optional_scalar(i);
-  }
-};
-template <>
-struct KernelParam<int64_t> {
-  static constexpr const char* cpp = "int64_t";
-  static ArgType kind() { return detail::kind(BaseType::Int); }
-  static int64_t get(const OpArgs& a, const std::vector<Tensor>&, size_t i) {
-    return a.integer(i);
-  }
-};
-template <>
-struct KernelParam<std::optional<int64_t>> {
-  static constexpr const char* cpp = "std::optional<int64_t>";
-  static ArgType kind() { return detail::kind(BaseType::Int, true); }
-  static std::optional<int64_t> get(const OpArgs& a, const std::vector<Tensor>&, size_t i) {
-    return a.optional_int(i);
-  }
-};
-template <>
-struct KernelParam<const std::vector<int64_t>&> {
-  static constexpr const char* cpp = "const std::vector<int64_t>&";
-  static ArgType kind() { return detail::kind(BaseType::Int, false, true); }
-  static std::vector<int64_t> get(const OpArgs& a, const std::vector<Tensor>&, size_t i) {
-    return a.ints(i);
-  }
-};
-template <>
-struct KernelParam<const std::optional<std::vector<int64_t>>&> {
-  static constexpr const char* cpp = "const std::optional<std::vector<int64_t>>&";
-  static ArgType kind() { return detail::kind(BaseType::Int, true, true); }
-  static std::optional<std::vector<int64_t>> get(const OpArgs& a, const std::vector<Tensor>&,
-                                                 size_t i) {
-    return a.optional_ints(i);
-  }
-};
-template <>
-struct KernelParam<double> {
-  static constexpr const char* cpp = "double";
-  static ArgType kind() { return detail::kind(BaseType::Float); }
-  static double get(const OpArgs& a, const std::vector<Tensor>&, size_t i) { return a.real(i); }
-};
-template <>
-struct KernelParam<std::optional<double>> {
-  static constexpr const char* cpp = "std::optional<double>";
-  static ArgType kind() { return detail::kind(BaseType::Float, true); }
-  static std::optional<double> get(const OpArgs& a, const std::vector<Tensor>&, size_t i) {
-    return a.optional_real(i);
-  }
-};
-template <>
-struct KernelParam<bool> {
-  static constexpr const char* cpp = "bool";
-  static ArgType kind() { return detail::kind(BaseType::Bool); }
-  static bool get(const OpArgs& a, const std::vector<Tensor>&, size_t i) { return a.boolean(i); }
-};
-template <>
-struct KernelParam<std::optional<bool>> {
-  static constexpr const char* cpp = "std::optional<bool>";
-  static ArgType kind() { return detail::kind(BaseType::Bool, true); }
-  static std::optional<bool> get(const OpArgs& a, const std::vector<Tensor>&, size_t i) {
-    return a.optional_bool(i);
-  }
-};
-template <>
-struct KernelParam<DType> {
-  static constexpr const char* cpp = "xport::DType";
-  static ArgType kind() { return detail::kind(BaseType::ScalarType); }
-  static DType get(const OpArgs& a, const std::vector<Tensor>&, size_t i) {
-    return a[i].to_dtype();
-  }
-};
-template <>
-struct KernelParam<std::optional<DType>> {
-  static constexpr const char* cpp = "std::optional<xport::DType>";
-  static ArgType kind() { return detail::kind(BaseType::ScalarType, true); }
-  static std::optional<DType> get(const OpArgs& a, const std::vector<Tensor>&, size_t i) {
-    return a.optional_dtype(i);
-  }
-};
-/// `str`, and a required Layout, Device or MemoryFormat (by name).
-template <>
-struct KernelParam<const std::string&> {
-  static constexpr const char* cpp = "const std::string&";
-  static ArgType kind() { return detail::kind(BaseType::Str); }
-  static const std::string& get(const OpArgs& a, const std::vector<Tensor>&, size_t i) {
-    return a.str(i);
-  }
-};
-/// `str?`, and an optional Layout, Device or MemoryFormat (by name).
-template <>
-struct KernelParam<const std::optional<std::string>&> {
-  static constexpr const char* cpp = "const std::optional<std::string>&";
-  static ArgType kind() { return detail::kind(BaseType::Str, true); }
-  static std::optional<std::string> get(const OpArgs& a, const std::vector<Tensor>&, size_t i) {
-    return a.optional_str(i);
+
+/// One parameter: its value type by value or by const reference.
+template <class P>
+struct KernelParam : KernelType<std::remove_cvref_t<P>> {
+  static std::string cpp() {
+    const std::string name = KernelType<std::remove_cvref_t<P>>::name();
+    return std::is_reference_v<P> ? "const " + name + "&" : name;
   }
 };
 
@@ -203,7 +113,7 @@ void call_typed(const OpArgs& a, const std::vector<Tensor>& outs, std::tuple<P..
 
 template <class... P>
 KernelSymbol symbol_of(std::string name, std::tuple<P...>*) {
-  return KernelSymbol{std::move(name), {KernelParam<P>::cpp...}, {KernelParam<P>::kind()...}};
+  return KernelSymbol{std::move(name), {KernelParam<P>::cpp()...}, {KernelParam<P>::kind()...}};
 }
 
 }  // namespace detail
