@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <variant>
@@ -109,6 +110,9 @@ class Node {
   /// Call: one argument per schema argument, in schema order (defaults included).
   /// Output: the graph's results.
   const std::vector<Argument>& args() const { return args_; }
+  /// A Call's argument by its schema name (`bn.arg("eps")`); Internal when the op's schema has
+  /// no such argument.
+  const Argument& arg(std::string_view name) const;
   /// One spec per produced value (a placeholder has one; the output node none).
   const std::vector<TensorSpec>& outputs() const { return outputs_; }
   ValueRef out(int index = 0) const { return ValueRef{this, index}; }

@@ -4,7 +4,11 @@
 
 #include <functional>
 #include <optional>
+#include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "xport/schema.h"
@@ -20,58 +24,84 @@ class OpArgs {
   OpArgs(const OpDef& op, std::vector<Value> values) : op_(&op), values_(std::move(values)) {}
   const OpDef& op() const { return *op_; }
   size_t size() const { return values_.size(); }
+  /// By position, for generic code (binding, printing, typed kernels); an op's own code reads
+  /// its arguments by name.
   const Value& operator[](size_t i) const { return values_[i]; }
   const std::vector<Value>& values() const { return values_; }
+  /// The argument named `name` in the op's schema (its position found once, at registration).
+  /// An unknown name is a bug in the op's definition: Internal, naming the op and the name.
+  const Value& operator[](std::string_view name) const { return values_[index(name)]; }
 
-  const Tensor& tensor(size_t i) const { return values_[i].to_tensor(); }
+  // Typed reads by schema name: `args.tensor("self")`, `args.integer("groups")`.
+  const Tensor& tensor(std::string_view name) const { return (*this)[name].to_tensor(); }
   /// An undefined Tensor when the argument is None.
-  Tensor optional_tensor(size_t i) const {
-    return values_[i].is_none() ? Tensor() : values_[i].to_tensor();
+  Tensor optional_tensor(std::string_view name) const {
+    const Value& v = (*this)[name];
+    return v.is_none() ? Tensor() : v.to_tensor();
   }
-  const std::vector<Tensor>& tensors(size_t i) const { return values_[i].to_tensor_list(); }
-  int64_t integer(size_t i) const { return values_[i].to_int(); }
-  const SymInt& sym_int(size_t i) const { return values_[i].to_sym_int(); }
-  std::optional<int64_t> optional_int(size_t i) const {
-    if (values_[i].is_none()) return std::nullopt;
-    return values_[i].to_int();
+  const std::vector<Tensor>& tensors(std::string_view name) const {
+    return (*this)[name].to_tensor_list();
   }
-  std::optional<SymInt> optional_sym_int(size_t i) const {
-    if (values_[i].is_none()) return std::nullopt;
-    return values_[i].to_sym_int();
+  int64_t integer(std::string_view name) const { return (*this)[name].to_int(); }
+  const SymInt& sym_int(std::string_view name) const { return (*this)[name].to_sym_int(); }
+  std::optional<int64_t> optional_int(std::string_view name) const {
+    const Value& v = (*this)[name];
+    if (v.is_none()) return std::nullopt;
+    return v.to_int();
   }
-  std::vector<int64_t> ints(size_t i) const { return values_[i].to_int_list(); }
-  const std::vector<SymInt>& sym_ints(size_t i) const { return values_[i].to_sym_int_list(); }
+  std::optional<SymInt> optional_sym_int(std::string_view name) const {
+    const Value& v = (*this)[name];
+    if (v.is_none()) return std::nullopt;
+    return v.to_sym_int();
+  }
+  std::vector<int64_t> ints(std::string_view name) const { return (*this)[name].to_int_list(); }
+  const std::vector<SymInt>& sym_ints(std::string_view name) const {
+    return (*this)[name].to_sym_int_list();
+  }
   /// None or an empty list both mean "not given" (e.g. `int[1]? dim=None`).
-  std::optional<std::vector<int64_t>> optional_ints(size_t i) const {
-    if (values_[i].is_none()) return std::nullopt;
-    return values_[i].to_int_list();
+  std::optional<std::vector<int64_t>> optional_ints(std::string_view name) const {
+    const Value& v = (*this)[name];
+    if (v.is_none()) return std::nullopt;
+    return v.to_int_list();
   }
-  double real(size_t i) const { return values_[i].to_double(); }
-  std::optional<double> optional_real(size_t i) const {
-    if (values_[i].is_none()) return std::nullopt;
-    return values_[i].to_double();
+  double real(std::string_view name) const { return (*this)[name].to_double(); }
+  std::optional<double> optional_real(std::string_view name) const {
+    const Value& v = (*this)[name];
+    if (v.is_none()) return std::nullopt;
+    return v.to_double();
   }
-  bool boolean(size_t i) const { return values_[i].to_bool(); }
-  std::optional<bool> optional_bool(size_t i) const {
-    if (values_[i].is_none()) return std::nullopt;
-    return values_[i].to_bool();
+  bool boolean(std::string_view name) const { return (*this)[name].to_bool(); }
+  std::optional<bool> optional_bool(std::string_view name) const {
+    const Value& v = (*this)[name];
+    if (v.is_none()) return std::nullopt;
+    return v.to_bool();
   }
-  Scalar scalar(size_t i) const { return values_[i].to_scalar(); }
-  std::optional<Scalar> optional_scalar(size_t i) const {
-    if (values_[i].is_none()) return std::nullopt;
-    return values_[i].to_scalar();
+  /// `bool[3] output_mask`.
+  const std::vector<bool>& bools(std::string_view name) const {
+    return (*this)[name].to_bool_list();
   }
-  std::optional<DType> optional_dtype(size_t i) const {
-    if (values_[i].is_none()) return std::nullopt;
-    return values_[i].to_dtype();
+  Scalar scalar(std::string_view name) const { return (*this)[name].to_scalar(); }
+  std::optional<Scalar> optional_scalar(std::string_view name) const {
+    const Value& v = (*this)[name];
+    if (v.is_none()) return std::nullopt;
+    return v.to_scalar();
   }
-  const std::string& str(size_t i) const { return values_[i].to_string_value(); }
-  std::optional<std::string> optional_str(size_t i) const {
-    if (values_[i].is_none()) return std::nullopt;
-    return values_[i].to_string_value();
+  DType dtype(std::string_view name) const { return (*this)[name].to_dtype(); }
+  std::optional<DType> optional_dtype(std::string_view name) const {
+    const Value& v = (*this)[name];
+    if (v.is_none()) return std::nullopt;
+    return v.to_dtype();
+  }
+  const std::string& str(std::string_view name) const { return (*this)[name].to_string_value(); }
+  std::optional<std::string> optional_str(std::string_view name) const {
+    const Value& v = (*this)[name];
+    if (v.is_none()) return std::nullopt;
+    return v.to_string_value();
   }
   /// "aten::add.Tensor": the op's name, for error messages.
   const std::string& name() const;
+  /// The position of the argument `name` (Internal when the schema has none).
+  size_t index(std::string_view name) const;
 
  private:
   const OpDef* op_;
@@ -126,19 +156,43 @@ struct KernelSymbol {
   std::vector<ArgType> kinds = {};
 };
 
+/// An op's out-variant CPU kernel: what the registry calls, and the named function it calls
+/// when that function's parameters follow the schema (XPORT_KERNEL / XPORT_OP_KERNEL make both
+/// from the function; register_op checks its parameters against the schema).
+struct OpKernel {
+  KernelFn fn = {};
+  KernelSymbol symbol = {};  ///< empty name: a kernel with no typed function (higher-order ops)
+  explicit operator bool() const { return static_cast<bool>(fn); }
+};
+
+/// PyTorch's op tags that xport reads (torch.Tag).
+enum class Tag : uint8_t {
+  Pointwise,               ///< elementwise over same-shaped (broadcast) operands
+  RuntimeAssert,           ///< a condition the program checks; re-tracing learns it as a fact
+  NondeterministicSeeded,  ///< random: never folded into a constant
+};
+/// A set of tags: `.tags = {Tag::Pointwise}`.
+class Tags {
+ public:
+  Tags() = default;
+  Tags(std::initializer_list<Tag> tags) {
+    for (Tag t : tags) bits_ |= bit(t);
+  }
+  bool has(Tag t) const { return (bits_ & bit(t)) != 0; }
+
+ private:
+  static uint32_t bit(Tag t) { return 1u << static_cast<uint32_t>(t); }
+  uint32_t bits_ = 0;
+};
+
 struct OpDef {
   std::string schema;            ///< ATen schema text
   MetaFn meta = {};              ///< shape/dtype inference; absent for composite ops
-  KernelFn cpu = {};             ///< out-variant CPU kernel; absent for views and composites
-  /// The function `cpu` calls, when it is one whose parameters follow the schema (register_op
-  /// checks them against it).
-  KernelSymbol kernel_symbol = {};
+  OpKernel kernel = {};          ///< out-variant CPU kernel; absent for views and composites
   AllocKernelFn cpu_alloc = {};  ///< CPU kernel that allocates (data-dependent output sizes)
   DecompFn decomp = {};          ///< decomposition into other ops
   bool core = false;             ///< in the core op set a backend must implement
-  /// PyTorch's op tags; xport reads `runtime_assert` (a condition the program checks, which
-  /// re-tracing learns as a fact).
-  std::vector<std::string> tags = {};
+  Tags tags = {};
   /// Higher-order ops: how each GraphModule argument is called (cond: both branches).
   std::vector<SubgraphUse> subgraph_uses = {};
   /// The last argument (a Tensor[]) is Python's `*args` in PyTorch's signature: archives list
@@ -153,11 +207,24 @@ struct OpDef {
   bool higher_order = false;  ///< takes subgraphs (a GraphModule argument)
   OpKind kind = OpKind::Functional;
   int aliased_arg = -1;    ///< View / InPlace: the argument the first result is, or -1
-  bool pointwise = false;  ///< tagged `pointwise`: elementwise over same-shaped operands
+  bool pointwise = false;  ///< tagged Tag::Pointwise: elementwise over same-shaped operands
+  /// Each schema argument's position by name, sorted by name: OpArgs and ir::Node read
+  /// arguments through it.
+  std::vector<std::pair<std::string, int>> arg_positions = {};
+  /// A mutating op's functional counterpart (`add_.Tensor` -> `add.Tensor`,
+  /// `_native_batch_norm_legit` -> `_native_batch_norm_legit_functional`), linked when either
+  /// registers; null when none is registered.
+  const OpDef* functional = nullptr;
+  /// A functional op's in-place form that updates its first argument (`add.Tensor` ->
+  /// `add_.Tensor`), or null.
+  const OpDef* inplace = nullptr;
+
+  /// The position of argument `name`, or -1.
+  int arg_position(std::string_view name) const;
 };
 
-/// Whether `op` carries PyTorch's tag `tag` (`pointwise`, `runtime_assert`).
-bool has_tag(const OpDef& op, const std::string& tag);
+/// Whether `op` carries PyTorch's tag `tag`.
+inline bool has_tag(const OpDef& op, Tag tag) { return op.tags.has(tag); }
 
 /// Adds an op; throws InvalidSpec if the schema does not parse or the name is taken.
 const OpDef& register_op(OpDef def);
@@ -167,14 +234,11 @@ const OpDef& find_op(const std::string& qualified_name);
 const OpDef* try_find_op(const std::string& qualified_name);
 /// Every registered op, sorted by name.
 std::vector<const OpDef*> all_ops();
-/// The functional counterpart of an op that mutates arguments, by ATen's naming: `add_.Tensor`
-/// -> `add.Tensor`, `_native_batch_norm_legit` -> `_native_batch_norm_legit_functional`. It
-/// returns the op's non-aliased results, then the new value of each mutated argument in order.
-/// Null when no such op is registered.
-const OpDef* functional_variant(const OpDef& op);
-/// The in-place form of a functional op that updates its first argument (`index_copy` ->
-/// `index_copy_`, `add.Tensor` -> `add_.Tensor`), or null.
-const OpDef* inplace_variant(const OpDef& op);
+/// The functional counterpart of an op that mutates arguments (OpDef::functional). It returns
+/// the op's non-aliased results, then the new value of each mutated argument in order.
+inline const OpDef* functional_variant(const OpDef& op) { return op.functional; }
+/// The in-place form of a functional op that updates its first argument (OpDef::inplace).
+inline const OpDef* inplace_variant(const OpDef& op) { return op.inplace; }
 
 /// Binds positional arguments (schema order, keyword-only ones too; trailing defaults may be
 /// left out) and checks their types.

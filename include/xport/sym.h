@@ -120,6 +120,11 @@ class SymInt {
   SymNodePtr node_;
 };
 
+/// The smaller / larger of two sizes, symbolic when either is (`xport::sym_min(x.size(0), 100)`).
+/// Declared here as well as a friend, so the qualified spelling finds them.
+SymInt sym_min(const SymInt& a, const SymInt& b);
+SymInt sym_max(const SymInt& a, const SymInt& b);
+
 /// A boolean that may be symbolic (the result of comparing SymInts).
 class SymBool {
  public:

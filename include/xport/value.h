@@ -35,6 +35,7 @@ class Value {
   Value(const std::vector<int64_t>& v)                // NOLINT
       : v_(std::vector<SymInt>(v.begin(), v.end())) {}
   Value(std::vector<double> v) : v_(std::move(v)) {}  // NOLINT
+  Value(std::vector<bool> v) : v_(std::move(v)) {}    // NOLINT: `bool[3] output_mask`
   Value(std::vector<Tensor> v) : v_(std::move(v)) {}  // NOLINT
   explicit Value(GraphFn v) : v_(std::move(v)) {}
 
@@ -47,6 +48,7 @@ class Value {
   bool is_dtype() const { return std::holds_alternative<DType>(v_); }
   bool is_int_list() const { return std::holds_alternative<std::vector<SymInt>>(v_); }
   bool is_double_list() const { return std::holds_alternative<std::vector<double>>(v_); }
+  bool is_bool_list() const { return std::holds_alternative<std::vector<bool>>(v_); }
   bool is_list() const { return std::holds_alternative<std::vector<Tensor>>(v_); }
   bool is_graph() const { return std::holds_alternative<GraphFn>(v_); }
   /// A number usable as an ATen Scalar: int, double or bool.
@@ -67,6 +69,7 @@ class Value {
   std::vector<int64_t> to_int_list() const;
   const std::vector<SymInt>& to_sym_int_list() const;
   const std::vector<double>& to_double_list() const;
+  const std::vector<bool>& to_bool_list() const;
   const GraphFn& to_graph() const;
 
   /// The name of the held type, for error messages: "Tensor", "int", "float", "int[]", ...
@@ -76,7 +79,8 @@ class Value {
 
  private:
   std::variant<std::monostate, Tensor, SymInt, SymFloat, bool, std::string, DType,
-               std::vector<SymInt>, std::vector<double>, std::vector<Tensor>, GraphFn>
+               std::vector<SymInt>, std::vector<double>, std::vector<Tensor>, GraphFn,
+               std::vector<bool>>
       v_;
 };
 

@@ -24,4 +24,5 @@
 #include "xport/schema.h"
 #include "xport/sym.h"
 #include "xport/tensor.h"
+#include "xport/text.h"
 #include "xport/value.h"

@@ -109,7 +109,7 @@ void replay(const ir::Graph& src, ir::Graph& dst, capture::Tracer& tracer,
           values[node.get()] = replay_as_is(*node, dst, tracer, table, values);
         } else {
           // A runtime assertion's condition holds after it: later decisions may rely on it.
-          if (has_tag(op, "runtime_assert")) {
+          if (has_tag(op, Tag::RuntimeAssert)) {
             if (const auto* e = std::get_if<sym::ExprPtr>(&node->args()[0].value)) {
               tracer.env()->add_fact(*e);
             }

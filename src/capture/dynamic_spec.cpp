@@ -129,8 +129,11 @@ void check_guards(const ShapeEnv& env, const std::vector<TensorInput>& inputs,
   bool inexpressible = false;
   for (const Guard& g : env.guards()) {
     if (g.specialization) {
-      msg << "  - " << env.describe(g.specialized) << " was specialised to " << g.value
-          << " (used as a C++ integer)  (" << g.source << ")\n";
+      // Name the user's Dim too: `x.size(0) (Dim batch) was specialised to 8`.
+      const std::string dim = env.describe_in_dims(g.specialized);
+      msg << "  - " << env.describe(g.specialized) << (dim.empty() ? "" : " (Dim " + dim + ")")
+          << " was specialised to " << g.value << " (used as a C++ integer)  (" << g.source
+          << ")\n";
       continue;
     }
     const bool simple = is_expressible(g.expr);

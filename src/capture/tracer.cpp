@@ -160,6 +160,8 @@ ir::Argument Tracer::to_argument(const Value& v, const xport::Argument& schema_a
     for (const SymInt& s : v.to_sym_int_list()) list.emplace_back(env_->simplify(expr_of(s)));
   } else if (v.is_double_list()) {
     for (double d : v.to_double_list()) list.emplace_back(d);
+  } else if (v.is_bool_list()) {
+    for (bool b : v.to_bool_list()) list.emplace_back(b);
   } else if (v.is_list()) {
     for (const Tensor& t : v.to_tensor_list()) {
       list.push_back(t.defined() ? ir::Argument(value_of(t)) : ir::Argument());
@@ -286,7 +288,7 @@ std::vector<Tensor> Tracer::record(const OpArgs& args) {
       const std::shared_ptr<void>& info = outs.back().impl()->capture_info;
       auto view = std::static_pointer_cast<TracedValue>(info);
       view->is_view = true;
-      views_of(args.tensor(static_cast<size_t>(base))).push_back(view);
+      views_of(args[static_cast<size_t>(base)].to_tensor()).push_back(view);
     }
   }
   return outs;
@@ -301,17 +303,17 @@ std::vector<Tensor> Tracer::functionalize(const OpArgs& args) {
   std::vector<size_t> written;
   for (size_t i = 0; i < schema.arguments.size(); ++i) {
     if (!schema.arguments[i].is_write) continue;
-    XPORT_CHECK(args[i].is_tensor() && args.tensor(i).defined(), UnsupportedOp, name,
+    XPORT_CHECK(args[i].is_tensor() && args[i].to_tensor().defined(), UnsupportedOp, name,
                 ": capture supports in-place ops that update tensors, not '",
                 schema.arguments[i].name, "' of type ", schema.arguments[i].type.str());
-    check_mutable(args.tensor(i), name);
+    check_mutable(args[i].to_tensor(), name);
     written.push_back(i);
   }
   const OpDef* functional = functional_variant(args.op());
   std::vector<Value> values = args.values();
   if (functional == nullptr && schema.name == "zero_") {
     functional = &find_op("aten::fill.Scalar");
-    values = {args[0], Value(int64_t{0})};
+    values = {args["self"], Value(int64_t{0})};
   }
   XPORT_CHECK(functional != nullptr, UnsupportedOp, name,
               ": has no functional form to record; compute a new tensor instead");
@@ -323,7 +325,7 @@ std::vector<Tensor> Tracer::functionalize(const OpArgs& args) {
               " it must return ", fresh, " results and the new value of each of its ",
               written.size(), " updated arguments");
   for (size_t k = 0; k < written.size(); ++k) {
-    const Tensor& self = args.tensor(written[k]);
+    const Tensor& self = args[written[k]].to_tensor();
     Tensor next = results[fresh + k];
     if (next.dtype() != self.dtype()) next = next.to(self.dtype());
     rebind(self, next);
@@ -332,7 +334,7 @@ std::vector<Tensor> Tracer::functionalize(const OpArgs& args) {
   size_t next_fresh = 0;
   for (size_t r = 0; r < schema.returns.size(); ++r) {
     const int a = schema.aliased_argument(r);
-    outs.push_back(a >= 0 ? args.tensor(static_cast<size_t>(a)) : results[next_fresh++]);
+    outs.push_back(a >= 0 ? args[static_cast<size_t>(a)].to_tensor() : results[next_fresh++]);
   }
   return outs;
 }

@@ -62,6 +62,15 @@ Value argument_value(const Argument& arg, const ArgType& type, const TensorOf& t
       }
       return reals;
     }
+    case BaseType::Bool: {
+      std::vector<bool> bools;
+      for (const Argument& a : list) {
+        const auto* b = std::get_if<bool>(&a.value);
+        XPORT_CHECK(b != nullptr, InvalidArchive, "a bool[] argument holds ", a.str());
+        bools.push_back(*b);
+      }
+      return bools;
+    }
     default: {
       std::vector<SymInt> ints;
       for (const Argument& a : list) ints.emplace_back(evaluate(std::get<sym::ExprPtr>(a.value)));

@@ -35,6 +35,13 @@ bool has_effect(const Node& node) {
 
 }  // namespace
 
+const Argument& Node::arg(std::string_view name) const {
+  const int i = op_ == nullptr ? -1 : op_->arg_position(name);
+  XPORT_CHECK(i >= 0 && static_cast<size_t>(i) < args_.size(), Internal, "node ", name_,
+              ": its op has no argument named '", name, "'");
+  return args_[i];
+}
+
 std::vector<const SubgraphRef*> Node::subgraphs() const {
   std::vector<const SubgraphRef*> out;
   for (const Argument& a : args_) {

@@ -39,7 +39,7 @@ class MetadataCheck {
         continue;
       }
       const OpDef& op = *node.op();
-      if (has_tag(op, "runtime_assert")) {
+      if (has_tag(op, Tag::RuntimeAssert)) {
         const auto* cond = std::get_if<sym::ExprPtr>(&node.args()[0].value);
         const std::optional<int64_t> holds = cond ? evaluate(*cond) : std::nullopt;
         if (holds && *holds == 0) return false;

@@ -133,6 +133,14 @@ bool equals_default(const xport::Argument& param, const Argument& arg, const Val
     }
     return true;
   }
+  if (d.is_bool_list()) {
+    const auto& want = d.to_bool_list();
+    if (list->size() != want.size()) return false;
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (!equals_default(param, (*list)[i], Value(static_cast<bool>(want[i])))) return false;
+    }
+    return true;
+  }
   return false;
 }
 

@@ -63,6 +63,13 @@ Value coerce(const OpDef& op, const Argument& param, size_t index, Value v) {
         }
         if (!v.is_double_list()) bad_argument(op, param, index, v);
         return v;
+      case BaseType::Bool:
+        if (!v.is_bool_list()) bad_argument(op, param, index, v);
+        XPORT_CHECK(t.fixed_size == 0 ||
+                        static_cast<int64_t>(v.to_bool_list().size()) == t.fixed_size,
+                    InvalidInput, op.qualified_name, ": argument '", param.name, "' needs ",
+                    t.fixed_size, " values, got ", v.to_bool_list().size());
+        return v;
       default:
         bad_argument(op, param, index, v);
     }
@@ -163,22 +170,22 @@ std::vector<Tensor> run_eager(const OpArgs& args) {
   if (op.kind == OpKind::Composite && op.decomp) return op.decomp(args);
   if (op.kind == OpKind::View) {
     // A view: the output shares the input's storage with the layout the meta function gives.
-    const Tensor& base = args.tensor(static_cast<size_t>(op.aliased_arg));
+    const Tensor& base = args[static_cast<size_t>(op.aliased_arg)].to_tensor();
     std::vector<Tensor> outs;
     for (TensorMeta& m : op.meta(args)) outs.push_back(Tensor::make(base.storage(), std::move(m)));
     return outs;
   }
-  if (op.cpu) {
+  if (op.kernel) {
     std::vector<TensorMeta> metas = op.meta(args);
     std::vector<Tensor> outs;
     if (op.kind == OpKind::InPlace && op.aliased_arg >= 0) {
       // In place: the kernel writes into the mutated argument (its meta was checked above).
-      outs.push_back(args.tensor(static_cast<size_t>(op.aliased_arg)));
+      outs.push_back(args[static_cast<size_t>(op.aliased_arg)].to_tensor());
     } else {
       outs.reserve(metas.size());
       for (const TensorMeta& m : metas) outs.push_back(allocate_output(op, m));
     }
-    if (!all_empty(metas)) op.cpu(args, outs);
+    if (!all_empty(metas)) op.kernel.fn(args, outs);
     return outs;
   }
   if (op.decomp) return op.decomp(args);

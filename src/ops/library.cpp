@@ -172,7 +172,7 @@ void install(const OpDef& op, const UserFns& fns) {
     def.meta = fns.meta ? meta_from(fns.meta) : MetaFn();
     // Without a meta function eager runs the kernel as it allocates; with one, the kernel's
     // results are checked against it (and the runtime plans their memory).
-    def.cpu = fns.kernel && fns.meta ? kernel_from(fns.kernel) : KernelFn();
+    def.kernel.fn = fns.kernel && fns.meta ? kernel_from(fns.kernel) : KernelFn();
     def.cpu_alloc = fns.kernel && !fns.meta ? AllocKernelFn([k = fns.kernel](const OpArgs& a) {
       return results_of(a.op(), k(a.values()), "kernel");
     })

@@ -112,13 +112,13 @@ Tensor unaliased(const Tensor& self, const Tensor& t) {
 }
 
 void register_inplace(const std::string& schema, const OpDef& functional,
-                      const TypedKernel& kernel) {
+                      const OpKernel& kernel) {
   const OpDef* f = &functional;
   register_op({
       .schema = schema,
       .meta =
           [f](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
+            const Tensor& self = args.tensor("self");
             const std::vector<TensorMeta> result = f->meta(OpArgs(*f, args.values()));
             const TensorMeta& r = result.at(0);
             XPORT_CHECK(r.sizes.size() == self.sizes().size(), InvalidInput, args.name(),
@@ -138,12 +138,11 @@ void register_inplace(const std::string& schema, const OpDef& functional,
             check_no_internal_overlap(args, self);
             return std::vector<TensorMeta>{self.meta()};
           },
-      .cpu = kernel.fn,
-      .kernel_symbol = kernel.symbol,
+      .kernel = kernel,
       .decomp =
           [f](const OpArgs& args) {
             const Tensor result = call_tensors(*f, args.values())[0];
-            Tensor self = args.tensor(0);
+            Tensor self = args.tensor("self");
             self.copy_(result);
             return std::vector<Tensor>{self};
           },

@@ -56,7 +56,7 @@ void check_no_internal_overlap(const OpArgs& args, const Tensor& self);
 /// shape and can be cast to self's dtype. `kernel` takes the in-place op's arguments and self as
 /// its result; it must read an input that shares self's memory through unaliased().
 void register_inplace(const std::string& schema, const OpDef& functional,
-                      const TypedKernel& kernel);
+                      const OpKernel& kernel);
 /// `t`, or a copy of it when it shares self's memory in another layout (a[1:].add_(a[:-1])), so
 /// an in-place kernel never reads an element after writing it.
 Tensor unaliased(const Tensor& self, const Tensor& t);

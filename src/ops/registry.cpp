@@ -47,7 +47,7 @@ std::string canonical_name(const std::string& name) {
 // A typed kernel's parameters are the schema's arguments (Int for SymInt too), then a tensor per
 // result.
 void check_kernel_symbol(const OpDef& def) {
-  const KernelSymbol& k = def.kernel_symbol;
+  const KernelSymbol& k = def.kernel.symbol;
   if (k.name.empty()) return;
   const Schema& s = def.parsed;
   // SymInt arguments reach a kernel as integers; layouts, devices and memory formats as names.
@@ -82,6 +82,54 @@ void check_kernel_symbol(const OpDef& def) {
               s.arguments.size(), " arguments and ", s.returns.size(), " results");
 }
 
+OpDef* find_locked(Registry& r, const std::string& name) {
+  const auto it = r.ops.find(name);
+  return it == r.ops.end() ? nullptr : it->second.get();
+}
+
+// Whether `inplace` is `functional`'s in-place form that updates its first argument (same
+// arguments and results, the first result aliasing the first argument).
+bool updates_first_argument(const OpDef& functional, const OpDef& inplace) {
+  const Schema& f = functional.parsed;
+  const Schema& s = inplace.parsed;
+  return !f.is_mutating() && !s.arguments.empty() && s.arguments[0].is_write &&
+         s.arguments.size() == f.arguments.size() && s.returns.size() == f.returns.size() &&
+         s.aliased_argument(0) == 0;
+}
+
+// Links `op` with its functional and in-place counterparts by ATen's naming (`add_.Tensor` <->
+// `add.Tensor`; `_native_batch_norm_legit` -> `_native_batch_norm_legit_functional`), whichever
+// registered first. Called with the registry locked.
+void link_variants(Registry& r, OpDef& op) {
+  const Schema& s = op.parsed;
+  const std::string overload = s.overload.empty() ? "" : "." + s.overload;
+  const bool underscored = !s.name.empty() && s.name.back() == '_';
+  const std::string prefix = s.ns + "::";
+  if (s.is_mutating()) {
+    if (!underscored) {
+      if (OpDef* f = find_locked(r, prefix + s.name + "_functional" + overload)) op.functional = f;
+    } else if (OpDef* f = find_locked(r, prefix + s.name.substr(0, s.name.size() - 1) + overload)) {
+      op.functional = f;
+      if (updates_first_argument(*f, op)) f->inplace = &op;
+    }
+    return;
+  }
+  if (underscored) return;
+  if (OpDef* inplace = find_locked(r, prefix + s.name + "_" + overload)) {
+    if (inplace->parsed.is_mutating()) {
+      inplace->functional = &op;
+      if (updates_first_argument(op, *inplace)) op.inplace = inplace;
+    }
+  }
+  const std::string suffix = "_functional";
+  if (s.name.size() > suffix.size() &&
+      s.name.compare(s.name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    const std::string mutating = s.name.substr(0, s.name.size() - suffix.size());
+    OpDef* m = find_locked(r, prefix + mutating + overload);
+    if (m != nullptr && m->parsed.is_mutating()) m->functional = &op;
+  }
+}
+
 }  // namespace
 
 // The facts every consumer reads from the OpDef instead of working them out again.
@@ -102,14 +150,24 @@ void detail::classify_op(OpDef& def) {
   } else {
     def.kind = OpKind::Functional;
   }
-  def.pointwise = has_tag(def, "pointwise");
+  def.pointwise = def.tags.has(Tag::Pointwise);
 }
 
-bool has_tag(const OpDef& op, const std::string& tag) {
-  return std::find(op.tags.begin(), op.tags.end(), tag) != op.tags.end();
+int OpDef::arg_position(std::string_view name) const {
+  const auto it = std::lower_bound(
+      arg_positions.begin(), arg_positions.end(), name,
+      [](const std::pair<std::string, int>& entry, std::string_view n) { return entry.first < n; });
+  return it != arg_positions.end() && it->first == name ? it->second : -1;
 }
 
 const std::string& OpArgs::name() const { return op_->qualified_name; }
+
+size_t OpArgs::index(std::string_view name) const {
+  const int i = op_->arg_position(name);
+  XPORT_CHECK(i >= 0, Internal, op_->qualified_name, ": the schema has no argument named '", name,
+              "'");
+  return static_cast<size_t>(i);
+}
 
 const OpDef& register_op(OpDef def) {
   def.parsed = parse_schema(def.schema);
@@ -127,12 +185,16 @@ const OpDef& register_op(OpDef def) {
   }
   check_kernel_symbol(def);
   detail::classify_op(def);
+  for (size_t i = 0; i < def.parsed.arguments.size(); ++i)
+    def.arg_positions.emplace_back(def.parsed.arguments[i].name, static_cast<int>(i));
+  std::sort(def.arg_positions.begin(), def.arg_positions.end());
   // Built-in ops come first, so a custom op can never take a built-in's name.
   Registry& r = registry();
   std::unique_lock lock(r.mutex);
   auto [it, inserted] = r.ops.try_emplace(def.qualified_name, nullptr);
   XPORT_CHECK(inserted, InvalidSpec, "op ", def.qualified_name, " is already registered");
   it->second = std::make_unique<OpDef>(std::move(def));
+  link_variants(r, *it->second);
   return *it->second;
 }
 
@@ -141,30 +203,6 @@ const OpDef* try_find_op(const std::string& qualified_name) {
   std::shared_lock lock(r.mutex);
   auto it = r.ops.find(canonical_name(qualified_name));
   return it == r.ops.end() ? nullptr : it->second.get();
-}
-
-const OpDef* functional_variant(const OpDef& op) {
-  const Schema& s = op.parsed;
-  const std::string overload = s.overload.empty() ? "" : "." + s.overload;
-  if (!s.name.empty() && s.name.back() == '_') {
-    return try_find_op(s.ns + "::" + s.name.substr(0, s.name.size() - 1) + overload);
-  }
-  return try_find_op(s.ns + "::" + s.name + "_functional" + overload);
-}
-
-const OpDef* inplace_variant(const OpDef& op) {
-  const Schema& s = op.parsed;
-  if (s.is_mutating() || (!s.name.empty() && s.name.back() == '_')) return nullptr;
-  const OpDef* inplace =
-      try_find_op(s.ns + "::" + s.name + "_" + (s.overload.empty() ? "" : "." + s.overload));
-  if (inplace == nullptr || inplace->parsed.arguments.empty() ||
-      !inplace->parsed.arguments[0].is_write ||
-      inplace->parsed.arguments.size() != s.arguments.size() ||
-      inplace->parsed.returns.size() != s.returns.size() ||
-      inplace->parsed.aliased_argument(0) != 0) {
-    return nullptr;
-  }
-  return inplace;
 }
 
 const OpDef& find_op(const std::string& qualified_name) {

@@ -251,6 +251,11 @@ class SchemaParser {
         for (const auto& item : items) v.push_back(number(t, item).to_double());
         return v;
       }
+      if (t.base == BaseType::Bool) {
+        std::vector<bool> v;
+        for (const auto& item : items) v.push_back(number(t, item).to_bool());
+        return v;
+      }
       std::vector<SymInt> v;
       for (const auto& item : items) v.push_back(number(t, item).to_sym_int());
       return v;

@@ -2,7 +2,7 @@
 // An op's out-variant kernel as a named C++ function whose parameters follow the op's schema:
 // each argument in order, then one `const Tensor&` per result (`relu_out(const Tensor& self,
 // const Tensor& out)`). The KernelFn the registry calls is made from the function itself, and
-// OpDef::kernel_symbol records its name and parameter types, so a code generator emits a call
+// OpDef::kernel.symbol records its name and parameter types, so a code generator emits a call
 // of the very function eager execution and the runtime run.
 
 #include <optional>
@@ -45,26 +45,28 @@ inline ArgType kind(BaseType base, bool list = false, bool element_optional = fa
   };
 // A Tensor parameter after the schema's arguments is a result: the output tensor.
 XPORT_KERNEL_TYPE(Tensor, "xport::Tensor", detail::kind(BaseType::Tensor),
-                  i < a.size() ? a.tensor(i) : outs[i - a.size()])
+                  i < a.size() ? a[i].to_tensor() : outs[i - a.size()])
 XPORT_KERNEL_TYPE(std::vector<Tensor>, "std::vector<xport::Tensor>",
-                  detail::kind(BaseType::Tensor, true), a.tensors(i))
+                  detail::kind(BaseType::Tensor, true), a[i].to_tensor_list())
 // `Tensor?[]` (index.Tensor's indices): None elements are undefined tensors in the arguments.
 XPORT_KERNEL_TYPE(std::vector<std::optional<Tensor>>, "std::vector<std::optional<xport::Tensor>>",
                   detail::kind(BaseType::Tensor, true, true), [&] {
                     std::vector<std::optional<Tensor>> out;
-                    for (const Tensor& t : a.tensors(i))
+                    for (const Tensor& t : a[i].to_tensor_list())
                       out.push_back(t.defined() ? std::optional(t) : std::nullopt);
                     return out;
                   }())
-XPORT_KERNEL_TYPE(Scalar, "xport::Scalar", detail::kind(BaseType::Scalar), a.scalar(i))
-XPORT_KERNEL_TYPE(int64_t, "int64_t", detail::kind(BaseType::Int), a.integer(i))
+XPORT_KERNEL_TYPE(Scalar, "xport::Scalar", detail::kind(BaseType::Scalar), a[i].to_scalar())
+XPORT_KERNEL_TYPE(int64_t, "int64_t", detail::kind(BaseType::Int), a[i].to_int())
 XPORT_KERNEL_TYPE(std::vector<int64_t>, "std::vector<int64_t>", detail::kind(BaseType::Int, true),
-                  a.ints(i))
-XPORT_KERNEL_TYPE(double, "double", detail::kind(BaseType::Float), a.real(i))
-XPORT_KERNEL_TYPE(bool, "bool", detail::kind(BaseType::Bool), a.boolean(i))
+                  a[i].to_int_list())
+XPORT_KERNEL_TYPE(std::vector<bool>, "std::vector<bool>", detail::kind(BaseType::Bool, true),
+                  a[i].to_bool_list())
+XPORT_KERNEL_TYPE(double, "double", detail::kind(BaseType::Float), a[i].to_double())
+XPORT_KERNEL_TYPE(bool, "bool", detail::kind(BaseType::Bool), a[i].to_bool())
 XPORT_KERNEL_TYPE(DType, "xport::DType", detail::kind(BaseType::ScalarType), a[i].to_dtype())
 // `str`, and a Layout, Device or MemoryFormat (by name).
-XPORT_KERNEL_TYPE(std::string, "std::string", detail::kind(BaseType::Str), a.str(i))
+XPORT_KERNEL_TYPE(std::string, "std::string", detail::kind(BaseType::Str), a[i].to_string_value())
 #undef XPORT_KERNEL_TYPE
 
 template <class T>
@@ -90,12 +92,6 @@ struct KernelParam : KernelType<std::remove_cvref_t<P>> {
   }
 };
 
-/// The KernelFn and symbol of `Fn`, a `void(P...)` function named `name`.
-struct TypedKernel {
-  KernelFn fn;
-  KernelSymbol symbol;
-};
-
 namespace detail {
 
 template <class F>
@@ -119,9 +115,9 @@ KernelSymbol symbol_of(std::string name, std::tuple<P...>*) {
 }  // namespace detail
 
 template <auto Fn>
-TypedKernel typed_kernel(std::string name) {
+OpKernel typed_kernel(std::string name) {
   using Tuple = typename detail::FunctionParams<decltype(Fn)>::Tuple;
-  return TypedKernel{
+  return OpKernel{
       [](const OpArgs& a, std::vector<Tensor>& outs) {
         detail::call_typed<Fn>(a, outs, static_cast<Tuple*>(nullptr),
                                std::make_index_sequence<std::tuple_size_v<Tuple>>{});

@@ -21,7 +21,7 @@ Value::Value(const Scalar& v) {
 const char* Value::type_name() const {
   static constexpr const char* kNames[] = {"None", "Tensor",     "int",   "float",   "bool",
                                            "str",  "ScalarType", "int[]", "float[]", "Tensor[]",
-                                           "GraphModule"};
+                                           "GraphModule", "bool[]"};
   return kNames[v_.index()];
 }
 
@@ -87,6 +87,11 @@ const std::vector<double>& Value::to_double_list() const {
   return std::get<std::vector<double>>(v_);
 }
 
+const std::vector<bool>& Value::to_bool_list() const {
+  XPORT_VALUE_EXPECT(is_bool_list(), "bool[]");
+  return std::get<std::vector<bool>>(v_);
+}
+
 const GraphFn& Value::to_graph() const {
   XPORT_VALUE_EXPECT(is_graph(), "GraphModule");
   return std::get<GraphFn>(v_);
@@ -121,6 +126,11 @@ std::string Value::str() const {
     const auto& l = std::get<std::vector<double>>(v_);
     out << "[";
     for (size_t i = 0; i < l.size(); ++i) out << (i ? ", " : "") << Scalar(l[i]).str();
+    out << "]";
+  } else if (is_bool_list()) {
+    const auto& l = std::get<std::vector<bool>>(v_);
+    out << "[";
+    for (size_t i = 0; i < l.size(); ++i) out << (i ? ", " : "") << (l[i] ? "True" : "False");
     out << "]";
   } else if (is_graph()) {
     out << "<subgraph>";

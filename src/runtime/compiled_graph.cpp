@@ -54,11 +54,11 @@ CompiledStep compile_step(const ir::Node& node, int first_slot, const NodeKernel
     return step;
   }
   const int aliased = op.kind == OpKind::InPlace ? op.aliased_arg : -1;
-  if (!op.cpu) {
+  if (!op.kernel) {
     unplannable = label + ": no CPU kernel";
     return step;
   }
-  step.kernel = &op.cpu;
+  step.kernel = &op.kernel.fn;
   if (aliased >= 0) {
     step.kind = StepKind::InPlace;
     step.aliased_arg = aliased;

@@ -47,7 +47,7 @@ void PointwiseChain::run(const std::vector<Tensor>& inputs, const Tensor& out) c
               source < 0 ? previous : flat_view(contiguous[static_cast<size_t>(source)], lo, n);
         }
         outs[0] = s + 1 == steps_.size() ? flat_view(out, lo, n) : flat_view(scratch[s % 2], 0, n);
-        step.op->cpu(OpArgs(*step.op, std::move(args)), outs);
+        step.op->kernel.fn(OpArgs(*step.op, std::move(args)), outs);
         previous = outs[0];
       }
     }

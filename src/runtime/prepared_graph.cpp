@@ -21,8 +21,6 @@ namespace {
 using ir::passes::ConstantGraph;
 
 using ops::fused_conv2d_args::kConvolution;
-using ops::fused_conv2d_args::kRelu;
-using ops::fused_conv2d_args::kResidual;
 
 using ir::detail::ref_of;
 
@@ -64,25 +62,25 @@ class KernelMaker {
 
   static KernelFn conv_kernel(std::shared_ptr<const kernels::cpu::PackedConv2d> packed) {
     return [packed](const OpArgs& a, std::vector<Tensor>& outs) {
-      packed->run(a.tensor(0), a.optional_tensor(kResidual), outs[0]);
+      packed->run(a.tensor("input"), a.optional_tensor("residual"), outs[0]);
     };
   }
 
   void pack_convolution(const ir::Node& node) {
-    const std::vector<ir::Argument>& args = node.args();
-    const Tensor weight = g_.constant(args[1]);
-    const Tensor bias = args[2].is_none() ? Tensor() : g_.constant(args[2]);
-    if (!weight.defined() || (!args[2].is_none() && !bias.defined())) return;
+    const Tensor weight = g_.constant(node.arg("weight"));
+    const Tensor bias = node.arg("bias").is_none() ? Tensor() : g_.constant(node.arg("bias"));
+    if (!weight.defined() || (!node.arg("bias").is_none() && !bias.defined())) return;
     kernels::cpu::Conv2dParams params;
-    const std::vector<int64_t> stride = ints_of(args[3]), padding = ints_of(args[4]),
-                               dilation = ints_of(args[5]);
+    const std::vector<int64_t> stride = ints_of(node.arg("stride")),
+                               padding = ints_of(node.arg("padding")),
+                               dilation = ints_of(node.arg("dilation"));
     params.stride = {stride[0], stride[1]};
     params.padding = {padding[0], padding[1]};
     params.dilation = {dilation[0], dilation[1]};
-    params.groups = ir::passes::constant_int(std::get<sym::ExprPtr>(args[8].value));
+    params.groups = ir::passes::constant_int(std::get<sym::ExprPtr>(node.arg("groups").value));
     kernels::cpu::ConvEpilogue epilogue;
-    epilogue.residual = !args[kResidual].is_none();
-    epilogue.relu = std::get<bool>(args[kRelu].value);
+    epilogue.residual = !node.arg("residual").is_none();
+    epilogue.relu = std::get<bool>(node.arg("relu").value);
     auto packed = std::make_shared<kernels::cpu::PackedConv2d>(weight, bias, params, epilogue);
     out_.kernels[&node] = conv_kernel(packed);
     convolutions_.push_back({&node, std::move(packed), params.groups});
@@ -103,8 +101,10 @@ class KernelMaker {
         const auto it = index.find(user);
         stays = stays && it != index.end() && convolutions_[it->second].groups == 1;
         for (size_t a = 0; stays && a < user->args().size(); ++a) {
-          const ir::ValueRef* ref = ref_of(user->args()[a]);
-          stays = ref == nullptr || ref->node != node || a == 0 || a == kResidual;
+          const ir::Argument& arg = user->args()[a];
+          const ir::ValueRef* ref = ref_of(arg);
+          stays = ref == nullptr || ref->node != node || &arg == &user->arg("input") ||
+                  &arg == &user->arg("residual");
         }
       }
       if (!stays) continue;
@@ -112,8 +112,9 @@ class KernelMaker {
       ++out_.stats.channels_last;
       for (const ir::Node* user : users) {
         kernels::cpu::ConvLayouts& l = layouts[index.at(user)];
-        if (ref_of(user->args()[0]) && ref_of(user->args()[0])->node == node) l.src_nhwc = true;
-        const ir::ValueRef* residual = ref_of(user->args()[kResidual]);
+        const ir::ValueRef* input = ref_of(user->arg("input"));
+        if (input && input->node == node) l.src_nhwc = true;
+        const ir::ValueRef* residual = ref_of(user->arg("residual"));
         if (residual != nullptr && residual->node == node) l.residual_nhwc = true;
       }
     }
@@ -130,7 +131,7 @@ class KernelMaker {
     std::unordered_set<const ir::Node*> written_over;
     for (const Convolution& c : convolutions_) {
       const ir::Node* node = c.node;
-      const ir::ValueRef* residual = ref_of(node->args()[kResidual]);
+      const ir::ValueRef* residual = ref_of(node->arg("residual"));
       if (residual == nullptr || c.layouts.residual_nhwc != c.layouts.dst_nhwc) continue;
       const ir::Node* producer = residual->node;
       if (producer->kind() != ir::NodeKind::Call || producer->outputs().size() != 1 ||
@@ -164,31 +165,31 @@ class KernelMaker {
 
   void pack_linear(const ir::Node& node) {
     using kernels::cpu::LinearActivation;
-    const Tensor weight = g_.constant(node.args()[1]);
-    const Tensor bias = node.args()[2].is_none() ? Tensor() : g_.constant(node.args()[2]);
-    if (!weight.defined() || (!node.args()[2].is_none() && !bias.defined())) return;
-    const std::string& name = std::get<std::string>(node.args()[3].value);
+    const Tensor weight = g_.constant(node.arg("weight"));
+    const Tensor bias = node.arg("bias").is_none() ? Tensor() : g_.constant(node.arg("bias"));
+    if (!weight.defined() || (!node.arg("bias").is_none() && !bias.defined())) return;
+    const std::string& name = std::get<std::string>(node.arg("activation").value);
     const LinearActivation activation = name == "relu"        ? LinearActivation::Relu
                                         : name == "gelu"      ? LinearActivation::GeluErf
                                         : name == "gelu_tanh" ? LinearActivation::GeluTanh
                                                               : LinearActivation::None;
     auto packed = std::make_shared<const kernels::cpu::PackedLinear>(weight, bias, activation);
     out_.kernels[&node] = [packed](const OpArgs& a, std::vector<Tensor>& outs) {
-      packed->run(a.tensor(0), outs[0]);
+      packed->run(a.tensor("input"), outs[0]);
     };
   }
 
   // The subgraph's calls as PointwiseChain steps: each reads the body's inputs and the call
   // before it (the shape the fusion pass gives).
   void chain_pointwise(const ir::Node& node) {
-    const ir::Graph& body = *std::get<ir::SubgraphRef>(node.args()[0].value).graph;
+    const ir::Graph& body = *std::get<ir::SubgraphRef>(node.arg("body").value).graph;
     std::vector<PointwiseStep> steps;
     const ir::Node* previous = nullptr;
     for (const auto& n : body.nodes()) {
       if (n->kind() != ir::NodeKind::Call) continue;
       PointwiseStep step;
       step.op = n->op();
-      if (!step.op->cpu) return;
+      if (!step.op->kernel) return;
       const auto& arguments = step.op->parsed.arguments;
       for (size_t i = 0; i < n->args().size(); ++i) {
         const ir::ValueRef* ref = ref_of(n->args()[i]);
@@ -206,7 +207,7 @@ class KernelMaker {
     }
     auto chain = std::make_shared<const PointwiseChain>(std::move(steps));
     out_.kernels[&node] = [chain](const OpArgs& a, std::vector<Tensor>& outs) {
-      chain->run(a.tensors(1), outs[0]);
+      chain->run(a.tensors("inputs"), outs[0]);
     };
   }
 };

@@ -826,6 +826,11 @@ class ProgramReader {
       for (double v : d.to_double_list()) out.emplace_back(v);
       return out;
     }
+    if (d.is_bool_list()) {
+      std::vector<ir::Argument> out;
+      for (bool v : d.to_bool_list()) out.emplace_back(v);
+      return out;
+    }
     where.fail("a default of kind " + std::string(d.type_name()) + " cannot be filled in");
   }
 

@@ -126,7 +126,7 @@ TEST(Export, UsingADynamicSizeAsACppIntegerSpecialisesIt) {
         export_program(fn, {randn({8, 3}, 0)}, options);
       },
       ErrorKind::ConstraintViolation,
-      {"x.size(0) was specialised to 8", "export_test.cpp:", "{},  // x"});
+      {"x.size(0) (Dim batch) was specialised to 8", "export_test.cpp:", "{},  // x"});
 }
 
 TEST(Export, DerivedDimsLinkTwoInputs) {

@@ -28,7 +28,7 @@ TEST(Transform, ReplacesAnOpWithFindInsertReplaceErase) {
     const OpDef& clamp_op = find_op("aten::clamp");
     for (ir::Node* relu : g.find_nodes("aten::relu")) {
       ir::Node* clamp = g.insert_call(relu->position(), clamp_op,
-                                      {relu->args()[0], 0.5, ir::Argument()}, relu->outputs(),
+                                      {relu->arg("self"), 0.5, ir::Argument()}, relu->outputs(),
                                       relu->meta());
       g.replace_all_uses(relu->out(), clamp->out());
       g.erase(relu);
@@ -65,7 +65,7 @@ TEST(Transform, ANodeWhoseRecordedSizesDisagreeWithItsMetaFunctionIsRefused) {
           ir::Node* relu = g.find_nodes("aten::relu").at(0);
           // sum over dim 1 has one dim fewer than the relu it claims to replace.
           ir::Node* sum = g.insert_call(relu->position(), find_op("aten::sum.dim_IntList"),
-                                        {relu->args()[0], std::vector<ir::Argument>{1}, false,
+                                        {relu->arg("self"), std::vector<ir::Argument>{1}, false,
                                          ir::Argument()},
                                         relu->outputs());
           g.replace_all_uses(relu->out(), sum->out());

@@ -128,6 +128,17 @@ TEST(SymInt, SymbolicArithmeticBuildsExpressionsThroughTheNode) {
   EXPECT_TRUE(rec.guards.empty());
 }
 
+// API.md spells them qualified, `xport::sym_min(x.size(0), 100)`: not only found by ADL.
+TEST(SymInt, MinAndMaxAreCallableQualified) {
+  EXPECT_EQ(xport::sym_min(SymInt(3), SymInt(100)).as_int_unchecked(), 3);
+  EXPECT_EQ(xport::sym_max(SymInt(3), SymInt(100)).as_int_unchecked(), 100);
+  SymInt (*min_fn)(const SymInt&, const SymInt&) = &xport::sym_min;
+  EXPECT_EQ(min_fn(SymInt(-1), SymInt(0)).as_int_unchecked(), -1);
+  Recorder rec;
+  const SymInt s0(std::make_shared<ToyNode>("s0", 8, &rec));
+  EXPECT_TRUE(xport::sym_max(s0, SymInt(4)).is_symbolic());
+}
+
 TEST(SymInt, SpecialisingRecordsAnEqualityGuard) {
   Recorder rec;
   const SymInt s0(std::make_shared<ToyNode>("s0", 8, &rec));

@@ -137,7 +137,7 @@ const OpDef& remember_op() {
       .schema = "xport_test::remember(Tensor self) -> Tensor",
       .cpu_alloc =
           [](const OpArgs& args) {
-            Tensor copy = args.tensor(0).clone();
+            Tensor copy = args.tensor("self").clone();
             g_remembered = copy.storage();
             return std::vector<Tensor>{copy};
           },
@@ -151,7 +151,7 @@ const OpDef& is_released_op() {
       .cpu_alloc =
           [](const OpArgs& args) {
             g_released = g_remembered.expired();
-            return std::vector<Tensor>{args.tensor(0).clone()};
+            return std::vector<Tensor>{args.tensor("self").clone()};
           },
   });
   return op;

@@ -3,7 +3,8 @@
 // canonical form (defaults by value: PyTorch prints `stride=[1, 1]`, `eps=1.0000000000000001e-05`,
 // `"none"` where the op's source says `stride=1`, `eps=1e-05`, `'none'`). A difference fails
 // unless tests/ops/schema_differences.txt lists it with its reason; a listed op whose schema now
-// matches fails too, so the list stays true.
+// matches fails too, so the list stays true. A second test holds xport's op list against every
+// overload PyTorch tags `core`, with the ones not yet here listed in tests/ops/core_ops_missing.txt.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <unistd.h>
 
 #include "listed_reasons.h"
@@ -86,6 +88,46 @@ TEST(SchemaOracle, EveryAtenSchemaMatchesPyTorchOrIsListedWithItsReason) {
     ADD_FAILURE() << name << " is listed in schema_differences.txt but is not a registered op";
   std::cout << ours.size() << " aten schemas compared, " << differences
             << " listed differences\n";
+}
+
+// Every overload PyTorch 2.13 tags core is registered, or listed with its reason; a listed op
+// that is now registered (or no longer core) fails, so the list only shrinks.
+TEST(CoreOps, EveryCoreAtenOverloadIsRegisteredOrListed) {
+  const fs::path out =
+      fs::temp_directory_path() / ("xport_core_ops_" + std::to_string(getpid()) + ".txt");
+  const testing::PythonRun run =
+      testing::run_python(std::string(XPORT_TESTS_DIR) + "/ops/torch_core_ops.py", "", out);
+  ASSERT_TRUE(run.ok()) << run.log;
+  std::set<std::string> core;
+  {
+    std::ifstream in(out);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) core.insert(line);
+  }
+  fs::remove(out);
+  fs::remove(out.string() + ".stderr");
+  ASSERT_GE(core.size(), 150u) << "PyTorch listed too few core ops; is the oracle PyTorch 2.13?";
+
+  std::map<std::string, std::string> listed =
+      testing::listed_reasons(std::string(XPORT_TESTS_DIR) + "/ops/core_ops_missing.txt");
+  int registered = 0;
+  for (const std::string& name : core) {
+    const bool here = try_find_op(name) != nullptr;
+    const auto entry = listed.find(name);
+    if (here) {
+      ++registered;
+      EXPECT_EQ(entry, listed.end())
+          << name << " is registered but listed in core_ops_missing.txt: remove the line";
+    } else {
+      EXPECT_NE(entry, listed.end())
+          << name << " is a core ATen op of PyTorch 2.13 that xport does not register (nor list "
+          << "in tests/ops/core_ops_missing.txt with its reason)";
+    }
+    if (entry != listed.end()) listed.erase(entry);
+  }
+  for (const auto& [name, reason] : listed)
+    ADD_FAILURE() << name << " is listed in core_ops_missing.txt but PyTorch does not tag it core";
+  std::cout << registered << " of " << core.size() << " core ATen overloads registered\n";
 }
 
 }  // namespace

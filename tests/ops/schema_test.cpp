@@ -31,6 +31,33 @@ TEST(Schema, ParsesOptionalListAndAliasTypes) {
   EXPECT_TRUE(s.is_mutating());
 }
 
+// `bool[3] output_mask` (the backward ops): a Value holds the list, defaults parse to one, the
+// binder checks its length, and an op reads it by name.
+TEST(Schema, BoolListArgumentsBindAndReadByName) {
+  const Schema s = parse_schema(
+      "schema_test::masked(Tensor x, bool[3] output_mask=[True, False, True]) -> Tensor");
+  ASSERT_TRUE(s.arguments[1].default_value->is_bool_list());
+  EXPECT_EQ(s.arguments[1].default_value->to_bool_list(), (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(s.arguments[1].type.base, BaseType::Bool);
+  EXPECT_TRUE(s.arguments[1].type.list);
+  Library("schema_test")
+      .define("pick(Tensor x, bool[3] output_mask=[True, False, True]) -> Tensor")
+      .impl("pick", [](const std::vector<Value>& args) -> Value {
+        const std::vector<bool>& mask = args[1].to_bool_list();
+        return args[0].to_tensor() * static_cast<double>(mask[0] + 2 * mask[1] + 4 * mask[2]);
+      });
+  const Tensor x = ones({2});
+  EXPECT_TRUE(allclose(call_op("schema_test::pick", {x}).to_tensor(), x * 5.0));
+  const Value mask = std::vector<bool>{false, true, true};
+  EXPECT_EQ(mask.str(), "[False, True, True]");
+  EXPECT_TRUE(allclose(call_op("schema_test::pick", {x, mask}).to_tensor(), x * 6.0));
+  const OpArgs bound = bind_args(find_op("schema_test::pick"), {x, mask});
+  EXPECT_EQ(bound.bools("output_mask"), (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(bound.index("output_mask"), 1u);
+  EXPECT_THROW(call_op("schema_test::pick", {x, std::vector<bool>{true}}), Error);
+  EXPECT_THROW(bound.tensor("no_such_argument"), Error);
+}
+
 TEST(Schema, ExpandsFixedSizeListDefaults) {
   const Schema s = parse_schema(
       "aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, "

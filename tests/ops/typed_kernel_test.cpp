@@ -24,12 +24,12 @@ void scale_shift_out(const Tensor& x, int64_t k, double offset, const Tensor& ou
 }
 
 TEST(TypedKernel, RecordsTheFunctionsNameAndParameters) {
-  const KernelSymbol& relu = find_op("aten::relu").kernel_symbol;
+  const KernelSymbol& relu = find_op("aten::relu").kernel.symbol;
   EXPECT_EQ(relu.name, "xport::kernels::cpu::relu_out");
   EXPECT_EQ(relu.parameters,
             (std::vector<std::string>{"const xport::Tensor&", "const xport::Tensor&"}));
-  EXPECT_EQ(find_op("aten::mul.Tensor").kernel_symbol.name, "xport::kernels::cpu::mul_out");
-  const KernelSymbol& sum = find_op("aten::sum.dim_IntList").kernel_symbol;
+  EXPECT_EQ(find_op("aten::mul.Tensor").kernel.symbol.name, "xport::kernels::cpu::mul_out");
+  const KernelSymbol& sum = find_op("aten::sum.dim_IntList").kernel.symbol;
   EXPECT_EQ(sum.name, "xport::ops::sum_dim_IntList_out");
   EXPECT_EQ(sum.parameters,
             (std::vector<std::string>{"const xport::Tensor&",
@@ -42,9 +42,9 @@ TEST(TypedKernel, RecordsTheFunctionsNameAndParameters) {
 TEST(TypedKernel, EveryBuiltInKernelIsANamedFunction) {
   size_t typed = 0;
   for (const OpDef* op : all_ops()) {
-    if (!op->cpu || op->higher_order || op->user_defined) continue;
-    EXPECT_FALSE(op->kernel_symbol.name.empty()) << op->qualified_name << " has no typed kernel";
-    typed += op->kernel_symbol.name.empty() ? 0 : 1;
+    if (!op->kernel || op->higher_order || op->user_defined) continue;
+    EXPECT_FALSE(op->kernel.symbol.name.empty()) << op->qualified_name << " has no typed kernel";
+    typed += op->kernel.symbol.name.empty() ? 0 : 1;
   }
   std::printf("  %zu ops have a typed kernel\n", typed);
 }
@@ -58,15 +58,15 @@ void sum_like_out(const Tensor& self, const std::optional<std::vector<int64_t>>&
 }
 
 TEST(TypedKernel, OptionalAndListParametersFollowTheSchema) {
-  const TypedKernel k = typed_kernel<&sum_like_out>("sum_like_out");
+  const OpKernel k = typed_kernel<&sum_like_out>("sum_like_out");
   register_op({
       .schema = "typed_test::sum_like(Tensor self, int[1]? dim, bool keepdim=False, *, "
                 "ScalarType? dtype=None) -> Tensor",
       .meta = [](const OpArgs& a) {
-        return std::vector<TensorMeta>{contiguous_meta({a.tensor(0).sizes()[0]}, DType::Float32)};
+        return std::vector<TensorMeta>{
+            contiguous_meta({a.tensor("self").sizes()[0]}, DType::Float32)};
       },
-      .cpu = k.fn,
-      .kernel_symbol = k.symbol,
+      .kernel = k,
   });
   const Tensor x = randn({2, 3}, 1);
   const Tensor y = call_op("typed_test::sum_like", {x, std::vector<int64_t>{1}}).to_tensor();
@@ -77,25 +77,25 @@ TEST(TypedKernel, OptionalAndListParametersFollowTheSchema) {
         register_op({
             .schema = "typed_test::sum_like_wrong(Tensor self, int[1] dim, bool keepdim=False, "
                       "*, ScalarType? dtype=None) -> Tensor",
-            .meta = [](const OpArgs& a) { return std::vector<TensorMeta>{a.tensor(0).meta()}; },
-            .cpu = k.fn,
-            .kernel_symbol = k.symbol,
+            .meta = [](const OpArgs& a) {
+              return std::vector<TensorMeta>{a.tensor("self").meta()};
+            },
+            .kernel = k,
         });
       },
       ErrorKind::InvalidSpec, {"typed_test::sum_like_wrong", "kernel sum_like_out takes 5"});
 }
 
 TEST(TypedKernel, TheRegistryCallsTheFunctionWithTheSchemasArguments) {
-  const TypedKernel k = typed_kernel<&scale_shift_out>("scale_shift_out");
+  const OpKernel k = typed_kernel<&scale_shift_out>("scale_shift_out");
   EXPECT_EQ(k.symbol.parameters, (std::vector<std::string>{"const xport::Tensor&", "int64_t",
                                                            "double", "const xport::Tensor&"}));
   register_op({
       .schema = "typed_test::scale_shift(Tensor x, int k, float offset) -> Tensor",
       .meta = [](const OpArgs& a) {
-        return std::vector<TensorMeta>{contiguous_meta(a.tensor(0).sizes(), DType::Float32)};
+        return std::vector<TensorMeta>{contiguous_meta(a.tensor("x").sizes(), DType::Float32)};
       },
-      .cpu = k.fn,
-      .kernel_symbol = k.symbol,
+      .kernel = k,
   });
   const Tensor x = randn({2, 3}, 1);
   const Tensor y = call_op("typed_test::scale_shift", {x, int64_t{3}, 0.5}).to_tensor();
@@ -107,14 +107,13 @@ TEST(TypedKernel, TheRegistryCallsTheFunctionWithTheSchemasArguments) {
 }
 
 TEST(TypedKernel, AFunctionThatDoesNotFollowTheSchemaIsRefused) {
-  const TypedKernel relu = XPORT_KERNEL(cpu::relu_out);
+  const OpKernel relu = XPORT_KERNEL(cpu::relu_out);
   test_support::expect_error(
       [&] {
         register_op({
             .schema = "typed_test::wrong(Tensor x, int k) -> Tensor",
-            .meta = [](const OpArgs& a) { return std::vector<TensorMeta>{a.tensor(0).meta()}; },
-            .cpu = relu.fn,
-            .kernel_symbol = relu.symbol,
+            .meta = [](const OpArgs& a) { return std::vector<TensorMeta>{a.tensor("x").meta()}; },
+            .kernel = relu,
         });
       },
       ErrorKind::InvalidSpec,

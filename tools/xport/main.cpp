@@ -21,7 +21,7 @@ int list_ops() {
   for (const xport::OpDef* op : xport::all_ops()) {
     std::cout << op->parsed.str() << (op->core ? "  core" : "")
               << (op->user_defined ? "  custom" : "");
-    if (!op->kernel_symbol.name.empty()) std::cout << "  kernel " << op->kernel_symbol.name;
+    if (!op->kernel.symbol.name.empty()) std::cout << "  kernel " << op->kernel.symbol.name;
     std::cout << "\n";
   }
   return 0;

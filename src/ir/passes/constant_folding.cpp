@@ -17,7 +17,7 @@ bool may_fold(const Node& node) {
   const OpDef& op = *node.op();
   return (op.kind == OpKind::Functional || op.kind == OpKind::View) && !op.user_defined &&
          !node.outputs().empty() && node.unbacked_bindings().empty() &&
-         !has_tag(op, "nondeterministic_seeded");
+         !has_tag(op, Tag::NondeterministicSeeded);
 }
 
 // The call's results when every argument is known, else nothing.

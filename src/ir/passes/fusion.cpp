@@ -100,9 +100,10 @@ class Fuser {
 
   // weight * scale per output channel, and (bias - mean) * scale + beta, computed in double.
   void fold_batch_norm(const Node& bn, Tensor& weight, Tensor& bias) const {
-    const Tensor gamma = g_.constant(bn.args()[1]), beta = g_.constant(bn.args()[2]);
-    const Tensor mean = g_.constant(bn.args()[3]), var = g_.constant(bn.args()[4]);
-    const double eps = std::get<double>(bn.args()[6].value);
+    const Tensor gamma = g_.constant(bn.arg("weight")), beta = g_.constant(bn.arg("bias"));
+    const Tensor mean = g_.constant(bn.arg("running_mean"));
+    const Tensor var = g_.constant(bn.arg("running_var"));
+    const double eps = std::get<double>(bn.arg("eps").value);
     const int64_t channels = weight.int_sizes()[0];
     const int64_t per_channel = weight.int_numel() / channels;
     const Tensor w = weight.contiguous();
@@ -129,21 +130,22 @@ class Fuser {
 
   bool foldable_batch_norm(const Node& bn) const {
     if (bn.op() != &ops_.batch_norm) return false;
-    for (size_t i : {1, 2}) {
-      if (!bn.args()[i].is_none() && !is_float(g_.constant(bn.args()[i]))) return false;
+    for (const char* name : {"weight", "bias"}) {
+      if (!bn.arg(name).is_none() && !is_float(g_.constant(bn.arg(name)))) return false;
     }
-    return is_float(g_.constant(bn.args()[3])) && is_float(g_.constant(bn.args()[4])) &&
-           std::holds_alternative<double>(bn.args()[6].value);
+    return is_float(g_.constant(bn.arg("running_mean"))) &&
+           is_float(g_.constant(bn.arg("running_var"))) &&
+           std::holds_alternative<double>(bn.arg("eps").value);
   }
 
   // `add` adds `node`'s value to a float32 tensor of the same sizes, alpha 1: the other operand,
   // else null.
   const Argument* residual_of(const Node& add, const Node& node) const {
-    if (add.op() != &ops_.add || !is_one(add.args()[2])) return nullptr;
-    const ValueRef* a = ref_of(add.args()[0]);
-    const ValueRef* b = ref_of(add.args()[1]);
+    if (add.op() != &ops_.add || !is_one(add.arg("alpha"))) return nullptr;
+    const ValueRef* a = ref_of(add.arg("self"));
+    const ValueRef* b = ref_of(add.arg("other"));
     if (a == nullptr || b == nullptr) return nullptr;
-    const Argument* other = a->node == &node ? &add.args()[1] : &add.args()[0];
+    const Argument* other = a->node == &node ? &add.arg("other") : &add.arg("self");
     const ValueRef* o = ref_of(*other);
     const TensorSpec& mine = node.outputs()[0];
     const TensorSpec& theirs = o->node->outputs()[o->index];
@@ -156,12 +158,13 @@ class Fuser {
 
   void fuse_convolution(const Node& conv) {
     const std::vector<Argument>& args = conv.args();
-    Tensor weight = g_.constant(args[1]);
-    Tensor bias = args[2].is_none() ? Tensor() : g_.constant(args[2]);
-    const auto* transposed = std::get_if<bool>(&args[6].value);
-    if (!is_float(weight) || weight.dim() != 4 || (!args[2].is_none() && !is_float(bias)) ||
-        !known_ints(args[3], 2) || !known_ints(args[4], 2) || !known_ints(args[5], 2) ||
-        !int_of(args[8]) || transposed == nullptr || *transposed ||
+    Tensor weight = g_.constant(conv.arg("weight"));
+    Tensor bias = conv.arg("bias").is_none() ? Tensor() : g_.constant(conv.arg("bias"));
+    const auto* transposed = std::get_if<bool>(&conv.arg("transposed").value);
+    if (!is_float(weight) || weight.dim() != 4 ||
+        (!conv.arg("bias").is_none() && !is_float(bias)) || !known_ints(conv.arg("stride"), 2) ||
+        !known_ints(conv.arg("padding"), 2) || !known_ints(conv.arg("dilation"), 2) ||
+        !int_of(conv.arg("groups")) || transposed == nullptr || *transposed ||
         conv.outputs()[0].dtype != DType::Float32 || conv.outputs()[0].sizes.size() != 4) {
       return;
     }
@@ -204,7 +207,7 @@ class Fuser {
     if (node.outputs()[0].dtype != DType::Float32) return std::nullopt;
     if (node.op() == &ops_.relu) return "relu";
     if (node.op() != &ops_.gelu) return std::nullopt;
-    const auto* approximate = std::get_if<std::string>(&node.args()[1].value);
+    const auto* approximate = std::get_if<std::string>(&node.arg("approximate").value);
     if (approximate == nullptr) return std::nullopt;
     if (*approximate == "none") return "gelu";
     if (*approximate == "tanh") return "gelu_tanh";
@@ -215,12 +218,11 @@ class Fuser {
   // alpha 1), then optionally an activation, directly or through one view.
   void fuse_linear(const Node& node) {
     const bool has_bias = node.op() == &ops_.addmm;
-    const std::vector<Argument>& args = node.args();
-    if (has_bias && (!is_one(args[3]) || !is_one(args[4]))) return;
-    const Argument& input = args[has_bias ? 1 : 0];
-    const Argument& weight_arg = args[has_bias ? 2 : 1];
+    if (has_bias && (!is_one(node.arg("beta")) || !is_one(node.arg("alpha")))) return;
+    const Argument& input = node.arg(has_bias ? "mat1" : "self");
+    const Argument& weight_arg = node.arg("mat2");
     const Tensor weight = g_.constant(weight_arg);
-    const Tensor bias = has_bias ? g_.constant(args[0]) : Tensor();
+    const Tensor bias = has_bias ? g_.constant(node.arg("self")) : Tensor();
     const ValueRef* in = ref_of(input);
     if (!is_float(weight) || weight.dim() != 2 || in == nullptr ||
         in->node->outputs()[in->index].dtype != DType::Float32 ||
@@ -250,7 +252,7 @@ class Fuser {
     }
     Node* fused = g_.graph.insert_call(
         tail->position(), ops_.fused_linear,
-        {input, weight_arg, has_bias ? args[0] : Argument(), activation.value_or("none")},
+        {input, weight_arg, has_bias ? node.arg("self") : Argument(), activation.value_or("none")},
         {node.outputs()[0]}, tail->meta());
     ValueRef result = fused->out(0);
     if (view != nullptr) {

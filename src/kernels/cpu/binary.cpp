@@ -112,6 +112,16 @@ struct Remainder {
     }
   }
 };
+// C's fmod: the remainder takes the dividend's sign (torch.fmod), unlike Remainder.
+struct Fmod {
+  template <class T>
+  T operator()(T a, T b) const {
+    if constexpr (kIsInt<T>)
+      return b == -1 ? 0 : a % b;
+    else
+      return std::fmod(a, b);
+  }
+};
 struct Pow {
   template <class T>
   T operator()(T a, T b) const {
@@ -233,6 +243,10 @@ void div_floor_out(const Tensor& a, const Tensor& b, const Tensor& out) {
 void remainder_out(const Tensor& a, const Tensor& b, const Tensor& out) {
   check_no_integer_zero(b, common_dtype(a, b), "aten::remainder");
   run_binary<Remainder>(a, b, out, common_dtype(a, b));
+}
+void fmod_out(const Tensor& a, const Tensor& b, const Tensor& out) {
+  check_no_integer_zero(b, common_dtype(a, b), "aten::fmod");
+  run_binary<Fmod>(a, b, out, common_dtype(a, b));
 }
 void pow_out(const Tensor& a, const Tensor& b, const Tensor& out) {
   run_binary<Pow>(a, b, out, common_dtype(a, b));

@@ -238,3 +238,53 @@ void batch_norm_training_out(const Tensor& input, const Tensor& weight, const Te
 }
 
 }  // namespace xport::kernels::cpu
+
+namespace xport::kernels::cpu {
+
+void group_norm_out(const Tensor& input, const Tensor& weight, const Tensor& bias, int64_t N,
+                    int64_t C, int64_t HxW, int64_t group, double eps, const Tensor& out,
+                    const Tensor& mean, const Tensor& rstd) {
+  const int64_t per_group = C / group * HxW;  // the elements each (n, group) normalizes
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    const Tensor x = contiguous_as(input, dtype_v<T>);
+    const Tensor w = weight.defined() ? contiguous_as(weight, dtype_v<T>) : Tensor();
+    const Tensor b = bias.defined() ? contiguous_as(bias, dtype_v<T>) : Tensor();
+    std::vector<T> means(N * group), rstds(N * group);
+    write_as<T>(out, [&](T* y) {
+      const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(per_group, 1));
+      parallel_for(0, N * group, grain, [&](int64_t lo, int64_t hi) {
+        for (int64_t row = lo; row < hi; ++row) {
+          // Mean and biased variance in double, two passes (as ATen's CPU kernel).
+          const T* xr = x.data<T>() + row * per_group;
+          double sum = 0;
+          for (int64_t i = 0; i < per_group; ++i) sum += xr[i];
+          const double m = per_group ? sum / static_cast<double>(per_group) : 0.0;
+          double sq = 0;
+          for (int64_t i = 0; i < per_group; ++i) sq += (xr[i] - m) * (xr[i] - m);
+          const double var = per_group ? sq / static_cast<double>(per_group) : 0.0;
+          const double r = 1.0 / std::sqrt(var + eps);
+          means[row] = static_cast<T>(m);
+          rstds[row] = static_cast<T>(r);
+          const int64_t n = row / group, g = row % group;
+          for (int64_t c = g * (C / group); c < (g + 1) * (C / group); ++c) {
+            const double scale = r * (w.defined() ? static_cast<double>(w.data<T>()[c]) : 1.0);
+            const double shift = (b.defined() ? static_cast<double>(b.data<T>()[c]) : 0.0);
+            const T* xc = x.data<T>() + (n * C + c) * HxW;
+            T* yc = y + (n * C + c) * HxW;
+            for (int64_t i = 0; i < HxW; ++i)
+              yc[i] = static_cast<T>((static_cast<double>(xc[i]) - m) * scale + shift);
+          }
+        }
+      });
+    });
+    write_as<T>(mean, [&](T* p) { std::copy(means.begin(), means.end(), p); });
+    write_as<T>(rstd, [&](T* p) { std::copy(rstds.begin(), rstds.end(), p); });
+  };
+  if (input.dtype() == DType::Float64)
+    run(double{});
+  else
+    run(float{});
+}
+
+}  // namespace xport::kernels::cpu

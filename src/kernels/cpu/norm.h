@@ -30,4 +30,11 @@ void batch_norm_training_out(const Tensor& input, const Tensor& weight, const Te
                              const Tensor& save_mean, const Tensor& save_invstd,
                              const Tensor& running_mean_out, const Tensor& running_var_out);
 
+/// Group norm of `input` [N, C, HxW...] (contiguous order): each (n, group) of C / group
+/// channels is normalized by its own mean and biased variance, then scaled and shifted per
+/// channel (weight and bias, C values, may be undefined). `mean` and `rstd` get N * group values.
+void group_norm_out(const Tensor& input, const Tensor& weight, const Tensor& bias, int64_t N,
+                    int64_t C, int64_t HxW, int64_t group, double eps, const Tensor& out,
+                    const Tensor& mean, const Tensor& rstd);
+
 }  // namespace xport::kernels::cpu

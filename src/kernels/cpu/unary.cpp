@@ -86,6 +86,31 @@ struct IsNan {
     return x != x ? T(1) : T(0);
   }
 };
+struct IsInf {
+  template <class T>
+  T operator()(T x) const {
+    if constexpr (kIsInt<T>)
+      return T(0);
+    else
+      return std::isinf(x) ? T(1) : T(0);
+  }
+};
+// Activations with parameters: one functor object per call, passed to the blocks as ctx.
+struct Elu {
+  double alpha, scale, input_scale;
+  template <class T>
+  T operator()(T x) const {
+    if (x > T(0)) return static_cast<T>(scale) * x;
+    return static_cast<T>(scale * alpha) * (std::exp(x * static_cast<T>(input_scale)) - T(1));
+  }
+};
+struct LeakyRelu {
+  double slope;
+  template <class T>
+  T operator()(T x) const {
+    return x > T(0) ? x : x * static_cast<T>(slope);
+  }
+};
 
 #define XPORT_FLOAT_FUNCTOR(Name, expr) \
   struct Name {                         \
@@ -104,6 +129,15 @@ XPORT_FLOAT_FUNCTOR(Rsqrt, T(1) / std::sqrt(x))
 XPORT_FLOAT_FUNCTOR(Sin, std::sin(x))
 XPORT_FLOAT_FUNCTOR(Cos, std::cos(x))
 XPORT_FLOAT_FUNCTOR(Tan, std::tan(x))
+XPORT_FLOAT_FUNCTOR(Acos, std::acos(x))
+XPORT_FLOAT_FUNCTOR(Asin, std::asin(x))
+XPORT_FLOAT_FUNCTOR(Atan, std::atan(x))
+XPORT_FLOAT_FUNCTOR(Acosh, std::acosh(x))
+XPORT_FLOAT_FUNCTOR(Asinh, std::asinh(x))
+XPORT_FLOAT_FUNCTOR(Atanh, std::atanh(x))
+XPORT_FLOAT_FUNCTOR(Cosh, std::cosh(x))
+XPORT_FLOAT_FUNCTOR(Sinh, std::sinh(x))
+XPORT_FLOAT_FUNCTOR(Log10, std::log10(x))
 XPORT_FLOAT_FUNCTOR(Tanh, std::tanh(x))
 XPORT_FLOAT_FUNCTOR(Sigmoid, T(1) / (T(1) + std::exp(-x)))
 XPORT_FLOAT_FUNCTOR(Silu, x / (T(1) + std::exp(-x)))
@@ -118,6 +152,13 @@ XPORT_FLOAT_FUNCTOR(GeluTanh, T(0.5) * x *
                                   (T(1) + std::tanh(T(0.79788456080286535588) *
                                                     (x + T(0.044715) * x * x * x))))
 #undef XPORT_FLOAT_FUNCTOR
+
+template <class F>
+void run_unary_with(const F& f, const Tensor& self, const Tensor& out) {
+  const BlockFns fns{unary_block<float, F>, unary_block<double, F>, unary_block<int64_t, F>};
+  const Tensor inputs[] = {self};
+  elementwise(out, inputs, compute_kind(out.dtype()), fns, &f);
+}
 
 // Rounding an integer is the identity.
 template <class F>
@@ -183,5 +224,26 @@ void bitwise_not_out(const Tensor& self, const Tensor& out) {
   run_unary<BitwiseNot>(self, out, self.dtype());
 }
 void isnan_out(const Tensor& self, const Tensor& out) { run_unary<IsNan>(self, out, self.dtype()); }
+void isinf_out(const Tensor& self, const Tensor& out) { run_unary<IsInf>(self, out, self.dtype()); }
+void acos_out(const Tensor& self, const Tensor& out) { run_unary<Acos>(self, out, out.dtype()); }
+void asin_out(const Tensor& self, const Tensor& out) { run_unary<Asin>(self, out, out.dtype()); }
+void atan_out(const Tensor& self, const Tensor& out) { run_unary<Atan>(self, out, out.dtype()); }
+void acosh_out(const Tensor& self, const Tensor& out) { run_unary<Acosh>(self, out, out.dtype()); }
+void asinh_out(const Tensor& self, const Tensor& out) { run_unary<Asinh>(self, out, out.dtype()); }
+void atanh_out(const Tensor& self, const Tensor& out) { run_unary<Atanh>(self, out, out.dtype()); }
+void cosh_out(const Tensor& self, const Tensor& out) { run_unary<Cosh>(self, out, out.dtype()); }
+void sinh_out(const Tensor& self, const Tensor& out) { run_unary<Sinh>(self, out, out.dtype()); }
+void log10_out(const Tensor& self, const Tensor& out) { run_unary<Log10>(self, out, out.dtype()); }
+void elu_out(const Tensor& self, const Scalar& alpha, const Scalar& scale,
+             const Scalar& input_scale, const Tensor& out) {
+  run_unary_with(Elu{alpha.to_double(), scale.to_double(), input_scale.to_double()}, self, out);
+}
+void leaky_relu_out(const Tensor& self, const Scalar& negative_slope, const Tensor& out) {
+  run_unary_with(LeakyRelu{negative_slope.to_double()}, self, out);
+}
+void hardtanh_out(const Tensor& self, const Scalar& min_val, const Scalar& max_val,
+                  const Tensor& out) {
+  clamp_out(self, scalar_tensor(min_val, out.dtype()), scalar_tensor(max_val, out.dtype()), out);
+}
 
 }  // namespace xport::kernels::cpu

@@ -12,8 +12,7 @@ namespace {
 using Returns = SubgraphUse::Returns;
 
 // A predicate: a bool tensor with one element, or a (Sym)Bool's value.
-bool predicate(const OpArgs& args, size_t index, const char* what) {
-  const Value& v = args[index];
+bool predicate(const OpArgs& args, const Value& v, const char* what) {
   if (v.is_bool()) return v.to_bool();
   if (v.is_int()) return v.to_int() != 0;
   XPORT_CHECK(v.is_tensor(), InvalidInput, args.name(), ": ", what,
@@ -35,8 +34,9 @@ std::vector<Tensor> contiguous(std::vector<Tensor> ts) {
 }
 
 std::vector<Tensor> cond_kernel(const OpArgs& args) {
-  const GraphFn& branch = args[predicate(args, 0, "the predicate") ? 1 : 2].to_graph();
-  return contiguous(branch(args.tensors(3)));
+  const bool pred = predicate(args, args["pred"], "the predicate");
+  const GraphFn& branch = args[pred ? "true_fn" : "false_fn"].to_graph();
+  return contiguous(branch(args.tensors("operands")));
 }
 
 std::vector<Tensor> concat(std::vector<Tensor> a, const std::vector<Tensor>& b) {
@@ -45,8 +45,8 @@ std::vector<Tensor> concat(std::vector<Tensor> a, const std::vector<Tensor>& b) 
 }
 
 std::vector<Tensor> map_kernel(const OpArgs& args) {
-  const GraphFn& body = args[0].to_graph();
-  const std::vector<Tensor>& xs = args.tensors(1);
+  const GraphFn& body = args["f"].to_graph();
+  const std::vector<Tensor>& xs = args.tensors("xs");
   XPORT_CHECK(!xs.empty() && xs[0].dim() > 0, InvalidInput, args.name(),
               ": maps over the leading dim of xs, which needs at least one tensor of rank >= 1");
   const int64_t n = xs[0].size(0).guard_int();
@@ -61,7 +61,7 @@ std::vector<Tensor> map_kernel(const OpArgs& args) {
   for (int64_t i = 0; i < n; ++i) {
     std::vector<Tensor> slices;
     for (const Tensor& x : xs) slices.push_back(x.select(0, i));
-    std::vector<Tensor> outs = body(concat(std::move(slices), args.tensors(2)));
+    std::vector<Tensor> outs = body(concat(std::move(slices), args.tensors("pos_args")));
     if (i == 0) per_output.resize(outs.size());
     XPORT_CHECK(outs.size() == per_output.size(), InvalidInput, args.name(),
                 ": the body returned ", outs.size(), " tensors for element ", i, " and ",
@@ -74,15 +74,15 @@ std::vector<Tensor> map_kernel(const OpArgs& args) {
 }
 
 std::vector<Tensor> while_loop_kernel(const OpArgs& args) {
-  const GraphFn& cond_fn = args[0].to_graph();
-  const GraphFn& body_fn = args[1].to_graph();
-  std::vector<Tensor> carried = args.tensors(2);
-  const std::vector<Tensor>& additional = args.tensors(3);
+  const GraphFn& cond_fn = args["cond_fn"].to_graph();
+  const GraphFn& body_fn = args["body_fn"].to_graph();
+  std::vector<Tensor> carried = args.tensors("carried_inputs");
+  const std::vector<Tensor>& additional = args.tensors("additional_inputs");
   for (;;) {
     const std::vector<Tensor> c = cond_fn(concat(carried, additional));
     XPORT_CHECK(c.size() == 1, InvalidInput, args.name(), ": cond_fn returned ", c.size(),
                 " tensors; it returns one bool tensor with one element");
-    if (!predicate(OpArgs(args.op(), {Value(c[0])}), 0, "cond_fn's result")) break;
+    if (!predicate(args, Value(c[0]), "cond_fn's result")) break;
     std::vector<Tensor> next = body_fn(concat(carried, additional));
     XPORT_CHECK(next.size() == carried.size(), InvalidInput, args.name(), ": body_fn returned ",
                 next.size(), " tensors for ", carried.size(), " carried values");
@@ -102,7 +102,7 @@ std::vector<Tensor> while_loop_kernel(const OpArgs& args) {
 
 // Autograd on or off around a subgraph: xport has no autograd, so it runs the subgraph.
 std::vector<Tensor> wrap_with_set_grad_enabled_kernel(const OpArgs& args) {
-  return args[1].to_graph()(args.tensors(2));
+  return args["wrapped_func"].to_graph()(args.tensors("args"));
 }
 
 }  // namespace

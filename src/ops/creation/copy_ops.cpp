@@ -61,11 +61,10 @@ void register_copy_ops() {
                 "MemoryFormat? memory_format=None) -> Tensor",
       .meta =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            return same_shape(self, args.optional_dtype(1).value_or(self.dtype()));
+            const Tensor& self = args.tensor("self");
+            return same_shape(self, args.optional_dtype("dtype").value_or(self.dtype()));
           },
-      .cpu = XPORT_OP_KERNEL(_to_copy_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(_to_copy_out).symbol,
+      .kernel = XPORT_OP_KERNEL(_to_copy_out),
       .core = true,
   });
   register_op({
@@ -73,7 +72,7 @@ void register_copy_ops() {
                 "bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
       .decomp =
           [](const OpArgs& args) {
-            return converted(args.tensor(0), args[1].to_dtype(), args.boolean(3));
+            return converted(args.tensor("self"), args.dtype("dtype"), args.boolean("copy"));
           },
   });
   // The keyword spelling PyTorch's graphs use for `x.to(dtype)` (device and layout: CPU, strided).
@@ -83,8 +82,9 @@ void register_copy_ops() {
                 "bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
       .decomp =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            return converted(self, args.optional_dtype(1).value_or(self.dtype()), args.boolean(6));
+            const Tensor& self = args.tensor("self");
+            return converted(self, args.optional_dtype("dtype").value_or(self.dtype()),
+                             args.boolean("copy"));
           },
   });
   register_op({
@@ -93,23 +93,25 @@ void register_copy_ops() {
                 "Tensor(a)",
       .decomp =
           [](const OpArgs& args) {
-            const std::string& device = args.str(1);
+            const std::string& device = args.str("device");
             XPORT_CHECK(device == "cpu", UnsupportedOp, args.name(), ": device '", device,
                         "'; xport runs on the CPU");
-            return converted(args.tensor(0), args[2].to_dtype(), args.boolean(4));
+            return converted(args.tensor("self"), args.dtype("dtype"), args.boolean("copy"));
           },
   });
   // A copy of a constant that PyTorch's graphs make before using it (torch.tensor(...) in a
   // forward).
   register_op({
       .schema = "aten::lift_fresh_copy(Tensor self) -> Tensor",
-      .decomp = [](const OpArgs& args) { return single(args.tensor(0).clone()); },
+      .decomp = [](const OpArgs& args) { return single(args.tensor("self").clone()); },
   });
   register_op({
       .schema = "aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
-      .meta = [](const OpArgs& args) { return same_shape(args.tensor(0), args.tensor(0).dtype()); },
-      .cpu = XPORT_OP_KERNEL(clone_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(clone_out).symbol,
+      .meta =
+          [](const OpArgs& args) {
+            return same_shape(args.tensor("self"), args.tensor("self").dtype());
+          },
+      .kernel = XPORT_OP_KERNEL(clone_out),
       .core = true,
   });
   register_op({
@@ -117,7 +119,7 @@ void register_copy_ops() {
                 "-> Tensor(a)",
       .decomp =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
+            const Tensor& self = args.tensor("self");
             return single(self.is_contiguous() ? self : self.clone());
           },
   });
@@ -125,41 +127,43 @@ void register_copy_ops() {
       .schema = "aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor",
       .meta =
           [](const OpArgs& args) {
-            check_broadcasts_to(args, args.tensor(1), args.tensor(0));
-            return same_shape(args.tensor(0), args.tensor(0).dtype());
+            check_broadcasts_to(args, args.tensor("src"), args.tensor("self"));
+            return same_shape(args.tensor("self"), args.tensor("self").dtype());
           },
-      .cpu = XPORT_OP_KERNEL(copy_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(copy_out).symbol,
+      .kernel = XPORT_OP_KERNEL(copy_out),
       .core = true,
   });
   register_op({
       .schema = "aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
       .meta =
           [](const OpArgs& args) {
-            check_broadcasts_to(args, args.tensor(1), args.tensor(0));
-            check_no_internal_overlap(args, args.tensor(0));
-            return std::vector<TensorMeta>{args.tensor(0).meta()};
+            check_broadcasts_to(args, args.tensor("src"), args.tensor("self"));
+            check_no_internal_overlap(args, args.tensor("self"));
+            return std::vector<TensorMeta>{args.tensor("self").meta()};
           },
-      .cpu = XPORT_OP_KERNEL(copy__out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(copy__out).symbol,
+      .kernel = XPORT_OP_KERNEL(copy__out),
   });
   register_op({
       .schema = "aten::fill.Scalar(Tensor self, Scalar value) -> Tensor",
-      .meta = [](const OpArgs& args) { return same_shape(args.tensor(0), args.tensor(0).dtype()); },
-      .cpu = XPORT_OP_KERNEL(fill_Scalar_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(fill_Scalar_out).symbol,
+      .meta =
+          [](const OpArgs& args) {
+            return same_shape(args.tensor("self"), args.tensor("self").dtype());
+          },
+      .kernel = XPORT_OP_KERNEL(fill_Scalar_out),
       .core = true,
   });
   register_op({
       .schema = "aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
-      .meta = [](const OpArgs& args) { return std::vector<TensorMeta>{args.tensor(0).meta()}; },
+      .meta =
+          [](const OpArgs& args) {
+            return std::vector<TensorMeta>{args.tensor("self").meta()};
+          },
       // `out` is self: the functional kernel fills it.
-      .cpu = XPORT_OP_KERNEL(fill_Scalar_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(fill_Scalar_out).symbol,
+      .kernel = XPORT_OP_KERNEL(fill_Scalar_out),
       .decomp =
           [](const OpArgs& args) {
-            Tensor self = args.tensor(0);
-            self.copy_(call_tensors(XPORT_OP("aten::fill.Scalar"), {self, args[1]})[0]);
+            Tensor self = args.tensor("self");
+            self.copy_(call_tensors(XPORT_OP("aten::fill.Scalar"), {self, args["value"]})[0]);
             return single(self);
           },
   });
@@ -167,7 +171,7 @@ void register_copy_ops() {
       .schema = "aten::zero_(Tensor(a!) self) -> Tensor(a!)",
       .decomp =
           [](const OpArgs& args) {
-            return call_tensors(XPORT_OP("aten::fill_.Scalar"), {args.tensor(0), int64_t{0}});
+            return call_tensors(XPORT_OP("aten::fill_.Scalar"), {args.tensor("self"), int64_t{0}});
           },
   });
 }

@@ -60,7 +60,8 @@ ArangeParams arange_params(std::string_view op, const Scalar& start, const Scala
   return {s, e, st, length};
 }
 
-DType arange_dtype(const OpArgs& args, size_t dtype_arg, std::initializer_list<Scalar> values) {
+DType arange_dtype(const OpArgs& args, std::string_view dtype_arg,
+                   std::initializer_list<Scalar> values) {
   if (auto d = args.optional_dtype(dtype_arg)) return *d;
   for (const Scalar& v : values)
     if (v.is_float()) return kDefaultFloat;
@@ -113,24 +114,24 @@ void register_factory_ops() {
                 ", MemoryFormat? memory_format=None) -> Tensor",
       .meta =
           [](const OpArgs& args) {
-            check_sizes(args, args.sym_ints(0));
+            check_sizes(args, args.sym_ints("size"));
             return std::vector<TensorMeta>{
-                contiguous_meta(args.sym_ints(0), args.optional_dtype(1).value_or(kDefaultFloat))};
+                contiguous_meta(args.sym_ints("size"),
+                                args.optional_dtype("dtype").value_or(kDefaultFloat))};
           },
-      .cpu = XPORT_OP_KERNEL(empty_memory_format_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(empty_memory_format_out).symbol,
+      .kernel = XPORT_OP_KERNEL(empty_memory_format_out),
       .core = true,
   });
   register_op({
       .schema = factory_schema("aten::full(SymInt[] size, Scalar fill_value, *, "),
       .meta =
           [](const OpArgs& args) {
-            check_sizes(args, args.sym_ints(0));
-            const DType dtype = args.optional_dtype(2).value_or(dtype_of_scalar(args.scalar(1)));
-            return std::vector<TensorMeta>{contiguous_meta(args.sym_ints(0), dtype)};
+            check_sizes(args, args.sym_ints("size"));
+            const DType dtype =
+                args.optional_dtype("dtype").value_or(dtype_of_scalar(args.scalar("fill_value")));
+            return std::vector<TensorMeta>{contiguous_meta(args.sym_ints("size"), dtype)};
           },
-      .cpu = XPORT_OP_KERNEL(full_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(full_out).symbol,
+      .kernel = XPORT_OP_KERNEL(full_out),
       .core = true,
   });
   for (const char* name : {"zeros", "ones"}) {
@@ -140,8 +141,9 @@ void register_factory_ops() {
         .decomp =
             [one](const OpArgs& args) {
               return call_tensors(XPORT_OP("aten::full"),
-                                  {args.sym_ints(0), one ? Value(int64_t{1}) : Value(int64_t{0}),
-                                   args.optional_dtype(1).value_or(kDefaultFloat)});
+                                  {args.sym_ints("size"),
+                                   one ? Value(int64_t{1}) : Value(int64_t{0}),
+                                   args.optional_dtype("dtype").value_or(kDefaultFloat)});
             },
     });
   }
@@ -152,10 +154,10 @@ void register_factory_ops() {
       .schema = "aten::full_like(Tensor self, Scalar fill_value, *, " + like_options,
       .decomp =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            return call_tensors(
-                XPORT_OP("aten::full"),
-                {self.sizes(), args[1], args.optional_dtype(2).value_or(self.dtype())});
+            const Tensor& self = args.tensor("self");
+            return call_tensors(XPORT_OP("aten::full"),
+                                {self.sizes(), args["fill_value"],
+                                 args.optional_dtype("dtype").value_or(self.dtype())});
           },
   });
   for (const char* name : {"zeros_like", "ones_like", "empty_like"}) {
@@ -164,8 +166,8 @@ void register_factory_ops() {
         .schema = "aten::" + n + "(Tensor self, *, " + like_options,
         .decomp =
             [n](const OpArgs& args) {
-              const Tensor& self = args.tensor(0);
-              const DType dtype = args.optional_dtype(1).value_or(self.dtype());
+              const Tensor& self = args.tensor("self");
+              const DType dtype = args.optional_dtype("dtype").value_or(self.dtype());
               if (n == "empty_like") {
                 return call_tensors(XPORT_OP("aten::empty.memory_format"), {self.sizes(), dtype});
               }
@@ -183,11 +185,13 @@ void register_factory_ops() {
                   (full ? "Scalar fill_value, " : "") + "*, " + kFactoryOptions + ") -> Tensor",
         .decomp =
             [n, full](const OpArgs& args) {
-              const DType dtype = args.optional_dtype(full ? 3 : 2).value_or(args.tensor(0).dtype());
+              const DType dtype =
+                  args.optional_dtype("dtype").value_or(args.tensor("self").dtype());
               if (n == "new_empty")
-                return call_tensors(XPORT_OP("aten::empty.memory_format"), {args[1], dtype});
-              const Value fill = full ? args[2] : Value(int64_t{n == "new_ones" ? 1 : 0});
-              return call_tensors(XPORT_OP("aten::full"), {args[1], fill, dtype});
+                return call_tensors(XPORT_OP("aten::empty.memory_format"), {args["size"], dtype});
+              const Value fill =
+                  full ? args["fill_value"] : Value(int64_t{n == "new_ones" ? 1 : 0});
+              return call_tensors(XPORT_OP("aten::full"), {args["size"], fill, dtype});
             },
     });
   }
@@ -196,10 +200,9 @@ void register_factory_ops() {
       .meta =
           [](const OpArgs& args) {
             return std::vector<TensorMeta>{
-                contiguous_meta({}, args.optional_dtype(1).value_or(kDefaultFloat))};
+                contiguous_meta({}, args.optional_dtype("dtype").value_or(kDefaultFloat))};
           },
-      .cpu = XPORT_OP_KERNEL(scalar_tensor_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(scalar_tensor_out).symbol,
+      .kernel = XPORT_OP_KERNEL(scalar_tensor_out),
       .core = true,
   });
 
@@ -208,31 +211,32 @@ void register_factory_ops() {
           factory_schema("aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, "),
       .meta =
           [](const OpArgs& args) {
-            const Scalar start = args.scalar(0), end = args.scalar(1), step = args.scalar(2);
+            const Scalar start = args.scalar("start"), end = args.scalar("end"),
+                         step = args.scalar("step");
             const ArangeParams p = arange_params(args.name(), start, end, step);
             return std::vector<TensorMeta>{
-                contiguous_meta({p.length}, arange_dtype(args, 3, {start, end, step}))};
+                contiguous_meta({p.length}, arange_dtype(args, "dtype", {start, end, step}))};
           },
-      .cpu = XPORT_OP_KERNEL(arange_start_step_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(arange_start_step_out).symbol,
+      .kernel = XPORT_OP_KERNEL(arange_start_step_out),
       .core = true,
   });
   register_op({
       .schema = factory_schema("aten::arange.start(Scalar start, Scalar end, *, "),
       .decomp =
           [](const OpArgs& args) {
-            const DType dtype = arange_dtype(args, 2, {args.scalar(0), args.scalar(1)});
+            const DType dtype =
+                arange_dtype(args, "dtype", {args.scalar("start"), args.scalar("end")});
             return call_tensors(XPORT_OP("aten::arange.start_step"),
-                                {args[0], args[1], int64_t{1}, dtype});
+                                {args["start"], args["end"], int64_t{1}, dtype});
           },
   });
   register_op({
       .schema = factory_schema("aten::arange(Scalar end, *, "),
       .decomp =
           [](const OpArgs& args) {
-            const DType dtype = arange_dtype(args, 1, {args.scalar(0)});
+            const DType dtype = arange_dtype(args, "dtype", {args.scalar("end")});
             return call_tensors(XPORT_OP("aten::arange.start_step"),
-                                {int64_t{0}, args[0], int64_t{1}, dtype});
+                                {int64_t{0}, args["end"], int64_t{1}, dtype});
           },
   });
 
@@ -242,20 +246,21 @@ void register_factory_ops() {
       .schema = factory_schema("aten::linspace(Scalar start, Scalar end, int steps, *, "),
       .meta =
           [](const OpArgs& args) {
-            const int64_t steps = args.integer(2);
+            const int64_t steps = args.integer("steps");
             XPORT_CHECK(steps >= 0, InvalidInput, args.name(),
                         ": number of steps must be non-negative");
             return std::vector<TensorMeta>{
-                contiguous_meta({steps}, args.optional_dtype(3).value_or(kDefaultFloat))};
+                contiguous_meta({steps}, args.optional_dtype("dtype").value_or(kDefaultFloat))};
           },
       .decomp =
           [](const OpArgs& args) {
-            const int64_t steps = args.integer(2);
-            const DType dtype = args.optional_dtype(3).value_or(kDefaultFloat);
+            const int64_t steps = args.integer("steps");
+            const DType dtype = args.optional_dtype("dtype").value_or(kDefaultFloat);
             if (steps == 1)
               return call_tensors(XPORT_OP("aten::full"),
-                                  {std::vector<int64_t>{1}, args[0], dtype});
-            const double start = args.scalar(0).to_double(), end = args.scalar(1).to_double();
+                                  {std::vector<int64_t>{1}, args["start"], dtype});
+            const double start = args.scalar("start").to_double(),
+                         end = args.scalar("end").to_double();
             const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
             const DType compute = dtype == DType::Float64 ? DType::Float64 : DType::Float32;
             const Tensor i = call_tensors(XPORT_OP("aten::arange.start_step"),
@@ -276,9 +281,9 @@ void register_factory_ops() {
         .schema = factory_schema(schema),
         .decomp =
             [has_m](const OpArgs& args) {
-              const SymInt n = args.sym_int(0);
-              const SymInt m = has_m ? args.sym_int(1) : n;
-              const DType dtype = args.optional_dtype(has_m ? 2 : 1).value_or(kDefaultFloat);
+              const SymInt n = args.sym_int("n");
+              const SymInt m = has_m ? args.sym_int("m") : n;
+              const DType dtype = args.optional_dtype("dtype").value_or(kDefaultFloat);
               const Tensor rows = call_tensors(XPORT_OP("aten::arange.start_step"),
                                                {int64_t{0}, Value(n), int64_t{1}, DType::Int64})[0];
               const Tensor cols = call_tensors(XPORT_OP("aten::arange.start_step"),

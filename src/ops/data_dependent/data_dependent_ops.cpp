@@ -12,7 +12,7 @@ namespace xport::ops {
 namespace {
 
 std::vector<TensorMeta> item_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
+  const Tensor& self = args.tensor("self");
   XPORT_CHECK(self.numel().maybe_int() == std::optional<int64_t>(1), InvalidInput, args.name(),
               ": a tensor with ", self.numel(),
               " elements cannot be converted to a scalar; it needs exactly one element");
@@ -22,13 +22,13 @@ std::vector<TensorMeta> item_meta(const OpArgs& args) {
 std::vector<TensorMeta> no_outputs(const OpArgs&) { return {}; }
 
 void check_mask(const OpArgs& args) {
-  XPORT_CHECK(args.tensor(1).dtype() == DType::Bool, InvalidInput, args.name(),
-              ": mask must be a bool tensor, got ", dtype_name(args.tensor(1).dtype()));
+  XPORT_CHECK(args.tensor("mask").dtype() == DType::Bool, InvalidInput, args.name(),
+              ": mask must be a bool tensor, got ", dtype_name(args.tensor("mask").dtype()));
 }
 
 std::vector<TensorMeta> masked_select_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const Tensor& mask = args.tensor(1);
+  const Tensor& self = args.tensor("self");
+  const Tensor& mask = args.tensor("mask");
   check_mask(args);
   const std::vector<SymInt> shape = broadcast_shapes(args, self.sizes(), mask.sizes());
   return {contiguous_meta({data_dependent_size(args, 0, numel_bound(shape))}, self.dtype())};
@@ -36,8 +36,8 @@ std::vector<TensorMeta> masked_select_meta(const OpArgs& args) {
 
 // self and mask broadcast together, then the elements where mask holds, in row-major order.
 std::vector<Tensor> masked_select_eager(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const Tensor& mask = args.tensor(1);
+  const Tensor& self = args.tensor("self");
+  const Tensor& mask = args.tensor("mask");
   check_mask(args);
   const std::vector<SymInt> shape = broadcast_shapes(args, self.sizes(), mask.sizes());
   return {call1(XPORT_OP("aten::index.Tensor"),
@@ -57,17 +57,15 @@ void register_data_dependent_ops() {
   register_op({
       .schema = "aten::item(Tensor self) -> Scalar",
       .meta = item_meta,
-      .cpu = XPORT_OP_KERNEL(item_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(item_out).symbol,
+      .kernel = XPORT_OP_KERNEL(item_out),
       .core = true,
   });
   register_op({
       .schema = "aten::_assert_scalar(Scalar self, str assert_msg) -> ()",
       .meta = no_outputs,
-      .cpu = XPORT_OP_KERNEL(_assert_scalar_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(_assert_scalar_out).symbol,
+      .kernel = XPORT_OP_KERNEL(_assert_scalar_out),
       .core = true,
-      .tags = {"runtime_assert"},
+      .tags = {Tag::RuntimeAssert},
   });
   register_op({
       .schema = "aten::masked_select(Tensor self, Tensor mask) -> Tensor",

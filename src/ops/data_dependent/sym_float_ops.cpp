@@ -35,7 +35,7 @@ void operator_neg_out(const Scalar& a, const Tensor& out) { set_result(out, -a.t
 void register_sym_float_ops() {
   struct Binary {
     const char* schema;
-    TypedKernel kernel;
+    OpKernel kernel;
   };
   const Binary binaries[] = {
       {"_operator::add(Scalar a, Scalar b) -> Scalar", XPORT_OP_KERNEL(operator_add_out)},
@@ -46,15 +46,13 @@ void register_sym_float_ops() {
   for (const Binary& b : binaries) {
     register_op({.schema = b.schema,
                  .meta = float_result,
-                 .cpu = b.kernel.fn,
-                 .kernel_symbol = b.kernel.symbol,
+                 .kernel = b.kernel,
                  .core = true});
   }
   register_op({
       .schema = "_operator::neg(Scalar a) -> Scalar",
       .meta = float_result,
-      .cpu = XPORT_OP_KERNEL(operator_neg_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(operator_neg_out).symbol,
+      .kernel = XPORT_OP_KERNEL(operator_neg_out),
       .core = true,
   });
 }

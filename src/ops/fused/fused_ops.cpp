@@ -14,8 +14,6 @@ namespace xport::ops {
 namespace {
 
 using fused_conv2d_args::kConvolution;
-using fused_conv2d_args::kRelu;
-using fused_conv2d_args::kResidual;
 
 std::vector<Value> leading(const OpArgs& a, size_t n) {
   return {a.values().begin(), a.values().begin() + static_cast<std::ptrdiff_t>(n)};
@@ -31,7 +29,7 @@ bool same_layout(const Tensor& t, const TensorMeta& m) {
 std::vector<TensorMeta> fused_conv_meta(const OpArgs& a) {
   const OpDef& conv = XPORT_OP("aten::convolution");
   std::vector<TensorMeta> out = conv.meta(OpArgs(conv, leading(a, kConvolution)));
-  const Tensor residual = a.optional_tensor(kResidual);
+  const Tensor residual = a.optional_tensor("residual");
   XPORT_CHECK(!residual.defined() || same_layout(residual, out[0]), InvalidInput, a.name(),
               ": the residual is ", Value(residual).str(), ", the convolution gives ",
               dtype_name(out[0].dtype), shape_str(out[0].sizes), "; they must match");
@@ -47,33 +45,33 @@ Tensor fused_conv(std::vector<Value> convolution_args, const Tensor& residual, b
 }
 
 std::vector<Tensor> fused_conv_decomposition(const OpArgs& a) {
-  return {fused_conv(leading(a, kConvolution), a.optional_tensor(kResidual), a.boolean(kRelu))};
+  return {fused_conv(leading(a, kConvolution), a.optional_tensor("residual"), a.boolean("relu"))};
 }
 
 // The in-place form's result is its residual, as it lies.
 std::vector<TensorMeta> fused_conv_in_place_meta(const OpArgs& a) {
   fused_conv_meta(a);
-  return {a.tensor(kResidual).meta()};
+  return {a.tensor("residual").meta()};
 }
 
 std::vector<Tensor> fused_conv_in_place_decomposition(const OpArgs& a) {
-  Tensor residual = a.tensor(kResidual);
+  Tensor residual = a.tensor("residual");
   residual.copy_(fused_conv_decomposition(a)[0]);
   return {residual};
 }
 
 std::vector<TensorMeta> fused_linear_meta(const OpArgs& a) {
-  const Tensor& x = a.tensor(0);
-  const Tensor& w = a.tensor(1);
+  const Tensor& x = a.tensor("input");
+  const Tensor& w = a.tensor("weight");
   XPORT_CHECK(x.dim() == 2 && w.dim() == 2 && x.size(1).is_same(w.size(0)) &&
                   x.dtype() == w.dtype(),
               InvalidInput, a.name(), ": multiplies an [M, K] input by a [K, N] weight of its "
               "dtype, got ", Value(x).str(), " and ", Value(w).str());
-  const Tensor bias = a.optional_tensor(2);
+  const Tensor bias = a.optional_tensor("bias");
   XPORT_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0).is_same(w.size(1))),
               InvalidInput, a.name(), ": the bias must be [N] for a [K, N] weight, got ",
               Value(bias).str());
-  const std::string& act = a.str(3);
+  const std::string& act = a.str("activation");
   XPORT_CHECK(act == "none" || act == "relu" || act == "gelu" || act == "gelu_tanh",
               InvalidInput, a.name(), ": activation '", act,
               "' is none of none, relu, gelu, gelu_tanh");
@@ -92,13 +90,14 @@ Tensor fused_linear(const Tensor& input, const Tensor& weight, const Tensor& bia
 }
 
 std::vector<Tensor> fused_linear_decomposition(const OpArgs& a) {
-  return {fused_linear(a.tensor(0), a.tensor(1), a.optional_tensor(2), a.str(3))};
+  return {fused_linear(a.tensor("input"), a.tensor("weight"), a.optional_tensor("bias"),
+                       a.str("activation"))};
 }
 
 // The body's inputs are the op's, all float32 of one size (the pass only fuses such chains);
 // the result has their size.
 std::vector<TensorMeta> fused_pointwise_meta(const OpArgs& a) {
-  const std::vector<Tensor>& inputs = a.tensors(1);
+  const std::vector<Tensor>& inputs = a.tensors("inputs");
   XPORT_CHECK(!inputs.empty(), InvalidInput, a.name(), ": needs at least one input");
   const TensorMeta out = contiguous_meta(inputs[0].sizes(), DType::Float32);
   for (const Tensor& t : inputs) {
@@ -109,7 +108,7 @@ std::vector<TensorMeta> fused_pointwise_meta(const OpArgs& a) {
 }
 
 std::vector<Tensor> fused_pointwise_body(const OpArgs& a) {
-  std::vector<Tensor> outs = a[0].to_graph()(a.tensors(1));
+  std::vector<Tensor> outs = a["body"].to_graph()(a.tensors("inputs"));
   XPORT_CHECK(outs.size() == 1, InvalidInput, a.name(), ": the body returned ", outs.size(),
               " tensors; it returns one");
   if (!outs[0].is_contiguous()) outs[0] = outs[0].contiguous();
@@ -166,8 +165,7 @@ void register_fused_ops() {
       .schema = std::string("xport::fused_conv2d(") + kConvArguments +
                 ", Tensor? residual=None, bool relu=False) -> Tensor",
       .meta = fused_conv_meta,
-      .cpu = XPORT_OP_KERNEL(xport_fused_conv2d_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(xport_fused_conv2d_out).symbol,
+      .kernel = XPORT_OP_KERNEL(xport_fused_conv2d_out),
       .decomp = fused_conv_decomposition,
   });
   // Written over its residual, whose last reader it is (the runtime chooses this form).
@@ -175,16 +173,14 @@ void register_fused_ops() {
       .schema = std::string("xport::fused_conv2d_(") + kConvArguments +
                 ", Tensor(a!) residual, bool relu=False) -> Tensor(a!)",
       .meta = fused_conv_in_place_meta,
-      .cpu = XPORT_OP_KERNEL(xport_fused_conv2d__out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(xport_fused_conv2d__out).symbol,
+      .kernel = XPORT_OP_KERNEL(xport_fused_conv2d__out),
       .decomp = fused_conv_in_place_decomposition,
   });
   register_op({
       .schema = "xport::fused_linear(Tensor input, Tensor weight, Tensor? bias=None, "
                 "str activation=\"none\") -> Tensor",
       .meta = fused_linear_meta,
-      .cpu = XPORT_OP_KERNEL(xport_fused_linear_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(xport_fused_linear_out).symbol,
+      .kernel = XPORT_OP_KERNEL(xport_fused_linear_out),
       .decomp = fused_linear_decomposition,
   });
   // A chain of elementwise ops, each reading the one before, as a subgraph over its inputs:

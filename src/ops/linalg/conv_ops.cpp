@@ -12,8 +12,8 @@ namespace {
 namespace cpu = kernels::cpu;
 
 // A stride/padding/dilation list: one value for both spatial dims, or one per dim.
-std::vector<SymInt> spatial_param(const OpArgs& args, size_t index, const char* name) {
-  const std::vector<SymInt>& v = args.sym_ints(index);
+std::vector<SymInt> spatial_param(const OpArgs& args, const char* name) {
+  const std::vector<SymInt>& v = args.sym_ints(name);
   XPORT_CHECK(v.size() == 1 || v.size() == 2, InvalidInput, args.name(), ": expected ", name,
               " to be a single integer value or a list of 2 values to match the convolution "
               "dimensions, but got ",
@@ -27,10 +27,10 @@ std::array<int64_t, 2> spatial_param(const std::vector<int64_t>& v) {
 }
 
 std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
-  const Tensor& input = args.tensor(0);
-  const Tensor& weight = args.tensor(1);
-  const Tensor bias = args.optional_tensor(2);
-  XPORT_CHECK(!args.boolean(6), UnsupportedOp, args.name(),
+  const Tensor& input = args.tensor("input");
+  const Tensor& weight = args.tensor("weight");
+  const Tensor bias = args.optional_tensor("bias");
+  XPORT_CHECK(!args.boolean("transposed"), UnsupportedOp, args.name(),
               ": transposed convolution is not supported yet; only 2-D forward convolution is");
   XPORT_CHECK(weight.dim() == 4, UnsupportedOp, args.name(),
               ": only 2-D convolution (4-D weight [out, in / groups, kh, kw]) is supported, got a ",
@@ -43,10 +43,10 @@ std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
               ") should be the same; convert one with .to(dtype)");
   XPORT_CHECK(input.dtype() != DType::Bool, InvalidInput, args.name(),
               ": bool tensors are not supported");
-  const std::vector<SymInt> stride = spatial_param(args, 3, "stride");
-  const std::vector<SymInt> padding = spatial_param(args, 4, "padding");
-  const std::vector<SymInt> dilation = spatial_param(args, 5, "dilation");
-  const int64_t groups = args.integer(8);
+  const std::vector<SymInt> stride = spatial_param(args, "stride");
+  const std::vector<SymInt> padding = spatial_param(args, "padding");
+  const std::vector<SymInt> dilation = spatial_param(args, "dilation");
+  const int64_t groups = args.integer("groups");
   for (int d = 0; d < 2; ++d) {
     XPORT_CHECK(static_cast<bool>(stride[d] > 0), InvalidInput, args.name(),
                 ": non-positive stride is not supported, got stride=", shape_str(stride));
@@ -91,7 +91,7 @@ std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
 
 // conv2d: convolution of a batched 4-D input, or an unbatched 3-D one given a batch of one.
 std::vector<Tensor> conv2d_decomp(const OpArgs& args) {
-  const Tensor& input = args.tensor(0);
+  const Tensor& input = args.tensor("input");
   XPORT_CHECK(input.dim() == 3 || input.dim() == 4, InvalidInput, args.name(),
               ": expected 3-D (unbatched) or 4-D (batched) input to conv2d, but got input of "
               "shape ",
@@ -99,8 +99,9 @@ std::vector<Tensor> conv2d_decomp(const OpArgs& args) {
   const bool unbatched = input.dim() == 3;
   const Tensor r = call1(
       XPORT_OP("aten::convolution"),
-      {unbatched ? input.unsqueeze(0) : input, args.tensor(1), args[2], args.sym_ints(3),
-       args.sym_ints(4), args.sym_ints(5), false, std::vector<int64_t>{0, 0}, args.integer(6)});
+      {unbatched ? input.unsqueeze(0) : input, args.tensor("weight"), args["bias"],
+       args.sym_ints("stride"), args.sym_ints("padding"), args.sym_ints("dilation"), false,
+       std::vector<int64_t>{0, 0}, args.integer("groups")});
   return {unbatched ? r.squeeze(0) : r};
 }
 
@@ -124,8 +125,7 @@ void register_conv_ops() {
                 "SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, "
                 "SymInt groups) -> Tensor",
       .meta = convolution_meta,
-      .cpu = XPORT_OP_KERNEL(convolution_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(convolution_out).symbol,
+      .kernel = XPORT_OP_KERNEL(convolution_out),
       .core = true,
   });
   register_op({

@@ -73,21 +73,21 @@ std::vector<SymInt> bmm_shape(const OpArgs& args, const Tensor& a, const Tensor&
 }
 
 std::vector<TensorMeta> mm_meta(const OpArgs& args) {
-  return one(
-      contiguous_meta(mm_shape(args, args.tensor(0), args.tensor(1)), args.tensor(0).dtype()));
+  return one(contiguous_meta(mm_shape(args, args.tensor("self"), args.tensor("mat2")),
+                             args.tensor("self").dtype()));
 }
 
 std::vector<TensorMeta> bmm_meta(const OpArgs& args) {
-  return one(
-      contiguous_meta(bmm_shape(args, args.tensor(0), args.tensor(1)), args.tensor(0).dtype()));
+  return one(contiguous_meta(bmm_shape(args, args.tensor("self"), args.tensor("mat2")),
+                             args.tensor("self").dtype()));
 }
 
 // addmm and baddbmm: self broadcasts to the product and has its dtype.
 MetaFn add_product_meta(bool batched) {
   return [batched](const OpArgs& args) {
-    const Tensor& self = args.tensor(0);
-    const Tensor& a = args.tensor(1);
-    const Tensor& b = args.tensor(2);
+    const Tensor& self = args.tensor("self");
+    const Tensor& a = args.tensor(batched ? "batch1" : "mat1");
+    const Tensor& b = args.tensor(batched ? "batch2" : "mat2");
     std::vector<SymInt> sizes = batched ? bmm_shape(args, a, b) : mm_shape(args, a, b);
     check_dtypes(args, self, "self", a, batched ? "batch1" : "mat1");
     check_expandable(args, self, sizes);
@@ -96,8 +96,8 @@ MetaFn add_product_meta(bool batched) {
 }
 
 std::vector<TensorMeta> dot_meta(const OpArgs& args) {
-  const Tensor& a = args.tensor(0);
-  const Tensor& b = args.tensor(1);
+  const Tensor& a = args.tensor("self");
+  const Tensor& b = args.tensor("tensor");
   XPORT_CHECK(a.dim() == 1 && b.dim() == 1, InvalidInput, args.name(),
               ": 1-D tensors expected, got ", a.dim(), "-D and ", b.dim(), "-D tensors");
   check_dtypes(args, a, "self", b, "tensor");
@@ -159,9 +159,9 @@ Tensor matmul(const OpArgs& args, const Tensor& a, const Tensor& b) {
 // GEMM, so it fails where addmm fails (a 1-D weight). Otherwise it is matmul, then the bias added
 // in place: the bias must not enlarge the product.
 Tensor linear(const OpArgs& args) {
-  const Tensor& input = args.tensor(0);
-  const Tensor& weight = args.tensor(1);
-  const Tensor bias = args.optional_tensor(2);
+  const Tensor& input = args.tensor("input");
+  const Tensor& weight = args.tensor("weight");
+  const Tensor bias = args.optional_tensor("bias");
   XPORT_CHECK(weight.dim() <= 2, InvalidInput, args.name(),
               ": weight must have at most 2 dims, got shape ", shape_str(weight.sizes()));
   const bool fused = bias.defined() && input.dim() >= 1 &&
@@ -193,23 +193,20 @@ void register_matmul_ops() {
   register_op({
       .schema = "aten::mm(Tensor self, Tensor mat2) -> Tensor",
       .meta = mm_meta,
-      .cpu = XPORT_KERNEL(cpu::mm_out).fn,
-      .kernel_symbol = XPORT_KERNEL(cpu::mm_out).symbol,
+      .kernel = XPORT_KERNEL(cpu::mm_out),
       .core = true,
   });
   register_op({
       .schema = "aten::bmm(Tensor self, Tensor mat2) -> Tensor",
       .meta = bmm_meta,
-      .cpu = XPORT_KERNEL(cpu::bmm_out).fn,
-      .kernel_symbol = XPORT_KERNEL(cpu::bmm_out).symbol,
+      .kernel = XPORT_KERNEL(cpu::bmm_out),
       .core = true,
   });
   register_op({
       .schema = "aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, "
                 "Scalar alpha=1) -> Tensor",
       .meta = add_product_meta(false),
-      .cpu = XPORT_KERNEL(cpu::addmm_out).fn,
-      .kernel_symbol = XPORT_KERNEL(cpu::addmm_out).symbol,
+      .kernel = XPORT_KERNEL(cpu::addmm_out),
       .core = true,
   });
   // Not in the core set: it decomposes to bmm, mul and add (ATen's decomposition), but keeps a
@@ -218,17 +215,16 @@ void register_matmul_ops() {
       .schema = "aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, "
                 "Scalar alpha=1) -> Tensor",
       .meta = add_product_meta(true),
-      .cpu = XPORT_KERNEL(cpu::baddbmm_out).fn,
-      .kernel_symbol = XPORT_KERNEL(cpu::baddbmm_out).symbol,
+      .kernel = XPORT_KERNEL(cpu::baddbmm_out),
       .decomp =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            Scalar beta = args.scalar(3), alpha = args.scalar(4);
+            const Tensor& self = args.tensor("self");
+            Scalar beta = args.scalar("beta"), alpha = args.scalar("alpha");
             if (!is_floating(self.dtype())) {
               beta = Scalar(beta.to_int());
               alpha = Scalar(alpha.to_int());
             }
-            Tensor r = bmm(args.tensor(1), args.tensor(2));
+            Tensor r = bmm(args.tensor("batch1"), args.tensor("batch2"));
             if (alpha.to_double() != 1.0) r = r.mul(alpha);
             if (beta.to_double() == 0.0) return single(r);
             const Tensor scaled = beta.to_double() == 1.0 ? self : self.mul(beta);
@@ -238,18 +234,20 @@ void register_matmul_ops() {
   register_op({
       .schema = "aten::dot(Tensor self, Tensor tensor) -> Tensor",
       .meta = dot_meta,
-      .cpu = XPORT_KERNEL(cpu::dot_out).fn,
-      .kernel_symbol = XPORT_KERNEL(cpu::dot_out).symbol,
+      .kernel = XPORT_KERNEL(cpu::dot_out),
       .decomp =
           [](const OpArgs& args) {
-            const Tensor r = mm(args.tensor(0).unsqueeze(0), args.tensor(1).unsqueeze(1));
+            const Tensor r =
+                mm(args.tensor("self").unsqueeze(0), args.tensor("tensor").unsqueeze(1));
             return single(r.view(std::vector<SymInt>{}));
           },
   });
   register_op({
       .schema = "aten::matmul(Tensor self, Tensor other) -> Tensor",
       .decomp =
-          [](const OpArgs& args) { return single(matmul(args, args.tensor(0), args.tensor(1))); },
+          [](const OpArgs& args) {
+            return single(matmul(args, args.tensor("self"), args.tensor("other")));
+          },
   });
   register_op({
       .schema = "aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",

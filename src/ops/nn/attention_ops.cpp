@@ -17,10 +17,10 @@ namespace cpu = kernels::cpu;
 // scaled_dot_product_attention(query, key, value, attn_mask, dropout_p,
 // is_causal, *, scale)
 std::vector<TensorMeta> attention_meta(const OpArgs& args) {
-  const Tensor& q = args.tensor(0);
-  const Tensor& k = args.tensor(1);
-  const Tensor& v = args.tensor(2);
-  const Tensor mask = args.optional_tensor(3);
+  const Tensor& q = args.tensor("query");
+  const Tensor& k = args.tensor("key");
+  const Tensor& v = args.tensor("value");
+  const Tensor mask = args.optional_tensor("attn_mask");
   XPORT_CHECK(q.dim() >= 2 && k.dim() >= 2 && v.dim() >= 2, InvalidInput, args.name(),
               ": query, key and value need at least 2 dims [..., seq, features], got ",
               shape_str(q.sizes()), ", ", shape_str(k.sizes()), " and ", shape_str(v.sizes()));
@@ -37,14 +37,15 @@ std::vector<TensorMeta> attention_meta(const OpArgs& args) {
               ": key's last dim must equal query's (", E, "), got key ", shape_str(k.sizes()));
   XPORT_CHECK(static_cast<bool>(v.size(v.dim() - 2) == S), InvalidInput, args.name(),
               ": value must have as many rows as key (", S, "), got value ", shape_str(v.sizes()));
-  XPORT_CHECK(args.real(4) == 0.0, UnsupportedOp, args.name(),
+  XPORT_CHECK(args.real("dropout_p") == 0.0, UnsupportedOp, args.name(),
               ": dropout_p > 0 (random attention dropout) is not supported "
               "yet; pass dropout_p=0");
   auto batch_of = [](const Tensor& t) {
     return std::vector<SymInt>(t.sizes().begin(), t.sizes().end() - 2);
   };
   std::vector<SymInt> kv_batch = batch_of(k);
-  if (args.boolean(7)) {  // grouped-query attention: each key/value head serves several queries
+  // grouped-query attention: each key/value head serves several queries
+  if (args.boolean("enable_gqa")) {
     XPORT_CHECK(q.dim() >= 3 && k.dim() >= 3 && v.dim() >= 3, InvalidInput, args.name(),
                 ": enable_gqa needs [..., heads, seq, features] query, key and value");
     const SymInt hq = q.size(q.dim() - 3), hk = k.size(k.dim() - 3);
@@ -59,7 +60,7 @@ std::vector<TensorMeta> attention_meta(const OpArgs& args) {
   }
   std::vector<SymInt> batch = broadcast_shapes(args, batch_of(q), kv_batch);
   if (mask.defined()) {
-    XPORT_CHECK(!args.boolean(5), InvalidInput, args.name(),
+    XPORT_CHECK(!args.boolean("is_causal"), InvalidInput, args.name(),
                 ": attn_mask must be None when is_causal=True (the causal mask "
                 "replaces it)");
     XPORT_CHECK(mask.dtype() == DType::Bool || mask.dtype() == q.dtype(), InvalidInput, args.name(),
@@ -102,10 +103,10 @@ Tensor grouped(const Tensor& q, const Tensor& t, bool enable_gqa) {
 
 std::vector<Tensor> attention_decomp(const OpArgs& args) {
   const std::vector<SymInt> out_sizes = attention_meta(args)[0].sizes;
-  const Tensor& q = args.tensor(0);
-  const Tensor k = grouped(q, args.tensor(1), args.boolean(7));
-  const Tensor v = grouped(q, args.tensor(2), args.boolean(7));
-  const Tensor mask = args.optional_tensor(3);
+  const Tensor& q = args.tensor("query");
+  const Tensor k = grouped(q, args.tensor("key"), args.boolean("enable_gqa"));
+  const Tensor v = grouped(q, args.tensor("value"), args.boolean("enable_gqa"));
+  const Tensor mask = args.optional_tensor("attn_mask");
   const std::vector<SymInt> batch(out_sizes.begin(), out_sizes.end() - 2);
   const SymInt B = numel_of(batch);
   const SymInt L = q.size(q.dim() - 2);
@@ -119,13 +120,13 @@ std::vector<Tensor> attention_decomp(const OpArgs& args) {
   };
   const OpDef& bmm = XPORT_OP("aten::bmm");
   Tensor scores = call1(bmm, {to_3d(q), to_3d(k).transpose(1, 2)})
-                      .mul(attention_scale(q, args.optional_real(6)));
+                      .mul(attention_scale(q, args.optional_real("scale")));
   std::vector<SymInt> score_sizes = batch;
   score_sizes.push_back(L);
   score_sizes.push_back(S);
   scores = scores.reshape(score_sizes);
   const double neg_inf = -std::numeric_limits<double>::infinity();
-  if (args.boolean(5)) {
+  if (args.boolean("is_causal")) {
     // Query i attends to keys j <= i (top-left aligned, like PyTorch). Built from sizes only
     // (not arange, whose Scalar end would specialise a symbolic length under capture).
     const Tensor all = call1(XPORT_OP("aten::ones"), {std::vector<SymInt>{L, S}, DType::Bool});
@@ -161,8 +162,7 @@ void register_attention_ops() {
                 "is_causal=False, *, "
                 "float? scale=None, bool enable_gqa=False) -> Tensor",
       .meta = attention_meta,
-      .cpu = XPORT_OP_KERNEL(scaled_dot_product_attention_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(scaled_dot_product_attention_out).symbol,
+      .kernel = XPORT_OP_KERNEL(scaled_dot_product_attention_out),
       .decomp = attention_decomp,
   });
 }

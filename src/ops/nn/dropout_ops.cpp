@@ -11,7 +11,7 @@ namespace xport::ops {
 namespace {
 
 void check_probability(const OpArgs& args) {
-  const double p = args.real(1);
+  const double p = args.real("p");
   XPORT_CHECK(p >= 0.0 && p <= 1.0, InvalidInput, args.name(),
               ": dropout probability has to be between 0 and 1, but got ", p);
 }
@@ -19,7 +19,7 @@ void check_probability(const OpArgs& args) {
 // native_dropout(input, p, train) -> (output, mask)
 std::vector<TensorMeta> native_dropout_meta(const OpArgs& args) {
   check_probability(args);
-  const Tensor& input = args.tensor(0);
+  const Tensor& input = args.tensor("input");
   XPORT_CHECK(is_floating(input.dtype()), InvalidInput, args.name(),
               ": needs a floating point input, got ", dtype_name(input.dtype()));
   return {contiguous_meta(input.sizes(), input.dtype()),
@@ -42,20 +42,20 @@ void register_dropout_ops() {
   const OpDef& native_dropout = register_op({
       .schema = "aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)",
       .meta = native_dropout_meta,
-      .cpu = XPORT_OP_KERNEL(native_dropout_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(native_dropout_out).symbol,
+      .kernel = XPORT_OP_KERNEL(native_dropout_out),
       .core = true,
-      .tags = {"nondeterministic_seeded"},
+      .tags = {Tag::NondeterministicSeeded},
   });
   register_op({
       .schema = "aten::dropout(Tensor input, float p, bool train) -> Tensor",
       .decomp =
           [&native_dropout](const OpArgs& args) {
             check_probability(args);
-            if (args.boolean(2) && args.real(1) > 0) {
-              return std::vector<Tensor>{call_tensors(native_dropout, {args[0], args[1], true})[0]};
+            if (args.boolean("train") && args.real("p") > 0) {
+              return std::vector<Tensor>{
+                  call_tensors(native_dropout, {args["input"], args["p"], true})[0]};
             }
-            return std::vector<Tensor>{call1(XPORT_OP("aten::clone"), {args[0]})};
+            return std::vector<Tensor>{call1(XPORT_OP("aten::clone"), {args["input"]})};
           },
   });
 }

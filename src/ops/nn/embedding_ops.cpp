@@ -13,8 +13,8 @@ namespace cpu = kernels::cpu;
 // embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse): the last
 // three only affect gradients.
 std::vector<TensorMeta> embedding_meta(const OpArgs& args) {
-  const Tensor& weight = args.tensor(0);
-  const Tensor& indices = args.tensor(1);
+  const Tensor& weight = args.tensor("weight");
+  const Tensor& indices = args.tensor("indices");
   XPORT_CHECK(weight.dim() == 2, InvalidInput, args.name(),
               ": weight must be 2-D [num_embeddings, embedding_dim], got ",
               shape_str(weight.sizes()));
@@ -46,8 +46,7 @@ void register_embedding_ops() {
                 "padding_idx=-1, "
                 "bool scale_grad_by_freq=False, bool sparse=False) -> Tensor",
       .meta = embedding_meta,
-      .cpu = XPORT_OP_KERNEL(embedding_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(embedding_out).symbol,
+      .kernel = XPORT_OP_KERNEL(embedding_out),
       .core = true,
   });
 }

@@ -25,6 +25,10 @@ void embedding_out(const Tensor& weight, const Tensor& indices, int64_t padding_
                    bool scale_grad_by_freq, bool sparse, const Tensor& out);
 
 // norm_ops.cpp
+void native_group_norm_out(const Tensor& input, const std::optional<Tensor>& weight,
+                           const std::optional<Tensor>& bias, int64_t N, int64_t C, int64_t HxW,
+                           int64_t group, double eps, const Tensor& out, const Tensor& mean,
+                           const Tensor& rstd);
 void native_layer_norm_out(const Tensor& input, const std::vector<int64_t>& normalized_shape,
                            const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
                            double eps, const Tensor& out, const Tensor& mean, const Tensor& rstd);

@@ -16,16 +16,15 @@ namespace cpu = kernels::cpu;
 
 // native_layer_norm(input, normalized_shape, weight, bias, eps)
 std::vector<TensorMeta> layer_norm_meta(const OpArgs& args) {
-  const Tensor& input = args.tensor(0);
-  const std::vector<SymInt>& shape = args.sym_ints(1);
+  const Tensor& input = args.tensor("input");
+  const std::vector<SymInt>& shape = args.sym_ints("normalized_shape");
   XPORT_CHECK(!shape.empty(), InvalidInput, args.name(),
               ": normalized_shape must have at least one dim, got []");
   XPORT_CHECK(is_floating(input.dtype()), InvalidInput, args.name(),
               ": needs a floating point input, got ", dtype_name(input.dtype()));
-  for (size_t i : {size_t{2}, size_t{3}}) {
-    const Tensor t = args.optional_tensor(i);
+  for (const char* what : {"weight", "bias"}) {
+    const Tensor t = args.optional_tensor(what);
     if (!t.defined()) continue;
-    const char* what = i == 2 ? "weight" : "bias";
     bool same = t.dim() == static_cast<int64_t>(shape.size());
     for (size_t d = 0; same && d < shape.size(); ++d)
       same = static_cast<bool>(t.size(d) == shape[d]);
@@ -53,7 +52,7 @@ std::vector<TensorMeta> layer_norm_meta(const OpArgs& args) {
 // Checks the per-channel tensors of a batch norm; gives the dtype of the saved
 // statistics.
 DType check_batch_norm(const OpArgs& args, bool stats_required) {
-  const Tensor& input = args.tensor(0);
+  const Tensor& input = args.tensor("input");
   XPORT_CHECK(input.dim() >= 2, InvalidInput, args.name(),
               ": needs an input with a batch and a channel dim [N, C, ...], got ",
               shape_str(input.sizes()));
@@ -61,21 +60,22 @@ DType check_batch_norm(const OpArgs& args, bool stats_required) {
               ": needs a floating point input, got ", dtype_name(input.dtype()));
   const SymInt channels = input.size(1);
   DType param_dtype = input.dtype();
-  static const char* const kNames[] = {"", "weight", "bias", "running_mean", "running_var"};
-  // ATen checks the running statistics first.
-  for (size_t i : {size_t{3}, size_t{4}, size_t{1}, size_t{2}}) {
-    const Tensor t = args.optional_tensor(i);
+  // ATen checks the running statistics first; each name with whether it is a running statistic.
+  static const std::pair<const char*, bool> kChecked[] = {
+      {"running_mean", true}, {"running_var", true}, {"weight", false}, {"bias", false}};
+  for (const auto& [name, is_stat] : kChecked) {
+    const Tensor t = args.optional_tensor(name);
     if (!t.defined()) {
-      XPORT_CHECK(!stats_required || i < 3, InvalidInput, args.name(), ": ", kNames[i],
+      XPORT_CHECK(!stats_required || !is_stat, InvalidInput, args.name(), ": ", name,
                   " must be defined in evaluation mode (training=False)");
       continue;
     }
     XPORT_CHECK(static_cast<bool>(t.numel() == channels), InvalidInput, args.name(), ": ",
-                kNames[i], " should contain ", channels, " elements (the input's channels), not ",
+                name, " should contain ", channels, " elements (the input's channels), not ",
                 t.numel());
     const bool reduced = input.dtype() == DType::BFloat16 || input.dtype() == DType::Float16;
     XPORT_CHECK(t.dtype() == input.dtype() || (reduced && t.dtype() == DType::Float32),
-                InvalidInput, args.name(), ": ", kNames[i], " has dtype ", dtype_name(t.dtype()),
+                InvalidInput, args.name(), ": ", name, " has dtype ", dtype_name(t.dtype()),
                 " but input has ", dtype_name(input.dtype()), "; convert them to one dtype");
     param_dtype = t.dtype();
   }
@@ -83,7 +83,7 @@ DType check_batch_norm(const OpArgs& args, bool stats_required) {
 }
 
 std::vector<TensorMeta> batch_norm_meta(const OpArgs& args) {
-  const Tensor& input = args.tensor(0);
+  const Tensor& input = args.tensor("input");
   const DType saved = check_batch_norm(args, true);
   // Inference saves no statistics: both are empty, like ATen.
   const std::vector<SymInt> empty{SymInt(0)};
@@ -95,15 +95,15 @@ std::vector<TensorMeta> batch_norm_meta(const OpArgs& args) {
 // training, momentum, eps): the batch's statistics in training mode, the running ones otherwise.
 // The functional form also returns the new running statistics.
 std::vector<TensorMeta> batch_norm_legit_meta(const OpArgs& args, bool functional) {
-  const Tensor& input = args.tensor(0);
+  const Tensor& input = args.tensor("input");
   const DType saved = check_batch_norm(args, true);
-  const std::vector<SymInt> stats = args.boolean(5) ? std::vector<SymInt>{input.size(1)}
-                                                    : std::vector<SymInt>{SymInt(0)};
+  const std::vector<SymInt> stats = args.boolean("training") ? std::vector<SymInt>{input.size(1)}
+                                                             : std::vector<SymInt>{SymInt(0)};
   std::vector<TensorMeta> out = {contiguous_meta(input.sizes(), input.dtype()),
                                  contiguous_meta(stats, saved), contiguous_meta(stats, saved)};
   if (functional) {
-    for (size_t i : {size_t{3}, size_t{4}}) {
-      out.push_back(contiguous_meta(args.tensor(i).sizes(), args.tensor(i).dtype()));
+    for (const char* name : {"running_mean", "running_var"}) {
+      out.push_back(contiguous_meta(args.tensor(name).sizes(), args.tensor(name).dtype()));
     }
   }
   return out;
@@ -160,14 +160,74 @@ void _native_batch_norm_legit_out(const Tensor& input, const std::optional<Tenso
                                           training ? running_var : Tensor());
 }
 
+void native_group_norm_out(const Tensor& input, const std::optional<Tensor>& weight,
+                           const std::optional<Tensor>& bias, int64_t N, int64_t C, int64_t HxW,
+                           int64_t group, double eps, const Tensor& out, const Tensor& mean,
+                           const Tensor& rstd) {
+  cpu::group_norm_out(input, weight.value_or(Tensor()), bias.value_or(Tensor()), N, C, HxW, group,
+                      eps, out, mean, rstd);
+}
+
+namespace {
+
+// native_group_norm: input [N, C, *] with N, C and HxW (the product of the rest) given;
+// mean and rstd are [N, group] in the input's dtype.
+std::vector<TensorMeta> group_norm_meta(const OpArgs& args) {
+  const Tensor& input = args.tensor("input");
+  const int64_t group = args.integer("group");
+  XPORT_CHECK(is_floating(input.dtype()), InvalidInput, args.name(),
+              ": needs a floating input, got ", dtype_name(input.dtype()));
+  XPORT_CHECK(input.dim() >= 2, InvalidInput, args.name(),
+              ": input needs at least 2 dims [N, C, ...], got ", input.dim());
+  const SymInt& C = args.sym_int("C");
+  XPORT_CHECK(group > 0 && static_cast<bool>(C % group == 0), InvalidInput, args.name(),
+              ": the number of channels (", C, ") must be divisible by group (", group, ")");
+  XPORT_CHECK(static_cast<bool>(input.numel() == args.sym_int("N") * C * args.sym_int("HxW")),
+              InvalidInput, args.name(), ": N * C * HxW (", args.sym_int("N"), " * ", C, " * ",
+              args.sym_int("HxW"), ") must be the input's number of elements, ", input.numel());
+  for (const char* name : {"weight", "bias"}) {
+    const Tensor t = args.optional_tensor(name);
+    XPORT_CHECK(!t.defined() || (t.dim() == 1 && static_cast<bool>(t.size(0) == C)),
+                InvalidInput, args.name(), ": ", name, " needs C = ", C, " elements");
+  }
+  const std::vector<SymInt> stats = {args.sym_int("N"), SymInt(group)};
+  return {contiguous_meta(input.sizes(), input.dtype()), contiguous_meta(stats, input.dtype()),
+          contiguous_meta(stats, input.dtype())};
+}
+
+}  // namespace
+
 void register_norm_ops() {
+  const OpDef& native_group_norm = register_op({
+      .schema = "aten::native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, "
+                "SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)",
+      .meta = group_norm_meta,
+      .kernel = XPORT_OP_KERNEL(native_group_norm_out),
+      .core = true,
+  });
+  // nn.GroupNorm's op in PyTorch's training IR.
+  register_op({
+      .schema = "aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, "
+                "Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor",
+      .decomp =
+          [&native_group_norm](const OpArgs& args) {
+            const Tensor& input = args.tensor("input");
+            XPORT_CHECK(input.dim() >= 2, InvalidInput, args.name(),
+                        ": input needs at least 2 dims [N, C, ...], got ", input.dim());
+            SymInt hxw(1);
+            for (int64_t d = 2; d < input.dim(); ++d) hxw = hxw * input.size(d);
+            return std::vector<Tensor>{call_tensors(
+                native_group_norm, {input, args["weight"], args["bias"], input.size(0),
+                                    input.size(1), hxw, args["num_groups"], args["eps"]})[0]};
+          },
+  });
+
   const OpDef& native_layer_norm = register_op({
       .schema = "aten::native_layer_norm(Tensor input, SymInt[] "
                 "normalized_shape, Tensor? weight, "
                 "Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)",
       .meta = layer_norm_meta,
-      .cpu = XPORT_OP_KERNEL(native_layer_norm_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(native_layer_norm_out).symbol,
+      .kernel = XPORT_OP_KERNEL(native_layer_norm_out),
       .core = true,
   });
   register_op({
@@ -178,7 +238,8 @@ void register_norm_ops() {
       .decomp =
           [&native_layer_norm](const OpArgs& args) {
             return std::vector<Tensor>{
-                call_tensors(native_layer_norm, {args[0], args[1], args[2], args[3], args[4]})[0]};
+                call_tensors(native_layer_norm, {args["input"], args["normalized_shape"],
+                                                 args["weight"], args["bias"], args["eps"]})[0]};
           },
   });
 
@@ -189,8 +250,7 @@ void register_norm_ops() {
                 "momentum, "
                 "float eps) -> (Tensor, Tensor, Tensor)",
       .meta = batch_norm_meta,
-      .cpu = XPORT_OP_KERNEL(_native_batch_norm_legit_no_training_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(_native_batch_norm_legit_no_training_out).symbol,
+      .kernel = XPORT_OP_KERNEL(_native_batch_norm_legit_no_training_out),
       .core = true,
   });
   const OpDef& legit_functional = register_op({
@@ -199,8 +259,7 @@ void register_norm_ops() {
                 "float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor running_mean_out, "
                 "Tensor running_var_out)",
       .meta = [](const OpArgs& args) { return batch_norm_legit_meta(args, true); },
-      .cpu = XPORT_OP_KERNEL(_native_batch_norm_legit_functional_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(_native_batch_norm_legit_functional_out).symbol,
+      .kernel = XPORT_OP_KERNEL(_native_batch_norm_legit_functional_out),
       .core = true,
   });
   // Updates running_mean and running_var in place in training mode; capture records the
@@ -210,13 +269,12 @@ void register_norm_ops() {
                 "Tensor(a!) running_mean, Tensor(b!) running_var, bool training, "
                 "float momentum, float eps) -> (Tensor, Tensor, Tensor)",
       .meta = [](const OpArgs& args) { return batch_norm_legit_meta(args, false); },
-      .cpu = XPORT_OP_KERNEL(_native_batch_norm_legit_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(_native_batch_norm_legit_out).symbol,
+      .kernel = XPORT_OP_KERNEL(_native_batch_norm_legit_out),
       .decomp =
           [&legit_functional](const OpArgs& args) {
             std::vector<Tensor> r = call_tensors(legit_functional, args.values());
-            Tensor running_mean = args.tensor(3);
-            Tensor running_var = args.tensor(4);
+            Tensor running_mean = args.tensor("running_mean");
+            Tensor running_var = args.tensor("running_var");
             running_mean.copy_(r[3]);
             running_var.copy_(r[4]);
             return std::vector<Tensor>{r[0], r[1], r[2]};
@@ -224,12 +282,13 @@ void register_norm_ops() {
   });
   // Training mode normalises with the batch's statistics and updates the running ones.
   auto training_batch_norm = [&legit](const OpArgs& args) {
-    XPORT_CHECK(args.optional_tensor(3).defined() && args.optional_tensor(4).defined(),
+    XPORT_CHECK(args.optional_tensor("running_mean").defined() &&
+                    args.optional_tensor("running_var").defined(),
                 UnsupportedOp, args.name(),
                 ": training mode without running statistics (track_running_stats=False) is not "
                 "supported yet; pass running_mean and running_var");
-    return call_tensors(legit, {args[0], args[1], args[2], args[3], args[4], true, args[6],
-                                args[7]});
+    return call_tensors(legit, {args["input"], args["weight"], args["bias"], args["running_mean"],
+                                args["running_var"], true, args["momentum"], args["eps"]});
   };
   // native_batch_norm(input, weight, bias, running_mean, running_var, training,
   // momentum, eps)
@@ -240,10 +299,11 @@ void register_norm_ops() {
                 "float eps) -> (Tensor, Tensor, Tensor)",
       .decomp =
           [&no_training, training_batch_norm](const OpArgs& args) {
-            if (args.boolean(5)) return training_batch_norm(args);
+            if (args.boolean("training")) return training_batch_norm(args);
             check_batch_norm(args, true);
-            return call_tensors(no_training,
-                                {args[0], args[1], args[2], args[3], args[4], args[6], args[7]});
+            return call_tensors(no_training, {args["input"], args["weight"], args["bias"],
+                                              args["running_mean"], args["running_var"],
+                                              args["momentum"], args["eps"]});
           },
   });
   // batch_norm(input, weight, bias, running_mean, running_var, training,
@@ -256,10 +316,12 @@ void register_norm_ops() {
       .decomp =
           [&no_training, training_batch_norm](const OpArgs& args) {
             check_batch_norm(args, false);
-            if (args.boolean(5)) return std::vector<Tensor>{training_batch_norm(args)[0]};
+            if (args.boolean("training")) return std::vector<Tensor>{training_batch_norm(args)[0]};
             check_batch_norm(args, true);
-            return std::vector<Tensor>{call_tensors(
-                no_training, {args[0], args[1], args[2], args[3], args[4], args[6], args[7]})[0]};
+            return std::vector<Tensor>{
+                call_tensors(no_training, {args["input"], args["weight"], args["bias"],
+                                           args["running_mean"], args["running_var"],
+                                           args["momentum"], args["eps"]})[0]};
           },
   });
 }

@@ -13,28 +13,27 @@ namespace {
 
 namespace cpu = kernels::cpu;
 
-// An `int[2]` argument; the dispatcher has already repeated a single value.
-std::pair<int64_t, int64_t> int_pair(const OpArgs& args, size_t i, const char* what) {
-  const std::vector<int64_t> v = args.ints(i);
-  XPORT_CHECK(v.size() == 2, InvalidInput, args.name(), ": ", what,
+// The `int[2]` argument `name`; the dispatcher has already repeated a single value.
+std::pair<int64_t, int64_t> int_pair(const OpArgs& args, const char* name) {
+  const std::vector<int64_t> v = args.ints(name);
+  XPORT_CHECK(v.size() == 2, InvalidInput, args.name(), ": ", name,
               " must be a single int or a tuple of two ints, got ", v.size(), " values");
   return {v[0], v[1]};
 }
 
-// kernel_size (1), stride (2; empty means kernel_size), padding (3), and
-// dilation at `dilation_index` (0: none, i.e. 1).
-cpu::Pool2d read_pool(const OpArgs& args, size_t dilation_index) {
+// kernel_size, stride (empty means kernel_size), padding, and, when the op has one,
+// dilation (without: none, i.e. 1).
+cpu::Pool2d read_pool(const OpArgs& args, bool has_dilation) {
   cpu::Pool2d p{};
-  std::tie(p.kernel_h, p.kernel_w) = int_pair(args, 1, "kernel_size");
-  if (args.ints(2).empty()) {
+  std::tie(p.kernel_h, p.kernel_w) = int_pair(args, "kernel_size");
+  if (args.ints("stride").empty()) {
     p.stride_h = p.kernel_h;
     p.stride_w = p.kernel_w;
   } else {
-    std::tie(p.stride_h, p.stride_w) = int_pair(args, 2, "stride");
+    std::tie(p.stride_h, p.stride_w) = int_pair(args, "stride");
   }
-  std::tie(p.pad_h, p.pad_w) = int_pair(args, 3, "padding");
-  if (dilation_index != 0)
-    std::tie(p.dilation_h, p.dilation_w) = int_pair(args, dilation_index, "dilation");
+  std::tie(p.pad_h, p.pad_w) = int_pair(args, "padding");
+  if (has_dilation) std::tie(p.dilation_h, p.dilation_w) = int_pair(args, "dilation");
   return p;
 }
 
@@ -117,33 +116,34 @@ void check_floating(const OpArgs& args, const Tensor& self) {
 // max_pool2d[_with_indices](self, kernel_size, stride, padding, dilation,
 // ceil_mode)
 std::vector<TensorMeta> max_pool_meta(const OpArgs& args, bool with_indices) {
-  const Tensor& self = args.tensor(0);
+  const Tensor& self = args.tensor("self");
   XPORT_CHECK(self.dtype() != DType::Bool, InvalidInput, args.name(),
               ": needs a numeric input, got bool; convert it with .to(DType::UInt8)");
   const std::vector<SymInt> sizes =
-      pool_output_sizes(args, self, read_pool(args, 4), args.boolean(5));
+      pool_output_sizes(args, self, read_pool(args, true), args.boolean("ceil_mode"));
   std::vector<TensorMeta> metas{contiguous_meta(sizes, self.dtype())};
   if (with_indices) metas.push_back(contiguous_meta(sizes, DType::Int64));
   return metas;
 }
 
 std::vector<TensorMeta> avg_pool_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
+  const Tensor& self = args.tensor("self");
   XPORT_CHECK(is_floating(self.dtype()) || self.dtype() == DType::Int64, InvalidInput, args.name(),
               ": needs a floating point or int64 input, got ", dtype_name(self.dtype()));
-  const auto divisor = args.optional_int(6);
+  const auto divisor = args.optional_int("divisor_override");
   XPORT_CHECK(!divisor || *divisor != 0, InvalidInput, args.name(),
               ": divisor_override must not be zero; pass None to divide by the "
               "window size");
-  return {contiguous_meta(pool_output_sizes(args, self, read_pool(args, 0), args.boolean(4)),
-                          self.dtype())};
+  return {contiguous_meta(
+      pool_output_sizes(args, self, read_pool(args, false), args.boolean("ceil_mode")),
+      self.dtype())};
 }
 
 std::vector<TensorMeta> adaptive_avg_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
+  const Tensor& self = args.tensor("self");
   check_pool_input_dims(args, self);
   check_floating(args, self);
-  const std::vector<SymInt>& out_size = args.sym_ints(1);
+  const std::vector<SymInt>& out_size = args.sym_ints("output_size");
   XPORT_CHECK(out_size.size() == 2, InvalidInput, args.name(),
               ": output_size must have 2 values, got ", out_size.size());
   const int64_t d = self.dim();
@@ -193,8 +193,7 @@ void register_pool_ops() {
                 "int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> "
                 "(Tensor, Tensor)",
       .meta = [](const OpArgs& args) { return max_pool_meta(args, true); },
-      .cpu = XPORT_OP_KERNEL(max_pool2d_with_indices_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(max_pool2d_with_indices_out).symbol,
+      .kernel = XPORT_OP_KERNEL(max_pool2d_with_indices_out),
       .core = true,
   });
   register_op({
@@ -202,14 +201,13 @@ void register_pool_ops() {
                 "int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> "
                 "Tensor",
       .meta = [](const OpArgs& args) { return max_pool_meta(args, false); },
-      .cpu = XPORT_OP_KERNEL(max_pool2d_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(max_pool2d_out).symbol,
+      .kernel = XPORT_OP_KERNEL(max_pool2d_out),
       .decomp =
           [&with_indices](const OpArgs& args) {
             // An explicit stride: the dispatcher refuses an empty list for
             // `int[2]`.
             std::vector<Value> values = args.values();
-            if (args.ints(2).empty()) values[2] = args[1];
+            if (args.ints("stride").empty()) values[args.index("stride")] = args["kernel_size"];
             return std::vector<Tensor>{call_tensors(with_indices, std::move(values))[0]};
           },
   });
@@ -219,16 +217,14 @@ void register_pool_ops() {
                 "count_include_pad=True, "
                 "int? divisor_override=None) -> Tensor",
       .meta = avg_pool_meta,
-      .cpu = XPORT_OP_KERNEL(avg_pool2d_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(avg_pool2d_out).symbol,
+      .kernel = XPORT_OP_KERNEL(avg_pool2d_out),
       .core = true,
   });
   const OpDef& adaptive = register_op({
       .schema = "aten::_adaptive_avg_pool2d(Tensor self, SymInt[2] "
                 "output_size) -> Tensor",
       .meta = adaptive_avg_meta,
-      .cpu = XPORT_OP_KERNEL(_adaptive_avg_pool2d_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(_adaptive_avg_pool2d_out).symbol,
+      .kernel = XPORT_OP_KERNEL(_adaptive_avg_pool2d_out),
       .core = true,
   });
   register_op({
@@ -236,9 +232,10 @@ void register_pool_ops() {
                 "-> Tensor",
       .decomp =
           [&adaptive](const OpArgs& args) {
-            for (const SymInt& s : args.sym_ints(1)) {
+            for (const SymInt& s : args.sym_ints("output_size")) {
               XPORT_CHECK(static_cast<bool>(s >= 0), InvalidInput, args.name(),
-                          ": output_size must be non-negative, got ", shape_str(args.sym_ints(1)));
+                          ": output_size must be non-negative, got ",
+                          shape_str(args.sym_ints("output_size")));
             }
             return call_tensors(adaptive, args.values());
           },

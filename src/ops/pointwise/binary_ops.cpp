@@ -19,14 +19,15 @@ enum class Result {
 };
 enum class Accepts { Any, IntegralOrBool, NoBool };
 
-// The common dtype of self and the second operand (a tensor or a Scalar).
-DType common_dtype(const OpArgs& args) {
+// The common dtype of self and the second operand (a tensor or a Scalar), named `other` in the
+// op's schema ("other", or "exponent" for pow).
+DType common_dtype(const OpArgs& args, std::string_view other) {
   ResultType rt;
-  rt.tensor(args.tensor(0));
-  if (args[1].is_tensor())
-    rt.tensor(args.tensor(1));
+  rt.tensor(args.tensor("self"));
+  if (args[other].is_tensor())
+    rt.tensor(args.tensor(other));
   else
-    rt.scalar(args.scalar(1));
+    rt.scalar(args.scalar(other));
   return rt.get();
 }
 
@@ -42,9 +43,10 @@ DType result_dtype(Result rule, DType common) {
   return common;
 }
 
-MetaFn binary_meta(Result rule, Accepts accepts) {
-  return [rule, accepts](const OpArgs& args) {
-    const DType common = common_dtype(args);
+// `other`: the second operand's name in the op's schema.
+MetaFn binary_meta(Result rule, Accepts accepts, std::string_view other) {
+  return [rule, accepts, other](const OpArgs& args) {
+    const DType common = common_dtype(args, other);
     if (accepts == Accepts::IntegralOrBool) {
       XPORT_CHECK(!is_floating(common), InvalidInput, args.name(),
                   ": needs integer or bool operands, got ", dtype_name(common));
@@ -53,10 +55,10 @@ MetaFn binary_meta(Result rule, Accepts accepts) {
       XPORT_CHECK(common != DType::Bool, InvalidInput, args.name(),
                   ": subtraction of bool tensors is not supported; use logical_xor instead");
     }
-    const Tensor& self = args.tensor(0);
-    std::vector<SymInt> sizes = args[1].is_tensor()
-                                    ? broadcast_shapes(args, self.sizes(), args.tensor(1).sizes())
-                                    : self.sizes();
+    const Tensor& self = args.tensor("self");
+    std::vector<SymInt> sizes =
+        args[other].is_tensor() ? broadcast_shapes(args, self.sizes(), args.tensor(other).sizes())
+                                : self.sizes();
     return std::vector<TensorMeta>{contiguous_meta(std::move(sizes), result_dtype(rule, common))};
   };
 }
@@ -118,6 +120,7 @@ XPORT_SCALAR_FORM(bitwise_and_Scalar_out, bitwise_and_out)
 XPORT_SCALAR_FORM(bitwise_or_Scalar_out, bitwise_or_out)
 XPORT_SCALAR_FORM(bitwise_xor_Scalar_out, bitwise_xor_out)
 XPORT_SCALAR_FORM(pow_Tensor_Scalar_out, pow_out)
+XPORT_SCALAR_FORM(fmod_Scalar_out, fmod_out)
 #undef XPORT_SCALAR_FORM
 // In place: `out` is self; an operand sharing self's memory in another layout is read from a
 // copy. The Scalar forms have no tensor operand and use the functional kernels as they are.
@@ -135,24 +138,27 @@ void mul__Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out)
 void div__Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
   cpu::div_true_out(self, unaliased(self, other), out);
 }
+// A Scalar base: a 0-dim tensor of the result's dtype.
+void pow_Scalar_out(const Scalar& self, const Tensor& exponent, const Tensor& out) {
+  cpu::pow_out(cpu::scalar_tensor(self, out.dtype()), exponent, out);
+}
 
 namespace {
 
 // Registers one overload, its second operand a Tensor or a Scalar, with its typed kernel.
-const OpDef& register_binary(const char* schema, const TypedKernel& kernel,
+const OpDef& register_binary(const char* schema, const OpKernel& kernel,
                              Result rule = Result::Promote, Accepts accepts = Accepts::Any) {
   return register_op({
       .schema = schema,
-      .meta = binary_meta(rule, accepts),
-      .cpu = kernel.fn,
-      .kernel_symbol = kernel.symbol,
+      .meta = binary_meta(rule, accepts, "other"),
+      .kernel = kernel,
       .core = true,
-      .tags = {"pointwise"},
+      .tags = {Tag::Pointwise},
   });
 }
 
 void check_alpha(const OpArgs& args, const Scalar& alpha) {
-  const DType common = common_dtype(args);
+  const DType common = common_dtype(args, "other");
   XPORT_CHECK(is_floating(common) || !alpha.is_float(), InvalidInput, args.name(),
               ": for integer tensors, alpha must not be a floating point number");
   XPORT_CHECK(common != DType::Bool || alpha.is_bool() || alpha.to_double() == 1.0 ||
@@ -161,26 +167,26 @@ void check_alpha(const OpArgs& args, const Scalar& alpha) {
 }
 
 // add/sub: a + alpha * b, with sub negating alpha.
-const OpDef& register_add(const char* schema, bool subtract, const TypedKernel& kernel) {
+const OpDef& register_add(const char* schema, bool subtract, const OpKernel& kernel) {
   return register_op({
       .schema = schema,
       .meta =
           [subtract](const OpArgs& args) {
-            check_alpha(args, args.scalar(2));
-            return binary_meta(Result::Promote, subtract ? Accepts::NoBool : Accepts::Any)(args);
+            check_alpha(args, args.scalar("alpha"));
+            return binary_meta(Result::Promote, subtract ? Accepts::NoBool : Accepts::Any,
+                               "other")(args);
           },
-      .cpu = kernel.fn,
-      .kernel_symbol = kernel.symbol,
+      .kernel = kernel,
       .core = true,
-      .tags = {"pointwise"},
+      .tags = {Tag::Pointwise},
   });
 }
 
 // A Scalar exponent that is a negative integer has no integer result (PyTorch refuses it; a
 // tensor of exponents truncates instead).
 void check_integer_pow(const OpArgs& args) {
-  if (args[1].is_tensor() || is_floating(common_dtype(args))) return;
-  XPORT_CHECK(args.scalar(1).to_int() >= 0, InvalidInput, args.name(),
+  if (args["exponent"].is_tensor() || is_floating(common_dtype(args, "exponent"))) return;
+  XPORT_CHECK(args.scalar("exponent").to_int() >= 0, InvalidInput, args.name(),
               ": integers to negative integer powers are not allowed; convert the base to "
               "float first");
 }
@@ -229,7 +235,7 @@ void register_binary_ops() {
                    XPORT_OP_KERNEL(div_Scalar_out));
 
   // div with rounding_mode None (true), 'trunc' or 'floor'.
-  const std::pair<const char*, TypedKernel> div_modes[] = {
+  const std::pair<const char*, OpKernel> div_modes[] = {
       {"aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
        XPORT_OP_KERNEL(div_Tensor_mode_out)},
       {"aten::div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor",
@@ -240,13 +246,13 @@ void register_binary_ops() {
         .schema = schema,
         .meta =
             [](const OpArgs& args) {
-              const auto mode = args.optional_str(2);
+              const auto mode = args.optional_str("rounding_mode");
               XPORT_CHECK(!mode || *mode == "trunc" || *mode == "floor", InvalidInput, args.name(),
                           ": rounding_mode must be None, 'trunc' or 'floor', got '", *mode, "'");
-              return binary_meta(mode ? Result::Promote : Result::Float, Accepts::Any)(args);
+              return binary_meta(mode ? Result::Promote : Result::Float, Accepts::Any,
+                                 "other")(args);
             },
-        .cpu = kernel.fn,
-        .kernel_symbol = kernel.symbol,
+        .kernel = kernel,
         .core = true,
     });
   }
@@ -255,6 +261,10 @@ void register_binary_ops() {
                   XPORT_KERNEL(cpu::remainder_out));
   register_binary("aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor",
                   XPORT_OP_KERNEL(remainder_Scalar_out));
+  register_binary("aten::fmod.Tensor(Tensor self, Tensor other) -> Tensor",
+                  XPORT_KERNEL(cpu::fmod_out));
+  register_binary("aten::fmod.Scalar(Tensor self, Scalar other) -> Tensor",
+                  XPORT_OP_KERNEL(fmod_Scalar_out));
   register_binary("aten::maximum(Tensor self, Tensor other) -> Tensor",
                   XPORT_KERNEL(cpu::maximum_out));
   register_binary("aten::minimum(Tensor self, Tensor other) -> Tensor",
@@ -316,14 +326,15 @@ void register_binary_ops() {
           .schema = "aten::__" + n + "__." + o + "(Tensor self, " + o + " other) -> Tensor",
           .decomp =
               [n, o](const OpArgs& args) {
-                return call_tensors(find_op("aten::bitwise_" + n + "." + o), {args[0], args[1]});
+                return call_tensors(find_op("aten::bitwise_" + n + "." + o),
+                                    {args["self"], args["other"]});
               },
       });
     }
   }
 
   // pow: integer bases refuse negative integer exponents (there is no integer result).
-  const std::pair<const char*, TypedKernel> pows[] = {
+  const std::pair<const char*, OpKernel> pows[] = {
       {"aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
        XPORT_KERNEL(cpu::pow_out)},
       {"aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor",
@@ -335,14 +346,26 @@ void register_binary_ops() {
         .meta =
             [](const OpArgs& args) {
               check_integer_pow(args);  // a Scalar exponent is known when tracing too
-              return binary_meta(Result::Promote, Accepts::Any)(args);
+              return binary_meta(Result::Promote, Accepts::Any, "exponent")(args);
             },
-        .cpu = kernel.fn,
-        .kernel_symbol = kernel.symbol,
+        .kernel = kernel,
         .core = true,
-        .tags = {"pointwise"},
+        .tags = {Tag::Pointwise},
     });
   }
+  // A Scalar base to the powers in a tensor (`2 ** x`).
+  register_op({
+      .schema = "aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const Tensor& exponent = args.tensor("exponent");
+            const DType dtype = ResultType().scalar(args.scalar("self")).tensor(exponent).get();
+            return std::vector<TensorMeta>{contiguous_meta(exponent.sizes(), dtype)};
+          },
+      .kernel = XPORT_OP_KERNEL(pow_Scalar_out),
+      .core = true,
+      .tags = {Tag::Pointwise},
+  });
 }
 
 }  // namespace xport::ops

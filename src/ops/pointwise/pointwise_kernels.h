@@ -24,6 +24,8 @@ void div_Tensor_mode_out(const Tensor& self, const Tensor& other,
 void div_Scalar_mode_out(const Tensor& self, const Scalar& other,
                          const std::optional<std::string>& rounding_mode, const Tensor& out);
 void remainder_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out);
+void fmod_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out);
+void pow_Scalar_out(const Scalar& self, const Tensor& exponent, const Tensor& out);
 void eq_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out);
 void ne_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out);
 void lt_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out);

@@ -28,39 +28,39 @@ Tensor bound(const std::optional<Scalar>& s, DType dtype) {
 
 DType clamp_dtype(const OpArgs& args) {
   ResultType rt;
-  rt.tensor(args.tensor(0));
-  for (size_t i : {1, 2}) {
-    if (args[i].is_tensor())
-      rt.tensor(args.tensor(i));
-    else if (!args[i].is_none())
-      rt.scalar(args.scalar(i));
+  rt.tensor(args.tensor("self"));
+  for (const char* name : {"min", "max"}) {
+    if (args[name].is_tensor())
+      rt.tensor(args.tensor(name));
+    else if (!args[name].is_none())
+      rt.scalar(args.scalar(name));
   }
   return rt.get();
 }
 
 std::vector<TensorMeta> clamp_meta(const OpArgs& args) {
-  XPORT_CHECK(!args[1].is_none() || !args[2].is_none(), InvalidInput, args.name(),
+  XPORT_CHECK(!args["min"].is_none() || !args["max"].is_none(), InvalidInput, args.name(),
               ": at least one of 'min' or 'max' must not be None");
-  const Tensor& self = args.tensor(0);
+  const Tensor& self = args.tensor("self");
   XPORT_CHECK(self.dtype() != DType::Bool, InvalidInput, args.name(),
               ": not supported for bool tensors");
   std::vector<SymInt> sizes = self.sizes();
-  for (size_t i : {1, 2}) {
-    if (args[i].is_tensor()) sizes = broadcast_shapes(args, sizes, args.tensor(i).sizes());
+  for (const char* name : {"min", "max"}) {
+    if (args[name].is_tensor()) sizes = broadcast_shapes(args, sizes, args.tensor(name).sizes());
   }
   return {contiguous_meta(std::move(sizes), clamp_dtype(args))};
 }
 
 std::vector<TensorMeta> masked_fill_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const Tensor& mask = args.tensor(1);
+  const Tensor& self = args.tensor("self");
+  const Tensor& mask = args.tensor("mask");
   check_condition(args, mask, "mask");
   const std::vector<SymInt> b = broadcast_shapes(args, self.sizes(), mask.sizes());
   XPORT_CHECK(b.size() == self.sizes().size(), InvalidInput, args.name(), ": mask of shape ",
               shape_str(mask.sizes()), " must broadcast to self's shape ", shape_str(self.sizes()));
-  if (args[2].is_tensor()) {
-    XPORT_CHECK(args.tensor(2).dim() == 0, InvalidInput, args.name(),
-                ": only supports a 0-dimensional value tensor, got ", args.tensor(2).dim(),
+  if (args["value"].is_tensor()) {
+    XPORT_CHECK(args.tensor("value").dim() == 0, InvalidInput, args.name(),
+                ": only supports a 0-dimensional value tensor, got ", args.tensor("value").dim(),
                 " dims");
   }
   return {contiguous_meta(self.sizes(), self.dtype())};
@@ -92,25 +92,24 @@ void masked_fill_Tensor_out(const Tensor& self, const Tensor& mask, const Tensor
 }
 
 void register_ternary_ops() {
-  const TypedKernel where = XPORT_KERNEL(cpu::where_out);
+  const OpKernel where = XPORT_KERNEL(cpu::where_out);
   register_op({
       .schema = "aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
       .meta =
           [](const OpArgs& args) {
-            const Tensor& cond = args.tensor(0);
+            const Tensor& cond = args.tensor("condition");
             check_condition(args, cond, "condition");
-            const Tensor& a = args.tensor(1);
-            const Tensor& b = args.tensor(2);
+            const Tensor& a = args.tensor("self");
+            const Tensor& b = args.tensor("other");
             std::vector<SymInt> sizes = broadcast_shapes(args, cond.sizes(), a.sizes());
             sizes = broadcast_shapes(args, sizes, b.sizes());
             return std::vector<TensorMeta>{
                 contiguous_meta(std::move(sizes), ResultType().tensor(a).tensor(b).get())};
           },
-      .cpu = where.fn,
-      .kernel_symbol = where.symbol,
+      .kernel = where,
       .core = true,
   });
-  const std::pair<const char*, TypedKernel> clamps[] = {
+  const std::pair<const char*, OpKernel> clamps[] = {
       {"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
        XPORT_OP_KERNEL(clamp_out)},
       {"aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
@@ -120,13 +119,12 @@ void register_ternary_ops() {
     register_op({
         .schema = schema,
         .meta = clamp_meta,
-        .cpu = kernel.fn,
-        .kernel_symbol = kernel.symbol,
+        .kernel = kernel,
         .core = true,
-        .tags = {"pointwise"},
+        .tags = {Tag::Pointwise},
     });
   }
-  const std::pair<const char*, TypedKernel> masked_fills[] = {
+  const std::pair<const char*, OpKernel> masked_fills[] = {
       {"aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
        XPORT_OP_KERNEL(masked_fill_Scalar_out)},
       {"aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
@@ -136,17 +134,17 @@ void register_ternary_ops() {
     register_op({
         .schema = schema,
         .meta = masked_fill_meta,
-        .cpu = kernel.fn,
-        .kernel_symbol = kernel.symbol,
+        .kernel = kernel,
         .decomp =
             [](const OpArgs& args) {
-              const Tensor& self = args.tensor(0);
+              const Tensor& self = args.tensor("self");
               const Tensor value =
-                  args[2].is_tensor()
-                      ? args.tensor(2).to(self.dtype())
-                      : call_tensors(XPORT_OP("aten::scalar_tensor"), {args[2], self.dtype()})[0];
-              return single(
-                  call_tensors(XPORT_OP("aten::where.self"), {args.tensor(1), value, self})[0]);
+                  args["value"].is_tensor()
+                      ? args.tensor("value").to(self.dtype())
+                      : call_tensors(XPORT_OP("aten::scalar_tensor"),
+                                     {args["value"], self.dtype()})[0];
+              return single(call_tensors(XPORT_OP("aten::where.self"),
+                                         {args.tensor("mask"), value, self})[0]);
             },
     });
   }

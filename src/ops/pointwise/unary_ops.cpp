@@ -19,7 +19,7 @@ enum class Accepts { Any, NotBool, Floating, IntegralOrBool };
 
 struct UnaryRow {
   const char* schema;
-  TypedKernel kernel;
+  OpKernel kernel;
   OutDType out = OutDType::Float;
   Accepts accepts = Accepts::Any;
   bool core = true;
@@ -59,7 +59,7 @@ void check_accepts(const OpArgs& args, Accepts accepts, DType in) {
 
 MetaFn unary_meta(OutDType out, Accepts accepts) {
   return [out, accepts](const OpArgs& args) {
-    const Tensor& self = args.tensor(0);
+    const Tensor& self = args.tensor("self");
     check_accepts(args, accepts, self.dtype());
     return std::vector<TensorMeta>{contiguous_meta(self.sizes(), out_dtype(out, self.dtype()))};
   };
@@ -88,6 +88,15 @@ void register_unary_ops() {
       {"aten::sin(Tensor self) -> Tensor", XPORT_KERNEL(cpu::sin_out)},
       {"aten::cos(Tensor self) -> Tensor", XPORT_KERNEL(cpu::cos_out)},
       {"aten::tan(Tensor self) -> Tensor", XPORT_KERNEL(cpu::tan_out)},
+      {"aten::acos(Tensor self) -> Tensor", XPORT_KERNEL(cpu::acos_out)},
+      {"aten::asin(Tensor self) -> Tensor", XPORT_KERNEL(cpu::asin_out)},
+      {"aten::atan(Tensor self) -> Tensor", XPORT_KERNEL(cpu::atan_out)},
+      {"aten::acosh(Tensor self) -> Tensor", XPORT_KERNEL(cpu::acosh_out)},
+      {"aten::asinh(Tensor self) -> Tensor", XPORT_KERNEL(cpu::asinh_out)},
+      {"aten::atanh(Tensor self) -> Tensor", XPORT_KERNEL(cpu::atanh_out)},
+      {"aten::cosh(Tensor self) -> Tensor", XPORT_KERNEL(cpu::cosh_out)},
+      {"aten::sinh(Tensor self) -> Tensor", XPORT_KERNEL(cpu::sinh_out)},
+      {"aten::log10(Tensor self) -> Tensor", XPORT_KERNEL(cpu::log10_out)},
       {"aten::tanh(Tensor self) -> Tensor", XPORT_KERNEL(cpu::tanh_out)},
       {"aten::sigmoid(Tensor self) -> Tensor", XPORT_KERNEL(cpu::sigmoid_out)},
       {"aten::erf(Tensor self) -> Tensor", XPORT_KERNEL(cpu::erf_out)},
@@ -101,17 +110,36 @@ void register_unary_ops() {
       {"aten::bitwise_not(Tensor self) -> Tensor", XPORT_KERNEL(cpu::bitwise_not_out), O::Same,
        A::IntegralOrBool},
       {"aten::isnan(Tensor self) -> Tensor", XPORT_KERNEL(cpu::isnan_out), O::Bool},
+      {"aten::isinf(Tensor self) -> Tensor", XPORT_KERNEL(cpu::isinf_out), O::Bool},
+      {"aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
+       XPORT_KERNEL(cpu::elu_out), O::Same, A::Floating},
+      {"aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
+       XPORT_KERNEL(cpu::leaky_relu_out), O::Same, A::Floating},
   };
   for (const UnaryRow& row : rows) {
     register_op({
         .schema = row.schema,
         .meta = unary_meta(row.out, row.accepts),
-        .cpu = row.kernel.fn,
-        .kernel_symbol = row.kernel.symbol,
+        .kernel = row.kernel,
         .core = row.core,
-        .tags = {"pointwise"},
+        .tags = {Tag::Pointwise},
     });
   }
+  register_op({
+      .schema = "aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            XPORT_CHECK(args.tensor("self").dtype() != DType::UInt8 ||
+                            (args.scalar("min_val").to_double() >= 0 &&
+                             args.scalar("max_val").to_double() >= 0),
+                        InvalidInput, args.name(),
+                        ": cannot do hardtanh on an unsigned type with negative limits");
+            return unary_meta(O::Same, A::NotBool)(args);
+          },
+      .kernel = XPORT_KERNEL(cpu::hardtanh_out),
+      .core = true,
+      .tags = {Tag::Pointwise},
+  });
   // nn.ReLU(inplace=True) leaves relu_ in PyTorch's exported (training IR) graphs.
   register_inplace("aten::relu_(Tensor(a!) self) -> Tensor(a!)", find_op("aten::relu"),
                    XPORT_KERNEL(cpu::relu_out));
@@ -120,29 +148,27 @@ void register_unary_ops() {
       .schema = "aten::gelu(Tensor self, *, str approximate='none') -> Tensor",
       .meta =
           [](const OpArgs& args) {
-            const std::string& approximate = args.str(1);
+            const std::string& approximate = args.str("approximate");
             XPORT_CHECK(approximate == "none" || approximate == "tanh", InvalidInput, args.name(),
                         ": approximate must be 'none' or 'tanh', got '", approximate, "'");
             return unary_meta(O::Same, A::Floating)(args);
           },
-      .cpu = XPORT_OP_KERNEL(gelu_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(gelu_out).symbol,
+      .kernel = XPORT_OP_KERNEL(gelu_out),
       .core = true,
-      .tags = {"pointwise"},
+      .tags = {Tag::Pointwise},
   });
 
-  const TypedKernel silu = XPORT_KERNEL(cpu::silu_out);
+  const OpKernel silu = XPORT_KERNEL(cpu::silu_out);
   register_op({
       .schema = "aten::silu(Tensor self) -> Tensor",
       .meta = unary_meta(O::Same, A::Floating),
-      .cpu = silu.fn,
-      .kernel_symbol = silu.symbol,
+      .kernel = silu,
       .decomp =
           [](const OpArgs& args) {
-            const Tensor& x = args.tensor(0);
+            const Tensor& x = args.tensor("self");
             return std::vector<Tensor>{x * x.sigmoid()};
           },
-      .tags = {"pointwise"},
+      .tags = {Tag::Pointwise},
   });
 }
 

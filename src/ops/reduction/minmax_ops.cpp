@@ -63,90 +63,86 @@ std::vector<TensorMeta> one(std::vector<SymInt> sizes, DType dtype) {
 }
 
 std::vector<int64_t> all_dims(const OpArgs& args) {
-  return wrap_dims(args, {}, args.tensor(0).dim());
+  return wrap_dims(args, {}, args.tensor("self").dim());
 }
 
 void check_not_empty(const OpArgs& args) {
-  XPORT_CHECK(!static_cast<bool>(args.tensor(0).numel() == 0), InvalidInput, args.name(),
+  XPORT_CHECK(!static_cast<bool>(args.tensor("self").numel() == 0), InvalidInput, args.name(),
               ": Expected reduction dim to be specified for input.numel() == 0 (shape ",
-              shape_str(args.tensor(0).sizes()), "); pass a dim, or use amax/amin with a dim");
+              shape_str(args.tensor("self").sizes()), "); pass a dim, or use amax/amin with a dim");
 }
 
-void register_amax_amin(const char* schema, const TypedKernel& kernel) {
+void register_amax_amin(const char* schema, const OpKernel& kernel) {
   register_op({
       .schema = schema,
       .meta =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            const std::vector<int64_t> dims = reduction_dims(args, 1);
+            const Tensor& self = args.tensor("self");
+            const std::vector<int64_t> dims = reduction_dims(args, "dim");
             check_nonempty_dims(args, self, dims);
-            return one(reduced_sizes(self, dims, args.boolean(2)), self.dtype());
+            return one(reduced_sizes(self, dims, args.boolean("keepdim")), self.dtype());
           },
-      .cpu = kernel.fn,
-      .kernel_symbol = kernel.symbol,
+      .kernel = kernel,
       .core = true,
   });
 }
 
-void register_max_dim(const char* schema, const TypedKernel& kernel) {
+void register_max_dim(const char* schema, const OpKernel& kernel) {
   register_op({
       .schema = schema,
       .meta =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            const std::vector<int64_t> dims = single_dim(args, args.integer(1));
+            const Tensor& self = args.tensor("self");
+            const std::vector<int64_t> dims = single_dim(args, args.integer("dim"));
             check_nonempty_dims(args, self, dims);
-            std::vector<SymInt> sizes = reduced_sizes(self, dims, args.boolean(2));
+            std::vector<SymInt> sizes = reduced_sizes(self, dims, args.boolean("keepdim"));
             return std::vector<TensorMeta>{contiguous_meta(sizes, self.dtype()),
                                            contiguous_meta(sizes, DType::Int64)};
           },
-      .cpu = kernel.fn,
-      .kernel_symbol = kernel.symbol,
+      .kernel = kernel,
       .core = true,
   });
 }
 
 // max()/min() of every element: amax/amin over every dim.
-void register_full(const char* schema, const char* decomposed_to, const TypedKernel& kernel) {
+void register_full(const char* schema, const char* decomposed_to, const OpKernel& kernel) {
   const OpDef* target = &find_op(decomposed_to);  // registered just before
   register_op({
       .schema = schema,
       .meta =
           [](const OpArgs& args) {
             check_not_empty(args);
-            return one({}, args.tensor(0).dtype());
+            return one({}, args.tensor("self").dtype());
           },
-      .cpu = kernel.fn,
-      .kernel_symbol = kernel.symbol,
+      .kernel = kernel,
       .decomp =
           [target](const OpArgs& args) {
             return std::vector<Tensor>{
-                call1(*target, {args.tensor(0), std::vector<int64_t>{}, false})};
+                call1(*target, {args.tensor("self"), std::vector<int64_t>{}, false})};
           },
   });
 }
 
 // argmax/argmin: over one dim, or (dim None) over the flattened tensor.
-void register_arg(const char* schema, const TypedKernel& kernel) {
+void register_arg(const char* schema, const OpKernel& kernel) {
   const auto dims_of = [](const OpArgs& args) {
-    const std::optional<int64_t> dim = args.optional_int(1);
+    const std::optional<int64_t> dim = args.optional_int("dim");
     return dim ? single_dim(args, *dim) : all_dims(args);
   };
   register_op({
       .schema = schema,
       .meta =
           [dims_of](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
+            const Tensor& self = args.tensor("self");
             XPORT_CHECK(self.dtype() != DType::Bool, InvalidInput, args.name(),
                         ": bool tensors are not supported (as in PyTorch); convert to an integer "
                         "dtype first");
-            if (!args.optional_int(1)) check_not_empty(args);
+            if (!args.optional_int("dim")) check_not_empty(args);
             const std::vector<int64_t> dims = dims_of(args);
             check_nonempty_dims(args, self, dims);
-            return one(reduced_sizes(self, dims, args.boolean(2)), DType::Int64);
+            return one(reduced_sizes(self, dims, args.boolean("keepdim")), DType::Int64);
           },
-      .cpu = kernel.fn,
-      .kernel_symbol = kernel.symbol,
+      .kernel = kernel,
       .core = true,
   });
 }

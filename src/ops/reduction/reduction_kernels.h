@@ -25,6 +25,10 @@ void var_correction_out(const Tensor& self, const std::optional<std::vector<int6
 void std_correction_out(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
                         const std::optional<Scalar>& correction, bool keepdim,
                         const Tensor& out);
+void var_dim_out(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
+                 bool unbiased, bool keepdim, const Tensor& out);
+void any_dims_out(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
+                  bool keepdim, const Tensor& out);
 void any_dim_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out);
 void any_out(const Tensor& self, const Tensor& out);
 void all_dim_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out);

@@ -1,6 +1,7 @@
 #pragma once
 // Shared pieces of the reduction ops: which dims an op reduces and the sizes it keeps.
 
+#include <string_view>
 #include <vector>
 
 #include "ops/op_util.h"
@@ -9,7 +10,7 @@ namespace xport::ops {
 
 /// The wrapped, sorted dims of a dim-list argument (`int[1]? dim` or `int[1] dim`); None or an
 /// empty list means every dim. Empty for a 0-dim self.
-std::vector<int64_t> reduction_dims(const OpArgs& args, size_t index);
+std::vector<int64_t> reduction_dims(const OpArgs& args, std::string_view name);
 /// One `int dim` argument as a list: the wrapped dim, or nothing for a 0-dim self.
 std::vector<int64_t> single_dim(const OpArgs& args, int64_t dim);
 /// self's sizes with the reduced dims dropped, or kept as 1 with keepdim.

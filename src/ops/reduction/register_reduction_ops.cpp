@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "kernels/cpu/pointwise.h"
 #include "kernels/cpu/reduce.h"
 #include "ops/reduction/reduction_kernels.h"
 #include "ops/reduction/reduction_ops.h"
@@ -12,13 +13,13 @@
 
 namespace xport::ops {
 
-std::vector<int64_t> reduction_dims(const OpArgs& args, size_t index) {
-  const std::vector<int64_t> dims = args.optional_ints(index).value_or(std::vector<int64_t>{});
-  return wrap_dims(args, dims, args.tensor(0).dim());
+std::vector<int64_t> reduction_dims(const OpArgs& args, std::string_view name) {
+  const std::vector<int64_t> dims = args.optional_ints(name).value_or(std::vector<int64_t>{});
+  return wrap_dims(args, dims, args.tensor("self").dim());
 }
 
 std::vector<int64_t> single_dim(const OpArgs& args, int64_t dim) {
-  const int64_t ndim = args.tensor(0).dim();
+  const int64_t ndim = args.tensor("self").dim();
   const int64_t d = wrap_dim(args, dim, ndim);
   if (ndim == 0) return {};
   return {d};
@@ -92,6 +93,20 @@ void std_correction_out(const Tensor& self, const std::optional<std::vector<int6
   cpu::var_out(self, kernel_dims("aten::std.correction", self, dim),
                correction ? correction->to_double() : 1.0, true, out);
 }
+// var with Bessel's correction or none.
+void var_dim_out(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
+                 bool unbiased, bool, const Tensor& out) {
+  cpu::var_out(self, kernel_dims("aten::var.dim", self, dim), unbiased ? 1.0 : 0.0, false, out);
+}
+// any over several dims: None means every dim, an empty list none (each element's truth).
+void any_dims_out(const Tensor& self, const std::optional<std::vector<int64_t>>& dim, bool,
+                  const Tensor& out) {
+  if (dim && dim->empty()) {
+    cpu::ne_out(self, cpu::scalar_tensor(Scalar(int64_t{0}), self.dtype()), out);
+    return;
+  }
+  cpu::any_out(self, kernel_dims("aten::any.dims", self, dim), out);
+}
 void any_dim_out(const Tensor& self, int64_t dim, bool, const Tensor& out) {
   cpu::any_out(self, kernel_dim("aten::any.dim", self, dim), out);
 }
@@ -123,7 +138,7 @@ DType sum_dtype(const Tensor& self, std::optional<DType> dtype) {
 
 // mean has no integer result: the input (or `dtype`) must be floating.
 DType mean_dtype(const OpArgs& args, std::optional<DType> dtype) {
-  const Tensor& self = args.tensor(0);
+  const Tensor& self = args.tensor("self");
   if (dtype) {
     XPORT_CHECK(is_floating(*dtype), InvalidInput, args.name(),
                 ": could not infer output dtype. Optional dtype must be a floating point dtype, "
@@ -138,9 +153,9 @@ DType mean_dtype(const OpArgs& args, std::optional<DType> dtype) {
 }
 
 void check_var_dtype(const OpArgs& args) {
-  XPORT_CHECK(is_floating(args.tensor(0).dtype()), InvalidInput, args.name(),
+  XPORT_CHECK(is_floating(args.tensor("self").dtype()), InvalidInput, args.name(),
               ": std and var only support floating point dtypes, got ",
-              dtype_name(args.tensor(0).dtype()), "; convert the input to float first");
+              dtype_name(args.tensor("self").dtype()), "; convert the input to float first");
 }
 
 // any/all give uint8 for uint8 input (as ATen does), else bool.
@@ -164,26 +179,24 @@ void register_sum_mean_prod() {
                 "ScalarType? dtype=None) -> Tensor",
       .meta =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            return one(reduced_sizes(self, reduction_dims(args, 1), args.boolean(2)),
-                       sum_dtype(self, args.optional_dtype(3)));
+            const Tensor& self = args.tensor("self");
+            return one(reduced_sizes(self, reduction_dims(args, "dim"), args.boolean("keepdim")),
+                       sum_dtype(self, args.optional_dtype("dtype")));
           },
-      .cpu = XPORT_OP_KERNEL(sum_dim_IntList_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(sum_dim_IntList_out).symbol,
+      .kernel = XPORT_OP_KERNEL(sum_dim_IntList_out),
       .core = true,
   });
   register_op({
       .schema = "aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
       .meta =
           [](const OpArgs& args) {
-            return one({}, sum_dtype(args.tensor(0), args.optional_dtype(1)));
+            return one({}, sum_dtype(args.tensor("self"), args.optional_dtype("dtype")));
           },
-      .cpu = XPORT_OP_KERNEL(sum_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(sum_out).symbol,
+      .kernel = XPORT_OP_KERNEL(sum_out),
       .decomp =
           [](const OpArgs& args) {
             return std::vector<Tensor>{call1(XPORT_OP("aten::sum.dim_IntList"),
-                                             {args.tensor(0), Value(), false, args[1]})};
+                                             {args.tensor("self"), Value(), false, args["dtype"]})};
           },
   });
   register_op({
@@ -191,33 +204,34 @@ void register_sum_mean_prod() {
                 "ScalarType? dtype=None) -> Tensor",
       .meta =
           [](const OpArgs& args) {
-            const DType dtype = mean_dtype(args, args.optional_dtype(3));
-            return one(reduced_sizes(args.tensor(0), reduction_dims(args, 1), args.boolean(2)),
+            const DType dtype = mean_dtype(args, args.optional_dtype("dtype"));
+            return one(reduced_sizes(args.tensor("self"), reduction_dims(args, "dim"),
+                                     args.boolean("keepdim")),
                        dtype);
           },
-      .cpu = XPORT_OP_KERNEL(mean_dim_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(mean_dim_out).symbol,
+      .kernel = XPORT_OP_KERNEL(mean_dim_out),
       .core = true,
   });
   register_op({
       .schema = "aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor",
-      .meta = [](const OpArgs& args) { return one({}, mean_dtype(args, args.optional_dtype(1))); },
-      .cpu = XPORT_OP_KERNEL(mean_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(mean_out).symbol,
+      .meta =
+          [](const OpArgs& args) {
+            return one({}, mean_dtype(args, args.optional_dtype("dtype")));
+          },
+      .kernel = XPORT_OP_KERNEL(mean_out),
       .decomp =
           [](const OpArgs& args) {
-            return std::vector<Tensor>{
-                call1(XPORT_OP("aten::mean.dim"), {args.tensor(0), Value(), false, args[1]})};
+            return std::vector<Tensor>{call1(XPORT_OP("aten::mean.dim"),
+                                             {args.tensor("self"), Value(), false, args["dtype"]})};
           },
   });
   register_op({
       .schema = "aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor",
       .meta =
           [](const OpArgs& args) {
-            return one({}, sum_dtype(args.tensor(0), args.optional_dtype(1)));
+            return one({}, sum_dtype(args.tensor("self"), args.optional_dtype("dtype")));
           },
-      .cpu = XPORT_OP_KERNEL(prod_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(prod_out).symbol,
+      .kernel = XPORT_OP_KERNEL(prod_out),
       .core = true,
   });
   register_op({
@@ -225,12 +239,12 @@ void register_sum_mean_prod() {
                 "ScalarType? dtype=None) -> Tensor",
       .meta =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            return one(reduced_sizes(self, single_dim(args, args.integer(1)), args.boolean(2)),
-                       sum_dtype(self, args.optional_dtype(3)));
+            const Tensor& self = args.tensor("self");
+            return one(reduced_sizes(self, single_dim(args, args.integer("dim")),
+                                     args.boolean("keepdim")),
+                       sum_dtype(self, args.optional_dtype("dtype")));
           },
-      .cpu = XPORT_OP_KERNEL(prod_dim_int_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(prod_dim_int_out).symbol,
+      .kernel = XPORT_OP_KERNEL(prod_dim_int_out),
       .core = true,
   });
 }
@@ -238,28 +252,35 @@ void register_sum_mean_prod() {
 void register_var_std() {
   const auto meta = [](const OpArgs& args) {
     check_var_dtype(args);
-    const Tensor& self = args.tensor(0);
-    return one(reduced_sizes(self, reduction_dims(args, 1), args.boolean(3)), self.dtype());
+    const Tensor& self = args.tensor("self");
+    return one(reduced_sizes(self, reduction_dims(args, "dim"), args.boolean("keepdim")),
+               self.dtype());
   };
   // correction None means 1 (Bessel's correction); it may be fractional.
   register_op({
       .schema = "aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
                 "bool keepdim=False) -> Tensor",
       .meta = meta,
-      .cpu = XPORT_OP_KERNEL(var_correction_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(var_correction_out).symbol,
+      .kernel = XPORT_OP_KERNEL(var_correction_out),
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) "
+                "-> Tensor",
+      .meta = meta,
+      .kernel = XPORT_OP_KERNEL(var_dim_out),
       .core = true,
   });
   register_op({
       .schema = "aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
                 "bool keepdim=False) -> Tensor",
       .meta = meta,
-      .cpu = XPORT_OP_KERNEL(std_correction_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(std_correction_out).symbol,
+      .kernel = XPORT_OP_KERNEL(std_correction_out),
       .decomp =
           [](const OpArgs& args) {
-            const Tensor var = call1(XPORT_OP("aten::var.correction"),
-                                     {args.tensor(0), args[1], args[2], args[3]});
+            const Tensor var =
+                call1(XPORT_OP("aten::var.correction"),
+                      {args.tensor("self"), args["dim"], args["correction"], args["keepdim"]});
             return std::vector<Tensor>{sqrt(var)};
           },
   });
@@ -270,47 +291,58 @@ void register_any_all() {
       .schema = "aten::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor",
       .meta =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            return one(reduced_sizes(self, single_dim(args, args.integer(1)), args.boolean(2)),
+            const Tensor& self = args.tensor("self");
+            return one(reduced_sizes(self, single_dim(args, args.integer("dim")),
+                                     args.boolean("keepdim")),
                        any_dtype(self));
           },
-      .cpu = XPORT_OP_KERNEL(any_dim_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(any_dim_out).symbol,
+      .kernel = XPORT_OP_KERNEL(any_dim_out),
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor("self");
+            const std::optional<std::vector<int64_t>> dim = args.optional_ints("dim");
+            if (dim && dim->empty()) return one(self.sizes(), any_dtype(self));
+            return one(reduced_sizes(self, reduction_dims(args, "dim"), args.boolean("keepdim")),
+                       any_dtype(self));
+          },
+      .kernel = XPORT_OP_KERNEL(any_dims_out),
       .core = true,
   });
   register_op({
       .schema = "aten::any(Tensor self) -> Tensor",
-      .meta = [](const OpArgs& args) { return one({}, any_dtype(args.tensor(0))); },
-      .cpu = XPORT_OP_KERNEL(any_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(any_out).symbol,
+      .meta = [](const OpArgs& args) { return one({}, any_dtype(args.tensor("self"))); },
+      .kernel = XPORT_OP_KERNEL(any_out),
       .core = true,
   });
   register_op({
       .schema = "aten::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor",
       .meta =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            return one(reduced_sizes(self, single_dim(args, args.integer(1)), args.boolean(2)),
+            const Tensor& self = args.tensor("self");
+            return one(reduced_sizes(self, single_dim(args, args.integer("dim")),
+                                     args.boolean("keepdim")),
                        any_dtype(self));
           },
-      .cpu = XPORT_OP_KERNEL(all_dim_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(all_dim_out).symbol,
+      .kernel = XPORT_OP_KERNEL(all_dim_out),
       .decomp =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
+            const Tensor& self = args.tensor("self");
             const Tensor any =
-                call1(XPORT_OP("aten::any.dim"), {logical_not(self), args[1], args[2]});
+                call1(XPORT_OP("aten::any.dim"), {logical_not(self), args["dim"], args["keepdim"]});
             return std::vector<Tensor>{all_from_any(self, any)};
           },
   });
   register_op({
       .schema = "aten::all(Tensor self) -> Tensor",
-      .meta = [](const OpArgs& args) { return one({}, any_dtype(args.tensor(0))); },
-      .cpu = XPORT_OP_KERNEL(all_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(all_out).symbol,
+      .meta = [](const OpArgs& args) { return one({}, any_dtype(args.tensor("self"))); },
+      .kernel = XPORT_OP_KERNEL(all_out),
       .decomp =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
+            const Tensor& self = args.tensor("self");
             const Tensor any = call1(XPORT_OP("aten::any"), {logical_not(self)});
             return std::vector<Tensor>{all_from_any(self, any)};
           },
@@ -322,12 +354,11 @@ void register_cumsum_logsumexp() {
       .schema = "aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
       .meta =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            wrap_dim(args, args.integer(1), self.dim());
-            return one(self.sizes(), sum_dtype(self, args.optional_dtype(2)));
+            const Tensor& self = args.tensor("self");
+            wrap_dim(args, args.integer("dim"), self.dim());
+            return one(self.sizes(), sum_dtype(self, args.optional_dtype("dtype")));
           },
-      .cpu = XPORT_OP_KERNEL(cumsum_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(cumsum_out).symbol,
+      .kernel = XPORT_OP_KERNEL(cumsum_out),
       .core = true,
   });
   // log(sum(exp(x - m))) + m with m the max, taken as 0 where it is infinite (so all -inf gives
@@ -336,18 +367,17 @@ void register_cumsum_logsumexp() {
       .schema = "aten::logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
       .meta =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            return one(reduced_sizes(self, reduction_dims(args, 1), args.boolean(2)),
+            const Tensor& self = args.tensor("self");
+            return one(reduced_sizes(self, reduction_dims(args, "dim"), args.boolean("keepdim")),
                        is_floating(self.dtype()) ? self.dtype() : kDefaultFloat);
           },
-      .cpu = XPORT_OP_KERNEL(logsumexp_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(logsumexp_out).symbol,
+      .kernel = XPORT_OP_KERNEL(logsumexp_out),
       .decomp =
           [](const OpArgs& args) {
-            Tensor x = args.tensor(0);
+            Tensor x = args.tensor("self");
             if (!is_floating(x.dtype())) x = x.to(kDefaultFloat);
-            const std::vector<int64_t> dims = reduction_dims(args, 1);
-            const bool keepdim = args.boolean(2);
+            const std::vector<int64_t> dims = reduction_dims(args, "dim");
+            const bool keepdim = args.boolean("keepdim");
             if (static_cast<bool>(x.numel() == 0)) {
               return std::vector<Tensor>{log(sum(exp(x), dims, keepdim))};
             }

@@ -18,25 +18,24 @@ void _log_softmax_out(const Tensor& self, int64_t dim, bool, const Tensor& out) 
 
 namespace {
 
-void register_core(const char* schema, const TypedKernel& kernel) {
+void register_core(const char* schema, const OpKernel& kernel) {
   register_op({
       .schema = schema,
       .meta =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
+            const Tensor& self = args.tensor("self");
             XPORT_CHECK(is_floating(self.dtype()), InvalidInput, args.name(),
                         ": needs a floating point tensor, got ", dtype_name(self.dtype()),
                         "; call softmax with dtype=float32 or convert the input first");
-            wrap_dim(args, args.integer(1), self.dim());
-            const bool half_to_float = args.boolean(2);
+            wrap_dim(args, args.integer("dim"), self.dim());
+            const bool half_to_float = args.boolean("half_to_float");
             XPORT_CHECK(!half_to_float || self.dtype() == DType::Float16, InvalidInput, args.name(),
                         ": half_to_float needs a float16 input, got ", dtype_name(self.dtype()),
                         "; pass half_to_float=False");
             return std::vector<TensorMeta>{
                 contiguous_meta(self.sizes(), half_to_float ? DType::Float32 : self.dtype())};
           },
-      .cpu = kernel.fn,
-      .kernel_symbol = kernel.symbol,
+      .kernel = kernel,
       .core = true,
   });
 }
@@ -47,9 +46,9 @@ void register_composite(const char* schema, const char* core_name) {
       .schema = schema,
       .decomp =
           [target](const OpArgs& args) {
-            Tensor x = args.tensor(0);
-            if (const std::optional<DType> dtype = args.optional_dtype(2)) x = x.to(*dtype);
-            return std::vector<Tensor>{call1(*target, {x, args[1], false})};
+            Tensor x = args.tensor("self");
+            if (const std::optional<DType> dtype = args.optional_dtype("dtype")) x = x.to(*dtype);
+            return std::vector<Tensor>{call1(*target, {x, args["dim"], false})};
           },
   });
 }

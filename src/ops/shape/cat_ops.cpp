@@ -44,12 +44,12 @@ std::pair<std::vector<Tensor>, int64_t> cat_inputs(std::string_view op,
   return {inputs, dim};
 }
 std::pair<std::vector<Tensor>, int64_t> cat_inputs(const OpArgs& args) {
-  return cat_inputs(args.name(), args.tensors(0), args.integer(1));
+  return cat_inputs(args.name(), args.tensors("tensors"), args.integer("dim"));
 }
 
 DType cat_dtype(const OpArgs& args) {
   ResultType rt;
-  for (const Tensor& t : args.tensors(0)) rt.tensor(t);
+  for (const Tensor& t : args.tensors("tensors")) rt.tensor(t);
   return rt.get();
 }
 
@@ -74,19 +74,18 @@ void register_cat_ops() {
   register_op({
       .schema = "aten::cat(Tensor[] tensors, int dim=0) -> Tensor",
       .meta = cat_meta,
-      .cpu = XPORT_OP_KERNEL(cat_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(cat_out).symbol,
+      .kernel = XPORT_OP_KERNEL(cat_out),
       .core = true,
   });
   register_op({
       .schema = "aten::stack(Tensor[] tensors, int dim=0) -> Tensor",
       .decomp =
           [](const OpArgs& args) {
-            const std::vector<Tensor>& tensors = args.tensors(0);
+            const std::vector<Tensor>& tensors = args.tensors("tensors");
             XPORT_CHECK(!tensors.empty(), InvalidInput, args.name(),
                         ": expected a non-empty list of tensors");
             const Tensor& ref = tensors[0];
-            const int64_t dim = wrap_dim(args, args.integer(1), ref.dim() + 1);
+            const int64_t dim = wrap_dim(args, args.integer("dim"), ref.dim() + 1);
             std::vector<Tensor> parts;
             for (size_t i = 0; i < tensors.size(); ++i) {
               const Tensor& t = tensors[i];

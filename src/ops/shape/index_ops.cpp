@@ -91,8 +91,8 @@ bool has_mask(const std::vector<Tensor>& indices) {
 }
 
 std::vector<TensorMeta> index_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const std::vector<Tensor>& indices = args.tensors(1);
+  const Tensor& self = args.tensor("self");
+  const std::vector<Tensor>& indices = args.tensors("indices");
   check_indices(args, self, indices);
   if (has_mask(indices)) {
     // x[mask] with one mask over leading dims: one row per true element, a size only the data
@@ -111,15 +111,15 @@ std::vector<TensorMeta> index_meta(const OpArgs& args) {
 }
 
 std::vector<TensorMeta> nonzero_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
+  const Tensor& self = args.tensor("self");
   return {contiguous_meta({data_dependent_size(args, 0, numel_bound(self.sizes())), self.dim()},
                           DType::Int64)};
 }
 
 std::vector<Tensor> index_eager(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  check_indices(args, self, args.tensors(1));
-  const std::vector<Tensor> indices = cpu::expand_masks(args.tensors(1));
+  const Tensor& self = args.tensor("self");
+  check_indices(args, self, args.tensors("indices"));
+  const std::vector<Tensor> indices = cpu::expand_masks(args.tensors("indices"));
   std::vector<int64_t> sizes;
   for (const SymInt& s : index_result_sizes(args, self, indices))
     sizes.push_back(static_cast<int64_t>(s));
@@ -129,9 +129,9 @@ std::vector<Tensor> index_eager(const OpArgs& args) {
 }
 
 std::vector<TensorMeta> index_put_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const std::vector<Tensor>& indices = args.tensors(1);
-  const Tensor& values = args.tensor(2);
+  const Tensor& self = args.tensor("self");
+  const std::vector<Tensor>& indices = args.tensors("indices");
+  const Tensor& values = args.tensor("values");
   check_indices(args, self, indices);
   XPORT_CHECK(values.dtype() == self.dtype(), InvalidInput, args.name(),
               ": the values' dtype must match self's, got ", dtype_name(values.dtype()), " for ",
@@ -155,10 +155,10 @@ std::vector<TensorMeta> index_put_meta(const OpArgs& args) {
 
 // index_copy(self, dim, index, source): source's slices written at index along dim.
 std::vector<TensorMeta> index_copy_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const Tensor& index = args.tensor(2);
-  const Tensor& source = args.tensor(3);
-  const int64_t dim = wrap_dim(args, args.integer(1), self.dim());
+  const Tensor& self = args.tensor("self");
+  const Tensor& index = args.tensor("index");
+  const Tensor& source = args.tensor("source");
+  const int64_t dim = wrap_dim(args, args.integer("dim"), self.dim());
   XPORT_CHECK(index.dtype() == DType::Int64, InvalidInput, args.name(),
               ": index must be int64, got ", dtype_name(index.dtype()));
   XPORT_CHECK(index.dim() <= 1, InvalidInput, args.name(),
@@ -179,9 +179,9 @@ std::vector<TensorMeta> index_copy_meta(const OpArgs& args) {
 }
 
 std::vector<TensorMeta> index_select_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const Tensor& index = args.tensor(2);
-  const int64_t dim = wrap_dim(args, args.integer(1), self.dim());
+  const Tensor& self = args.tensor("self");
+  const Tensor& index = args.tensor("index");
+  const int64_t dim = wrap_dim(args, args.integer("dim"), self.dim());
   XPORT_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, InvalidInput,
               args.name(), ": index must be int64 or int32, got ", dtype_name(index.dtype()));
   XPORT_CHECK(index.dim() <= 1, InvalidInput, args.name(),
@@ -192,9 +192,9 @@ std::vector<TensorMeta> index_select_meta(const OpArgs& args) {
 }
 
 std::vector<TensorMeta> gather_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const Tensor& index = args.tensor(2);
-  const int64_t dim = wrap_dim(args, args.integer(1), self.dim());
+  const Tensor& self = args.tensor("self");
+  const Tensor& index = args.tensor("index");
+  const int64_t dim = wrap_dim(args, args.integer("dim"), self.dim());
   check_gather_index(args, self, index);
   for (int64_t d = 0; d < nonempty_dim(self); ++d) {
     XPORT_CHECK(d == dim || static_cast<bool>(nonempty_size(index, d) <= nonempty_size(self, d)),
@@ -242,16 +242,14 @@ void register_index_ops() {
   register_op({
       .schema = "aten::index_select(Tensor self, int dim, Tensor index) -> Tensor",
       .meta = index_select_meta,
-      .cpu = XPORT_OP_KERNEL(index_select_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(index_select_out).symbol,
+      .kernel = XPORT_OP_KERNEL(index_select_out),
       .core = true,
   });
   register_op({
       .schema = "aten::gather(Tensor self, int dim, Tensor index, *, bool "
                 "sparse_grad=False) -> Tensor",
       .meta = gather_meta,
-      .cpu = XPORT_OP_KERNEL(gather_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(gather_out).symbol,
+      .kernel = XPORT_OP_KERNEL(gather_out),
       .core = true,
   });
   register_op({
@@ -264,8 +262,7 @@ void register_index_ops() {
       .schema = "aten::index_put(Tensor self, Tensor?[] indices, Tensor "
                 "values, bool accumulate=False) -> Tensor",
       .meta = index_put_meta,
-      .cpu = XPORT_OP_KERNEL(index_put_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(index_put_out).symbol,
+      .kernel = XPORT_OP_KERNEL(index_put_out),
       .core = true,
   });
   register_inplace(
@@ -276,17 +273,16 @@ void register_index_ops() {
   const OpDef& index_copy = register_op({
       .schema = "aten::index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
       .meta = index_copy_meta,
-      .cpu = XPORT_OP_KERNEL(index_copy_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(index_copy_out).symbol,
+      .kernel = XPORT_OP_KERNEL(index_copy_out),
       .decomp =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            const int64_t dim = wrap_dim(args, args.integer(1), self.dim());
+            const Tensor& self = args.tensor("self");
+            const int64_t dim = wrap_dim(args, args.integer("dim"), self.dim());
             std::vector<Tensor> indices(static_cast<size_t>(dim));
-            const Tensor& index = args.tensor(2);
+            const Tensor& index = args.tensor("index");
             indices.push_back(index.dim() == 0 ? index.unsqueeze(0) : index);
             return call_tensors(find_op("aten::index_put"),
-                                {self, indices, args[3], false});
+                                {self, indices, args["source"], false});
           },
   });
   register_inplace(
@@ -299,7 +295,7 @@ void register_index_ops() {
       .meta = nonzero_meta,
       .cpu_alloc =
           [](const OpArgs& args) {
-            return std::vector<Tensor>{kernels::cpu::nonzero(args.tensor(0))};
+            return std::vector<Tensor>{kernels::cpu::nonzero(args.tensor("self"))};
           },
       .core = true,
   });

@@ -15,8 +15,8 @@ namespace cpu = kernels::cpu;
 std::vector<Tensor> single(Tensor t) { return {std::move(t)}; }
 
 std::vector<TensorMeta> repeat_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const std::vector<SymInt>& repeats = args.sym_ints(1);
+  const Tensor& self = args.tensor("self");
+  const std::vector<SymInt>& repeats = args.sym_ints("repeats");
   const int64_t n = static_cast<int64_t>(repeats.size());
   XPORT_CHECK(n >= self.dim(), InvalidInput, args.name(), ": repeats ", shape_str(repeats),
               " must have at least as many entries as self has dims (", self.dim(), ")");
@@ -44,11 +44,11 @@ std::vector<int64_t> flip_dims(std::string_view op, const Tensor& self,
   return dims;
 }
 std::vector<int64_t> flip_dims(const OpArgs& args) {
-  return flip_dims(args.name(), args.tensor(0), args.ints(1));
+  return flip_dims(args.name(), args.tensor("self"), args.ints("dims"));
 }
 
 std::vector<TensorMeta> triangle_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
+  const Tensor& self = args.tensor("self");
   XPORT_CHECK(self.dim() >= 2, InvalidInput, args.name(),
               ": needs a tensor of at least 2 dims (a matrix or a batch of "
               "them), got shape ",
@@ -67,21 +67,21 @@ Tensor index_range(const SymInt& n) {
 DecompFn triangle_decomp(bool upper) {
   return [upper](const OpArgs& args) {
     triangle_meta(args);
-    const Tensor& self = args.tensor(0);
+    const Tensor& self = args.tensor("self");
     const int64_t n = self.dim();
     const Tensor rows = index_range(self.sizes()[n - 2]).unsqueeze(-1);
     const Tensor cols = index_range(self.sizes()[n - 1]);
     const Tensor offset = call1(XPORT_OP("aten::sub.Tensor"), {cols, rows});
-    const Tensor keep =
-        call1(upper ? XPORT_OP("aten::ge.Scalar") : XPORT_OP("aten::le.Scalar"), {offset, args[1]});
+    const Tensor keep = call1(upper ? XPORT_OP("aten::ge.Scalar") : XPORT_OP("aten::le.Scalar"),
+                              {offset, args["diagonal"]});
     const Tensor zero = call1(XPORT_OP("aten::scalar_tensor"), {int64_t{0}, self.dtype()});
     return call_tensors(XPORT_OP("aten::where.self"), {keep, self, zero});
   };
 }
 
 std::vector<TensorMeta> constant_pad_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const std::vector<SymInt>& pad = args.sym_ints(1);
+  const Tensor& self = args.tensor("self");
+  const std::vector<SymInt>& pad = args.sym_ints("pad");
   const int64_t n = static_cast<int64_t>(pad.size());
   XPORT_CHECK(n % 2 == 0, InvalidInput, args.name(), ": the pad list must have even length, got ",
               n, " entries");
@@ -102,16 +102,18 @@ std::vector<TensorMeta> constant_pad_meta(const OpArgs& args) {
 // diff: n times the difference of neighbours along dim (logical xor for bool), after joining
 // prepend and append; n past the length gives an empty dim, as in ATen.
 std::vector<Tensor> diff_decomp(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const int64_t n = args.integer(1);
+  const Tensor& self = args.tensor("self");
+  const int64_t n = args.integer("n");
   XPORT_CHECK(self.dim() >= 1, InvalidInput, args.name(),
               ": needs a tensor with at least one dim, got a 0-dim tensor");
   XPORT_CHECK(n >= 0, InvalidInput, args.name(), ": order n must be non-negative, got ", n);
-  const int64_t dim = wrap_dim(args, args.integer(2), self.dim());
+  const int64_t dim = wrap_dim(args, args.integer("dim"), self.dim());
   std::vector<Tensor> parts;
-  if (const Tensor prepend = args.optional_tensor(3); prepend.defined()) parts.push_back(prepend);
+  if (const Tensor prepend = args.optional_tensor("prepend"); prepend.defined())
+    parts.push_back(prepend);
   parts.push_back(self);
-  if (const Tensor append = args.optional_tensor(4); append.defined()) parts.push_back(append);
+  if (const Tensor append = args.optional_tensor("append"); append.defined())
+    parts.push_back(append);
   Tensor t = parts.size() == 1 ? self : call1(XPORT_OP("aten::cat"), {parts, dim});
   for (int64_t i = 0; i < n; ++i) {
     const SymInt length = t.size(dim);
@@ -144,16 +146,15 @@ void register_layout_ops() {
   register_op({
       .schema = "aten::repeat(Tensor self, SymInt[] repeats) -> Tensor",
       .meta = repeat_meta,
-      .cpu = XPORT_KERNEL(cpu::repeat_out).fn,
-      .kernel_symbol = XPORT_KERNEL(cpu::repeat_out).symbol,
+      .kernel = XPORT_KERNEL(cpu::repeat_out),
       .core = true,
   });
   register_op({
       .schema = "aten::tile(Tensor self, SymInt[] dims) -> Tensor",
       .decomp =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            std::vector<SymInt> reps = args.sym_ints(1);
+            const Tensor& self = args.tensor("self");
+            std::vector<SymInt> reps = args.sym_ints("dims");
             if (static_cast<int64_t>(reps.size()) < self.dim())
               reps.insert(reps.begin(), self.dim() - reps.size(), SymInt(1));
             return call_tensors(XPORT_OP("aten::repeat"), {self, reps});
@@ -164,11 +165,10 @@ void register_layout_ops() {
       .meta =
           [](const OpArgs& args) {
             flip_dims(args);
-            const Tensor& self = args.tensor(0);
+            const Tensor& self = args.tensor("self");
             return std::vector<TensorMeta>{contiguous_meta(self.sizes(), self.dtype())};
           },
-      .cpu = XPORT_OP_KERNEL(flip_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(flip_out).symbol,
+      .kernel = XPORT_OP_KERNEL(flip_out),
       .core = true,
   });
   // roll: per dim, the last `shift` elements move to the front (a cat of two
@@ -177,9 +177,9 @@ void register_layout_ops() {
       .schema = "aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor",
       .decomp =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            const std::vector<SymInt>& shifts = args.sym_ints(1);
-            const std::vector<int64_t> dims = args.ints(2);
+            const Tensor& self = args.tensor("self");
+            const std::vector<SymInt>& shifts = args.sym_ints("shifts");
+            const std::vector<int64_t> dims = args.ints("dims");
             if (dims.empty()) {
               XPORT_CHECK(shifts.size() == 1, InvalidInput, args.name(),
                           ": without dims, shifts must have one entry (the "
@@ -214,23 +214,20 @@ void register_layout_ops() {
   register_op({
       .schema = "aten::triu(Tensor self, SymInt diagonal=0) -> Tensor",
       .meta = triangle_meta,
-      .cpu = XPORT_OP_KERNEL(triu_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(triu_out).symbol,
+      .kernel = XPORT_OP_KERNEL(triu_out),
       .decomp = triangle_decomp(true),
   });
   register_op({
       .schema = "aten::tril(Tensor self, SymInt diagonal=0) -> Tensor",
       .meta = triangle_meta,
-      .cpu = XPORT_OP_KERNEL(tril_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(tril_out).symbol,
+      .kernel = XPORT_OP_KERNEL(tril_out),
       .decomp = triangle_decomp(false),
   });
   register_op({
       .schema = "aten::constant_pad_nd(Tensor self, SymInt[] pad, Scalar "
                 "value=0) -> Tensor",
       .meta = constant_pad_meta,
-      .cpu = XPORT_KERNEL(cpu::constant_pad_out).fn,
-      .kernel_symbol = XPORT_KERNEL(cpu::constant_pad_out).symbol,
+      .kernel = XPORT_KERNEL(cpu::constant_pad_out),
       .core = true,
   });
   register_op({
@@ -238,15 +235,15 @@ void register_layout_ops() {
                 "float? value=None) -> Tensor",
       .decomp =
           [](const OpArgs& args) {
-            const std::string& mode = args.str(2);
+            const std::string& mode = args.str("mode");
             XPORT_CHECK(mode == "constant", UnsupportedOp, args.name(), ": mode '", mode,
                         "' is not supported yet; only 'constant' is (reflect, "
                         "replicate and "
                         "circular padding can be written with cat of slices and flip)");
-            const std::optional<double> value = args.optional_real(3);
+            const std::optional<double> value = args.optional_real("value");
             return call_tensors(
                 XPORT_OP("aten::constant_pad_nd"),
-                {args.tensor(0), args[1], value ? Value(*value) : Value(int64_t{0})});
+                {args.tensor("self"), args["pad"], value ? Value(*value) : Value(int64_t{0})});
           },
   });
 }

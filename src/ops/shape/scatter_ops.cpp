@@ -14,9 +14,9 @@ namespace cpu = kernels::cpu;
 // Checks scatter's index against self and src (undefined for the value
 // overload).
 std::vector<TensorMeta> scatter_meta(const OpArgs& args, const Tensor& src) {
-  const Tensor& self = args.tensor(0);
-  const Tensor& index = args.tensor(2);
-  const int64_t dim = wrap_dim(args, args.integer(1), self.dim());
+  const Tensor& self = args.tensor("self");
+  const Tensor& index = args.tensor("index");
+  const int64_t dim = wrap_dim(args, args.integer("dim"), self.dim());
   check_gather_index(args, self, index);
   if (src.defined()) {
     XPORT_CHECK(src.dtype() == self.dtype(), InvalidInput, args.name(),
@@ -95,25 +95,22 @@ void register_scatter_ops() {
   register_op({
       .schema = "aten::scatter.src(Tensor self, int dim, Tensor index, Tensor "
                 "src) -> Tensor",
-      .meta = [](const OpArgs& args) { return scatter_meta(args, args.tensor(3)); },
-      .cpu = XPORT_OP_KERNEL(scatter_src_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(scatter_src_out).symbol,
+      .meta = [](const OpArgs& args) { return scatter_meta(args, args.tensor("src")); },
+      .kernel = XPORT_OP_KERNEL(scatter_src_out),
       .core = true,
   });
   register_op({
       .schema = "aten::scatter.value(Tensor self, int dim, Tensor index, "
                 "Scalar value) -> Tensor",
       .meta = [](const OpArgs& args) { return scatter_meta(args, Tensor()); },
-      .cpu = XPORT_OP_KERNEL(scatter_value_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(scatter_value_out).symbol,
+      .kernel = XPORT_OP_KERNEL(scatter_value_out),
       .core = true,
   });
   register_op({
       .schema = "aten::scatter_add(Tensor self, int dim, Tensor index, Tensor "
                 "src) -> Tensor",
-      .meta = [](const OpArgs& args) { return scatter_meta(args, args.tensor(3)); },
-      .cpu = XPORT_OP_KERNEL(scatter_add_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(scatter_add_out).symbol,
+      .meta = [](const OpArgs& args) { return scatter_meta(args, args.tensor("src")); },
+      .kernel = XPORT_OP_KERNEL(scatter_add_out),
       .core = true,
   });
   register_op({
@@ -122,14 +119,14 @@ void register_scatter_ops() {
                 "SymInt? end=None, SymInt step=1) -> Tensor",
       .meta =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            const TensorMeta view = view_meta(XPORT_OP("aten::slice.Tensor"),
-                                              {self, args[2], args[3], args[4], args[5]});
-            check_src_shape(args, args.tensor(1), view, "slice");
+            const Tensor& self = args.tensor("self");
+            const TensorMeta view =
+                view_meta(XPORT_OP("aten::slice.Tensor"),
+                          {self, args["dim"], args["start"], args["end"], args["step"]});
+            check_src_shape(args, args.tensor("src"), view, "slice");
             return std::vector<TensorMeta>{contiguous_meta(self.sizes(), self.dtype())};
           },
-      .cpu = XPORT_OP_KERNEL(slice_scatter_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(slice_scatter_out).symbol,
+      .kernel = XPORT_OP_KERNEL(slice_scatter_out),
       .core = true,
   });
   register_op({
@@ -137,14 +134,13 @@ void register_scatter_ops() {
                 "index) -> Tensor",
       .meta =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
+            const Tensor& self = args.tensor("self");
             const TensorMeta view =
-                view_meta(XPORT_OP("aten::select.int"), {self, args[2], args[3]});
-            check_src_shape(args, args.tensor(1), view, "selected slice");
+                view_meta(XPORT_OP("aten::select.int"), {self, args["dim"], args["index"]});
+            check_src_shape(args, args.tensor("src"), view, "selected slice");
             return std::vector<TensorMeta>{contiguous_meta(self.sizes(), self.dtype())};
           },
-      .cpu = XPORT_OP_KERNEL(select_scatter_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(select_scatter_out).symbol,
+      .kernel = XPORT_OP_KERNEL(select_scatter_out),
       .core = true,
   });
 }

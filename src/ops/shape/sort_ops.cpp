@@ -15,9 +15,9 @@ std::vector<TensorMeta> values_and_indices(const Tensor& self, std::vector<SymIn
 }
 
 std::vector<TensorMeta> topk_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const SymInt k = args.sym_int(1);
-  const int64_t dim = wrap_dim(args, args.integer(2), self.dim());
+  const Tensor& self = args.tensor("self");
+  const SymInt k = args.sym_int("k");
+  const int64_t dim = wrap_dim(args, args.integer("dim"), self.dim());
   XPORT_CHECK(self.dtype() != DType::Bool, InvalidInput, args.name(),
               ": bool tensors are not supported; convert to uint8 or int first");
   const SymInt size = self.dim() == 0 ? SymInt(1) : self.sizes()[dim];
@@ -50,12 +50,11 @@ void register_sort_ops() {
                 "(Tensor values, Tensor indices)",
       .meta =
           [](const OpArgs& args) {
-            const Tensor& self = args.tensor(0);
-            wrap_dim(args, args.integer(1), self.dim());
+            const Tensor& self = args.tensor("self");
+            wrap_dim(args, args.integer("dim"), self.dim());
             return values_and_indices(self, self.sizes());
           },
-      .cpu = XPORT_OP_KERNEL(sort_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(sort_out).symbol,
+      .kernel = XPORT_OP_KERNEL(sort_out),
       .core = true,
   });
   register_op({
@@ -64,7 +63,8 @@ void register_sort_ops() {
                 "-> (Tensor values, Tensor indices)",
       .decomp =
           [](const OpArgs& args) {
-            return call_tensors(XPORT_OP("aten::sort"), {args.tensor(0), args[2], args[3]});
+            return call_tensors(XPORT_OP("aten::sort"),
+                                {args.tensor("self"), args["dim"], args["descending"]});
           },
   });
   register_op({
@@ -72,8 +72,7 @@ void register_sort_ops() {
                 "largest=True, bool sorted=True) "
                 "-> (Tensor values, Tensor indices)",
       .meta = topk_meta,
-      .cpu = XPORT_OP_KERNEL(topk_out).fn,
-      .kernel_symbol = XPORT_OP_KERNEL(topk_out).symbol,
+      .kernel = XPORT_OP_KERNEL(topk_out),
       .core = true,
   });
 }

@@ -5,11 +5,11 @@ namespace xport::ops {
 namespace {
 
 std::vector<TensorMeta> split_with_sizes_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
+  const Tensor& self = args.tensor("self");
   XPORT_CHECK(self.dim() > 0, InvalidInput, args.name(),
               ": expects at least a 1-dimensional tensor, got a 0-dim one");
-  const int64_t dim = wrap_dim(args, args.integer(2), self.dim());
-  const std::vector<SymInt>& parts = args.sym_ints(1);
+  const int64_t dim = wrap_dim(args, args.integer("dim"), self.dim());
+  const std::vector<SymInt>& parts = args.sym_ints("split_sizes");
   SymInt total = 0;
   for (const SymInt& s : parts) {
     XPORT_CHECK(static_cast<bool>(s >= 0), InvalidInput, args.name(),
@@ -47,11 +47,12 @@ std::vector<SymInt> split_sizes(const OpArgs& args, const SymInt& size, const Sy
   return sizes;
 }
 
-int64_t checked_dim(const OpArgs& args, int64_t dim_arg) {
-  const Tensor& self = args.tensor(0);
+// The `dim` argument of split.Tensor, chunk and unbind.int, wrapped; self must have a dim.
+int64_t checked_dim(const OpArgs& args) {
+  const Tensor& self = args.tensor("self");
   XPORT_CHECK(self.dim() > 0, InvalidInput, args.name(),
               ": expects at least a 1-dimensional tensor, got a 0-dim one");
-  return wrap_dim(args, args.integer(dim_arg), self.dim());
+  return wrap_dim(args, args.integer("dim"), self.dim());
 }
 
 }  // namespace
@@ -69,10 +70,11 @@ void register_split_ops() {
                 "int dim=0) -> Tensor(a)[]",
       .decomp =
           [](const OpArgs& args) {
-            const int64_t dim = checked_dim(args, 2);
-            const Tensor& self = args.tensor(0);
-            return call_tensors(XPORT_OP("aten::split_with_sizes"),
-                                {self, split_sizes(args, self.sizes()[dim], args.sym_int(1)), dim});
+            const int64_t dim = checked_dim(args);
+            const Tensor& self = args.tensor("self");
+            return call_tensors(
+                XPORT_OP("aten::split_with_sizes"),
+                {self, split_sizes(args, self.sizes()[dim], args.sym_int("split_size")), dim});
           },
   });
   register_op({
@@ -80,9 +82,9 @@ void register_split_ops() {
                 "Tensor(a)[]",
       .decomp =
           [](const OpArgs& args) {
-            const int64_t dim = checked_dim(args, 2);
-            const Tensor& self = args.tensor(0);
-            const int64_t chunks = args.integer(1);
+            const int64_t dim = checked_dim(args);
+            const Tensor& self = args.tensor("self");
+            const int64_t chunks = args.integer("chunks");
             XPORT_CHECK(chunks > 0, InvalidInput, args.name(),
                         ": chunks must be greater than 0, got ", chunks);
             const SymInt size = self.sizes()[dim];
@@ -98,8 +100,8 @@ void register_split_ops() {
       .schema = "aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
       .decomp =
           [](const OpArgs& args) {
-            const int64_t dim = checked_dim(args, 1);
-            const Tensor& self = args.tensor(0);
+            const int64_t dim = checked_dim(args);
+            const Tensor& self = args.tensor("self");
             const int64_t n = static_cast<int64_t>(self.sizes()[dim]);
             std::vector<Tensor> parts;
             for (int64_t i = 0; i < n; ++i) parts.push_back(self.select(dim, i));

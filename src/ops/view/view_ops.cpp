@@ -109,8 +109,8 @@ std::optional<std::vector<SymInt>> view_strides(const std::vector<SymInt>& sizes
 }
 
 std::vector<TensorMeta> view_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const std::vector<SymInt> sizes = infer_size(args, args.sym_ints(1), self.numel());
+  const Tensor& self = args.tensor("self");
+  const std::vector<SymInt> sizes = infer_size(args, args.sym_ints("size"), self.numel());
   auto strides = view_strides(self.sizes(), self.strides(), sizes);
   XPORT_CHECK(strides.has_value(), InvalidInput, args.name(), ": view size ", shape_str(sizes),
               " is not compatible with the input's size ", shape_str(self.sizes()), " and stride ",
@@ -120,8 +120,8 @@ std::vector<TensorMeta> view_meta(const OpArgs& args) {
 }
 
 std::vector<TensorMeta> permute_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const std::vector<int64_t> dims = args.ints(1);
+  const Tensor& self = args.tensor("self");
+  const std::vector<int64_t> dims = args.ints("dims");
   const int64_t n = self.dim();
   XPORT_CHECK(static_cast<int64_t>(dims.size()) == n, InvalidInput, args.name(), ": got ",
               dims.size(), " dims for a tensor of ", n, " dims");
@@ -139,11 +139,11 @@ std::vector<TensorMeta> permute_meta(const OpArgs& args) {
 }
 
 std::vector<TensorMeta> transpose_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
+  const Tensor& self = args.tensor("self");
   const int64_t n = self.dim();
   if (n == 0) return one(self.meta());
-  const int64_t a = wrap_dim(args, args.integer(1), n);
-  const int64_t b = wrap_dim(args, args.integer(2), n);
+  const int64_t a = wrap_dim(args, args.integer("dim0"), n);
+  const int64_t b = wrap_dim(args, args.integer("dim1"), n);
   std::vector<SymInt> sizes = self.sizes(), strides = self.strides();
   std::swap(sizes[a], sizes[b]);
   std::swap(strides[a], strides[b]);
@@ -151,11 +151,11 @@ std::vector<TensorMeta> transpose_meta(const OpArgs& args) {
 }
 
 std::vector<TensorMeta> slice_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
+  const Tensor& self = args.tensor("self");
   XPORT_CHECK(self.dim() > 0, InvalidInput, args.name(), ": cannot slice a 0-dim tensor");
-  const int64_t d = wrap_dim(args, args.integer(1), self.dim());
+  const int64_t d = wrap_dim(args, args.integer("dim"), self.dim());
   const SymInt size = self.sizes()[d];
-  const SymInt step = args.sym_int(4);
+  const SymInt step = args.sym_int("step");
   XPORT_CHECK(static_cast<bool>(step > 0), InvalidInput, args.name(),
               ": slice step must be positive, got ", step);
   // Python slicing semantics: negative bounds count from the end; everything clamps.
@@ -167,8 +167,8 @@ std::vector<TensorMeta> slice_meta(const OpArgs& args) {
     if (static_cast<bool>(b > size)) b = size;
     return b;
   };
-  const SymInt start = clamp_bound(args.optional_sym_int(2), 0);
-  SymInt end = clamp_bound(args.optional_sym_int(3), size);
+  const SymInt start = clamp_bound(args.optional_sym_int("start"), 0);
+  SymInt end = clamp_bound(args.optional_sym_int("end"), size);
   if (static_cast<bool>(end < start)) end = start;
   std::vector<SymInt> sizes = self.sizes(), strides = self.strides();
   sizes[d] = (end - start + step - 1) / step;
@@ -177,11 +177,11 @@ std::vector<TensorMeta> slice_meta(const OpArgs& args) {
 }
 
 std::vector<TensorMeta> select_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
+  const Tensor& self = args.tensor("self");
   XPORT_CHECK(self.dim() > 0, InvalidInput, args.name(), ": cannot select on a 0-dim tensor");
-  const int64_t d = wrap_dim(args, args.integer(1), self.dim());
+  const int64_t d = wrap_dim(args, args.integer("dim"), self.dim());
   const SymInt size = self.sizes()[d];
-  SymInt index = args.sym_int(2);
+  SymInt index = args.sym_int("index");
   XPORT_CHECK(static_cast<bool>(index >= -size) && static_cast<bool>(index < size), InvalidInput,
               args.name(), ": index ", index, " is out of range for dim ", d, " of size ", size);
   if (static_cast<bool>(index < 0)) index = index + size;
@@ -193,8 +193,8 @@ std::vector<TensorMeta> select_meta(const OpArgs& args) {
 }
 
 std::vector<TensorMeta> expand_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const std::vector<SymInt>& target = args.sym_ints(1);
+  const Tensor& self = args.tensor("self");
+  const std::vector<SymInt>& target = args.sym_ints("size");
   const int64_t n = static_cast<int64_t>(target.size());
   XPORT_CHECK(n >= self.dim(), InvalidInput, args.name(), ": the expanded size ", shape_str(target),
               " must have at least ", self.dim(), " dims (the tensor's)");
@@ -228,8 +228,8 @@ std::vector<TensorMeta> expand_meta(const OpArgs& args) {
 }
 
 std::vector<TensorMeta> unsqueeze_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const int64_t d = wrap_dim(args, args.integer(1), self.dim() + 1);
+  const Tensor& self = args.tensor("self");
+  const int64_t d = wrap_dim(args, args.integer("dim"), self.dim() + 1);
   std::vector<SymInt> sizes = self.sizes(), strides = self.strides();
   const SymInt stride = d < self.dim() ? strides[d] * sizes[d] : SymInt(1);
   sizes.insert(sizes.begin() + d, 1);
@@ -250,12 +250,12 @@ TensorMeta squeeze_dims(const Tensor& self, const std::vector<int64_t>& dims, bo
 }
 
 std::vector<TensorMeta> as_strided_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const std::vector<SymInt>& sizes = args.sym_ints(1);
-  const std::vector<SymInt>& strides = args.sym_ints(2);
+  const Tensor& self = args.tensor("self");
+  const std::vector<SymInt>& sizes = args.sym_ints("size");
+  const std::vector<SymInt>& strides = args.sym_ints("stride");
   XPORT_CHECK(sizes.size() == strides.size(), InvalidInput, args.name(), ": got ", sizes.size(),
               " sizes and ", strides.size(), " strides");
-  const SymInt offset = args.optional_sym_int(3).value_or(self.storage_offset());
+  const SymInt offset = args.optional_sym_int("storage_offset").value_or(self.storage_offset());
   XPORT_CHECK(static_cast<bool>(offset >= 0), InvalidInput, args.name(),
               ": storage_offset must be non-negative, got ", offset);
   SymInt extent = offset;  // last element reached, to check it lies in the storage
@@ -276,10 +276,10 @@ std::vector<TensorMeta> as_strided_meta(const OpArgs& args) {
 }
 
 std::vector<TensorMeta> diagonal_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor(0);
-  const int64_t offset = args.integer(1);
-  const int64_t d1 = wrap_dim(args, args.integer(2), self.dim());
-  const int64_t d2 = wrap_dim(args, args.integer(3), self.dim());
+  const Tensor& self = args.tensor("self");
+  const int64_t offset = args.integer("offset");
+  const int64_t d1 = wrap_dim(args, args.integer("dim1"), self.dim());
+  const int64_t d2 = wrap_dim(args, args.integer("dim2"), self.dim());
   XPORT_CHECK(d1 != d2, InvalidInput, args.name(), ": dim1 and dim2 cannot be the same (", d1, ")");
   const SymInt s1 = self.sizes()[d1], s2 = self.sizes()[d2];
   SymInt len, start = self.storage_offset();
@@ -313,34 +313,35 @@ void register_view_ops() {
                .meta = view_meta,
                .core = true});
   register_op({.schema = "aten::alias(Tensor(a) self) -> Tensor(a)",
-               .meta = [](const OpArgs& args) { return one(args.tensor(0).meta()); },
+               .meta = [](const OpArgs& args) { return one(args.tensor("self").meta()); },
                .core = true});
   // Autograd bookkeeping that PyTorch's exported graphs keep (xport has no autograd): the values
   // stay as they are.
   register_op({.schema = "aten::detach(Tensor(a) self) -> Tensor(a)",
-               .decomp = [](const OpArgs& args) { return call_tensors(XPORT_OP("aten::alias"), {args[0]}); }});
+               .decomp = [](const OpArgs& args) {
+                 return call_tensors(XPORT_OP("aten::alias"), {args["self"]});
+               }});
   register_op({.schema = "aten::detach_(Tensor(a!) self) -> Tensor(a!)",
-               .meta = [](const OpArgs& args) { return one(args.tensor(0).meta()); },
-               .cpu = XPORT_OP_KERNEL(detach__out).fn,
-               .kernel_symbol = XPORT_OP_KERNEL(detach__out).symbol,
-               .decomp = [](const OpArgs& args) { return single(args.tensor(0)); }});
+               .meta = [](const OpArgs& args) { return one(args.tensor("self").meta()); },
+               .kernel = XPORT_OP_KERNEL(detach__out),
+               .decomp = [](const OpArgs& args) { return single(args.tensor("self")); }});
   register_op({.schema = "aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)",
                .meta = permute_meta,
                .core = true});
   register_op({.schema = "aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
                .meta = transpose_meta,
                .decomp = [](const OpArgs& args) {
-                 const Tensor& self = args.tensor(0);
+                 const Tensor& self = args.tensor("self");
                  std::vector<int64_t> dims(self.dim());
                  std::iota(dims.begin(), dims.end(), 0);
                  if (self.dim() > 0) {
-                   std::swap(dims[wrap_dim(args, args.integer(1), self.dim())],
-                             dims[wrap_dim(args, args.integer(2), self.dim())]);
+                   std::swap(dims[wrap_dim(args, args.integer("dim0"), self.dim())],
+                             dims[wrap_dim(args, args.integer("dim1"), self.dim())]);
                  }
                  return single(self.permute(dims));
                }});
   register_op({.schema = "aten::t(Tensor(a) self) -> Tensor(a)", .decomp = [](const OpArgs& args) {
-                 const Tensor& self = args.tensor(0);
+                 const Tensor& self = args.tensor("self");
                  XPORT_CHECK(self.dim() <= 2, InvalidInput, args.name(),
                              ": expects a tensor with <= 2 dims, got ", self.dim(),
                              "; use transpose(dim0, dim1) or permute");
@@ -356,11 +357,11 @@ void register_view_ops() {
   register_op(
       {.schema = "aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
        .decomp = [](const OpArgs& args) {
-         const Tensor& self = args.tensor(0);
+         const Tensor& self = args.tensor("self");
          XPORT_CHECK(self.dim() > 0, InvalidInput, args.name(), ": cannot narrow a 0-dim tensor");
-         const int64_t d = wrap_dim(args, args.integer(1), self.dim());
-         SymInt start = args.sym_int(2);
-         const SymInt length = args.sym_int(3);
+         const int64_t d = wrap_dim(args, args.integer("dim"), self.dim());
+         SymInt start = args.sym_int("start");
+         const SymInt length = args.sym_int("length");
          const SymInt size = self.sizes()[d];
          if (static_cast<bool>(start < 0)) start = start + size;
          XPORT_CHECK(static_cast<bool>(start >= 0) && static_cast<bool>(length >= 0) &&
@@ -379,18 +380,19 @@ void register_view_ops() {
   register_op({.schema = "aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)",
                .meta =
                    [](const OpArgs& args) {
-                     const Tensor& self = args.tensor(0);
+                     const Tensor& self = args.tensor("self");
                      std::vector<int64_t> dims;
-                     for (int64_t d : args.ints(1)) dims.push_back(wrap_dim(args, d, self.dim()));
+                     for (int64_t d : args.ints("dim"))
+                       dims.push_back(wrap_dim(args, d, self.dim()));
                      return one(squeeze_dims(self, dims, false));
                    },
                .core = true});
   register_op(
       {.schema = "aten::squeeze(Tensor(a) self) -> Tensor(a)",
-       .meta = [](const OpArgs& args) { return one(squeeze_dims(args.tensor(0), {}, true)); },
+       .meta = [](const OpArgs& args) { return one(squeeze_dims(args.tensor("self"), {}, true)); },
        .decomp =
            [](const OpArgs& args) {
-             const Tensor& self = args.tensor(0);
+             const Tensor& self = args.tensor("self");
              std::vector<int64_t> dims;
              for (int64_t d = 0; d < self.dim(); ++d) dims.push_back(d);
              return call_tensors(XPORT_OP("aten::squeeze.dims"), {self, dims});
@@ -398,14 +400,15 @@ void register_view_ops() {
   register_op({.schema = "aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)",
                .meta =
                    [](const OpArgs& args) {
-                     const Tensor& self = args.tensor(0);
-                     return one(
-                         squeeze_dims(self, {wrap_dim(args, args.integer(1), self.dim())}, false));
+                     const Tensor& self = args.tensor("self");
+                     return one(squeeze_dims(
+                         self, {wrap_dim(args, args.integer("dim"), self.dim())}, false));
                    },
                .decomp =
                    [](const OpArgs& args) {
-                     return call_tensors(XPORT_OP("aten::squeeze.dims"),
-                                         {args.tensor(0), std::vector<int64_t>{args.integer(1)}});
+                     return call_tensors(
+                         XPORT_OP("aten::squeeze.dims"),
+                         {args.tensor("self"), std::vector<int64_t>{args.integer("dim")}});
                    }});
   register_op({.schema = "aten::as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, "
                          "SymInt? storage_offset=None) -> Tensor(a)",
@@ -417,13 +420,14 @@ void register_view_ops() {
        .meta = diagonal_meta,
        .decomp = [](const OpArgs& args) {
          const TensorMeta m = diagonal_meta(args)[0];
-         return single(args.tensor(0).as_strided(m.sizes, m.strides, m.storage_offset));
+         return single(args.tensor("self").as_strided(m.sizes, m.strides, m.storage_offset));
        }});
   // Composite ops: they run as views (or copies) of other ops.
   register_op({.schema = "aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)",
                .decomp = [](const OpArgs& args) {
-                 const Tensor& self = args.tensor(0);
-                 const std::vector<SymInt> sizes = infer_size(args, args.sym_ints(1), self.numel());
+                 const Tensor& self = args.tensor("self");
+                 const std::vector<SymInt> sizes =
+                     infer_size(args, args.sym_ints("shape"), self.numel());
                  if (view_strides(self.sizes(), self.strides(), sizes))
                    return single(self.view(sizes));
                  return single(self.clone().view(sizes));
@@ -432,10 +436,10 @@ void register_view_ops() {
       {.schema =
            "aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
        .decomp = [](const OpArgs& args) {
-         const Tensor& self = args.tensor(0);
+         const Tensor& self = args.tensor("self");
          if (self.dim() == 0) return single(self.reshape({1}));
-         const int64_t s = wrap_dim(args, args.integer(1), self.dim());
-         const int64_t e = wrap_dim(args, args.integer(2), self.dim());
+         const int64_t s = wrap_dim(args, args.integer("start_dim"), self.dim());
+         const int64_t e = wrap_dim(args, args.integer("end_dim"), self.dim());
          XPORT_CHECK(s <= e, InvalidInput, args.name(), ": start_dim (", s,
                      ") cannot come after end_dim (", e, ")");
          std::vector<SymInt> sizes(self.sizes().begin(), self.sizes().begin() + s);
@@ -448,9 +452,10 @@ void register_view_ops() {
   register_op(
       {.schema = "aten::unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)",
        .decomp = [](const OpArgs& args) {
-         const Tensor& self = args.tensor(0);
-         const int64_t d = wrap_dim(args, args.integer(1), self.dim());
-         const std::vector<SymInt> inner = infer_size(args, args.sym_ints(2), self.sizes()[d]);
+         const Tensor& self = args.tensor("self");
+         const int64_t d = wrap_dim(args, args.integer("dim"), self.dim());
+         const std::vector<SymInt> inner =
+             infer_size(args, args.sym_ints("sizes"), self.sizes()[d]);
          std::vector<SymInt> sizes(self.sizes().begin(), self.sizes().begin() + d);
          sizes.insert(sizes.end(), inner.begin(), inner.end());
          sizes.insert(sizes.end(), self.sizes().begin() + d + 1, self.sizes().end());
@@ -458,7 +463,7 @@ void register_view_ops() {
        }});
   register_op({.schema = "aten::expand_as(Tensor(a) self, Tensor other) -> Tensor(a)",
                .decomp = [](const OpArgs& args) {
-                 return single(args.tensor(0).expand(args.tensor(1).sizes()));
+                 return single(args.tensor("self").expand(args.tensor("other").sizes()));
                }});
 }
 

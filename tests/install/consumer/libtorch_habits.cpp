@@ -1,5 +1,6 @@
 // A program written the way a libtorch user writes one: a default-constructed Module subclass,
-// single-dim reductions, <xport/xport.h> for everything including the runtime.
+// single-dim reductions, <xport/xport.h> for everything including the runtime and the tokenizer,
+// sym_min / sym_max spelled qualified.
 #include <xport/xport.h>
 
 #include <iostream>
@@ -28,6 +29,9 @@ int main() {
   const xport::Tensor peak = y.amax(0);           // [3]
   if (rows.dim() != 1 || centred.dim() != 2 || peak.dim() != 1) return 1;
   if (!xport::allclose(centred.sum(1), xport::zeros({2}), 1e-5, 1e-5)) return 1;
+  if (static_cast<int64_t>(xport::sym_min(x.size(0), 100)) != 2) return 1;
+  if (static_cast<int64_t>(xport::sym_max(x.size(1), 1)) != 4) return 1;
+  static_assert(sizeof(xport::text::WordPiece) > 0, "<xport/xport.h> includes the tokenizer");
 
   const xport::ExportedProgram program =
       xport::export_program(net, [&](const xport::Tensor& in) { return net.forward(in); }, {x});

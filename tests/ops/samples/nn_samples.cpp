@@ -274,7 +274,44 @@ void pool_samples(Rows& rows) {
                   -1, -1, true});
 }
 
+void group_norm_samples(Rows& rows) {
+  // ---- native_group_norm(input, weight, bias, N, C, HxW, group, eps) ----
+  const std::string ngn = "aten::native_group_norm";
+  using I = int64_t;
+  rows.push_back({ngn, "f32 [2,6,5] 3 groups with weight and bias", [](Gen& g) {
+                    return Args{g.randn({2, 6, 5}), g.randn({6}), g.randn({6}), I{2}, I{6}, I{5},
+                                I{3}, 1e-5};
+                  }});
+  rows.push_back({ngn, "[2,8,4,4] no affine, one group", [](Gen& g) {
+                    return Args{g.randn({2, 8, 4, 4}) * 3.0 + 2.0, Value(), Value(), I{2}, I{8},
+                                I{16}, I{1}, 1e-5};
+                  }});
+  rows.push_back({ngn, "group per channel, f64", [](Gen& g) {
+                    return Args{g.randn({3, 4, 7}, DType::Float64), g.randn({4}, DType::Float64),
+                                Value(), I{3}, I{4}, I{7}, I{4}, 1e-3};
+                  }});
+  rows.push_back({ngn, "[1,32,8,8] 8 groups (diffusion block)", [](Gen& g) {
+                    return Args{g.randn({1, 32, 8, 8}), g.randn({32}), g.randn({32}), I{1}, I{32},
+                                I{64}, I{8}, 1e-6};
+                  }});
+  rows.push_back({ngn, "channels not divisible refused",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 6, 5}), Value(), Value(), I{2}, I{6}, I{5}, I{4},
+                                1e-5};
+                  },
+                  -1, -1, true});
+  // ---- group_norm(input, num_groups, weight=None, bias=None, eps=1e-05) ----
+  const std::string gn = "aten::group_norm";
+  rows.push_back({gn, "[2,6,3,3] 2 groups", [](Gen& g) {
+                    return Args{g.randn({2, 6, 3, 3}), I{2}, g.randn({6}), g.randn({6})};
+                  }});
+  rows.push_back({gn, "[4,4] (no spatial dims)", [](Gen& g) {
+                    return Args{g.randn({4, 4}), I{2}};
+                  }});
+}
+
 void norm_samples(Rows& rows) {
+  group_norm_samples(rows);
   // ---- native_layer_norm(input, normalized_shape, weight, bias, eps) ----
   const std::string nln = "aten::native_layer_norm";
   rows.push_back({nln, "f32 with weight and bias", [](Gen& g) {

@@ -20,6 +20,41 @@ Rows pointwise_samples() {
                          "aten::ceil", "aten::round", "aten::trunc"}) {
     add_unary(rows, op);
   }
+  // Inverse trigonometric and hyperbolic functions: randn's values fall inside and outside
+  // acosh's and atanh's domains, so NaN results are compared too.
+  for (const char* op : {"aten::acos", "aten::asin", "aten::atan", "aten::acosh", "aten::asinh",
+                         "aten::atanh", "aten::cosh", "aten::sinh"}) {
+    add_unary(rows, op);
+  }
+  add_unary(rows, "aten::log10", /*floating_only=*/false, /*positive_only=*/true);
+  rows.push_back({"aten::log10", "negative and zero inputs", [](Gen& g) { return Args{g.edge()}; }});
+  for (const char* op : {"aten::elu", "aten::leaky_relu"}) {
+    add_unary(rows, op, /*floating_only=*/true);
+  }
+  add_unary(rows, "aten::hardtanh", false, false, true, /*ints=*/false);
+  rows.push_back({"aten::hardtanh", "uint8 with the default negative limit refused",
+                  [](Gen& g) {
+                    return Args{g.ints({3}, 1, 200, DType::UInt8)};
+                  },
+                  -1, -1, true});
+  rows.push_back({"aten::hardtanh", "uint8 with limits 2 and 100", [](Gen& g) {
+                    return Args{g.ints({5}, 0, 200, DType::UInt8), int64_t{2}, int64_t{100}};
+                  }});
+  rows.push_back({"aten::elu", "alpha, scale and input_scale", [](Gen& g) {
+                    return Args{g.randn({4, 6}), 0.5, 1.0507, 2.0};
+                  }});
+  rows.push_back({"aten::elu", "f64 integer alpha", [](Gen& g) {
+                    return Args{g.randn({9}, DType::Float64), int64_t{2}};
+                  }});
+  rows.push_back({"aten::leaky_relu", "slope 0.2, f16", [](Gen& g) {
+                    return Args{g.randn({3, 5}, DType::Float16), 0.2};
+                  }});
+  rows.push_back({"aten::hardtanh", "relu6 bounds", [](Gen& g) {
+                    return Args{g.randn({40}) * 4.0, 0.0, 6.0};
+                  }});
+  rows.push_back({"aten::hardtanh", "int64 with int bounds", [](Gen& g) {
+                    return Args{g.ints({7}, -9, 9), int64_t{-3}, int64_t{4}};
+                  }});
   add_unary(rows, "aten::silu", /*floating_only=*/true);
   add_unary(rows, "aten::gelu", /*floating_only=*/true, /*positive_only=*/false,
             /*edge_values=*/false);
@@ -47,7 +82,7 @@ Rows pointwise_samples() {
                   -1, -1, true});
   rows.push_back(
       {"aten::neg", "bool refused", [](Gen& g) { return Args{g.bools({3})}; }, -1, -1, true});
-  for (const char* op : {"aten::logical_not", "aten::isnan"}) {
+  for (const char* op : {"aten::logical_not", "aten::isnan", "aten::isinf"}) {
     add_unary(rows, op);
     rows.push_back({op, "bool", [op](Gen& g) { return Args{g.bools({5})}; }});
   }
@@ -68,6 +103,39 @@ Rows pointwise_samples() {
   add_binary(rows, "aten::atan2");
   add_binary(rows, "aten::remainder.Tensor", false, true);
   add_binary(rows, "aten::pow.Tensor_Tensor", false, true);
+  // fmod's remainder takes the dividend's sign (randn's negatives), remainder's the divisor's.
+  add_binary(rows, "aten::fmod.Tensor", false, /*positive_rhs=*/true);
+  rows.push_back({"aten::fmod.Tensor", "negative divisors, edge dividends", [](Gen& g) {
+                    return Args{g.edge(), g.uniform({16}, -3.0, -0.5)};
+                  }});
+  rows.push_back({"aten::fmod.Tensor", "int64 by zero refused", [](Gen& g) {
+                    return Args{g.ints({3}, 1, 9), g.ints({3}, 0, 0)};
+                  },
+                  -1, -1, true});
+  rows.push_back({"aten::fmod.Scalar", "f32 by 2.5", [](Gen& g) {
+                    return Args{g.randn({5, 4}) * 10.0, 2.5};
+                  }});
+  rows.push_back({"aten::fmod.Scalar", "int64 by int", [](Gen& g) {
+                    return Args{g.ints({9}, -20, 20), int64_t{3}};
+                  }});
+  rows.push_back({"aten::fmod.Scalar", "int64 by float becomes float", [](Gen& g) {
+                    return Args{g.ints({9}, -20, 20), 2.5};
+                  }});
+  rows.push_back({"aten::fmod.Scalar", "empty", [](Gen& g) {
+                    return Args{g.randn({0, 2}), 2.0};
+                  }});
+  rows.push_back({"aten::pow.Scalar", "2 ** f32", [](Gen& g) {
+                    return Args{2.0, g.randn({3, 4})};
+                  }});
+  rows.push_back({"aten::pow.Scalar", "int ** int64", [](Gen& g) {
+                    return Args{int64_t{3}, g.ints({6}, 0, 9)};
+                  }});
+  rows.push_back({"aten::pow.Scalar", "float ** int64 becomes float", [](Gen& g) {
+                    return Args{2.5, g.ints({6}, 0, 5)};
+                  }});
+  rows.push_back({"aten::pow.Scalar", "f64 edge exponents", [](Gen& g) {
+                    return Args{0.5, g.edge(DType::Float64)};
+                  }});
   for (const char* op : {"aten::eq.Tensor", "aten::ne.Tensor", "aten::lt.Tensor", "aten::le.Tensor",
                          "aten::gt.Tensor", "aten::ge.Tensor", "aten::logical_and",
                          "aten::logical_or", "aten::logical_xor"}) {
