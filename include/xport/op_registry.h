@@ -2,12 +2,13 @@
 /// \file The op registry: one OpDef per op holds its schema, meta function, CPU kernel and
 /// decomposition. Eager execution, tracing and (later) the runtime all go through it.
 
-#include <functional>
-#include <optional>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -17,8 +18,25 @@ namespace xport {
 
 struct OpDef;
 
+/// An argument's name in an op's schema. Built from text only: an integer (a position, as in
+/// `args.integer(8)`) does not compile, where a string_view would take a literal 0 as null.
+class ArgName {
+ public:
+  ArgName(const char* name) : name_(name) {}       // NOLINT: `args.tensor("self")`
+  ArgName(std::string_view name) : name_(name) {}  // NOLINT
+  ArgName(const std::string& name) : name_(name) {}  // NOLINT
+  template <class I>
+    requires std::is_integral_v<I>
+  ArgName(I) = delete;  // read an argument by its schema name, not its position
+  ArgName(std::nullptr_t) = delete;
+  std::string_view view() const { return name_; }
+
+ private:
+  std::string_view name_;
+};
+
 /// The bound arguments of one op call: every schema argument present, defaults filled in and
-/// types checked, with typed accessors.
+/// types checked, read by their schema names.
 class OpArgs {
  public:
   OpArgs(const OpDef& op, std::vector<Value> values) : op_(&op), values_(std::move(values)) {}
@@ -30,80 +48,69 @@ class OpArgs {
   const std::vector<Value>& values() const { return values_; }
   /// The argument named `name` in the op's schema (its position found once, at registration).
   /// An unknown name is a bug in the op's definition: Internal, naming the op and the name.
-  const Value& operator[](std::string_view name) const { return values_[index(name)]; }
+  const Value& operator[](ArgName name) const { return values_[index(name)]; }
 
-  // Typed reads by schema name: `args.tensor("self")`, `args.integer("groups")`.
-  const Tensor& tensor(std::string_view name) const { return (*this)[name].to_tensor(); }
+  // Typed reads by schema name: `args.tensor("self")`, `args.integer("groups")`; the optional
+  // forms give nullopt for None.
+  const Tensor& tensor(ArgName name) const { return (*this)[name].to_tensor(); }
   /// An undefined Tensor when the argument is None.
-  Tensor optional_tensor(std::string_view name) const {
+  Tensor optional_tensor(ArgName name) const {
     const Value& v = (*this)[name];
     return v.is_none() ? Tensor() : v.to_tensor();
   }
-  const std::vector<Tensor>& tensors(std::string_view name) const {
-    return (*this)[name].to_tensor_list();
+  const std::vector<Tensor>& tensors(ArgName name) const { return (*this)[name].to_tensor_list(); }
+  int64_t integer(ArgName name) const { return (*this)[name].to_int(); }
+  std::optional<int64_t> optional_int(ArgName name) const {
+    return if_given(name, &Value::to_int);
   }
-  int64_t integer(std::string_view name) const { return (*this)[name].to_int(); }
-  const SymInt& sym_int(std::string_view name) const { return (*this)[name].to_sym_int(); }
-  std::optional<int64_t> optional_int(std::string_view name) const {
-    const Value& v = (*this)[name];
-    if (v.is_none()) return std::nullopt;
-    return v.to_int();
+  const SymInt& sym_int(ArgName name) const { return (*this)[name].to_sym_int(); }
+  std::optional<SymInt> optional_sym_int(ArgName name) const {
+    return if_given(name, &Value::to_sym_int);
   }
-  std::optional<SymInt> optional_sym_int(std::string_view name) const {
-    const Value& v = (*this)[name];
-    if (v.is_none()) return std::nullopt;
-    return v.to_sym_int();
+  std::vector<int64_t> ints(ArgName name) const { return (*this)[name].to_int_list(); }
+  /// None or an empty list both mean "not given" (e.g. `int[1]? dim=None`).
+  std::optional<std::vector<int64_t>> optional_ints(ArgName name) const {
+    return if_given(name, &Value::to_int_list);
   }
-  std::vector<int64_t> ints(std::string_view name) const { return (*this)[name].to_int_list(); }
-  const std::vector<SymInt>& sym_ints(std::string_view name) const {
+  const std::vector<SymInt>& sym_ints(ArgName name) const {
     return (*this)[name].to_sym_int_list();
   }
-  /// None or an empty list both mean "not given" (e.g. `int[1]? dim=None`).
-  std::optional<std::vector<int64_t>> optional_ints(std::string_view name) const {
-    const Value& v = (*this)[name];
-    if (v.is_none()) return std::nullopt;
-    return v.to_int_list();
+  double real(ArgName name) const { return (*this)[name].to_double(); }
+  std::optional<double> optional_real(ArgName name) const {
+    return if_given(name, &Value::to_double);
   }
-  double real(std::string_view name) const { return (*this)[name].to_double(); }
-  std::optional<double> optional_real(std::string_view name) const {
-    const Value& v = (*this)[name];
-    if (v.is_none()) return std::nullopt;
-    return v.to_double();
-  }
-  bool boolean(std::string_view name) const { return (*this)[name].to_bool(); }
-  std::optional<bool> optional_bool(std::string_view name) const {
-    const Value& v = (*this)[name];
-    if (v.is_none()) return std::nullopt;
-    return v.to_bool();
+  bool boolean(ArgName name) const { return (*this)[name].to_bool(); }
+  std::optional<bool> optional_bool(ArgName name) const {
+    return if_given(name, &Value::to_bool);
   }
   /// `bool[3] output_mask`.
-  const std::vector<bool>& bools(std::string_view name) const {
-    return (*this)[name].to_bool_list();
+  const std::vector<bool>& bools(ArgName name) const { return (*this)[name].to_bool_list(); }
+  Scalar scalar(ArgName name) const { return (*this)[name].to_scalar(); }
+  std::optional<Scalar> optional_scalar(ArgName name) const {
+    return if_given(name, &Value::to_scalar);
   }
-  Scalar scalar(std::string_view name) const { return (*this)[name].to_scalar(); }
-  std::optional<Scalar> optional_scalar(std::string_view name) const {
-    const Value& v = (*this)[name];
-    if (v.is_none()) return std::nullopt;
-    return v.to_scalar();
+  DType dtype(ArgName name) const { return (*this)[name].to_dtype(); }
+  std::optional<DType> optional_dtype(ArgName name) const {
+    return if_given(name, &Value::to_dtype);
   }
-  DType dtype(std::string_view name) const { return (*this)[name].to_dtype(); }
-  std::optional<DType> optional_dtype(std::string_view name) const {
-    const Value& v = (*this)[name];
-    if (v.is_none()) return std::nullopt;
-    return v.to_dtype();
-  }
-  const std::string& str(std::string_view name) const { return (*this)[name].to_string_value(); }
-  std::optional<std::string> optional_str(std::string_view name) const {
-    const Value& v = (*this)[name];
-    if (v.is_none()) return std::nullopt;
-    return v.to_string_value();
+  const std::string& str(ArgName name) const { return (*this)[name].to_string_value(); }
+  std::optional<std::string> optional_str(ArgName name) const {
+    return if_given(name, &Value::to_string_value);
   }
   /// "aten::add.Tensor": the op's name, for error messages.
   const std::string& name() const;
   /// The position of the argument `name` (Internal when the schema has none).
-  size_t index(std::string_view name) const;
+  size_t index(ArgName name) const;
 
  private:
+  // The argument read with `read`, or nullopt when it is None.
+  template <class R>
+  std::optional<std::remove_cvref_t<R>> if_given(ArgName name, R (Value::*read)() const) const {
+    const Value& v = (*this)[name];
+    if (v.is_none()) return std::nullopt;
+    return (v.*read)();
+  }
+
   const OpDef* op_;
   std::vector<Value> values_;
 };
@@ -206,8 +213,7 @@ struct OpDef {
   std::string qualified_name = {};
   bool higher_order = false;  ///< takes subgraphs (a GraphModule argument)
   OpKind kind = OpKind::Functional;
-  int aliased_arg = -1;    ///< View / InPlace: the argument the first result is, or -1
-  bool pointwise = false;  ///< tagged Tag::Pointwise: elementwise over same-shaped operands
+  int aliased_arg = -1;  ///< View / InPlace: the argument the first result is, or -1
   /// Each schema argument's position by name, sorted by name: OpArgs and ir::Node read
   /// arguments through it.
   std::vector<std::pair<std::string, int>> arg_positions = {};
@@ -256,7 +262,7 @@ std::vector<Tensor> run_decomposition(const OpArgs& args);
 Value call_op(const std::string& qualified_name, std::vector<Value> args);
 
 namespace detail {
-/// Fills an OpDef's kind, aliased_arg and pointwise from its schema, functions and tags.
+/// Fills an OpDef's kind and aliased_arg from its schema and functions.
 /// register_op does it; an op kept outside the registry (the runtime's fused ops) calls it.
 void classify_op(OpDef& def);
 /// Changes a registered op under the registry's lock (Library::impl adds a kernel to an op

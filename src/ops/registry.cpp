@@ -150,7 +150,6 @@ void detail::classify_op(OpDef& def) {
   } else {
     def.kind = OpKind::Functional;
   }
-  def.pointwise = def.tags.has(Tag::Pointwise);
 }
 
 int OpDef::arg_position(std::string_view name) const {
@@ -162,10 +161,10 @@ int OpDef::arg_position(std::string_view name) const {
 
 const std::string& OpArgs::name() const { return op_->qualified_name; }
 
-size_t OpArgs::index(std::string_view name) const {
-  const int i = op_->arg_position(name);
-  XPORT_CHECK(i >= 0, Internal, op_->qualified_name, ": the schema has no argument named '", name,
-              "'");
+size_t OpArgs::index(ArgName name) const {
+  const int i = op_->arg_position(name.view());
+  XPORT_CHECK(i >= 0, Internal, op_->qualified_name, ": the schema has no argument named '",
+              name.view(), "'");
   return static_cast<size_t>(i);
 }
 

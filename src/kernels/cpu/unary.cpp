@@ -14,15 +14,22 @@ void vec_block(float* out, const float* const* in, int64_t n, const void*) {
   V(in[0], out, n);
 }
 
-// Runs functor F in the compute kind of `kind_dtype`, with a SIMD loop for float32 when given.
+// Runs functor object `f` (an activation's parameters travel in it) in the compute kind of
+// `kind_dtype`, with a SIMD loop for float32 when given.
 template <class F>
-void run_unary(const Tensor& self, const Tensor& out, DType kind_dtype,
-               BlockFn<float> simd_f32 = nullptr) {
-  static const F f{};
+void run_unary_with(const F& f, const Tensor& self, const Tensor& out, DType kind_dtype,
+                    BlockFn<float> simd_f32 = nullptr) {
   BlockFns fns{unary_block<float, F>, unary_block<double, F>, unary_block<int64_t, F>};
   if (simd_f32) fns.f32 = simd_f32;
   const Tensor inputs[] = {self};
   elementwise(out, inputs, compute_kind(kind_dtype), fns, &f);
+}
+// The same for a functor without parameters.
+template <class F>
+void run_unary(const Tensor& self, const Tensor& out, DType kind_dtype,
+               BlockFn<float> simd_f32 = nullptr) {
+  static const F f{};
+  run_unary_with(f, self, out, kind_dtype, simd_f32);
 }
 
 template <class T>
@@ -153,13 +160,6 @@ XPORT_FLOAT_FUNCTOR(GeluTanh, T(0.5) * x *
                                                     (x + T(0.044715) * x * x * x))))
 #undef XPORT_FLOAT_FUNCTOR
 
-template <class F>
-void run_unary_with(const F& f, const Tensor& self, const Tensor& out) {
-  const BlockFns fns{unary_block<float, F>, unary_block<double, F>, unary_block<int64_t, F>};
-  const Tensor inputs[] = {self};
-  elementwise(out, inputs, compute_kind(out.dtype()), fns, &f);
-}
-
 // Rounding an integer is the identity.
 template <class F>
 void rounding(const Tensor& self, const Tensor& out) {
@@ -236,10 +236,11 @@ void sinh_out(const Tensor& self, const Tensor& out) { run_unary<Sinh>(self, out
 void log10_out(const Tensor& self, const Tensor& out) { run_unary<Log10>(self, out, out.dtype()); }
 void elu_out(const Tensor& self, const Scalar& alpha, const Scalar& scale,
              const Scalar& input_scale, const Tensor& out) {
-  run_unary_with(Elu{alpha.to_double(), scale.to_double(), input_scale.to_double()}, self, out);
+  run_unary_with(Elu{alpha.to_double(), scale.to_double(), input_scale.to_double()}, self, out,
+                 out.dtype());
 }
 void leaky_relu_out(const Tensor& self, const Scalar& negative_slope, const Tensor& out) {
-  run_unary_with(LeakyRelu{negative_slope.to_double()}, self, out);
+  run_unary_with(LeakyRelu{negative_slope.to_double()}, self, out, out.dtype());
 }
 void hardtanh_out(const Tensor& self, const Scalar& min_val, const Scalar& max_val,
                   const Tensor& out) {
