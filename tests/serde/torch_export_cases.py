@@ -209,6 +209,44 @@ def float_item_cases():
                core=True)
 
 
+# ---- core ops added in issue 27 -------------------------------------------------------------------
+
+
+class CoreOpsBlock(nn.Module):
+    """The ops as PyTorch's modules and functions emit them: GroupNorm (aten.group_norm, core
+    native_group_norm), ELU, LeakyReLU, ReLU6 (hardtanh), fmod, a Scalar base to a tensor of
+    powers, inverse trigonometric and hyperbolic functions, log10, isinf, any over several dims
+    and var(unbiased)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.norm = nn.GroupNorm(4, 8)
+        self.elu = nn.ELU(alpha=0.7)
+        self.leaky = nn.LeakyReLU(0.2)
+        self.relu6 = nn.ReLU6()
+
+    def forward(self, x):
+        h = self.norm(self.conv(x))
+        t = torch.tanh(h) * 0.9
+        act = self.elu(h) + self.leaky(h) + self.relu6(h * 4.0)
+        trig = (torch.asin(t) + torch.acos(t) + torch.atan(h) + torch.atanh(t) + torch.asinh(h)
+                + torch.acosh(h.abs() + 1.0) + torch.cosh(t) + torch.sinh(t)
+                + torch.log10(h.abs() + 1.0))
+        rest = torch.fmod(h * 3.0, 1.5) + torch.pow(2.0, t)
+        flags = torch.isinf(h / (h > 0).float()).any(dim=(2, 3))
+        return act + trig + rest, h.var(dim=(2, 3), unbiased=True), flags
+
+
+def core_op_cases():
+    torch.manual_seed(27)
+    g = torch.Generator().manual_seed(27)
+    x = torch.randn(2, 3, 6, 6, generator=g)
+    runs = [((x,), {})] + [((torch.randn(n, 3, 6, 6, generator=g),), {}) for n in (1, 5)]
+    yield Case("core_ops_block", "core_ops", CoreOpsBlock().eval(), (x,),
+               dynamic_shapes=({0: Dim("batch", min=1, max=8)},), runs=runs, core=True)
+
+
 # ---- custom ops -----------------------------------------------------------------------------------
 
 
@@ -499,7 +537,8 @@ def main(args, digest, start):
     os.makedirs(args.out_dir, exist_ok=True)
     cases, not_exported = [], []
     libraries = define_custom_ops()  # noqa: F841 (kept alive while the cases export)
-    for group in (reference_cases(), mutation_cases(), float_item_cases(), custom_op_cases(),
+    for group in (reference_cases(), mutation_cases(), float_item_cases(), core_op_cases(),
+                  custom_op_cases(),
                   transformers_cases(), exportdb_cases(not_exported)):
         for case in group:
             cases += write_case(args.out_dir, case, not_exported, args.verbose)
