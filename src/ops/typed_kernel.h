@@ -60,6 +60,8 @@ XPORT_KERNEL_TYPE(Scalar, "xport::Scalar", detail::kind(BaseType::Scalar), a[i].
 XPORT_KERNEL_TYPE(int64_t, "int64_t", detail::kind(BaseType::Int), a[i].to_int())
 XPORT_KERNEL_TYPE(std::vector<int64_t>, "std::vector<int64_t>", detail::kind(BaseType::Int, true),
                   a[i].to_int_list())
+XPORT_KERNEL_TYPE(std::vector<double>, "std::vector<double>", detail::kind(BaseType::Float, true),
+                  a[i].to_double_list())
 XPORT_KERNEL_TYPE(std::vector<bool>, "std::vector<bool>", detail::kind(BaseType::Bool, true),
                   a[i].to_bool_list())
 XPORT_KERNEL_TYPE(double, "double", detail::kind(BaseType::Float), a[i].to_double())

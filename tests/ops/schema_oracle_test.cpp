@@ -4,7 +4,7 @@
 // `"none"` where the op's source says `stride=1`, `eps=1e-05`, `'none'`). A difference fails
 // unless tests/ops/schema_differences.txt lists it with its reason; a listed op whose schema now
 // matches fails too, so the list stays true. A second test holds xport's op list against every
-// overload PyTorch tags `core`, with the ones not yet here listed in tests/ops/core_ops_missing.txt.
+// overload PyTorch tags `core`; those not here yet are listed in tests/ops/core_ops_missing.txt.
 #include <gtest/gtest.h>
 
 #include <filesystem>

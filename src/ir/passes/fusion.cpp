@@ -271,7 +271,8 @@ class Fuser {
   // A float32 elementwise call whose tensor arguments all have its result's contiguous shape,
   // every other argument known.
   bool chainable(const Node& node) const {
-    if (node.kind() != NodeKind::Call || !has_tag(*node.op(), Tag::Pointwise) || node.outputs().size() != 1) {
+    if (node.kind() != NodeKind::Call || !has_tag(*node.op(), Tag::Pointwise) ||
+        node.outputs().size() != 1) {
       return false;
     }
     const TensorSpec& result = node.outputs()[0];

@@ -1,6 +1,7 @@
 #include "kernels/cpu/shape.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/pointwise.h"
@@ -180,6 +181,53 @@ void constant_pad_out(const Tensor& self, const std::vector<int64_t>& pad, const
     dst += std::max<int64_t>(left, 0) * os[d] * es;
   }
   copy_strided(copy_sizes, dst, os, src, st, es);
+}
+
+void mode_pad_out(const Tensor& self, const std::vector<int64_t>& pad, bool reflect,
+                  const Tensor& out) {
+  const int64_t ndim = self.dim();
+  const std::vector<int64_t> in_sizes = self.int_sizes(), out_sizes = out.int_sizes();
+  if (out.int_numel() == 0) return;
+  // For each dim, the input index of every output index (the identity for unpadded dims).
+  std::vector<std::vector<int64_t>> source(ndim);
+  for (int64_t d = 0; d < ndim; ++d) {
+    const size_t pair = static_cast<size_t>(ndim - 1 - d);
+    const int64_t left = 2 * pair < pad.size() ? pad[2 * pair] : 0;
+    const int64_t n = in_sizes[d];
+    source[d].resize(out_sizes[d]);
+    for (int64_t o = 0; o < out_sizes[d]; ++o) {
+      int64_t i = o - left;
+      if (reflect) {
+        if (i < 0) i = -i;
+        if (i >= n) i = 2 * (n - 1) - i;
+      } else {
+        i = std::clamp<int64_t>(i, 0, n - 1);
+      }
+      source[d][o] = i;
+    }
+  }
+  const int64_t es = self.element_size();
+  const std::vector<int64_t> st = byte_strides(self.int_strides(), es);
+  const std::vector<int64_t> os = byte_strides(out.int_strides(), es);
+  const char* src = data_of(self);
+  char* dst = data_of(out);
+  const int64_t width = out_sizes[ndim - 1];
+  const int64_t rows = out.int_numel() / width;
+  parallel_for(0, rows, std::max<int64_t>(1, kCopyGrain / width), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      int64_t rest = r, from = 0, to = 0;
+      for (int64_t d = ndim - 2; d >= 0; --d) {
+        const int64_t o = rest % out_sizes[d];
+        rest /= out_sizes[d];
+        from += source[d][o] * st[d];
+        to += o * os[d];
+      }
+      for (int64_t j = 0; j < width; ++j) {
+        std::memcpy(dst + to + j * os[ndim - 1], src + from + source[ndim - 1][j] * st[ndim - 1],
+                    static_cast<size_t>(es));
+      }
+    }
+  });
 }
 
 void triangle_out(const Tensor& self, int64_t diagonal, bool upper, const Tensor& out) {

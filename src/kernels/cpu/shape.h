@@ -154,6 +154,11 @@ void flip_out(const Tensor& self, const std::vector<int64_t>& dims, const Tensor
 /// filled with `value`.
 void constant_pad_out(const Tensor& self, const std::vector<int64_t>& pad, const Scalar& value,
                       const Tensor& out);
+/// out = self padded by reflecting (reflect = true: `3 2 | 1 2 3 | 2 1`) or repeating the edge
+/// (`1 1 | 1 2 3 | 3 3`), per ATen's `pad` list (pairs from the last dim backwards); negative
+/// entries crop. The caller checked that every index lands inside self.
+void mode_pad_out(const Tensor& self, const std::vector<int64_t>& pad, bool reflect,
+                  const Tensor& out);
 /// triu (upper = true) or tril of the last two dims, other elements zeroed.
 void triangle_out(const Tensor& self, int64_t diagonal, bool upper, const Tensor& out);
 

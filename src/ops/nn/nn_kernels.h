@@ -25,6 +25,15 @@ void embedding_out(const Tensor& weight, const Tensor& indices, int64_t padding_
                    bool scale_grad_by_freq, bool sparse, const Tensor& out);
 
 // norm_ops.cpp
+void upsample_nearest2d_vec_out(const Tensor& input,
+                                const std::optional<std::vector<int64_t>>& output_size,
+                                const std::optional<std::vector<double>>& scale_factors,
+                                const Tensor& out);
+void upsample_bilinear2d_vec_out(const Tensor& input,
+                                 const std::optional<std::vector<int64_t>>& output_size,
+                                 bool align_corners,
+                                 const std::optional<std::vector<double>>& scale_factors,
+                                 const Tensor& out);
 void native_group_norm_out(const Tensor& input, const std::optional<Tensor>& weight,
                            const std::optional<Tensor>& bias, int64_t N, int64_t C, int64_t HxW,
                            int64_t group, double eps, const Tensor& out, const Tensor& mean,

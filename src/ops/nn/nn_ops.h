@@ -8,5 +8,6 @@ void register_norm_ops();       // norm_ops.cpp
 void register_embedding_ops();  // embedding_ops.cpp
 void register_dropout_ops();    // dropout_ops.cpp
 void register_attention_ops();  // attention_ops.cpp
+void register_upsample_ops();   // upsample_ops.cpp
 
 }  // namespace xport::ops

@@ -9,6 +9,7 @@ void register_nn_ops() {
   register_embedding_ops();
   register_dropout_ops();
   register_attention_ops();
+  register_upsample_ops();
 }
 
 }  // namespace xport::ops

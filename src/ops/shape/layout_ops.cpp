@@ -99,6 +99,39 @@ std::vector<TensorMeta> constant_pad_meta(const OpArgs& args) {
   return {contiguous_meta(std::move(sizes), self.dtype())};
 }
 
+// reflection_pad{1,2,3}d / replication_pad{1,2,3}d: self is [C, *] or [N, C, *] with `dims`
+// padded trailing dims, which must not be empty; reflection pads less than each dim's size.
+MetaFn mode_pad_meta(int64_t dims, bool reflect) {
+  return [dims, reflect](const OpArgs& args) {
+    const Tensor& self = args.tensor("self");
+    const std::vector<SymInt>& pad = args.sym_ints("padding");
+    XPORT_CHECK(self.dim() == dims + 1 || self.dim() == dims + 2, InvalidInput, args.name(),
+                ": expected a ", dims + 1, "-d or ", dims + 2, "-d (batch mode) input, got ",
+                self.dim(), " dims");
+    for (int64_t d = self.dim() == dims + 2 ? 1 : 0; d < self.dim(); ++d) {
+      XPORT_CHECK(static_cast<bool>(self.size(d) != 0), InvalidInput, args.name(),
+                  ": every dim but the batch must be non-empty, got sizes ",
+                  shape_str(self.sizes()));
+    }
+    std::vector<SymInt> sizes = self.sizes();
+    for (int64_t i = 0; i < dims; ++i) {
+      const int64_t d = self.dim() - 1 - i;
+      const SymInt &left = pad[2 * i], &right = pad[2 * i + 1];
+      if (reflect) {
+        XPORT_CHECK(static_cast<bool>(left < sizes[d]) && static_cast<bool>(right < sizes[d]),
+                    InvalidInput, args.name(), ": padding ", left, " and ", right, " of dim ", d,
+                    " must be less than its size ", sizes[d], " (reflection repeats no edge)");
+      }
+      const SymInt size = sizes[d] + left + right;
+      XPORT_CHECK(static_cast<bool>(size >= 1), InvalidInput, args.name(), ": dim ", d,
+                  " of size ", sizes[d], " padded by ", left, " and ", right, " leaves ", size,
+                  " elements; the output needs at least 1");
+      sizes[d] = size;
+    }
+    return std::vector<TensorMeta>{contiguous_meta(std::move(sizes), self.dtype())};
+  };
+}
+
 // diff: n times the difference of neighbours along dim (logical xor for bool), after joining
 // prepend and append; n past the length gives an empty dim, as in ATen.
 std::vector<Tensor> diff_decomp(const OpArgs& args) {
@@ -129,6 +162,14 @@ std::vector<Tensor> diff_decomp(const OpArgs& args) {
 
 void flip_out(const Tensor& self, const std::vector<int64_t>& dims, const Tensor& out) {
   cpu::flip_out(self, flip_dims("aten::flip", self, dims), out);
+}
+void reflection_pad_out(const Tensor& self, const std::vector<int64_t>& padding,
+                        const Tensor& out) {
+  cpu::mode_pad_out(self, padding, /*reflect=*/true, out);
+}
+void replication_pad_out(const Tensor& self, const std::vector<int64_t>& padding,
+                         const Tensor& out) {
+  cpu::mode_pad_out(self, padding, /*reflect=*/false, out);
 }
 void triu_out(const Tensor& self, int64_t diagonal, const Tensor& out) {
   cpu::triangle_out(self, diagonal, true, out);
@@ -230,16 +271,52 @@ void register_layout_ops() {
       .kernel = XPORT_KERNEL(cpu::constant_pad_out),
       .core = true,
   });
+  for (const char* dims : {"1", "2", "3"}) {
+    const int64_t n = dims[0] - '0';
+    const std::string padding = "(Tensor self, SymInt[" + std::to_string(2 * n) + "] padding)";
+    register_op({
+        .schema = "aten::reflection_pad" + std::string(dims) + "d" + padding + " -> Tensor",
+        .meta = mode_pad_meta(n, true),
+        .kernel = XPORT_OP_KERNEL(reflection_pad_out),
+        .core = true,
+    });
+    // replication_pad1d is not core: it is the 2-d op over an inserted dim.
+    register_op({
+        .schema = "aten::replication_pad" + std::string(dims) + "d" + padding + " -> Tensor",
+        .meta = mode_pad_meta(n, false),
+        .kernel = XPORT_OP_KERNEL(replication_pad_out),
+        .decomp = n == 1 ? DecompFn([](const OpArgs& args) {
+          std::vector<SymInt> pad = args.sym_ints("padding");
+          pad.insert(pad.end(), {SymInt(0), SymInt(0)});
+          const Tensor padded = call1(XPORT_OP("aten::replication_pad2d"),
+                                      {args.tensor("self").unsqueeze(-2), pad});
+          return std::vector<Tensor>{padded.squeeze(-2)};
+        })
+                         : DecompFn(),
+        .core = n > 1,
+    });
+  }
   register_op({
       .schema = "aten::pad(Tensor self, SymInt[] pad, str mode=\"constant\", "
                 "float? value=None) -> Tensor",
       .decomp =
           [](const OpArgs& args) {
             const std::string& mode = args.str("mode");
+            if (mode == "reflect" || mode == "replicate") {
+              const std::vector<SymInt>& pad = args.sym_ints("pad");
+              XPORT_CHECK(pad.size() == 2 || pad.size() == 4 || pad.size() == 6, InvalidInput,
+                          args.name(), ": mode '", mode, "' pads 1, 2 or 3 trailing dims (a pad "
+                          "list of 2, 4 or 6 entries), got ", pad.size(), " entries");
+              const std::string op = std::string(mode == "reflect" ? "aten::reflection_pad"
+                                                                   : "aten::replication_pad") +
+                                     std::to_string(pad.size() / 2) + "d";
+              XPORT_CHECK(!args.optional_real("value"), InvalidInput, args.name(),
+                          ": padding mode '", mode, "' takes no fill value");
+              return call_tensors(find_op(op), {args.tensor("self"), pad});
+            }
             XPORT_CHECK(mode == "constant", UnsupportedOp, args.name(), ": mode '", mode,
-                        "' is not supported yet; only 'constant' is (reflect, "
-                        "replicate and "
-                        "circular padding can be written with cat of slices and flip)");
+                        "' is not supported; 'constant', 'reflect' and 'replicate' are "
+                        "(circular padding can be written with cat of slices)");
             const std::optional<double> value = args.optional_real("value");
             return call_tensors(
                 XPORT_OP("aten::constant_pad_nd"),

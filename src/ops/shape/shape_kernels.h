@@ -21,6 +21,11 @@ void index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, const 
                     const Tensor& out);
 
 void flip_out(const Tensor& self, const std::vector<int64_t>& dims, const Tensor& out);
+/// reflection_pad{1,2,3}d and replication_pad{1,2,3}d (`padding`: pairs from the last dim).
+void reflection_pad_out(const Tensor& self, const std::vector<int64_t>& padding,
+                        const Tensor& out);
+void replication_pad_out(const Tensor& self, const std::vector<int64_t>& padding,
+                         const Tensor& out);
 void triu_out(const Tensor& self, int64_t diagonal, const Tensor& out);
 void tril_out(const Tensor& self, int64_t diagonal, const Tensor& out);
 

@@ -310,7 +310,71 @@ void group_norm_samples(Rows& rows) {
                   }});
 }
 
+void upsample_samples(Rows& rows) {
+  // ---- upsample_{nearest,bilinear}2d.vec(input, output_size, [align_corners,] scale_factors) --
+  const std::string nn = "aten::upsample_nearest2d.vec", bl = "aten::upsample_bilinear2d.vec";
+  using FL = std::vector<double>;
+  rows.push_back({nn, "scale 2", [](Gen& g) {
+                    return Args{g.randn({2, 3, 4, 5}), Value(), FL{2.0, 2.0}};
+                  }});
+  rows.push_back({nn, "to size 7x3 (down and up)", [](Gen& g) {
+                    return Args{g.randn({1, 2, 5, 6}), IL{7, 3}, Value()};
+                  }});
+  rows.push_back({nn, "scale 1.5 and 0.5", [](Gen& g) {
+                    return Args{g.randn({1, 2, 6, 8}), Value(), FL{1.5, 0.5}};
+                  }});
+  rows.push_back({nn, "uint8", [](Gen& g) {
+                    return Args{g.ints({1, 1, 3, 3}, 0, 255, DType::UInt8), Value(), FL{3.0, 2.0}};
+                  }});
+  rows.push_back({nn, "f64 non-contiguous", [](Gen& g) {
+                    return Args{g.randn({1, 2, 5, 4}, DType::Float64).transpose(2, 3), IL{8, 9},
+                                Value()};
+                  }});
+  rows.push_back({nn, "batch of 0", [](Gen& g) {
+                    return Args{g.randn({0, 2, 4, 4}), IL{3, 3}, Value()};
+                  }});
+  rows.push_back({nn, "both size and factors refused",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 2, 4, 4}), IL{3, 3}, FL{2.0, 2.0}};
+                  },
+                  -1, -1, true});
+  rows.push_back({nn, "int64 refused",
+                  [](Gen& g) {
+                    return Args{g.ints({1, 1, 2, 2}, 0, 9), Value(), FL{2.0, 2.0}};
+                  },
+                  -1, -1, true});
+  for (const bool align : {false, true}) {
+    const std::string a = align ? ", align_corners" : "";
+    rows.push_back({bl, "scale 2" + a, [align](Gen& g) {
+                      return Args{g.randn({2, 3, 4, 5}), Value(), align, FL{2.0, 2.0}};
+                    }});
+    rows.push_back({bl, "to size 7x3" + a, [align](Gen& g) {
+                      return Args{g.randn({1, 2, 5, 6}), IL{7, 3}, align, Value()};
+                    }});
+    rows.push_back({bl, "scale 1.7 and 0.6" + a, [align](Gen& g) {
+                      return Args{g.randn({1, 2, 6, 8}), Value(), align, FL{1.7, 0.6}};
+                    }});
+    rows.push_back({bl, "to size 1x1" + a, [align](Gen& g) {
+                      return Args{g.randn({1, 2, 4, 4}), IL{1, 1}, align, Value()};
+                    }});
+  }
+  rows.push_back({bl, "f64 large", [](Gen& g) {
+                    return Args{g.randn({1, 4, 32, 32}, DType::Float64), IL{75, 50}, false,
+                                Value()};
+                  }});
+  rows.push_back({bl, "bf16", [](Gen& g) {
+                    return Args{g.randn({1, 2, 4, 4}, DType::BFloat16), Value(), false,
+                                FL{2.0, 2.0}};
+                  }});
+  rows.push_back({bl, "3-d input refused",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 4, 4}), IL{8, 8}, false, Value()};
+                  },
+                  -1, -1, true});
+}
+
 void norm_samples(Rows& rows) {
+  upsample_samples(rows);
   group_norm_samples(rows);
   // ---- native_layer_norm(input, normalized_shape, weight, bias, eps) ----
   const std::string nln = "aten::native_layer_norm";

@@ -27,7 +27,8 @@ Rows pointwise_samples() {
     add_unary(rows, op);
   }
   add_unary(rows, "aten::log10", /*floating_only=*/false, /*positive_only=*/true);
-  rows.push_back({"aten::log10", "negative and zero inputs", [](Gen& g) { return Args{g.edge()}; }});
+  rows.push_back(
+      {"aten::log10", "negative and zero inputs", [](Gen& g) { return Args{g.edge()}; }});
   for (const char* op : {"aten::elu", "aten::leaky_relu"}) {
     add_unary(rows, op, /*floating_only=*/true);
   }

@@ -731,6 +731,64 @@ void layout_rows(Rows& rows) {
                     return Args{g.ints({2, 3}, 0, 9), IL{1, 1, 1, 0}, "constant", 2.5};
                   }});
   error_row(rows, pad, "odd length refused", [](Gen& g) { return Args{g.randn({3}), IL{1}}; });
+  rows.push_back({pad, "reflect 2 dims", [](Gen& g) {
+                    return Args{g.randn({1, 2, 4, 5}), IL{1, 2, 3, 0}, "reflect"};
+                  }});
+  rows.push_back({pad, "replicate 1 dim", [](Gen& g) {
+                    return Args{g.randn({2, 3, 4}), IL{3, 1}, "replicate"};
+                  }});
+  rows.push_back({pad, "replicate 3 dims", [](Gen& g) {
+                    return Args{g.randn({1, 2, 3, 3, 3}), IL{1, 1, 0, 2, 2, 0}, "replicate"};
+                  }});
+  error_row(rows, pad, "reflect by the dim's size refused", [](Gen& g) {
+    return Args{g.randn({1, 2, 3}), IL{3, 0}, "reflect"};
+  });
+
+  // reflection_pad{1,2,3}d and replication_pad{1,2,3}d: [C, *] or [N, C, *].
+  for (const std::string mode : {"reflection", "replication"}) {
+    const std::string p1 = "aten::" + mode + "_pad1d", p2 = "aten::" + mode + "_pad2d",
+                      p3 = "aten::" + mode + "_pad3d";
+    rows.push_back({p1, "[N,C,W]", [](Gen& g) { return Args{g.randn({2, 3, 5}), IL{2, 3}}; }});
+    rows.push_back({p1, "[C,W] int64", [](Gen& g) {
+                      return Args{g.ints({2, 4}, -9, 9), IL{3, 1}};
+                    }});
+    rows.push_back({p1, "negative crops", [](Gen& g) {
+                      return Args{g.randn({1, 2, 6}), IL{-2, 1}};
+                    }});
+    rows.push_back({p2, "[N,C,H,W]", [](Gen& g) {
+                      return Args{g.randn({2, 3, 5, 6}), IL{1, 2, 3, 4}};
+                    }});
+    rows.push_back({p2, "[C,H,W] f64 non-contiguous", [](Gen& g) {
+                      return Args{g.randn({3, 6, 5}, F64).transpose(1, 2), IL{2, 0, 0, 2}};
+                    }});
+    rows.push_back({p2, "bf16", [](Gen& g) {
+                      return Args{g.randn({1, 2, 4, 4}, BF16), IL{1, 1, 1, 1}};
+                    }});
+    rows.push_back({p2, "batch of 0", [](Gen& g) {
+                      return Args{g.randn({0, 2, 4, 4}), IL{1, 1, 1, 1}};
+                    }});
+    rows.push_back({p2, "large", [](Gen& g) {
+                      return Args{g.randn({2, 16, 64, 64}), IL{3, 3, 3, 3}};
+                    }});
+    rows.push_back({p3, "[N,C,D,H,W]", [](Gen& g) {
+                      return Args{g.randn({1, 2, 3, 4, 5}), IL{1, 2, 2, 1, 0, 1}};
+                    }});
+    rows.push_back({p3, "[C,D,H,W]", [](Gen& g) {
+                      return Args{g.randn({2, 3, 3, 3}), IL{1, 1, 1, 1, 1, 1}};
+                    }});
+    error_row(rows, p2, "1-d input refused", [](Gen& g) {
+      return Args{g.randn({5}), IL{1, 1, 1, 1}};
+    });
+    error_row(rows, p2, "empty channel refused", [](Gen& g) {
+      return Args{g.randn({1, 0, 4, 4}), IL{1, 1, 1, 1}};
+    });
+  }
+  error_row(rows, "aten::reflection_pad2d", "padding as large as the dim refused", [](Gen& g) {
+    return Args{g.randn({1, 2, 4, 4}), IL{4, 0, 0, 0}};
+  });
+  rows.push_back({"aten::replication_pad2d", "padding past the dim's size", [](Gen& g) {
+                    return Args{g.randn({1, 2, 3, 3}), IL{5, 0, 4, 0}};
+                  }});
 }
 
 void sort_rows(Rows& rows) {
