@@ -13,6 +13,8 @@ namespace xport {
 class ResultType {
  public:
   ResultType& tensor(const Tensor& t);
+  /// A tensor known by its dtype and whether it has dims (a graph value's metadata).
+  ResultType& tensor(DType dtype, bool has_dims);
   /// A number as a Python scalar: a float counts as float32 (the default dtype), not float64.
   ResultType& scalar(const Scalar& s);
   DType get() const;

@@ -15,6 +15,7 @@
 #include "serde/pt2_format.h"
 #include "serde/serialize.h"
 #include "xport/error.h"
+#include "xport/result_type.h"
 
 namespace xport::serde {
 namespace {
@@ -456,7 +457,8 @@ class ProgramReader {
 
   // PyTorch's graphs may pass a number where the schema says Tensor (`aten.add.Tensor(x, 1)`:
   // the dispatcher wraps it as a scalar). xport calls the op's Scalar overload instead (add.Scalar,
-  // mul_.Scalar, ...), whose type promotion is that of a wrapped number.
+  // mul_.Scalar, pow.Scalar, ...), whose type promotion is that of a wrapped number; where none
+  // fits (`aten.sub.Tensor(5, x)`), materialise_numbers makes the number a tensor.
   static const OpDef& scalar_overload_for_numbers(const OpDef& op, const Field& inputs) {
     std::vector<std::string> number_args;
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -481,10 +483,52 @@ class ProgramReader {
       fits = a.name == b.name &&
              (number ? b.type.base == BaseType::Scalar : a.type.str() == b.type.str());
     }
-    XPORT_CHECK(fits, UnsupportedOp, inputs.path(), ": ", s.qualified_name(),
-                " is given a number for its Tensor argument '", number_args[0],
-                "', and xport has no Scalar overload of ", s.name, " to call instead");
-    return *scalar;
+    return fits ? *scalar : op;
+  }
+
+  // A number left in a Tensor argument becomes a 0-dim tensor of the dtype the op computes in
+  // (aten::scalar_tensor), which promotes with the op's other operands exactly as the wrapped
+  // number would: the result type of the tensors and numbers together.
+  // The new nodes are named after the op's node (`sub_45_number_0`): PyTorch's later node names
+  // (`scalar_tensor_3`) stay free.
+  void materialise_numbers(const OpDef& op, const std::string& node_name,
+                           std::vector<ir::Argument>& args, const ir::NodeMeta& meta) {
+    const auto is_number = [](const ir::Argument& a) {
+      return std::holds_alternative<sym::ExprPtr>(a.value) ||
+             std::holds_alternative<double>(a.value) || std::holds_alternative<bool>(a.value);
+    };
+    const auto& params = op.parsed.arguments;
+    ResultType promotion;
+    bool any = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (params[i].type.base != BaseType::Tensor || params[i].type.list) continue;
+      if (const auto* ref = std::get_if<ir::ValueRef>(&args[i].value)) {
+        const ir::TensorSpec& spec = ref->node->outputs()[ref->index];
+        promotion.tensor(spec.dtype, !spec.sizes.empty());
+      } else if (is_number(args[i])) {
+        any = true;
+        if (const auto* d = std::get_if<double>(&args[i].value))
+          promotion.scalar(Scalar(*d));
+        else if (const auto* b = std::get_if<bool>(&args[i].value))
+          promotion.scalar(Scalar(*b));
+        else
+          promotion.scalar(Scalar(int64_t{0}));  // an integer, constant or symbolic
+      }
+    }
+    if (!any) return;
+    const DType dtype = promotion.get();
+    const OpDef& scalar_tensor = find_op("aten::scalar_tensor");
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (params[i].type.base != BaseType::Tensor || params[i].type.list || !is_number(args[i]))
+        continue;
+      std::vector<ir::Argument> st_args = {args[i], dtype};
+      for (size_t k = 2; k < scalar_tensor.parsed.arguments.size(); ++k)
+        st_args.emplace_back();  // layout, device, pin_memory: None
+      ir::Node* node = graph_.add_named_call(
+          node_name + "_number_" + std::to_string(i), scalar_tensor, std::move(st_args),
+          {ir::TensorSpec::contiguous(dtype, {})}, meta);
+      args[i] = node->out();
+    }
   }
 
   static std::string source_of_stack_trace(const std::string& trace) {
@@ -644,6 +688,7 @@ class ProgramReader {
     ir::NodeMeta meta = n.optional("metadata") ? node_meta(n["metadata"]) : ir::NodeMeta{};
     ir::Node* node;
     try {
+      materialise_numbers(op, node_name, full, meta);
       node = n.optional("name") || names.size() == 1
                  ? graph_.add_named_call(node_name, op, std::move(full), std::move(specs),
                                          std::move(meta))

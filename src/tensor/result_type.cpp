@@ -2,9 +2,11 @@
 
 namespace xport {
 
-ResultType& ResultType::tensor(const Tensor& t) {
-  std::optional<DType>& slot = t.dim() > 0 ? dim_ : zero_dim_;
-  slot = slot ? promote_types(*slot, t.dtype()) : t.dtype();
+ResultType& ResultType::tensor(const Tensor& t) { return tensor(t.dtype(), t.dim() > 0); }
+
+ResultType& ResultType::tensor(DType dtype, bool has_dims) {
+  std::optional<DType>& slot = has_dims ? dim_ : zero_dim_;
+  slot = slot ? promote_types(*slot, dtype) : dtype;
   return *this;
 }
 

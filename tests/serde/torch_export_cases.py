@@ -82,6 +82,7 @@ import warnings  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 import torch.utils._pytree as pytree  # noqa: E402
 from torch.export import Dim  # noqa: E402
 from torch.export._tree_utils import reorder_kwargs  # noqa: E402
@@ -216,7 +217,8 @@ class CoreOpsBlock(nn.Module):
     """The ops as PyTorch's modules and functions emit them: GroupNorm (aten.group_norm, core
     native_group_norm), ELU, LeakyReLU, ReLU6 (hardtanh), fmod, a Scalar base to a tensor of
     powers, inverse trigonometric and hyperbolic functions, log10, isinf, any over several dims
-    and var(unbiased)."""
+    and var(unbiased); interpolate (nearest and bilinear upsampling) and reflect / replicate
+    padding."""
 
     def __init__(self):
         super().__init__()
@@ -235,7 +237,11 @@ class CoreOpsBlock(nn.Module):
                 + torch.log10(h.abs() + 1.0))
         rest = torch.fmod(h * 3.0, 1.5) + torch.pow(2.0, t)
         flags = torch.isinf(h / (h > 0).float()).any(dim=(2, 3))
-        return act + trig + rest, h.var(dim=(2, 3), unbiased=True), flags
+        resized = (F.interpolate(h, scale_factor=2.0, mode="nearest"),
+                   F.interpolate(h, size=(7, 5), mode="bilinear", align_corners=False),
+                   F.interpolate(h, scale_factor=1.5, mode="bilinear", align_corners=True))
+        padded = F.pad(h, (1, 2, 1, 0), mode="reflect"), F.pad(h, (2, 0, 0, 1), mode="replicate")
+        return (act + trig + rest, h.var(dim=(2, 3), unbiased=True), flags) + resized + padded
 
 
 def core_op_cases():
