@@ -24,6 +24,10 @@ void copy__out(const Tensor& self, const Tensor& src, bool non_blocking, const T
 void fill_Scalar_out(const Tensor& self, const Scalar& value, const Tensor& out);
 
 // Factories (factory_ops.cpp).
+void empty_strided_out(const std::vector<int64_t>& size, const std::vector<int64_t>& stride,
+                       std::optional<DType> dtype, const std::optional<std::string>& layout,
+                       const std::optional<std::string>& device, std::optional<bool> pin_memory,
+                       const Tensor& out);
 void empty_memory_format_out(const std::vector<int64_t>& size, std::optional<DType> dtype,
                              const std::optional<std::string>& layout,
                              const std::optional<std::string>& device,

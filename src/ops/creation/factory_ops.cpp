@@ -75,6 +75,10 @@ void empty_memory_format_out(const std::vector<int64_t>&, std::optional<DType>,
                              const std::optional<std::string>&,
                              const std::optional<std::string>&, std::optional<bool>,
                              const std::optional<std::string>&, const Tensor&) {}
+// Values unspecified, as empty's: the storage the strides reach is allocated, not written.
+void empty_strided_out(const std::vector<int64_t>&, const std::vector<int64_t>&,
+                       std::optional<DType>, const std::optional<std::string>&,
+                       const std::optional<std::string>&, std::optional<bool>, const Tensor&) {}
 void full_out(const std::vector<int64_t>&, const Scalar& fill_value, std::optional<DType>,
               const std::optional<std::string>&, const std::optional<std::string>&,
               std::optional<bool>, const Tensor& out) {
@@ -120,6 +124,25 @@ void register_factory_ops() {
                                 args.optional_dtype("dtype").value_or(kDefaultFloat))};
           },
       .kernel = XPORT_OP_KERNEL(empty_memory_format_out),
+      .core = true,
+  });
+  register_op({
+      .schema = factory_schema("aten::empty_strided(SymInt[] size, SymInt[] stride, *, "),
+      .meta =
+          [](const OpArgs& args) {
+            const std::vector<SymInt>& size = args.sym_ints("size");
+            const std::vector<SymInt>& stride = args.sym_ints("stride");
+            check_sizes(args, size);
+            XPORT_CHECK(stride.size() == size.size(), InvalidInput, args.name(), ": ",
+                        size.size(), " sizes need as many strides, got ", stride.size());
+            for (const SymInt& s : stride) {
+              XPORT_CHECK(!static_cast<bool>(s < 0), InvalidInput, args.name(),
+                          ": strides must be non-negative, got ", shape_str(stride));
+            }
+            return std::vector<TensorMeta>{
+                TensorMeta{size, stride, 0, args.optional_dtype("dtype").value_or(kDefaultFloat)}};
+          },
+      .kernel = XPORT_OP_KERNEL(empty_strided_out),
       .core = true,
   });
   register_op({

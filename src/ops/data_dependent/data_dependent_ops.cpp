@@ -60,6 +60,13 @@ void register_data_dependent_ops() {
       .kernel = XPORT_OP_KERNEL(item_out),
       .core = true,
   });
+  // PyTorch's core form of item, which its archives hold as well.
+  register_op({
+      .schema = "aten::_local_scalar_dense(Tensor self) -> Scalar",
+      .meta = item_meta,
+      .kernel = XPORT_OP_KERNEL(item_out),
+      .core = true,
+  });
   register_op({
       .schema = "aten::_assert_scalar(Scalar self, str assert_msg) -> ()",
       .meta = no_outputs,

@@ -34,6 +34,10 @@ void upsample_bilinear2d_vec_out(const Tensor& input,
                                  bool align_corners,
                                  const std::optional<std::vector<double>>& scale_factors,
                                  const Tensor& out);
+void _native_batch_norm_legit_no_stats_out(const Tensor& input, const std::optional<Tensor>& weight,
+                                           const std::optional<Tensor>& bias, bool training,
+                                           double momentum, double eps, const Tensor& out,
+                                           const Tensor& save_mean, const Tensor& save_invstd);
 void native_group_norm_out(const Tensor& input, const std::optional<Tensor>& weight,
                            const std::optional<Tensor>& bias, int64_t N, int64_t C, int64_t HxW,
                            int64_t group, double eps, const Tensor& out, const Tensor& mean,

@@ -64,6 +64,7 @@ DType check_batch_norm(const OpArgs& args, bool stats_required) {
   static const std::pair<const char*, bool> kChecked[] = {
       {"running_mean", true}, {"running_var", true}, {"weight", false}, {"bias", false}};
   for (const auto& [name, is_stat] : kChecked) {
+    if (args.op().arg_position(name) < 0) continue;  // _native_batch_norm_legit.no_stats
     const Tensor t = args.optional_tensor(name);
     if (!t.defined()) {
       XPORT_CHECK(!stats_required || !is_stat, InvalidInput, args.name(), ": ", name,
@@ -158,6 +159,16 @@ void _native_batch_norm_legit_out(const Tensor& input, const std::optional<Tenso
                                           momentum, eps, out, save_mean, save_invstd,
                                           training ? running_mean : Tensor(),
                                           training ? running_var : Tensor());
+}
+
+// Training batch norm with the batch's statistics and no running ones to update.
+void _native_batch_norm_legit_no_stats_out(const Tensor& input, const std::optional<Tensor>& weight,
+                                           const std::optional<Tensor>& bias, bool,
+                                           double momentum, double eps, const Tensor& out,
+                                           const Tensor& save_mean, const Tensor& save_invstd) {
+  cpu::batch_norm_training_out(input, weight.value_or(Tensor()), bias.value_or(Tensor()),
+                               Tensor(), Tensor(), momentum, eps, out, save_mean, save_invstd,
+                               Tensor(), Tensor());
 }
 
 void native_group_norm_out(const Tensor& input, const std::optional<Tensor>& weight,
@@ -260,6 +271,20 @@ void register_norm_ops() {
                 "Tensor running_var_out)",
       .meta = [](const OpArgs& args) { return batch_norm_legit_meta(args, true); },
       .kernel = XPORT_OP_KERNEL(_native_batch_norm_legit_functional_out),
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, "
+                "Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, "
+                "Tensor)",
+      .meta =
+          [](const OpArgs& args) {
+            XPORT_CHECK(args.boolean("training"), InvalidInput, args.name(),
+                        ": without running statistics only training=True (the batch's "
+                        "statistics) is defined");
+            return batch_norm_legit_meta(args, false);
+          },
+      .kernel = XPORT_OP_KERNEL(_native_batch_norm_legit_no_stats_out),
       .core = true,
   });
   // Updates running_mean and running_var in place in training mode; capture records the

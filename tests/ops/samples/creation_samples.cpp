@@ -10,6 +10,22 @@ Rows creation_samples() {
                     return Args{std::vector<int64_t>{2, 3}};
                   },
                   -1, -1, false, /*compare_values=*/false});
+  rows.push_back({"aten::empty_strided", "column-major [3,4]",
+                  [](Gen&) {
+                    return Args{std::vector<int64_t>{3, 4}, std::vector<int64_t>{1, 3}};
+                  },
+                  -1, -1, false, /*compare_values=*/false});
+  rows.push_back({"aten::empty_strided", "f64 with gaps",
+                  [](Gen&) {
+                    return Args{std::vector<int64_t>{2, 2}, std::vector<int64_t>{8, 2},
+                                DType::Float64};
+                  },
+                  -1, -1, false, false});
+  rows.push_back({"aten::empty_strided", "more strides than sizes refused",
+                  [](Gen&) {
+                    return Args{std::vector<int64_t>{2}, std::vector<int64_t>{1, 1}};
+                  },
+                  -1, -1, true});
   rows.push_back({"aten::empty.memory_format", "int32",
                   [](Gen&) {
                     return Args{std::vector<int64_t>{4}, DType::Int32};

@@ -536,6 +536,21 @@ void norm_samples(Rows& rows) {
            return with(g.randn({4, 3, 5, 5}), stats(g, 3, DType::Float32), {false, 0.1, 1e-5});
          }});
   }
+  // (input, weight, bias, training, momentum, eps): the batch's statistics, none kept. PyTorch
+  // 2.13 crashes on training=False here, so that refusal is not compared with it.
+  const std::string nostats = "aten::_native_batch_norm_legit.no_stats";
+  rows.push_back({nostats, "f32 [4,3,5,5] with weight and bias", [](Gen& g) {
+                    return Args{g.randn({4, 3, 5, 5}), g.randn({3}), g.randn({3}), true, 0.1,
+                                1e-5};
+                  }});
+  rows.push_back({nostats, "f64 3-D, no weight", [](Gen& g) {
+                    return Args{g.randn({2, 3, 7}, DType::Float64), Value(), Value(), true, 0.3,
+                                1e-3};
+                  }});
+  rows.push_back({nostats, "non-contiguous", [](Gen& g) {
+                    return Args{g.transposed({2, 3, 4, 5}), Value(), g.randn({3}), true, 0.1,
+                                1e-5};
+                  }});
   const std::string nbn = "aten::native_batch_norm";
   rows.push_back(
       {nbn, "training f32", [=](Gen& g) {

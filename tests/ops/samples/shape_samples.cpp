@@ -440,6 +440,14 @@ void index_rows(Rows& rows) {
   rows.push_back({item, "i64 0-dim", [](Gen& g) { return Args{g.ints({}, -9, 9)}; }});
   rows.push_back({item, "bool", [](Gen& g) { return Args{g.bools({1})}; }});
   error_row(rows, item, "two elements refused", [](Gen& g) { return Args{g.randn({2})}; });
+  const std::string dense = "aten::_local_scalar_dense";
+  rows.push_back({dense, "f64 one element", [](Gen& g) {
+                    return Args{g.randn({1}, DType::Float64)};
+                  }});
+  rows.push_back({dense, "i32 0-dim", [](Gen& g) {
+                    return Args{g.ints({}, -9, 9, DType::Int32)};
+                  }});
+  error_row(rows, dense, "empty refused", [](Gen& g) { return Args{g.randn({0})}; });
 
   // Python's operators on floats (item_float() arithmetic under capture): a float64 0-dim result.
   for (const char* op : {"_operator::add", "_operator::sub", "_operator::mul",
