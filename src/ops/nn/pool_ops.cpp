@@ -23,7 +23,7 @@ std::pair<int64_t, int64_t> int_pair(const OpArgs& args, const char* name) {
 
 // kernel_size, stride (empty means kernel_size), padding, and, when the op has one,
 // dilation (without: none, i.e. 1).
-cpu::Pool2d read_pool(const OpArgs& args, bool has_dilation) {
+cpu::Pool2d read_pool(const OpArgs& args) {
   cpu::Pool2d p{};
   std::tie(p.kernel_h, p.kernel_w) = int_pair(args, "kernel_size");
   if (args.ints("stride").empty()) {
@@ -33,7 +33,8 @@ cpu::Pool2d read_pool(const OpArgs& args, bool has_dilation) {
     std::tie(p.stride_h, p.stride_w) = int_pair(args, "stride");
   }
   std::tie(p.pad_h, p.pad_w) = int_pair(args, "padding");
-  if (has_dilation) std::tie(p.dilation_h, p.dilation_w) = int_pair(args, "dilation");
+  if (args.op().arg_position("dilation") >= 0)
+    std::tie(p.dilation_h, p.dilation_w) = int_pair(args, "dilation");
   return p;
 }
 
@@ -120,7 +121,7 @@ std::vector<TensorMeta> max_pool_meta(const OpArgs& args, bool with_indices) {
   XPORT_CHECK(self.dtype() != DType::Bool, InvalidInput, args.name(),
               ": needs a numeric input, got bool; convert it with .to(DType::UInt8)");
   const std::vector<SymInt> sizes =
-      pool_output_sizes(args, self, read_pool(args, true), args.boolean("ceil_mode"));
+      pool_output_sizes(args, self, read_pool(args), args.boolean("ceil_mode"));
   std::vector<TensorMeta> metas{contiguous_meta(sizes, self.dtype())};
   if (with_indices) metas.push_back(contiguous_meta(sizes, DType::Int64));
   return metas;
@@ -134,9 +135,8 @@ std::vector<TensorMeta> avg_pool_meta(const OpArgs& args) {
   XPORT_CHECK(!divisor || *divisor != 0, InvalidInput, args.name(),
               ": divisor_override must not be zero; pass None to divide by the "
               "window size");
-  return {contiguous_meta(
-      pool_output_sizes(args, self, read_pool(args, false), args.boolean("ceil_mode")),
-      self.dtype())};
+  return {contiguous_meta(pool_output_sizes(args, self, read_pool(args), args.boolean("ceil_mode")),
+                          self.dtype())};
 }
 
 std::vector<TensorMeta> adaptive_avg_meta(const OpArgs& args) {
