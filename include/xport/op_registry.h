@@ -202,9 +202,6 @@ struct OpDef {
   Tags tags = {};
   /// Higher-order ops: how each GraphModule argument is called (cond: both branches).
   std::vector<SubgraphUse> subgraph_uses = {};
-  /// The last argument (a Tensor[]) is Python's `*args` in PyTorch's signature: archives list
-  /// its tensors as separate positional inputs (wrap_with_set_grad_enabled).
-  bool variadic_last = false;
   /// Defined outside xport, through a Library (its kernels are the user's code).
   bool user_defined = false;
 

@@ -38,6 +38,9 @@ int64_t numel_bound(const std::vector<SymInt>& sizes);
     return op;                                                \
   }())
 
+/// A decomposition's one result.
+inline std::vector<Tensor> single(Tensor t) { return {std::move(t)}; }
+
 /// Calls a single-output op.
 inline Tensor call1(const OpDef& op, std::vector<Value> args) {
   return call_tensors(op, std::move(args))[0];

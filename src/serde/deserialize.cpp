@@ -93,6 +93,9 @@ class ProgramReader {
   std::set<sym::ExprPtr> bound_symbols_;            // unbacked ones, defined by a node
   std::map<std::string, ir::TensorSpec> specs_;     // tensor_values
   std::map<std::string, ir::ValueRef> values_;      // defined so far
+  // Prefixes the names of nodes read from an inlined subgraph, which may repeat the enclosing
+  // graph's (read_grad_mode_wrapper).
+  std::string scope_;
   // Plain values the program was specialised to, by graph input index (PyTorch's constant
   // inputs: the graph has no placeholder for them).
   std::map<size_t, InputContract> constant_inputs_;
@@ -572,7 +575,8 @@ class ProgramReader {
   }
 
   void read_node(const Field& n) {
-    if (read_sym_relation(n) || read_assert(n) || read_item(n)) return;
+    if (read_sym_relation(n) || read_assert(n) || read_item(n) || read_grad_mode_wrapper(n))
+      return;
     const Field outputs = n["outputs"];
     // PyTorch's sym_size/arithmetic nodes produce SymInts whose expressions sym_int_values
     // already holds: their uses read the expression, so the node itself is not needed.
@@ -601,17 +605,8 @@ class ProgramReader {
       const std::string& name = input["name"].to_string();
       size_t index = 0;
       if (op.higher_order) {
-        // Positional, without names; a variadic last argument takes the rest, one tensor each.
+        // Positional, without names.
         index = i;
-        const size_t last = schema.arguments.size() - 1;
-        if (op.variadic_last && index >= last) {
-          if (!args[last]) args[last] = ir::Argument(std::vector<ir::Argument>{});
-          auto& list = std::get<std::vector<ir::Argument>>(args[last]->value);
-          list.push_back(argument(input["arg"]));
-          if (!std::holds_alternative<ir::ValueRef>(list.back().value))
-            input.fail(schema.qualified_name() + ": its *args are tensors");
-          continue;
-        }
         if (index >= schema.arguments.size())
           input.fail(schema.qualified_name() + " takes " +
                      std::to_string(schema.arguments.size()) + " arguments");
@@ -679,9 +674,9 @@ class ProgramReader {
     }
     std::string node_name;
     if (auto given = n.optional("name")) {
-      node_name = given->to_string();
+      node_name = scope_ + given->to_string();
     } else if (!names.empty() && !schema.returns_list && names.size() == 1) {
-      node_name = names[0].to_string();
+      node_name = scope_ + names[0].to_string();
     } else {
       node_name = schema.name;
     }
@@ -756,7 +751,7 @@ class ProgramReader {
     if (floating && !is_floating(dtype))
       t.fail(std::string("an as_sym_float item of a ") + dtype_name(dtype) + " tensor");
     try {
-      return graph_.add_named_call(name.to_string(), find_op("aten::item"), {self},
+      return graph_.add_named_call(scope_ + name.to_string(), find_op("aten::item"), {self},
                                    {ir::TensorSpec::contiguous(dtype, {})},
                                    n.optional("metadata") ? node_meta(n["metadata"])
                                                           : ir::NodeMeta{});
@@ -851,6 +846,75 @@ class ProgramReader {
       return true;
     }
     inputs.fail("aten::_assert_scalar without its 'self' argument");
+  }
+
+  // torch.export wraps code that runs under torch.no_grad() (Llama's rotary embedding, Marian's
+  // positions) in higher_order.wrap_with_set_grad_enabled(enable_grad, subgraph, *args). Without
+  // autograd the wrapper changes nothing, so its subgraph is read in place: the subgraph's inputs
+  // name the node's arguments (tensors, and sizes as SymInts), its outputs are the node's.
+  bool read_grad_mode_wrapper(const Field& n) {
+    if (n["target"].to_string() != "torch.ops.higher_order.wrap_with_set_grad_enabled")
+      return false;
+    const Field inputs = n["inputs"];
+    if (inputs.size() < 2) inputs.fail("wrap_with_set_grad_enabled takes a bool and a subgraph");
+    auto [kind, sub] = inputs.at(1)["arg"].to_union();
+    if (kind != "as_graph") sub.fail("expected the wrapped subgraph (as_graph), found " + kind);
+    if (++subgraph_depth_ > kMaxSubgraphDepth)
+      sub.fail("subgraphs nest deeper than " + std::to_string(kMaxSubgraphDepth));
+    const Field g = sub["graph"];
+    const Field params = g["inputs"];
+    if (params.size() + 2 != inputs.size()) {
+      params.fail(std::to_string(params.size()) + " subgraph inputs for " +
+                  std::to_string(inputs.size() - 2) + " arguments");
+    }
+    // The subgraph's names live in a scope of their own, bound to the arguments' values.
+    std::map<std::string, ir::ValueRef> scope_values;
+    std::map<std::string, sym::ExprPtr> scope_sizes = sym_values_;
+    for (size_t i = 0; i < params.size(); ++i) {
+      auto [pk, param] = params.at(i).to_union();
+      auto [ak, arg] = inputs.at(i + 2)["arg"].to_union();
+      if (pk != ak) param.fail("a subgraph input of kind " + pk + " for an argument of kind " + ak);
+      if (pk == "as_tensor") {
+        scope_values[param["name"].to_string()] = value_ref(arg);
+      } else if (pk == "as_sym_int") {
+        auto [nk, name] = param.to_union();
+        if (nk != "as_name") name.fail("a subgraph input names its SymInt");
+        scope_sizes[name.to_string()] = sym_int_argument(arg);
+      } else {
+        param.fail("a subgraph input of kind " + pk + "; the wrapped code takes tensors and sizes");
+      }
+    }
+    auto values = std::exchange(values_, std::move(scope_values));
+    auto sizes = std::exchange(sym_values_, std::move(scope_sizes));
+    auto specs = std::exchange(specs_, {});
+    const std::string scope = std::exchange(scope_, scope_ + sub["name"].to_string() + "_");
+    read_sym_values(g["sym_int_values"]);
+    read_tensor_values(g["tensor_values"]);
+    const Field nodes = g["nodes"];
+    for (size_t i = 0; i < nodes.size(); ++i) read_node(nodes.at(i));
+    std::vector<ir::ValueRef> results;
+    const Field returns = g["outputs"];
+    for (size_t i = 0; i < returns.size(); ++i) {
+      auto [rk, r] = returns.at(i).to_union();
+      if (rk != "as_tensor") r.fail("the wrapped subgraph returns tensors, found " + rk);
+      results.push_back(value_ref(r));
+    }
+    values_ = std::move(values);
+    sym_values_ = std::move(sizes);
+    specs_ = std::move(specs);
+    scope_ = scope;
+    --subgraph_depth_;
+    const Field outputs = n["outputs"];
+    if (outputs.size() != results.size()) {
+      outputs.fail(std::to_string(outputs.size()) + " outputs for a subgraph that returns " +
+                   std::to_string(results.size()));
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      auto [ok, out] = outputs.at(i).to_union();
+      if (ok != "as_tensor") out.fail("expected an as_tensor output, found " + ok);
+      define(out["name"], results[i]);
+    }
+    return true;
   }
 
   static ir::Argument default_argument(const Value& d, const Field& where) {

@@ -614,15 +614,6 @@ class GraphWriter {
     Json inputs = Json::array();
     for (size_t i = 0; i < node.args().size() && i < schema.arguments.size(); ++i) {
       const xport::Argument& param = schema.arguments[i];
-      if (node.op()->variadic_last && i + 1 == schema.arguments.size()) {
-        // Python's *args: one positional input per tensor.
-        for (const ir::Argument& a : std::get<std::vector<ir::Argument>>(node.args()[i].value)) {
-          inputs.push_back(Json{{"name", ""},
-                                {"arg", argument(a, nullptr)},
-                                {"kind", kArgumentPositional}});
-        }
-        continue;
-      }
       const auto* sub = std::get_if<ir::SubgraphRef>(&node.args()[i].value);
       const bool predicate = std::any_of(
           node.op()->subgraph_uses.begin(), node.op()->subgraph_uses.end(),

@@ -42,6 +42,21 @@ def start(doc, verbose_help, sources, digest_key, files_of):
     return began, args, digest
 
 
+def _leaf_files(leaves):
+    return [leaf["npy"] for leaf in leaves if "npy" in leaf]
+
+
+def pt2_manifest_files(manifest):
+    """The files a manifest in the format of tests/serde/torch_export_cases.py names."""
+    files = []
+    for case in manifest["cases"]:
+        files.append(case["pt2"])
+        for run in case["runs"]:
+            files += _leaf_files(run["inputs"]) + _leaf_files(run["outputs"])
+        files += _leaf_files(case.get("refused_inputs", []))
+    return files
+
+
 def run(main, *args):
     """Calls main(*args); a failure is reported in one line, then raised (non-zero exit)."""
     try:

@@ -227,8 +227,11 @@ std::shared_ptr<const ConvPlan> find_plan(const ConvShape& s) {
 // Runs a plan. `packed_weights`, when given, already holds the weights in plan.wei_md's layout;
 // `residual` (when the plan has a residual epilogue) is added before the activation.
 // The same bytes in new storage, laid out as `t` (a channels-last result keeps its layout).
+// `t` may sit at an offset in a larger buffer (the runtime's memory plan); the copy starts at 0.
 Tensor byte_copy(const Tensor& t) {
-  Tensor copy = Tensor::make(Storage::allocate(t.int_numel() * t.element_size()), t.meta());
+  TensorMeta meta = t.meta();
+  meta.storage_offset = 0;
+  Tensor copy = Tensor::make(Storage::allocate(t.int_numel() * t.element_size()), meta);
   std::memcpy(copy.raw_data(), t.raw_data(), static_cast<size_t>(t.int_numel() * t.element_size()));
   return copy;
 }

@@ -100,11 +100,6 @@ std::vector<Tensor> while_loop_kernel(const OpArgs& args) {
   return contiguous(std::move(carried));
 }
 
-// Autograd on or off around a subgraph: xport has no autograd, so it runs the subgraph.
-std::vector<Tensor> wrap_with_set_grad_enabled_kernel(const OpArgs& args) {
-  return args["wrapped_func"].to_graph()(args.tensors("args"));
-}
-
 }  // namespace
 
 void register_control_flow_ops() {
@@ -132,16 +127,6 @@ void register_control_flow_ops() {
       .core = true,
       .subgraph_uses = {{.graph_arg = 0, .inputs = {2, 3}, .returns = Returns::Predicate},
                         {.graph_arg = 1, .inputs = {2, 3}, .returns = Returns::Outputs}},
-  });
-  // torch.export writes it around code that runs under torch.no_grad() (Llama's rotary
-  // embedding in transformers); xport reads and runs it.
-  register_op({
-      .schema = "higher_order::wrap_with_set_grad_enabled(bool enable_grad, GraphModule "
-                "wrapped_func, Tensor[] args) -> Tensor[]",
-      .cpu_alloc = wrap_with_set_grad_enabled_kernel,
-      .core = true,
-      .subgraph_uses = {{.graph_arg = 1, .inputs = {2}, .returns = Returns::Outputs}},
-      .variadic_last = true,
   });
 }
 

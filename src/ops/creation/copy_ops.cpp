@@ -23,8 +23,6 @@ void check_broadcasts_to(const OpArgs& args, const Tensor& src, const Tensor& se
               " does not broadcast to the destination's shape ", shape_str(self.sizes()));
 }
 
-std::vector<Tensor> single(Tensor t) { return {std::move(t)}; }
-
 // The to.* overloads: self itself when it has the dtype and no copy is asked for, else a copy.
 std::vector<Tensor> converted(const Tensor& self, DType dtype, bool copy) {
   if (dtype == self.dtype() && !copy) return single(self);
@@ -73,6 +71,13 @@ void register_copy_ops() {
       .decomp =
           [](const OpArgs& args) {
             return converted(args.tensor("self"), args.dtype("dtype"), args.boolean("copy"));
+          },
+  });
+  register_op({
+      .schema = "aten::type_as(Tensor self, Tensor other) -> Tensor",
+      .decomp =
+          [](const OpArgs& args) {
+            return converted(args.tensor("self"), args.tensor("other").dtype(), false);
           },
   });
   // The keyword spelling PyTorch's graphs use for `x.to(dtype)` (device and layout: CPU, strided).

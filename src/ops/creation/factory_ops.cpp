@@ -32,8 +32,6 @@ DType dtype_of_scalar(const Scalar& s) {
   return s.is_bool() ? DType::Bool : s.is_int() ? DType::Int64 : kDefaultFloat;
 }
 
-std::vector<Tensor> single(Tensor t) { return {std::move(t)}; }
-
 struct ArangeParams {
   double start, end, step;
   int64_t length;

@@ -1,5 +1,6 @@
-// Convolution: aten::convolution (2-D, not transposed; the kernel runs on oneDNN) and conv2d,
-// which decomposes into it.
+// Convolution: aten::convolution (1-D and 2-D, not transposed; the kernel runs on oneDNN, a 1-D
+// convolution as a 2-D one of height 1) and conv1d / conv2d with numeric or "valid" / "same"
+// padding, which decompose into it.
 #include "kernels/cpu/conv.h"
 #include "ops/linalg/linalg_kernels.h"
 #include "ops/linalg/linalg_ops.h"
@@ -11,14 +12,13 @@ namespace {
 
 namespace cpu = kernels::cpu;
 
-// A stride/padding/dilation list: one value for both spatial dims, or one per dim.
-std::vector<SymInt> spatial_param(const OpArgs& args, const char* name) {
+// A stride/padding/dilation list: one value for every spatial dim, or one per dim.
+std::vector<SymInt> spatial_param(const OpArgs& args, const char* name, size_t dims) {
   const std::vector<SymInt>& v = args.sym_ints(name);
-  XPORT_CHECK(v.size() == 1 || v.size() == 2, InvalidInput, args.name(), ": expected ", name,
-              " to be a single integer value or a list of 2 values to match the convolution "
-              "dimensions, but got ",
-              name, "=", shape_str(v));
-  return v.size() == 1 ? std::vector<SymInt>{v[0], v[0]} : v;
+  XPORT_CHECK(v.size() == 1 || v.size() == dims, InvalidInput, args.name(), ": expected ", name,
+              " to be a single integer value or a list of ", dims,
+              " values to match the convolution dimensions, but got ", name, "=", shape_str(v));
+  return v.size() == 1 ? std::vector<SymInt>(dims, v[0]) : v;
 }
 
 // The same for a kernel, whose lists the meta function checked.
@@ -26,28 +26,33 @@ std::array<int64_t, 2> spatial_param(const std::vector<int64_t>& v) {
   return {v[0], v.size() == 1 ? v[0] : v[1]};
 }
 
+// 1-D and 2-D forward convolution: [N, C, (H,) W] input, [O, C / groups, (kh,) kw] weight.
 std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
   const Tensor& input = args.tensor("input");
   const Tensor& weight = args.tensor("weight");
   const Tensor bias = args.optional_tensor("bias");
   XPORT_CHECK(!args.boolean("transposed"), UnsupportedOp, args.name(),
-              ": transposed convolution is not supported yet; only 2-D forward convolution is");
-  XPORT_CHECK(weight.dim() == 4, UnsupportedOp, args.name(),
-              ": only 2-D convolution (4-D weight [out, in / groups, kh, kw]) is supported, got a ",
+              ": transposed convolution is not supported yet; only 1-D and 2-D forward "
+              "convolution is");
+  XPORT_CHECK(weight.dim() == 3 || weight.dim() == 4, UnsupportedOp, args.name(),
+              ": only 1-D and 2-D convolution (3-D weight [out, in / groups, k] or 4-D "
+              "[out, in / groups, kh, kw]) are supported, got a ",
               weight.dim(), "-D weight of shape ", shape_str(weight.sizes()));
-  XPORT_CHECK(input.dim() == 4, InvalidInput, args.name(), ": expected 4-D input for 4-D weight ",
+  const size_t dims = static_cast<size_t>(weight.dim() - 2);
+  XPORT_CHECK(input.dim() == weight.dim(), InvalidInput, args.name(), ": expected ",
+              weight.dim(), "-D input for ", weight.dim(), "-D weight ",
               shape_str(weight.sizes()), ", but got ", input.dim(), "-D input of shape ",
-              shape_str(input.sizes()), " instead; use conv2d for an unbatched 3-D input");
+              shape_str(input.sizes()), " instead; use conv", dims, "d for an unbatched input");
   XPORT_CHECK(input.dtype() == weight.dtype(), InvalidInput, args.name(), ": input type (",
               dtype_name(input.dtype()), ") and weight type (", dtype_name(weight.dtype()),
               ") should be the same; convert one with .to(dtype)");
   XPORT_CHECK(input.dtype() != DType::Bool, InvalidInput, args.name(),
               ": bool tensors are not supported");
-  const std::vector<SymInt> stride = spatial_param(args, "stride");
-  const std::vector<SymInt> padding = spatial_param(args, "padding");
-  const std::vector<SymInt> dilation = spatial_param(args, "dilation");
+  const std::vector<SymInt> stride = spatial_param(args, "stride", dims);
+  const std::vector<SymInt> padding = spatial_param(args, "padding", dims);
+  const std::vector<SymInt> dilation = spatial_param(args, "dilation", dims);
   const int64_t groups = args.integer("groups");
-  for (int d = 0; d < 2; ++d) {
+  for (size_t d = 0; d < dims; ++d) {
     XPORT_CHECK(static_cast<bool>(stride[d] > 0), InvalidInput, args.name(),
                 ": non-positive stride is not supported, got stride=", shape_str(stride));
     XPORT_CHECK(static_cast<bool>(padding[d] >= 0), InvalidInput, args.name(),
@@ -75,42 +80,90 @@ std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
                 " elements, but got bias of shape ", shape_str(bias.sizes()), " instead");
   }
   std::vector<SymInt> sizes = {input.sizes()[0], out_channels};
-  for (int d = 0; d < 2; ++d) {
-    const SymInt padded = input.sizes()[2 + d] + padding[d] * 2;
-    const SymInt kernel = dilation[d] * (weight.sizes()[2 + d] - 1) + 1;
-    XPORT_CHECK(static_cast<bool>(padded >= kernel), InvalidInput, args.name(),
-                ": calculated padded input size per channel: (", input.sizes()[2] + padding[0] * 2,
-                " x ", input.sizes()[3] + padding[1] * 2, "), kernel size (dilated): (",
-                dilation[0] * (weight.sizes()[2] - 1) + 1, " x ",
-                dilation[1] * (weight.sizes()[3] - 1) + 1,
-                "); the kernel can't be greater than the padded input");
-    sizes.push_back((padded - kernel) / stride[d] + 1);
+  std::vector<SymInt> padded(dims), kernel(dims);
+  for (size_t d = 0; d < dims; ++d) {
+    padded[d] = input.sizes()[2 + d] + padding[d] * 2;
+    kernel[d] = dilation[d] * (weight.sizes()[2 + d] - 1) + 1;
+  }
+  for (size_t d = 0; d < dims; ++d) {
+    XPORT_CHECK(static_cast<bool>(padded[d] >= kernel[d]), InvalidInput, args.name(),
+                ": calculated padded input size per channel: ", shape_str(padded),
+                ", kernel size (dilated): ", shape_str(kernel),
+                "; the kernel can't be greater than the padded input");
+    sizes.push_back((padded[d] - kernel[d]) / stride[d] + 1);
   }
   return {contiguous_meta(std::move(sizes), input.dtype())};
 }
 
-// conv2d: convolution of a batched 4-D input, or an unbatched 3-D one given a batch of one.
-std::vector<Tensor> conv2d_decomp(const OpArgs& args) {
-  const Tensor& input = args.tensor("input");
-  XPORT_CHECK(input.dim() == 3 || input.dim() == 4, InvalidInput, args.name(),
-              ": expected 3-D (unbatched) or 4-D (batched) input to conv2d, but got input of "
-              "shape ",
-              shape_str(input.sizes()));
-  const bool unbatched = input.dim() == 3;
+// conv1d / conv2d: convolution of a batched input, or of an unbatched one given a batch of one.
+// `input` may have been padded already (padding="same" with an even kernel).
+Tensor conv_nd(const OpArgs& args, int64_t dims, const Tensor& input,
+               const std::vector<SymInt>& padding) {
+  XPORT_CHECK(input.dim() == dims + 1 || input.dim() == dims + 2, InvalidInput, args.name(),
+              ": expected ", dims + 1, "-D (unbatched) or ", dims + 2, "-D (batched) input to conv",
+              dims, "d, but got input of shape ", shape_str(input.sizes()));
+  const bool unbatched = input.dim() == dims + 1;
   const Tensor r = call1(
       XPORT_OP("aten::convolution"),
       {unbatched ? input.unsqueeze(0) : input, args.tensor("weight"), args["bias"],
-       args.sym_ints("stride"), args.sym_ints("padding"), args.sym_ints("dilation"), false,
-       std::vector<int64_t>{0, 0}, args.integer("groups")});
-  return {unbatched ? r.squeeze(0) : r};
+       args.sym_ints("stride"), padding, args.sym_ints("dilation"), false,
+       std::vector<int64_t>(static_cast<size_t>(dims), 0), args.integer("groups")});
+  return unbatched ? r.squeeze(0) : r;
+}
+
+std::vector<Tensor> conv_decomp(const OpArgs& args, int64_t dims) {
+  return {conv_nd(args, dims, args.tensor("input"), args.sym_ints("padding"))};
+}
+
+// padding="valid" (none) or "same" (the output as long as the input, stride 1): each dim pads
+// dilation * (k - 1) in all, half on each side; an odd total puts the extra element on the
+// right, through constant_pad_nd, as ATen does.
+std::vector<Tensor> conv_padding_decomp(const OpArgs& args, int64_t dims) {
+  const std::string& mode = args.str("padding");
+  const Tensor& input = args.tensor("input");
+  const size_t n = static_cast<size_t>(dims);
+  if (mode == "valid") return {conv_nd(args, dims, input, std::vector<SymInt>(n, SymInt(0)))};
+  XPORT_CHECK(mode == "same", InvalidInput, args.name(), ": invalid padding string '", mode,
+              "'; expected \"valid\" or \"same\"");
+  const Tensor& weight = args.tensor("weight");
+  XPORT_CHECK(weight.dim() == dims + 2, InvalidInput, args.name(), ": expected a ", dims + 2,
+              "-D weight, got shape ", shape_str(weight.sizes()));
+  for (const SymInt& s : args.sym_ints("stride")) {
+    XPORT_CHECK(static_cast<bool>(s == 1), InvalidInput, args.name(),
+                ": padding='same' is not supported for strided convolutions; pad explicitly");
+  }
+  const std::vector<SymInt>& given = args.sym_ints("dilation");
+  std::vector<SymInt> left(n), extra(n);
+  bool symmetric = true;
+  for (size_t d = 0; d < n; ++d) {
+    const SymInt total = given[given.size() == 1 ? 0 : d] * (weight.sizes()[2 + d] - 1);
+    left[d] = total / 2;
+    extra[d] = total - left[d] * 2;
+    symmetric = symmetric && static_cast<bool>(extra[d] == 0);
+  }
+  if (symmetric) return {conv_nd(args, dims, input, left)};
+  std::vector<SymInt> pad;  // constant_pad_nd's order: the last dim first, (before, after)
+  for (size_t d = n; d-- > 0;) {
+    pad.emplace_back(0);
+    pad.push_back(extra[d]);
+  }
+  return {conv_nd(args, dims, call1(XPORT_OP("aten::constant_pad_nd"), {input, pad, 0.0}), left)};
 }
 
 }  // namespace
 
 void convolution_out(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                      const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
-                     const std::vector<int64_t>& dilation, bool, const std::vector<int64_t>&,
-                     int64_t groups, const Tensor& out) {
+                     const std::vector<int64_t>& dilation, bool transposed,
+                     const std::vector<int64_t>& output_padding, int64_t groups,
+                     const Tensor& out) {
+  if (weight.dim() == 3) {
+    // 1-D: the 2-D convolution of a height-1 image, [N, C, 1, L], written through a view of out.
+    convolution_out(input.unsqueeze(2), weight.unsqueeze(2), bias, {1, stride[0]},
+                    {0, padding[0]}, {1, dilation[0]}, transposed, output_padding, groups,
+                    out.unsqueeze(2));
+    return;
+  }
   cpu::Conv2dParams p;
   p.stride = spatial_param(stride);
   p.padding = spatial_param(padding);
@@ -131,7 +184,24 @@ void register_conv_ops() {
   register_op({
       .schema = "aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, "
                 "SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor",
-      .decomp = conv2d_decomp,
+      .decomp = [](const OpArgs& args) { return conv_decomp(args, 2); },
+  });
+  register_op({
+      .schema = "aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], "
+                "SymInt[1] padding=[0], SymInt[1] dilation=[1], SymInt groups=1) -> Tensor",
+      .decomp = [](const OpArgs& args) { return conv_decomp(args, 1); },
+  });
+  register_op({
+      .schema = "aten::conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, "
+                "SymInt[1] stride=[1], str padding=\"valid\", SymInt[1] dilation=[1], "
+                "SymInt groups=1) -> Tensor",
+      .decomp = [](const OpArgs& args) { return conv_padding_decomp(args, 1); },
+  });
+  register_op({
+      .schema = "aten::conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, "
+                "SymInt[2] stride=[1, 1], str padding=\"valid\", SymInt[2] dilation=[1, 1], "
+                "SymInt groups=1) -> Tensor",
+      .decomp = [](const OpArgs& args) { return conv_padding_decomp(args, 2); },
   });
 }
 

@@ -11,7 +11,6 @@ namespace {
 namespace cpu = kernels::cpu;
 
 std::vector<TensorMeta> one(TensorMeta m) { return {std::move(m)}; }
-std::vector<Tensor> single(Tensor t) { return {std::move(t)}; }
 
 bool same_size(const SymInt& a, const SymInt& b) {
   return a.is_same(b) || static_cast<bool>(a == b);

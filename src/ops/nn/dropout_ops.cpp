@@ -58,6 +58,18 @@ void register_dropout_ops() {
             return std::vector<Tensor>{call1(XPORT_OP("aten::clone"), {args["input"]})};
           },
   });
+  // nn.Dropout(inplace=True): in evaluation (or with p = 0) self is returned untouched.
+  register_op({
+      .schema = "aten::dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)",
+      .decomp =
+          [&native_dropout](const OpArgs& args) {
+            check_probability(args);
+            Tensor self = args.tensor("self");
+            if (args.boolean("train") && args.real("p") > 0)
+              self.copy_(call_tensors(native_dropout, {self, args["p"], true})[0]);
+            return std::vector<Tensor>{self};
+          },
+  });
 }
 
 }  // namespace xport::ops

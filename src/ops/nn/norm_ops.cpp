@@ -209,6 +209,30 @@ std::vector<TensorMeta> group_norm_meta(const OpArgs& args) {
 }  // namespace
 
 void register_norm_ops() {
+  // weight_norm's reparametrisation w = v * (g / |v|), the 2-norm over every dim of v but `dim`
+  // (over all of v for dim = -1), as ATen's norm_except_dim.
+  register_op({
+      .schema = "aten::_weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor",
+      .decomp =
+          [](const OpArgs& args) {
+            const Tensor& v = args.tensor("v");
+            const int64_t dim = args.integer("dim");
+            Tensor norm;
+            if (dim == -1) {
+              norm = call1(XPORT_OP("aten::linalg_vector_norm"), {v, 2.0, Value(), false, Value()});
+            } else {
+              const int64_t keep = wrap_dim(args, dim, v.dim());
+              std::vector<int64_t> others;
+              for (int64_t d = 0; d < v.dim(); ++d) {
+                if (d != keep) others.push_back(d);
+              }
+              norm = others.empty() ? v.abs()
+                                    : call1(XPORT_OP("aten::linalg_vector_norm"),
+                                            {v, 2.0, others, true, Value()});
+            }
+            return std::vector<Tensor>{v * (args.tensor("g") / norm)};
+          },
+  });
   const OpDef& native_group_norm = register_op({
       .schema = "aten::native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, "
                 "SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)",

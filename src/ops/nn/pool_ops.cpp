@@ -240,6 +240,23 @@ void register_pool_ops() {
             return call_tensors(adaptive, args.values());
           },
   });
+  // 1-D: the 2-D pool of a height-1 image, [N, C, 1, L] (or [C, 1, L] unbatched).
+  register_op({
+      .schema = "aten::adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor",
+      .decomp =
+          [&adaptive](const OpArgs& args) {
+            const Tensor& self = args.tensor("self");
+            const std::vector<SymInt>& size = args.sym_ints("output_size");
+            XPORT_CHECK(self.dim() == 2 || self.dim() == 3, InvalidInput, args.name(),
+                        ": expected a 2-D or 3-D input, got shape ", shape_str(self.sizes()));
+            XPORT_CHECK(size.size() == 1 && static_cast<bool>(size[0] >= 0), InvalidInput,
+                        args.name(), ": output_size must be one non-negative size, got ",
+                        shape_str(size));
+            const Tensor pooled =
+                call1(adaptive, {self.unsqueeze(-2), std::vector<SymInt>{SymInt(1), size[0]}});
+            return std::vector<Tensor>{pooled.squeeze(-2)};
+          },
+  });
 }
 
 }  // namespace xport::ops

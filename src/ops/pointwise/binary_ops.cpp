@@ -269,6 +269,15 @@ void register_binary_ops() {
                   XPORT_KERNEL(cpu::maximum_out));
   register_binary("aten::minimum(Tensor self, Tensor other) -> Tensor",
                   XPORT_KERNEL(cpu::minimum_out));
+  // torch.min(a, b) / torch.max(a, b): the same as minimum / maximum.
+  for (const auto& [schema, target] :
+       {std::pair{"aten::min.other(Tensor self, Tensor other) -> Tensor", "aten::minimum"},
+        std::pair{"aten::max.other(Tensor self, Tensor other) -> Tensor", "aten::maximum"}}) {
+    const OpDef& op = find_op(target);
+    register_op({.schema = schema, .decomp = [&op](const OpArgs& args) {
+                   return call_tensors(op, args.values());
+                 }});
+  }
   register_binary("aten::atan2(Tensor self, Tensor other) -> Tensor", XPORT_KERNEL(cpu::atan2_out),
                   Result::Float);
   register_binary("aten::eq.Tensor(Tensor self, Tensor other) -> Tensor", XPORT_KERNEL(cpu::eq_out),

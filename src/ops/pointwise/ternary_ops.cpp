@@ -18,8 +18,6 @@ void check_condition(const OpArgs& args, const Tensor& cond, const char* what) {
               "; compare it first (e.g. x.gt(0)) or convert with .to(DType::Bool)");
 }
 
-std::vector<Tensor> single(Tensor t) { return {std::move(t)}; }
-
 // A clamp bound: a Scalar becomes a 0-dim tensor of the result dtype; None stays undefined.
 Tensor bound(const std::optional<Scalar>& s, DType dtype) {
   if (!s) return Tensor();
@@ -66,6 +64,27 @@ std::vector<TensorMeta> masked_fill_meta(const OpArgs& args) {
   return {contiguous_meta(self.sizes(), self.dtype())};
 }
 
+// where with a number for self, other or both: the number becomes a 0-dim tensor of the result
+// type (promoted as a wrapped number), which where.self broadcasts.
+std::vector<Tensor> where_number_decomp(const OpArgs& args) {
+  ResultType type;
+  for (const char* name : {"self", "other"}) {
+    if (args[name].is_tensor()) {
+      type.tensor(args.tensor(name));
+    } else {
+      type.scalar(args.scalar(name));
+    }
+  }
+  const DType dtype = type.get();
+  auto operand = [&](const char* name) {
+    return args[name].is_tensor()
+               ? args.tensor(name)
+               : call1(XPORT_OP("aten::scalar_tensor"), {args[name], dtype});
+  };
+  return single(call1(XPORT_OP("aten::where.self"),
+                      {args["condition"], operand("self"), operand("other")}));
+}
+
 }  // namespace
 
 void clamp_out(const Tensor& self, const std::optional<Scalar>& min,
@@ -109,6 +128,12 @@ void register_ternary_ops() {
       .kernel = where,
       .core = true,
   });
+  for (const char* schema :
+       {"aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
+        "aten::where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor",
+        "aten::where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor"}) {
+    register_op({.schema = schema, .decomp = where_number_decomp});
+  }
   const std::pair<const char*, OpKernel> clamps[] = {
       {"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
        XPORT_OP_KERNEL(clamp_out)},

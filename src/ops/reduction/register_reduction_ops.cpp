@@ -1,6 +1,7 @@
-// Reductions: sum, mean, prod, var/std, any/all, cumsum and logsumexp (amax/max/argmax live in
-// minmax_ops.cpp, softmax in softmax_ops.cpp).
+// Reductions: sum, mean, prod, var/std, any/all, cumsum, logsumexp and vector norms
+// (amax/max/argmax live in minmax_ops.cpp, softmax in softmax_ops.cpp).
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "kernels/cpu/pointwise.h"
@@ -391,6 +392,35 @@ void register_cumsum_logsumexp() {
   });
 }
 
+// linalg.vector_norm: the largest (ord = inf) or smallest (-inf) |x|, the count of nonzeros
+// (ord = 0), else (sum |x|^ord)^(1 / ord), over `dim` (every dim when None).
+void register_vector_norm() {
+  register_op({
+      .schema = "aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, "
+                "bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+      .decomp =
+          [](const OpArgs& args) {
+            Tensor x = args.tensor("self");
+            XPORT_CHECK(is_floating(x.dtype()), InvalidInput, args.name(),
+                        ": expected a floating point tensor as input, got ",
+                        dtype_name(x.dtype()), "; convert it with .to(float32) first");
+            if (const std::optional<DType> dtype = args.optional_dtype("dtype")) x = x.to(*dtype);
+            const double ord = args.scalar("ord").to_double();
+            const std::vector<int64_t> dims = reduction_dims(args, "dim");
+            const bool keepdim = args.boolean("keepdim");
+            const Tensor a = abs(x);
+            if (std::isinf(ord)) {
+              check_nonempty_dims(args, x, dims);
+              return single(ord > 0 ? amax(a, dims, keepdim) : amin(a, dims, keepdim));
+            }
+            if (ord == 0) return single(sum(a.ne(0.0).to(x.dtype()), dims, keepdim));
+            if (ord == 1) return single(sum(a, dims, keepdim));
+            if (ord == 2) return single(sqrt(sum(a * a, dims, keepdim)));
+            return single(pow(sum(pow(a, ord), dims, keepdim), 1.0 / ord));
+          },
+  });
+}
+
 }  // namespace
 
 void register_reduction_ops() {
@@ -398,6 +428,7 @@ void register_reduction_ops() {
   register_var_std();
   register_any_all();
   register_cumsum_logsumexp();
+  register_vector_norm();
   register_minmax_ops();
   register_softmax_ops();
 }

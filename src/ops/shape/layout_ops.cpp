@@ -12,8 +12,6 @@ namespace {
 
 namespace cpu = kernels::cpu;
 
-std::vector<Tensor> single(Tensor t) { return {std::move(t)}; }
-
 std::vector<TensorMeta> repeat_meta(const OpArgs& args) {
   const Tensor& self = args.tensor("self");
   const std::vector<SymInt>& repeats = args.sym_ints("repeats");
@@ -179,6 +177,33 @@ void tril_out(const Tensor& self, int64_t diagonal, const Tensor& out) {
 }
 
 void register_layout_ops() {
+  // x.repeat_interleave(n, dim): each element n times in a row, x.unsqueeze(dim + 1) expanded n
+  // wide and flattened back; without a dim, over x flattened.
+  register_op({
+      .schema = "aten::repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, "
+                "SymInt? output_size=None) -> Tensor",
+      .decomp =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor("self");
+            const SymInt repeats = args.sym_int("repeats");
+            XPORT_CHECK(static_cast<bool>(repeats >= 0), InvalidInput, args.name(),
+                        ": repeats can not be negative, got ", repeats);
+            const std::optional<int64_t> dim = args.optional_int("dim");
+            const Tensor x = dim && self.dim() > 0 ? self : self.reshape({-1});
+            const int64_t d = dim ? wrap_dim(args, *dim, x.dim()) : 0;
+            std::vector<SymInt> expanded = x.sizes();
+            expanded.insert(expanded.begin() + d + 1, repeats);
+            std::vector<SymInt> sizes = x.sizes();
+            sizes[static_cast<size_t>(d)] = sizes[static_cast<size_t>(d)] * repeats;
+            if (const std::optional<SymInt> given = args.optional_sym_int("output_size")) {
+              XPORT_CHECK(static_cast<bool>(*given == sizes[static_cast<size_t>(d)]),
+                          InvalidInput, args.name(), ": output_size ", *given,
+                          " differs from the ", sizes[static_cast<size_t>(d)],
+                          " elements repeating gives");
+            }
+            return single(x.unsqueeze(d + 1).expand(expanded).reshape(sizes));
+          },
+  });
   register_op({
       .schema = "aten::diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, "
                 "Tensor? append=None) -> Tensor",

@@ -301,8 +301,6 @@ std::vector<TensorMeta> diagonal_meta(const OpArgs& args) {
   return one(view_of(self, sizes, strides, start));
 }
 
-std::vector<Tensor> single(Tensor t) { return {std::move(t)}; }
-
 }  // namespace
 
 // Autograd bookkeeping (xport has no autograd): self stays as it is.
@@ -338,6 +336,13 @@ void register_view_ops() {
                    std::swap(dims[wrap_dim(args, args.integer("dim0"), self.dim())],
                              dims[wrap_dim(args, args.integer("dim1"), self.dim())]);
                  }
+                 return single(self.permute(dims));
+               }});
+  register_op({.schema = "aten::numpy_T(Tensor(a) self) -> Tensor(a)",
+               .decomp = [](const OpArgs& args) {  // x.T: every dim reversed
+                 const Tensor& self = args.tensor("self");
+                 std::vector<int64_t> dims(self.dim());
+                 std::iota(dims.rbegin(), dims.rend(), 0);
                  return single(self.permute(dims));
                }});
   register_op({.schema = "aten::t(Tensor(a) self) -> Tensor(a)", .decomp = [](const OpArgs& args) {

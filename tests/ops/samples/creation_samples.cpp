@@ -144,6 +144,15 @@ Rows creation_samples() {
   rows.push_back({"aten::_to_copy", "non-contiguous", [](Gen& g) {
                     return Args{g.transposed({3, 5}), DType::Float64};
                   }});
+  rows.push_back({"aten::type_as", "f32 as int64 truncates", [](Gen& g) {
+                    return Args{g.randn({3, 4}) * 3.0, g.ints({2}, 0, 1)};
+                  }});
+  rows.push_back({"aten::type_as", "int as f16", [](Gen& g) {
+                    return Args{g.ints({5}, -9, 9), g.randn({}, DType::Float16)};
+                  }});
+  rows.push_back({"aten::type_as", "same dtype", [](Gen& g) {
+                    return Args{g.transposed({3, 2}), g.randn({1})};
+                  }});
   rows.push_back({"aten::to.dtype", "f64 to f32", [](Gen& g) {
                     return Args{g.randn({4}, DType::Float64), DType::Float32};
                   }});

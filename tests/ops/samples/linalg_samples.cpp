@@ -533,6 +533,67 @@ void convolution_rows(Rows& rows) {
     return conv_args(g.randn({1, 2, 5, 5}), g.randn({3, 2, 3, 3}), Value(), {1, 1, 1}, {0, 0},
                      {1, 1}, 1);
   });
+  // 1-D: [N, C, L] input, [O, C / groups, k] weight.
+  add_row(rows, op, "1-D with bias, stride, padding, dilation, groups", [](Gen& g) {
+    return Args{g.randn({2, 4, 12}), g.randn({6, 2, 3}), g.randn({6}), S{2}, S{1}, S{2}, false,
+                S{0}, int64_t{2}};
+  });
+  add_row(rows, op, "1-D no bias, non-contiguous input", [](Gen& g) {
+    return Args{g.transposed({2, 3, 9}), g.randn({4, 3, 4}), Value(), S{1}, S{0}, S{1}, false,
+                S{0}, int64_t{1}};
+  });
+  add_error(rows, op, "1-D weight with 4-D input", [](Gen& g) {
+    return Args{g.randn({1, 3, 5, 5}), g.randn({4, 3, 3}), Value(), S{1}, S{0}, S{1}, false,
+                S{0}, int64_t{1}};
+  });
+}
+
+// conv1d, and padding given as "valid" or "same" (an even kernel pads one more on the right).
+void conv1d_and_padding_rows(Rows& rows) {
+  std::string op = "aten::conv1d";
+  add_row(rows, op, "defaults", [](Gen& g) {
+    return Args{g.randn({2, 3, 10}), g.randn({4, 3, 3})};
+  });
+  add_row(rows, op, "bias, stride 2, padding 1", [](Gen& g) {
+    return Args{g.randn({2, 3, 11}), g.randn({5, 3, 3}), g.randn({5}), S{2}, S{1}};
+  });
+  add_row(rows, op, "unbatched", [](Gen& g) { return Args{g.randn({3, 8}), g.randn({2, 3, 2})}; });
+  add_error(rows, op, "4-D input", [](Gen& g) {
+    return Args{g.randn({1, 3, 4, 8}), g.randn({2, 3, 2})};
+  });
+  op = "aten::conv1d.padding";
+  add_row(rows, op, "same, odd kernel", [](Gen& g) {
+    return Args{g.randn({2, 3, 10}), g.randn({4, 3, 3}), g.randn({4}), S{1}, std::string("same")};
+  });
+  add_row(rows, op, "same, even kernel", [](Gen& g) {
+    return Args{g.randn({2, 3, 9}), g.randn({4, 3, 4}), Value(), S{1}, std::string("same")};
+  });
+  add_row(rows, op, "same, dilation 3", [](Gen& g) {
+    return Args{g.randn({1, 2, 9}), g.randn({3, 2, 2}), Value(), S{1}, std::string("same"), S{3}};
+  });
+  add_row(rows, op, "valid", [](Gen& g) {
+    return Args{g.randn({2, 3, 9}), g.randn({4, 3, 4}), g.randn({4}), S{2},
+                std::string("valid")};
+  });
+  add_error(rows, op, "same with stride 2", [](Gen& g) {
+    return Args{g.randn({2, 3, 9}), g.randn({4, 3, 3}), Value(), S{2}, std::string("same")};
+  });
+  add_error(rows, op, "unknown mode", [](Gen& g) {
+    return Args{g.randn({2, 3, 9}), g.randn({4, 3, 3}), Value(), S{1}, std::string("full")};
+  });
+  op = "aten::conv2d.padding";
+  add_row(rows, op, "same, 3x2 kernel", [](Gen& g) {
+    return Args{g.randn({1, 3, 7, 6}), g.randn({4, 3, 3, 2}), g.randn({4}), S{1, 1},
+                std::string("same")};
+  });
+  add_row(rows, op, "same, depthwise", [](Gen& g) {
+    return Args{g.randn({2, 4, 5, 5}), g.randn({4, 1, 3, 3}), Value(), S{1, 1},
+                std::string("same"), S{1, 1}, int64_t{4}};
+  });
+  add_row(rows, op, "valid", [](Gen& g) {
+    return Args{g.randn({1, 2, 6, 6}), g.randn({3, 2, 3, 3}), Value(), S{1, 1},
+                std::string("valid")};
+  });
 }
 
 void conv2d_rows(Rows& rows) {
@@ -646,6 +707,7 @@ Rows linalg_samples() {
   linear_rows(rows);
   convolution_rows(rows);
   conv2d_rows(rows);
+  conv1d_and_padding_rows(rows);
   fused_rows(rows);
   return rows;
 }

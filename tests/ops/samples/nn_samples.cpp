@@ -272,6 +272,17 @@ void pool_samples(Rows& rows) {
                     return Args{g.randn({2, 3, 4, 4}), IL{-1, 2}};
                   },
                   -1, -1, true});
+  const std::string aap1 = "aten::adaptive_avg_pool1d";
+  rows.push_back({aap1, "f32 10 -> 4", [](Gen& g) { return Args{g.randn({2, 3, 10}), IL{4}}; }});
+  rows.push_back({aap1, "unbatched, global", [](Gen& g) { return Args{g.randn({3, 7}), IL{1}}; }});
+  rows.push_back({aap1, "non-contiguous, upsampling", [](Gen& g) {
+                    return Args{g.transposed({2, 5, 3}), IL{7}};
+                  }});
+  rows.push_back({aap1, "4-D refused",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 2, 3, 4}), IL{2}};
+                  },
+                  -1, -1, true});
 }
 
 void group_norm_samples(Rows& rows) {
@@ -377,6 +388,21 @@ void norm_samples(Rows& rows) {
   upsample_samples(rows);
   group_norm_samples(rows);
   // ---- native_layer_norm(input, normalized_shape, weight, bias, eps) ----
+  // _weight_norm(v, g, dim): v * (g / the norm of v over every dim but dim).
+  const std::string wn = "aten::_weight_norm";
+  rows.push_back({wn, "dim 2 (wav2vec2's positional conv)", [](Gen& g) {
+                    return Args{g.randn({4, 3, 5}), g.randn({1, 1, 5}), int64_t{2}};
+                  }});
+  rows.push_back({wn, "dim 0", [](Gen& g) {
+                    return Args{g.randn({4, 3}), g.randn({4, 1}), int64_t{0}};
+                  }});
+  rows.push_back({wn, "dim -1: the whole tensor", [](Gen& g) {
+                    return Args{g.randn({4, 3}), g.randn({}), int64_t{-1}};
+                  }});
+  rows.push_back({wn, "f64 1-D", [](Gen& g) {
+                    return Args{g.randn({5}, DType::Float64), g.randn({5}, DType::Float64),
+                                int64_t{0}};
+                  }});
   const std::string nln = "aten::native_layer_norm";
   rows.push_back({nln, "f32 with weight and bias", [](Gen& g) {
                     return Args{g.randn({4, 8}), IL{8}, g.randn({8}), g.randn({8}), 1e-5};
@@ -679,6 +705,15 @@ void embedding_and_dropout_samples(Rows& rows) {
   rows.push_back({dr, "eval empty", [](Gen& g) { return Args{g.randn({0, 3}), 0.2, false}; }});
   rows.push_back({dr, "eval int64", [](Gen& g) { return Args{g.ints({5}, 0, 9), 0.2, false}; }});
   rows.push_back({dr, "p > 1 refused",
+                  [](Gen& g) {
+                    return Args{g.randn({3}), 1.5, false};
+                  },
+                  -1, -1, true});
+  // dropout_(self, p, train): in evaluation self, untouched.
+  const std::string dr_ = "aten::dropout_";
+  rows.push_back({dr_, "eval f32", [](Gen& g) { return Args{g.randn({3, 4}), 0.5, false}; }});
+  rows.push_back({dr_, "train with p=0", [](Gen& g) { return Args{g.randn({3, 4}), 0.0, true}; }});
+  rows.push_back({dr_, "p > 1 refused",
                   [](Gen& g) {
                     return Args{g.randn({3}), 1.5, false};
                   },

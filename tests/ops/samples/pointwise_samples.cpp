@@ -101,6 +101,8 @@ Rows pointwise_samples() {
   add_binary(rows, "aten::div.Tensor", false, /*positive_rhs=*/true);
   add_binary(rows, "aten::maximum");
   add_binary(rows, "aten::minimum");
+  add_binary(rows, "aten::min.other");
+  add_binary(rows, "aten::max.other");
   add_binary(rows, "aten::atan2");
   add_binary(rows, "aten::remainder.Tensor", false, true);
   add_binary(rows, "aten::pow.Tensor_Tensor", false, true);
@@ -326,6 +328,33 @@ Rows pointwise_samples() {
   rows.push_back({"aten::where.self", "float condition refused",
                   [](Gen& g) {
                     return Args{g.randn({3}), g.randn({3}), g.randn({3})};
+                  },
+                  -1, -1, true});
+  // where with a number: the number promotes as a wrapped scalar.
+  rows.push_back({"aten::where.ScalarOther", "f32, float other", [](Gen& g) {
+                    return Args{g.bools({3, 4}), g.randn({3, 4}), 0.5};
+                  }});
+  rows.push_back({"aten::where.ScalarOther", "int self, float other gives float32", [](Gen& g) {
+                    return Args{g.bools({5}), g.ints({5}, 0, 9), -1.5};
+                  }});
+  rows.push_back({"aten::where.ScalarOther", "f16 self keeps f16", [](Gen& g) {
+                    return Args{g.bools({2, 3}), g.randn({2, 3}, DType::Float16), int64_t{2}};
+                  }});
+  rows.push_back({"aten::where.ScalarOther", "empty", [](Gen& g) {
+                    return Args{g.bools({0, 3}), g.randn({0, 3}), 1.0};
+                  }});
+  rows.push_back({"aten::where.ScalarSelf", "broadcast condition", [](Gen& g) {
+                    return Args{g.bools({3, 1}), 1.5, g.randn({4})};
+                  }});
+  rows.push_back({"aten::where.Scalar", "two ints give int64", [](Gen& g) {
+                    return Args{g.bools({4}), int64_t{1}, int64_t{0}};
+                  }});
+  rows.push_back({"aten::where.Scalar", "float and int give float32", [](Gen& g) {
+                    return Args{g.bools({2, 2}), 1.0, int64_t{0}};
+                  }});
+  rows.push_back({"aten::where.ScalarOther", "float condition refused",
+                  [](Gen& g) {
+                    return Args{g.randn({3}), g.randn({3}), 0.0};
                   },
                   -1, -1, true});
   rows.push_back({"aten::clamp", "min and max", [](Gen& g) {

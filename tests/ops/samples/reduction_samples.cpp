@@ -561,6 +561,30 @@ void softmax_samples(Rows& rows) {
 
 }  // namespace
 
+void vector_norm_samples(Rows& rows) {
+  const std::string op = "aten::linalg_vector_norm";
+  add(rows, op, "2-norm of everything", [](Gen& g) { return Args{g.randn({3, 4})}; });
+  add(rows, op, "1-norm dim 1 keepdim", [](Gen& g) {
+    return Args{g.randn({3, 4}), 1.0, L{1}, true};
+  });
+  add(rows, op, "inf-norm dims [0, 2]", [](Gen& g) {
+    return Args{g.randn({2, 3, 4}), kInf, L{0, 2}};
+  });
+  add(rows, op, "-inf-norm", [](Gen& g) { return Args{g.randn({5, 2}), -kInf, L{0}}; });
+  add(rows, op, "0-norm counts nonzeros", [](Gen&) {
+    return Args{from_vector<float>({0, 1, -2, 0, 0, 3}, {2, 3}), int64_t{0}, L{1}};
+  });
+  add(rows, op, "3-norm, negative dim", [](Gen& g) {
+    return Args{g.randn({3, 4}), 3.0, L{-1}};
+  });
+  add(rows, op, "f32 computed as f64", [](Gen& g) {
+    return Args{g.randn({6}), 2.0, Value(), false, DType::Float64};
+  });
+  add(rows, op, "non-finite values", [](Gen& g) { return Args{g.edge()}; });
+  add(rows, op, "empty", [](Gen& g) { return Args{g.randn({0, 3}), 2.0, L{0}}; });
+  add_error(rows, op, "int64 refused", [](Gen& g) { return Args{g.ints({3}, 0, 5)}; });
+}
+
 Rows reduction_samples() {
   Rows rows;
   sum_mean_samples(rows);
@@ -573,6 +597,7 @@ Rows reduction_samples() {
   any_all_samples(rows);
   cumsum_logsumexp_samples(rows);
   softmax_samples(rows);
+  vector_norm_samples(rows);
   return rows;
 }
 

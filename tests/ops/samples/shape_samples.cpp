@@ -586,6 +586,23 @@ void scatter_rows(Rows& rows) {
 }
 
 void layout_rows(Rows& rows) {
+  const std::string ri = "aten::repeat_interleave.self_int";
+  rows.push_back({ri, "dim 1", [](Gen& g) { return Args{g.randn({2, 3}), int64_t{2}, int64_t{1}}; }});
+  rows.push_back({ri, "no dim flattens", [](Gen& g) { return Args{g.randn({2, 3}), int64_t{3}}; }});
+  rows.push_back({ri, "negative dim, int64", [](Gen& g) {
+                    return Args{g.ints({2, 2, 3}, 0, 9), int64_t{2}, int64_t{-2}};
+                  }});
+  rows.push_back({ri, "zero repeats", [](Gen& g) {
+                    return Args{g.randn({2, 3}), int64_t{0}, int64_t{0}};
+                  }});
+  rows.push_back({ri, "output_size given", [](Gen& g) {
+                    return Args{g.randn({2, 3}), int64_t{2}, int64_t{0}, int64_t{4}};
+                  }});
+  rows.push_back({ri, "negative repeats refused",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 3}), int64_t{-1}, int64_t{0}};
+                  },
+                  -1, -1, true});
   const std::string rep = "aten::repeat";
   rows.push_back({rep, "2-D", [](Gen& g) { return Args{g.randn({2, 3}), IL{2, 3}}; }});
   rows.push_back({rep, "new leading dims", [](Gen& g) {

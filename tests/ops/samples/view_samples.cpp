@@ -60,6 +60,11 @@ Rows view_samples() {
                     return Args{g.randn({2, 3}), int64_t{0}, int64_t{2}};
                   },
                   -1, -1, true});
+  rows.push_back({"aten::numpy_T", "3-D", [](Gen& g) { return Args{g.randn({2, 3, 4})}; }});
+  rows.push_back({"aten::numpy_T", "non-contiguous", [](Gen& g) {
+                    return Args{g.transposed({3, 5})};
+                  }});
+  rows.push_back({"aten::numpy_T", "0-dim", [](Gen& g) { return Args{g.randn({})}; }});
   rows.push_back({"aten::t", "2-D", [](Gen& g) { return Args{g.randn({2, 5})}; }});
   rows.push_back({"aten::t", "1-D", [](Gen& g) { return Args{g.randn({5})}; }});
   rows.push_back({"aten::t", "3-D refused",
