@@ -371,13 +371,15 @@ std::vector<std::weak_ptr<TracedValue>>& Tracer::views_of(const Tensor& t) {
 }
 
 void Tracer::rebind(const Tensor& t, const Tensor& next) {
-  // Views taken before the update would still read the old value: they go stale.
+  // Views taken before the update would still read the old value: they go stale. The new value
+  // itself may be such a view (detach_, whose functional form is an alias): it holds the value.
+  const TracedValue* replacement = traced(next);
   std::vector<std::weak_ptr<TracedValue>> pending = std::move(views_of(t));
   views_of(t).clear();
   while (!pending.empty()) {
     const std::shared_ptr<TracedValue> view = pending.back().lock();
     pending.pop_back();
-    if (view == nullptr) continue;
+    if (view == nullptr || view.get() == replacement) continue;
     view->stale = true;
     for (auto& w : view->views) pending.push_back(std::move(w));
     view->views.clear();

@@ -802,6 +802,8 @@ class ProgramReader {
       sym::ExprPtr cond = nullptr;
       if (kind == "as_bool") {
         cond = sym::boolean(v.to_bool());
+      } else if (kind == "as_int") {  // `self` is a Scalar: a constant 1 or 0 is one too
+        cond = sym::boolean(v.to_int() != 0);
       } else if (kind == "as_sym_bool") {
         const Field name = v["as_name"];
         auto it = sym_bools_.find(name.to_string());

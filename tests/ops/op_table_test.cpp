@@ -1,8 +1,9 @@
 // One harness for every op: each sample in the op table runs eagerly and is compared with
-// PyTorch 2.13 (tests/ops/torch_oracle.py), with the op's meta function, and with its
-// decomposition.
+// PyTorch 2.13 (tests/ops/torch_oracle.py), with the op's meta function, with its
+// decomposition, and with its program exported, saved and run in the runtime.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -10,8 +11,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <variant>
 
+#include "listed_reasons.h"
 #include "ops/op_table.h"
+#include "xport/runtime.h"
 
 namespace xport::testing {
 namespace {
@@ -273,6 +277,100 @@ TEST_P(OpTable, DecompositionAgreesWithKernel) {
     const std::string diff = compare(decomposed[k], run.outputs[k], rtol, atol);
     EXPECT_TRUE(diff.empty()) << "decomposition vs kernel, output " << k << ": " << diff;
   }
+}
+
+// The samples whose whole way (below) xport cannot go yet, each with its reason, by
+// "op [label]".
+const std::map<std::string, std::string>& whole_way_exceptions() {
+  static const std::map<std::string, std::string> listed =
+      listed_reasons(std::string(XPORT_TESTS_DIR) + "/ops/whole_way_exceptions.txt");
+  return listed;
+}
+
+// Exports the sample (its tensor arguments as the program's inputs, the other arguments as
+// constants), saves it, loads it in the runtime (with its load-time fusion) and runs it there.
+// The outputs, or the xport::Error that stopped it.
+std::variant<std::vector<Tensor>, std::string> run_whole_way(size_t i) {
+  const OpSample& s = op_table()[i];
+  const OpDef& op = find_op(s.op);
+  // Fresh inputs each time: the eager run, and the trace, may update them in place.
+  auto make = [&] {
+    Gen gen(1000 * (i + 1));
+    return s.make(gen);
+  };
+  const std::vector<Value> args = make();
+  std::vector<size_t> positions;  // the arguments that become program inputs
+  for (size_t a = 0; a < args.size(); ++a) {
+    bool input = args[a].is_tensor() && args[a].to_tensor().defined();
+    if (args[a].is_list() && !args[a].to_tensor_list().empty()) {
+      const std::vector<Tensor>& list = args[a].to_tensor_list();
+      input = std::all_of(list.begin(), list.end(), [](const Tensor& t) { return t.defined(); });
+    }
+    if (input) positions.push_back(a);
+  }
+  auto inputs_of = [&](const std::vector<Value>& from) {
+    std::vector<Value> inputs;
+    for (size_t a : positions) inputs.push_back(from[a]);
+    return inputs;
+  };
+  const fs::path path = oracle().dir / ("whole_way_" + std::to_string(i) + ".pt2");
+  std::string stage = "export";
+  try {
+    const ExportedProgram program = export_program(
+        [&](const std::vector<Value>& inputs) {
+          std::vector<Value> call = args;
+          for (size_t k = 0; k < positions.size(); ++k) call[positions[k]] = inputs[k];
+          return call_tensors(op, call);
+        },
+        inputs_of(make()));
+    stage = "save";
+    save(program, path.string());
+    stage = "runtime";
+    std::vector<Tensor> outputs =
+        runtime::Program::load(path.string()).run_values(inputs_of(make()));
+    fs::remove(path);
+    return outputs;
+  } catch (const Error& e) {
+    return stage + ": " + e.what();
+  }
+}
+
+// Every sample goes the whole way a deployed op goes, and the runtime gives the eager outputs.
+TEST_P(OpTable, ExportedSavedLoadedAndRunInTheRuntime) {
+  const size_t i = GetParam();
+  const OpSample& s = op_table()[i];
+  const CaseRun& run = oracle().runs[i];
+  if (!run.ran || !s.compare_values) return;
+  SCOPED_TRACE(s.op + " [" + s.label + "]");
+  const auto result = run_whole_way(i);
+  const auto listed = whole_way_exceptions().find(s.op + " [" + s.label + "]");
+  if (listed != whole_way_exceptions().end()) {
+    EXPECT_TRUE(std::holds_alternative<std::string>(result))
+        << "listed in whole_way_exceptions.txt (" << listed->second
+        << ") but goes the whole way now: remove the line";
+    return;
+  }
+  ASSERT_TRUE(std::holds_alternative<std::vector<Tensor>>(result))
+      << std::get<std::string>(result);
+  const std::vector<Tensor>& outputs = std::get<std::vector<Tensor>>(result);
+  ASSERT_EQ(outputs.size(), run.outputs.size()) << "number of outputs";
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    EXPECT_EQ(dtype_name(outputs[k].dtype()), dtype_name(run.outputs[k].dtype()))
+        << "output " << k;
+    auto [rtol, atol] = default_tolerance(outputs[k].dtype());
+    if (s.rtol >= 0) rtol = s.rtol;
+    if (s.atol >= 0) atol = s.atol;
+    const std::string diff = compare(outputs[k], run.outputs[k], rtol, atol);
+    EXPECT_TRUE(diff.empty()) << "runtime vs eager, output " << k << ": " << diff;
+  }
+}
+
+TEST(OpTableCoverage, EveryWholeWayExceptionIsASample) {
+  std::set<std::string> samples;
+  for (const OpSample& s : op_table()) samples.insert(s.op + " [" + s.label + "]");
+  for (const auto& [name, reason] : whole_way_exceptions())
+    EXPECT_TRUE(samples.count(name)) << name << " is listed in whole_way_exceptions.txt but is no "
+                                     << "sample";
 }
 
 std::string case_name(const ::testing::TestParamInfo<size_t>& info) {
