@@ -187,8 +187,9 @@ void register_conv_ops() {
       .decomp = [](const OpArgs& args) { return conv_decomp(args, 2); },
   });
   register_op({
-      .schema = "aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], "
-                "SymInt[1] padding=[0], SymInt[1] dilation=[1], SymInt groups=1) -> Tensor",
+      .schema = "aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, "
+                "SymInt[1] stride=[1], SymInt[1] padding=[0], SymInt[1] dilation=[1], "
+                "SymInt groups=1) -> Tensor",
       .decomp = [](const OpArgs& args) { return conv_decomp(args, 1); },
   });
   register_op({

@@ -587,7 +587,9 @@ void scatter_rows(Rows& rows) {
 
 void layout_rows(Rows& rows) {
   const std::string ri = "aten::repeat_interleave.self_int";
-  rows.push_back({ri, "dim 1", [](Gen& g) { return Args{g.randn({2, 3}), int64_t{2}, int64_t{1}}; }});
+  rows.push_back({ri, "dim 1", [](Gen& g) {
+                    return Args{g.randn({2, 3}), int64_t{2}, int64_t{1}};
+                  }});
   rows.push_back({ri, "no dim flattens", [](Gen& g) { return Args{g.randn({2, 3}), int64_t{3}}; }});
   rows.push_back({ri, "negative dim, int64", [](Gen& g) {
                     return Args{g.ints({2, 2, 3}, 0, 9), int64_t{2}, int64_t{-2}};
