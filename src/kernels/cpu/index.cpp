@@ -1,6 +1,7 @@
 #include "kernels/cpu/index.h"
 
 #include <algorithm>
+#include <limits>
 #include <type_traits>
 
 #include "kernels/cpu/elementwise.h"
@@ -326,6 +327,118 @@ void scatter_out(const Tensor& self, int64_t dim, const Tensor& index, const Ten
           }
         });
   });
+}
+
+namespace {
+
+// a combined with b by a reduction of scatter_reduce.
+template <class T>
+T reduce_pair(ScatterMode mode, T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return mode == ScatterMode::Prod || mode == ScatterMode::Amin ? a && b : a || b;
+  } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    return T(reduce_pair<float>(mode, static_cast<float>(a), static_cast<float>(b)));
+  } else {
+    switch (mode) {
+      case ScatterMode::Prod:
+        return static_cast<T>(a * b);
+      case ScatterMode::Amax:
+        return b != b || b > a ? b : a;  // b != b: NaN, which wins
+      case ScatterMode::Amin:
+        return b != b || b < a ? b : a;
+      default:
+        return static_cast<T>(a + b);
+    }
+  }
+}
+
+template <class T>
+T reduce_identity(ScatterMode mode) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return mode == ScatterMode::Prod || mode == ScatterMode::Amin;
+  } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    return T(reduce_identity<float>(mode));
+  } else {
+    using limits = std::numeric_limits<T>;
+    switch (mode) {
+      case ScatterMode::Prod:
+        return T(1);
+      case ScatterMode::Amax:
+        return limits::has_infinity ? -limits::infinity() : limits::lowest();
+      case ScatterMode::Amin:
+        return limits::has_infinity ? limits::infinity() : limits::max();
+      default:
+        return T(0);
+    }
+  }
+}
+
+}  // namespace
+
+void scatter_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                        ScatterMode mode, bool include_self, const Tensor& out,
+                        std::string_view op) {
+  copy_tensor(out, self);
+  const Layout o = nonempty_layout(out), ix = nonempty_layout(index), sl = nonempty_layout(src);
+  const IndexValues idx = checked_indices(index, o.sizes[dim], false, op, dim);
+  const std::vector<int64_t> ist = contiguous_strides(ix.sizes);
+  const int64_t n = ix.sizes[dim];
+  const int64_t rows = n == 0 ? 0 : product(ix.sizes) / n;
+  // How many src values each place of out took (out is contiguous: its offsets index this).
+  std::vector<int64_t> counts(static_cast<size_t>(std::max<int64_t>(out.int_numel(), 1)), 0);
+  visit_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* dst = reinterpret_cast<T*>(data_of(out));
+    const T* from = reinterpret_cast<const T*>(data_of(src));
+    // Rows differ outside `dim`, so they reach disjoint places and can run in parallel.
+    parallel_for(
+        0, rows, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(n, 1)),
+        [&](int64_t b, int64_t e) {
+          for (int64_t r = b; r < e; ++r) {
+            const auto off = row_offsets<3>(ix.sizes, dim, r, {&o.strides, &sl.strides, &ist});
+            for (int64_t j = 0; j < n; ++j) {
+              const int64_t at = off[0] + idx[off[2] + j * ist[dim]] * o.strides[dim];
+              const T v = from[off[1] + j * sl.strides[dim]];
+              if (counts[at]++ == 0 && !include_self) dst[at] = reduce_identity<T>(mode);
+              dst[at] = reduce_pair<T>(mode, dst[at], v);
+            }
+          }
+        });
+    if (mode != ScatterMode::Mean) return;
+    for (int64_t at = 0; at < out.int_numel(); ++at) {
+      const int64_t c = counts[at] + (include_self ? 1 : 0);
+      if (counts[at] == 0 || c == 1) continue;
+      if constexpr (std::is_same_v<T, bool>) {
+        continue;
+      } else if constexpr (std::is_integral_v<T>) {
+        const int64_t q = static_cast<int64_t>(dst[at]) / c;
+        dst[at] = static_cast<T>(q * c > static_cast<int64_t>(dst[at]) ? q - 1 : q);  // floor
+      } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+        dst[at] = T(static_cast<float>(dst[at]) / static_cast<float>(c));
+      } else {
+        dst[at] = static_cast<T>(dst[at] / static_cast<T>(c));
+      }
+    }
+  });
+}
+
+void masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor& source,
+                        const Tensor& out, std::string_view op) {
+  copy_tensor(out, self.expand(out.sizes()));
+  const Tensor m = mask.expand(out.sizes()).contiguous();
+  const Tensor from = source.contiguous();
+  const bool* chosen = m.data<bool>();
+  const int64_t n = out.int_numel();
+  const int64_t wanted = std::count(chosen, chosen + n, true);
+  XPORT_CHECK(wanted <= from.int_numel(), InvalidInput, op, ": the mask has ", wanted,
+              " true places but source only ", from.int_numel(),
+              " elements; give a source with at least as many elements as the mask has trues");
+  const int64_t es = out.element_size();
+  char* dst = data_of(out);
+  const char* src = data_of(from);
+  for (int64_t i = 0, k = 0; i < n; ++i) {
+    if (chosen[i]) std::memcpy(dst + i * es, src + (k++) * es, static_cast<size_t>(es));
+  }
 }
 
 std::vector<Tensor> expand_masks(const std::vector<Tensor>& indices) {

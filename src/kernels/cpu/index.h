@@ -60,11 +60,24 @@ void index_select_out(const Tensor& self, int64_t dim, const Tensor& index, cons
 void gather_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out,
                 std::string_view op);
 
-enum class ScatterMode { Assign, Add };
+enum class ScatterMode { Assign, Add, Prod, Mean, Amax, Amin };
 /// out = self, then out[p with p[dim] = index[p]] = src[p] (or += with Add)
-/// over index's shape; an undefined src writes `value` instead.
+/// over index's shape; an undefined src writes `value` instead. Assign or Add only.
 void scatter_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                  const Scalar& value, ScatterMode mode, const Tensor& out, std::string_view op);
+/// scatter_reduce: out = self, then each out[p with p[dim] = index[p]] combined with src[p] by
+/// `mode` (Add, Prod, Mean, Amax, Amin; NaN wins amax and amin). Without include_self, a place
+/// written starts from the reduction's identity instead of self's value. Mean divides by the
+/// number of values combined there (flooring for integers).
+void scatter_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                        ScatterMode mode, bool include_self, const Tensor& out,
+                        std::string_view op);
+
+/// masked_scatter: out = self broadcast to out's shape, then the places where `mask` (bool,
+/// broadcast likewise) is true take source's elements in row-major order. Refuses a source
+/// with fewer elements than the mask has true places.
+void masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor& source,
+                        const Tensor& out, std::string_view op);
 
 /// Replaces each bool/uint8 mask in `indices` by one int64 index tensor per
 /// mask dim (the columns of its nonzero()). Mask shapes must already match

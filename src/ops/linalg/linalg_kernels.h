@@ -16,5 +16,8 @@ void convolution_out(const Tensor& input, const Tensor& weight, const std::optio
                      const std::vector<int64_t>& dilation, bool transposed,
                      const std::vector<int64_t>& output_padding, int64_t groups,
                      const Tensor& out);
+void _cdist_forward_out(const Tensor& x1, const Tensor& x2, double p,
+                        std::optional<int64_t> compute_mode, const Tensor& out);
+void _pdist_forward_out(const Tensor& self, double p, const Tensor& out);
 
 }  // namespace xport::ops

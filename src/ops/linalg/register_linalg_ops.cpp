@@ -6,6 +6,7 @@ namespace xport::ops {
 void register_linalg_ops() {
   register_matmul_ops();
   register_conv_ops();
+  register_distance_ops();
 }
 
 }  // namespace xport::ops

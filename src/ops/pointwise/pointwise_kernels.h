@@ -46,6 +46,8 @@ void masked_fill_Scalar_out(const Tensor& self, const Tensor& mask, const Scalar
                             const Tensor& out);
 void masked_fill_Tensor_out(const Tensor& self, const Tensor& mask, const Tensor& value,
                             const Tensor& out);
+void masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor& source,
+                        const Tensor& out);
 
 // Unary ops (unary_ops.cpp).
 void gelu_out(const Tensor& self, const std::string& approximate, const Tensor& out);

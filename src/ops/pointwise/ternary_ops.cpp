@@ -1,6 +1,7 @@
 // Pointwise ops with three operands: where, clamp, masked_fill.
 #include <utility>
 
+#include "kernels/cpu/index.h"
 #include "kernels/cpu/pointwise.h"
 #include "ops/op_util.h"
 #include "ops/pointwise/pointwise_kernels.h"
@@ -64,6 +65,17 @@ std::vector<TensorMeta> masked_fill_meta(const OpArgs& args) {
   return {contiguous_meta(self.sizes(), self.dtype())};
 }
 
+std::vector<TensorMeta> masked_scatter_meta(const OpArgs& args) {
+  const Tensor& self = args.tensor("self");
+  const Tensor& source = args.tensor("source");
+  check_condition(args, args.tensor("mask"), "mask");
+  XPORT_CHECK(source.dtype() == self.dtype(), InvalidInput, args.name(),
+              ": expected self and source to have the same dtype, got ", dtype_name(self.dtype()),
+              " and ", dtype_name(source.dtype()), "; convert source with .to(self.dtype())");
+  return {contiguous_meta(broadcast_shapes(args, self.sizes(), args.tensor("mask").sizes()),
+                          self.dtype())};
+}
+
 // where with a number for self, other or both: the number becomes a 0-dim tensor of the result
 // type (promoted as a wrapped number), which where.self broadcasts.
 std::vector<Tensor> where_number_decomp(const OpArgs& args) {
@@ -110,6 +122,11 @@ void masked_fill_Tensor_out(const Tensor& self, const Tensor& mask, const Tensor
   cpu::where_out(mask, value.to(self.dtype()), self, out);
 }
 
+void masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor& source,
+                        const Tensor& out) {
+  cpu::masked_scatter_out(self, mask, source, out, "aten::masked_scatter");
+}
+
 void register_ternary_ops() {
   const OpKernel where = XPORT_KERNEL(cpu::where_out);
   register_op({
@@ -149,6 +166,12 @@ void register_ternary_ops() {
         .tags = {Tag::Pointwise},
     });
   }
+  register_op({
+      .schema = "aten::masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor",
+      .meta = masked_scatter_meta,
+      .kernel = XPORT_OP_KERNEL(masked_scatter_out),
+      .core = true,
+  });
   const std::pair<const char*, OpKernel> masked_fills[] = {
       {"aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
        XPORT_OP_KERNEL(masked_fill_Scalar_out)},

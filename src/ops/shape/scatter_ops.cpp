@@ -1,4 +1,4 @@
-// Writing into a copy of self: scatter, scatter_add, slice_scatter,
+// Writing into a copy of self: scatter, scatter_add, scatter_reduce, slice_scatter,
 // select_scatter.
 #include "kernels/cpu/index.h"
 #include "kernels/cpu/shape.h"
@@ -36,6 +36,14 @@ std::vector<TensorMeta> scatter_meta(const OpArgs& args, const Tensor& src) {
                 shape_str(src.sizes()), " in every dim");
   }
   return {contiguous_meta(self.sizes(), self.dtype())};
+}
+
+// scatter_reduce's `reduce` argument; the meta function has checked it.
+cpu::ScatterMode scatter_reduction(const std::string& reduce) {
+  if (reduce == "sum") return cpu::ScatterMode::Add;
+  if (reduce == "prod") return cpu::ScatterMode::Prod;
+  if (reduce == "mean") return cpu::ScatterMode::Mean;
+  return reduce == "amax" || reduce == "max" ? cpu::ScatterMode::Amax : cpu::ScatterMode::Amin;
 }
 
 // The view of `base` that slice.Tensor / select.int give for these arguments.
@@ -76,6 +84,12 @@ void scatter_add_out(const Tensor& self, int64_t dim, const Tensor& index, const
   cpu::scatter_out(self, wrap_dim("aten::scatter_add", dim, self.dim()), index, src, Scalar(),
                    cpu::ScatterMode::Add, out, "aten::scatter_add");
 }
+void scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& index,
+                            const Tensor& src, const std::string& reduce, bool include_self,
+                            const Tensor& out) {
+  cpu::scatter_reduce_out(self, wrap_dim("aten::scatter_reduce.two", dim, self.dim()), index, src,
+                          scatter_reduction(reduce), include_self, out, "aten::scatter_reduce.two");
+}
 void slice_scatter_out(const Tensor& self, const Tensor& src, int64_t dim,
                        std::optional<int64_t> start, std::optional<int64_t> end, int64_t step,
                        const Tensor& out) {
@@ -111,6 +125,24 @@ void register_scatter_ops() {
                 "src) -> Tensor",
       .meta = [](const OpArgs& args) { return scatter_meta(args, args.tensor("src")); },
       .kernel = XPORT_OP_KERNEL(scatter_add_out),
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, "
+                "str reduce, *, bool include_self=True) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const std::string& reduce = args.str("reduce");
+            // ATen takes "max" and "min" too, for amax and amin.
+            XPORT_CHECK(reduce == "sum" || reduce == "prod" || reduce == "mean" ||
+                            reduce == "amax" || reduce == "amin" || reduce == "max" ||
+                            reduce == "min",
+                        InvalidInput, args.name(),
+                        ": reduce argument must be either sum, prod, mean, amax or amin, got ",
+                        reduce);
+            return scatter_meta(args, args.tensor("src"));
+          },
+      .kernel = XPORT_OP_KERNEL(scatter_reduce_two_out),
       .core = true,
   });
   register_op({

@@ -35,6 +35,9 @@ void scatter_value_out(const Tensor& self, int64_t dim, const Tensor& index, con
                        const Tensor& out);
 void scatter_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                      const Tensor& out);
+void scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& index,
+                            const Tensor& src, const std::string& reduce, bool include_self,
+                            const Tensor& out);
 void slice_scatter_out(const Tensor& self, const Tensor& src, int64_t dim,
                        std::optional<int64_t> start, std::optional<int64_t> end, int64_t step,
                        const Tensor& out);

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <limits>
 
 #include "ops/op_table.h"
 
@@ -696,6 +697,47 @@ void fused_rows(Rows& rows) {
             [](Gen& g) { return Args{g.randn({3, 6}), g.randn({6, 4}), Value(), "swish"}; });
 }
 
+// _cdist_forward(x1, x2, p, compute_mode) and _pdist_forward(self, p).
+void distance_rows(Rows& rows) {
+  std::string op = "aten::_cdist_forward";
+  add_row(rows, op, "p=2", [](Gen& g) {
+    return Args{g.randn({4, 3}), g.randn({5, 3}), 2.0, Value()};
+  });
+  add_row(rows, op, "p=1, batched", [](Gen& g) {
+    return Args{g.randn({2, 4, 3}), g.randn({2, 6, 3}), 1.0, Value()};
+  });
+  add_row(rows, op, "p=0, batch broadcast", [](Gen& g) {
+    return Args{g.ints({1, 3, 2}, 0, 2).to(DType::Float32), g.ints({2, 4, 2}, 0, 2)
+                                                                 .to(DType::Float32),
+                0.0, Value()};
+  });
+  add_row(rows, op, "p=inf f64", [](Gen& g) {
+    return Args{g.randn({3, 5}, DType::Float64), g.randn({2, 5}, DType::Float64),
+                std::numeric_limits<double>::infinity(), Value()};
+  });
+  add_row(rows, op, "p=3, non-contiguous", [](Gen& g) {
+    return Args{g.transposed({4, 3}), g.randn({2, 3}), 3.0, Value()};
+  });
+  add_row(rows, op, "empty set", [](Gen& g) {
+    return Args{g.randn({0, 3}), g.randn({2, 3}), 2.0, Value()};
+  });
+  add_error(rows, op, "features differ", [](Gen& g) {
+    return Args{g.randn({2, 3}), g.randn({2, 4}), 2.0, Value()};
+  });
+  add_error(rows, op, "negative p", [](Gen& g) {
+    return Args{g.randn({2, 3}), g.randn({2, 3}), -1.0, Value()};
+  });
+  op = "aten::_pdist_forward";
+  add_row(rows, op, "p=2", [](Gen& g) { return Args{g.randn({5, 3})}; });
+  add_row(rows, op, "p=1 f64", [](Gen& g) {
+    return Args{g.randn({4, 6}, DType::Float64), 1.0};
+  });
+  add_row(rows, op, "p=inf, one row", [](Gen& g) {
+    return Args{g.randn({1, 3}), std::numeric_limits<double>::infinity()};
+  });
+  add_error(rows, op, "1-D refused", [](Gen& g) { return Args{g.randn({6})}; });
+}
+
 Rows linalg_samples() {
   Rows rows;
   mm_rows(rows);
@@ -708,6 +750,7 @@ Rows linalg_samples() {
   convolution_rows(rows);
   conv2d_rows(rows);
   conv1d_and_padding_rows(rows);
+  distance_rows(rows);
   fused_rows(rows);
   return rows;
 }

@@ -330,6 +330,30 @@ Rows pointwise_samples() {
                     return Args{g.randn({3}), g.randn({3}), g.randn({3})};
                   },
                   -1, -1, true});
+  // masked_scatter(self, mask, source): the true places take source's elements in order.
+  const std::string ms = "aten::masked_scatter";
+  rows.push_back({ms, "f32", [](Gen& g) {
+                    return Args{g.randn({3, 4}), g.bools({3, 4}), g.randn({12})};
+                  }});
+  rows.push_back({ms, "mask broadcasts over rows, 2-D source", [](Gen& g) {
+                    return Args{g.randn({3, 4}), g.bools({4}), g.randn({4, 5})};
+                  }});
+  rows.push_back({ms, "self broadcasts to the mask", [](Gen& g) {
+                    return Args{g.ints({4}, 0, 9), g.bools({2, 4}), g.ints({8}, 10, 19)};
+                  }});
+  rows.push_back({ms, "empty", [](Gen& g) {
+                    return Args{g.randn({0, 2}), g.bools({0, 2}), g.randn({3})};
+                  }});
+  rows.push_back({ms, "source too small refused",
+                  [](Gen& g) {
+                    return Args{g.randn({4}), full({4}, true).to(DType::Bool), g.randn({3})};
+                  },
+                  -1, -1, true});
+  rows.push_back({ms, "source dtype differs refused",
+                  [](Gen& g) {
+                    return Args{g.randn({4}), g.bools({4}), g.randn({4}, DType::Float64)};
+                  },
+                  -1, -1, true});
   // where with a number: the number promotes as a wrapped scalar.
   rows.push_back({"aten::where.ScalarOther", "f32, float other", [](Gen& g) {
                     return Args{g.bools({3, 4}), g.randn({3, 4}), 0.5};

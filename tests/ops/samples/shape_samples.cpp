@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include "ops/op_table.h"
 
 namespace xport::testing {
@@ -523,6 +525,37 @@ void scatter_rows(Rows& rows) {
       {"aten::scatter.src", "bf16", [](Gen& g) {
          return Args{g.randn({5}, BF16), 0, permutation(g, {5}, 0, 3), g.randn({3}, BF16)};
        }});
+  // scatter_reduce.two(self, dim, index, src, reduce, include_self): repeated indices combine.
+  const std::string sr = "aten::scatter_reduce.two";
+  for (const char* reduce : {"sum", "prod", "mean", "amax", "amin"}) {
+    for (const bool include_self : {true, false}) {
+      const std::string how = std::string(reduce) + (include_self ? "" : ", without self");
+      rows.push_back({sr, how, [reduce, include_self](Gen& g) {
+                        return Args{g.randn({3, 4}), 0, g.ints({5, 4}, 0, 2), g.randn({5, 4}),
+                                    std::string(reduce), include_self};
+                      }});
+      rows.push_back({sr, how + ", int64 dim 1", [reduce, include_self](Gen& g) {
+                        return Args{g.ints({2, 5}, -9, 9), 1, g.ints({2, 7}, 0, 4),
+                                    g.ints({2, 7}, -9, 9), std::string(reduce), include_self};
+                      }});
+    }
+  }
+  rows.push_back({sr, "amax keeps NaN", [](Gen& g) {
+                    return Args{g.randn({4}), 0, from_vector<int64_t>({0, 0, 1}, {3}),
+                                from_vector<float>({std::nanf(""), 1.0f, 2.0f}, {3}),
+                                std::string("amax")};
+                  }});
+  rows.push_back({sr, "mean f16", [](Gen& g) {
+                    return Args{g.randn({4}, DType::Float16), 0, g.ints({6}, 0, 3),
+                                g.randn({6}, DType::Float16), std::string("mean")};
+                  }});
+  rows.push_back({sr, "\"min\" is amin", [](Gen& g) {
+                    return Args{g.randn({3}), 0, g.ints({4}, 0, 2), g.randn({4}),
+                                std::string("min"), false};
+                  }});
+  error_row(rows, sr, "unknown reduction", [](Gen& g) {
+    return Args{g.randn({3}), 0, g.ints({2}, 0, 2), g.randn({2}), std::string("add")};
+  });
   const std::string sv = "aten::scatter.value";
   rows.push_back({sv, "f32", [](Gen& g) {
                     return Args{g.randn({4, 3}), 1, permutation(g, {4, 3}, 1, 2), 2.5};
