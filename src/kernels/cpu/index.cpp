@@ -290,8 +290,28 @@ void gather_out(const Tensor& self, int64_t dim, const Tensor& index, const Tens
   });
 }
 
+namespace {
+
+bool is_half(DType dtype) { return dtype == DType::Float16 || dtype == DType::BFloat16; }
+
+// Runs `reduce(self, src, out)` in float32 and rounds into out once: ATen accumulates half
+// types in float (1 + 4 x 0.0004 sums to 1.0019 in float16, not 1).
+template <class Reduce>
+void in_float(const Tensor& self, const Tensor& src, const Tensor& out, const Reduce& reduce) {
+  const Tensor wide = Tensor::empty_contiguous(out.int_sizes(), DType::Float32);
+  reduce(contiguous_as(self, DType::Float32), contiguous_as(src, DType::Float32), wide);
+  copy_into(out, wide);
+}
+
+}  // namespace
+
 void scatter_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                  const Scalar& value, ScatterMode mode, const Tensor& out, std::string_view op) {
+  if (mode == ScatterMode::Add && is_half(out.dtype())) {
+    return in_float(self, src, out, [&](const Tensor& s, const Tensor& from, const Tensor& o) {
+      scatter_out(s, dim, index, from, value, mode, o, op);
+    });
+  }
   copy_tensor(out, self);
   const Layout o = nonempty_layout(out), ix = nonempty_layout(index);
   const Layout sl = src.defined() ? nonempty_layout(src)
@@ -331,13 +351,11 @@ void scatter_out(const Tensor& self, int64_t dim, const Tensor& index, const Ten
 
 namespace {
 
-// a combined with b by a reduction of scatter_reduce.
+// a combined with b by a reduction of scatter_reduce (half types run in float32).
 template <class T>
 T reduce_pair(ScatterMode mode, T a, T b) {
   if constexpr (std::is_same_v<T, bool>) {
     return mode == ScatterMode::Prod || mode == ScatterMode::Amin ? a && b : a || b;
-  } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-    return T(reduce_pair<float>(mode, static_cast<float>(a), static_cast<float>(b)));
   } else {
     switch (mode) {
       case ScatterMode::Prod:
@@ -356,8 +374,6 @@ template <class T>
 T reduce_identity(ScatterMode mode) {
   if constexpr (std::is_same_v<T, bool>) {
     return mode == ScatterMode::Prod || mode == ScatterMode::Amin;
-  } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-    return T(reduce_identity<float>(mode));
   } else {
     using limits = std::numeric_limits<T>;
     switch (mode) {
@@ -378,6 +394,11 @@ T reduce_identity(ScatterMode mode) {
 void scatter_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                         ScatterMode mode, bool include_self, const Tensor& out,
                         std::string_view op) {
+  if (is_half(out.dtype())) {
+    return in_float(self, src, out, [&](const Tensor& s, const Tensor& from, const Tensor& o) {
+      scatter_reduce_out(s, dim, index, from, mode, include_self, o, op);
+    });
+  }
   copy_tensor(out, self);
   const Layout o = nonempty_layout(out), ix = nonempty_layout(index), sl = nonempty_layout(src);
   const IndexValues idx = checked_indices(index, o.sizes[dim], false, op, dim);
@@ -388,35 +409,36 @@ void scatter_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, co
   std::vector<int64_t> counts(static_cast<size_t>(std::max<int64_t>(out.int_numel(), 1)), 0);
   visit_dtype(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    T* dst = reinterpret_cast<T*>(data_of(out));
-    const T* from = reinterpret_cast<const T*>(data_of(src));
-    // Rows differ outside `dim`, so they reach disjoint places and can run in parallel.
-    parallel_for(
-        0, rows, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(n, 1)),
-        [&](int64_t b, int64_t e) {
-          for (int64_t r = b; r < e; ++r) {
-            const auto off = row_offsets<3>(ix.sizes, dim, r, {&o.strides, &sl.strides, &ist});
-            for (int64_t j = 0; j < n; ++j) {
-              const int64_t at = off[0] + idx[off[2] + j * ist[dim]] * o.strides[dim];
-              const T v = from[off[1] + j * sl.strides[dim]];
-              if (counts[at]++ == 0 && !include_self) dst[at] = reduce_identity<T>(mode);
-              dst[at] = reduce_pair<T>(mode, dst[at], v);
+    // Half types ran in float above.
+    if constexpr (!std::is_same_v<T, Half> && !std::is_same_v<T, BFloat16>) {
+      T* dst = reinterpret_cast<T*>(data_of(out));
+      const T* from = reinterpret_cast<const T*>(data_of(src));
+      // Rows differ outside `dim`, so they reach disjoint places and can run in parallel.
+      parallel_for(
+          0, rows, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(n, 1)),
+          [&](int64_t b, int64_t e) {
+            for (int64_t r = b; r < e; ++r) {
+              const auto off = row_offsets<3>(ix.sizes, dim, r, {&o.strides, &sl.strides, &ist});
+              for (int64_t j = 0; j < n; ++j) {
+                const int64_t at = off[0] + idx[off[2] + j * ist[dim]] * o.strides[dim];
+                const T v = from[off[1] + j * sl.strides[dim]];
+                if (counts[at]++ == 0 && !include_self) dst[at] = reduce_identity<T>(mode);
+                dst[at] = reduce_pair<T>(mode, dst[at], v);
+              }
             }
-          }
-        });
-    if (mode != ScatterMode::Mean) return;
-    for (int64_t at = 0; at < out.int_numel(); ++at) {
-      const int64_t c = counts[at] + (include_self ? 1 : 0);
-      if (counts[at] == 0 || c == 1) continue;
-      if constexpr (std::is_same_v<T, bool>) {
-        continue;
-      } else if constexpr (std::is_integral_v<T>) {
-        const int64_t q = static_cast<int64_t>(dst[at]) / c;
-        dst[at] = static_cast<T>(q * c > static_cast<int64_t>(dst[at]) ? q - 1 : q);  // floor
-      } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-        dst[at] = T(static_cast<float>(dst[at]) / static_cast<float>(c));
-      } else {
-        dst[at] = static_cast<T>(dst[at] / static_cast<T>(c));
+          });
+      if (mode != ScatterMode::Mean) return;
+      for (int64_t at = 0; at < out.int_numel(); ++at) {
+        const int64_t c = counts[at] + (include_self ? 1 : 0);
+        if (counts[at] == 0 || c == 1) continue;
+        if constexpr (std::is_same_v<T, bool>) {
+          continue;
+        } else if constexpr (std::is_integral_v<T>) {
+          const int64_t q = static_cast<int64_t>(dst[at]) / c;
+          dst[at] = static_cast<T>(q * c > static_cast<int64_t>(dst[at]) ? q - 1 : q);  // floor
+        } else {
+          dst[at] = static_cast<T>(dst[at] / static_cast<T>(c));
+        }
       }
     }
   });

@@ -75,5 +75,16 @@ void avg_pool2d_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
                     const Tensor& out);
 void _adaptive_avg_pool2d_out(const Tensor& self, const std::vector<int64_t>& output_size,
                               const Tensor& out);
+void max_pool3d_with_indices_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
+                                 const std::vector<int64_t>& stride,
+                                 const std::vector<int64_t>& padding,
+                                 const std::vector<int64_t>& dilation, bool ceil_mode,
+                                 const Tensor& out, const Tensor& indices);
+void avg_pool3d_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
+                    const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                    bool ceil_mode, bool count_include_pad,
+                    std::optional<int64_t> divisor_override, const Tensor& out);
+void _adaptive_avg_pool3d_out(const Tensor& self, const std::vector<int64_t>& output_size,
+                              const Tensor& out);
 
 }  // namespace xport::ops

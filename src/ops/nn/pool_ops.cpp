@@ -55,16 +55,6 @@ cpu::Pool2d read_pool(const std::vector<int64_t>& kernel_size, const std::vector
   return p;
 }
 
-// ATen's pooling_output_shape: floor (or ceil) of the window count; in ceil
-// mode the last window must start inside the input or its left padding.
-SymInt pooled_size(const SymInt& in, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation,
-                   bool ceil_mode) {
-  SymInt out =
-      (in + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0)) / stride + 1;
-  if (ceil_mode && static_cast<bool>((out - 1) * stride >= in + pad)) out = out - 1;
-  return out;
-}
-
 void check_pool_input_dims(const OpArgs& args, const Tensor& self) {
   XPORT_CHECK(self.dim() == 3 || self.dim() == 4, InvalidInput, args.name(),
               ": expected a 3-D [C, H, W] or 4-D [N, C, H, W] input, got ", self.dim(), " dims ",
@@ -161,6 +151,14 @@ std::vector<TensorMeta> adaptive_avg_meta(const OpArgs& args) {
 }
 
 }  // namespace
+
+SymInt pooled_size(const SymInt& in, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation,
+                   bool ceil_mode) {
+  SymInt out =
+      (in + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0)) / stride + 1;
+  if (ceil_mode && static_cast<bool>((out - 1) * stride >= in + pad)) out = out - 1;
+  return out;
+}
 
 void max_pool2d_with_indices_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
                                  const std::vector<int64_t>& stride,

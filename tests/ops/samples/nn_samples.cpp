@@ -321,6 +321,87 @@ void group_norm_samples(Rows& rows) {
                   }});
 }
 
+void pool3d_samples(Rows& rows) {
+  // max_pool3d_with_indices(self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode)
+  const std::string mpi = "aten::max_pool3d_with_indices";
+  rows.push_back({mpi, "k2, default stride", [](Gen& g) {
+                    return Args{g.randn({2, 3, 4, 6, 6}), IL{2, 2, 2}};
+                  }});
+  rows.push_back({mpi, "single int kernel, unbatched", [](Gen& g) {
+                    return Args{g.randn({2, 5, 5, 5}), int64_t{3}};
+                  }});
+  rows.push_back({mpi, "asymmetric kernel, stride, padding, dilation", [](Gen& g) {
+                    return Args{g.randn({1, 2, 7, 8, 9}), IL{3, 2, 3}, IL{2, 1, 2}, IL{1, 0, 1},
+                                IL{1, 2, 1}};
+                  }});
+  rows.push_back({mpi, "ceil mode, NaN and ties", [](Gen& g) {
+                    const Tensor x = g.ints({1, 1, 3, 5, 5}, 0, 2).to(DType::Float32);
+                    const Tensor nan_places = g.uniform({1, 1, 3, 5, 5}, 0, 1).gt(0.85);
+                    return Args{masked_fill(x, nan_places, std::nan("")), IL{2, 2, 2},
+                                IL{2, 2, 2}, IL{0, 0, 0}, IL{1, 1, 1}, true};
+                  }});
+  rows.push_back({mpi, "int64", [](Gen& g) {
+                    return Args{g.ints({1, 2, 4, 4, 4}, -9, 9), IL{2, 2, 2}};
+                  }});
+  rows.push_back({mpi, "f64 non-contiguous", [](Gen& g) {
+                    return Args{g.transposed({1, 2, 4, 5, 6}, DType::Float64), IL{2, 2, 2}};
+                  }});
+  rows.push_back({mpi, "3-D refused",
+                  [](Gen& g) {
+                    return Args{g.randn({3, 6, 6}), IL{2, 2, 2}};
+                  },
+                  -1, -1, true});
+  rows.push_back({"aten::max_pool3d", "k3 s2 p1", [](Gen& g) {
+                    return Args{g.randn({1, 2, 6, 7, 7}), IL{3, 3, 3}, IL{2, 2, 2}, IL{1, 1, 1}};
+                  }});
+  rows.push_back({"aten::max_pool3d", "default stride", [](Gen& g) {
+                    return Args{g.randn({2, 4, 4, 4}), IL{2, 2, 2}};
+                  }});
+  // avg_pool3d(self, kernel_size, stride=[], padding=0, ceil_mode, count_include_pad,
+  // divisor_override)
+  const std::string ap = "aten::avg_pool3d";
+  rows.push_back({ap, "k2", [](Gen& g) { return Args{g.randn({2, 3, 4, 6, 6}), IL{2, 2, 2}}; }});
+  rows.push_back({ap, "k3 s2 p1, padding counted", [](Gen& g) {
+                    return Args{g.randn({1, 2, 5, 7, 7}), IL{3, 3, 3}, IL{2, 2, 2}, IL{1, 1, 1}};
+                  }});
+  rows.push_back({ap, "padding not counted, ceil mode", [](Gen& g) {
+                    return Args{g.randn({1, 2, 5, 7, 6}), IL{3, 3, 2}, IL{2, 2, 2}, IL{1, 1, 1},
+                                true, false};
+                  }});
+  rows.push_back({ap, "divisor override, unbatched f64", [](Gen& g) {
+                    return Args{g.randn({2, 4, 4, 4}, DType::Float64), IL{2, 2, 2}, IL{},
+                                IL{0, 0, 0}, false, true, int64_t{3}};
+                  }});
+  rows.push_back({ap, "int64 truncates", [](Gen& g) {
+                    return Args{g.ints({1, 2, 4, 4, 4}, -9, 9), IL{2, 2, 2}};
+                  }});
+  rows.push_back({ap, "zero divisor refused",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 1, 4, 4, 4}), IL{2, 2, 2}, IL{}, IL{0, 0, 0}, false,
+                                true, int64_t{0}};
+                  },
+                  -1, -1, true});
+  // _adaptive_avg_pool3d(self, output_size)
+  const std::string aap = "aten::_adaptive_avg_pool3d";
+  rows.push_back({aap, "7x9x5 -> 3x4x2", [](Gen& g) {
+                    return Args{g.randn({2, 3, 7, 9, 5}), IL{3, 4, 2}};
+                  }});
+  rows.push_back({aap, "global, unbatched", [](Gen& g) {
+                    return Args{g.randn({3, 4, 5, 6}), IL{1, 1, 1}};
+                  }});
+  rows.push_back({aap, "upsampling f64", [](Gen& g) {
+                    return Args{g.randn({1, 2, 2, 3, 2}, DType::Float64), IL{3, 4, 5}};
+                  }});
+  rows.push_back({aap, "int64 refused",
+                  [](Gen& g) {
+                    return Args{g.ints({1, 1, 4, 4, 4}, 0, 9), IL{2, 2, 2}};
+                  },
+                  -1, -1, true});
+  rows.push_back({"aten::adaptive_avg_pool3d", "8x8x8 -> 2x2x2", [](Gen& g) {
+                    return Args{g.randn({1, 2, 8, 8, 8}), IL{2, 2, 2}};
+                  }});
+}
+
 void upsample_samples(Rows& rows) {
   // ---- upsample_{nearest,bilinear}2d.vec(input, output_size, [align_corners,] scale_factors) --
   const std::string nn = "aten::upsample_nearest2d.vec", bl = "aten::upsample_bilinear2d.vec";
@@ -868,6 +949,7 @@ void attention_samples(Rows& rows) {
 Rows nn_samples() {
   Rows rows;
   pool_samples(rows);
+  pool3d_samples(rows);
   norm_samples(rows);
   embedding_and_dropout_samples(rows);
   attention_samples(rows);

@@ -545,6 +545,16 @@ void scatter_rows(Rows& rows) {
                                 from_vector<float>({std::nanf(""), 1.0f, 2.0f}, {3}),
                                 std::string("amax")};
                   }});
+  // ATen sums half types in float: 1 + 4 x 0.0004 is 1.0019 in float16, not 1.
+  for (const std::string op : {"aten::scatter_add", "aten::scatter_reduce.two"}) {
+    rows.push_back({op, "f16 accumulates in float", [op](Gen&) {
+                      Args args{full({1}, 0.0).to(DType::Float16), 0, full({5}, int64_t{0}),
+                                from_vector<float>({1.0f, 4e-4f, 4e-4f, 4e-4f, 4e-4f}, {5})
+                                    .to(DType::Float16)};
+                      if (op == "aten::scatter_reduce.two") args.emplace_back(std::string("sum"));
+                      return args;
+                    }});
+  }
   rows.push_back({sr, "mean f16", [](Gen& g) {
                     return Args{g.randn({4}, DType::Float16), 0, g.ints({6}, 0, 3),
                                 g.randn({6}, DType::Float16), std::string("mean")};
