@@ -446,9 +446,10 @@ void scatter_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, co
 
 void masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor& source,
                         const Tensor& out, std::string_view op) {
-  copy_tensor(out, self.expand(out.sizes()));
-  const Tensor m = mask.expand(out.sizes()).contiguous();
-  const Tensor from = source.contiguous();
+  copy_into(out, self);  // broadcasts
+  const Tensor m = Tensor::empty_contiguous(out.int_sizes(), DType::Bool);
+  copy_into(m, mask);
+  const Tensor from = contiguous_as(source, source.dtype());
   const bool* chosen = m.data<bool>();
   const int64_t n = out.int_numel();
   const int64_t wanted = std::count(chosen, chosen + n, true);
