@@ -50,8 +50,8 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, SymInt padding_idx
 /// With `train`, each element zeroed with probability p and the rest scaled by 1 / (1 - p), a
 /// fresh mask per call (seeded by manual_seed); a copy of `input` otherwise.
 Tensor dropout(const Tensor& input, double p, bool train);
-/// Seeds the generator of dropout's masks (eagerly and in exported programs), as
-/// torch.manual_seed does.
+/// Seeds the process-wide generator of the random ops (rand, randn, randperm and dropout's
+/// masks), eagerly and in exported programs, as torch.manual_seed does.
 void manual_seed(uint64_t seed);
 /// softmax(query key^T * scale + attn_mask) value; a bool mask keeps positions
 /// where it is true. scale defaults to 1 / sqrt(query.size(-1)).

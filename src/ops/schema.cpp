@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 namespace xport {
 namespace {
@@ -225,7 +226,16 @@ class SchemaParser {
         return text.substr(1, text.size() - 2);
       return text;
     }
-    if (t.base == BaseType::ScalarType) return parse_dtype(text);
+    if (t.base == BaseType::ScalarType) {
+      // Also printed as c10::ScalarType's number (randperm's `ScalarType? dtype=4`, int64).
+      static const std::map<std::string, DType> kNumbered = {
+          {"0", DType::UInt8},   {"1", DType::Int8},     {"2", DType::Int16},
+          {"3", DType::Int32},   {"4", DType::Int64},    {"5", DType::Float16},
+          {"6", DType::Float32}, {"7", DType::Float64},  {"11", DType::Bool},
+          {"15", DType::BFloat16}};
+      const auto numbered = kNumbered.find(text);
+      return numbered != kNumbered.end() ? numbered->second : parse_dtype(text);
+    }
     if (t.list) {
       std::vector<std::string> items;
       if (text.front() == '[') {

@@ -9,9 +9,6 @@
 
 namespace xport::kernels::cpu {
 
-/// Resets the process-wide stream counter (xport::manual_seed).
-void seed_dropout(uint64_t seed);
-
 /// out = input * mask / (1 - p) and mask (bool) = an element kept with probability 1 - p, over a
 /// stream of its own; p = 1 drops everything.
 void dropout_out(const Tensor& input, double p, const Tensor& out, const Tensor& mask);

@@ -4,6 +4,7 @@
 
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/parallel.h"
+#include "kernels/cpu/random.h"
 #include "xport/functions.h"
 
 namespace xport {
@@ -12,14 +13,9 @@ namespace {
 // SplitMix64: a fixed, portable generator, so a seed means the same values everywhere
 // (std::normal_distribution is not specified bit-for-bit across standard libraries). It is
 // counter-based: draw i of a seed is a function of (seed, i), so chunks fill in parallel.
-uint64_t splitmix64(uint64_t seed, uint64_t i) {
-  uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 double uniform01(uint64_t seed, uint64_t i) {  // [0, 1)
-  return static_cast<double>(splitmix64(seed, i) >> 11) * 0x1.0p-53;
+  return static_cast<double>(kernels::cpu::mix64(seed + (i + 1) * 0x9e3779b97f4a7c15ull) >> 11) *
+         0x1.0p-53;
 }
 
 // Fills a float32 or float64 tensor of n elements in parallel: fill(data, i, n) writes the

@@ -2,6 +2,7 @@
 #include "xport/nn_functions.h"
 
 #include "kernels/cpu/dropout.h"
+#include "kernels/cpu/random.h"
 #include "ops/op_util.h"
 
 namespace xport {
@@ -83,7 +84,7 @@ Tensor dropout(const Tensor& input, double p, bool train) {
   return call1(XPORT_OP("aten::dropout"), {input, p, train});
 }
 
-void manual_seed(uint64_t seed) { kernels::cpu::seed_dropout(seed); }
+void manual_seed(uint64_t seed) { kernels::cpu::seed_random(seed); }
 
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const Tensor& attn_mask, double dropout_p, bool is_causal,

@@ -37,6 +37,15 @@ void full_out(const std::vector<int64_t>& size, const Scalar& fill_value,
               std::optional<DType> dtype, const std::optional<std::string>& layout,
               const std::optional<std::string>& device, std::optional<bool> pin_memory,
               const Tensor& out);
+void rand_out(const std::vector<int64_t>& size, std::optional<DType> dtype,
+              const std::optional<std::string>& layout, const std::optional<std::string>& device,
+              std::optional<bool> pin_memory, const Tensor& out);
+void randn_out(const std::vector<int64_t>& size, std::optional<DType> dtype,
+               const std::optional<std::string>& layout, const std::optional<std::string>& device,
+               std::optional<bool> pin_memory, const Tensor& out);
+void randperm_out(int64_t n, std::optional<DType> dtype, const std::optional<std::string>& layout,
+                  const std::optional<std::string>& device, std::optional<bool> pin_memory,
+                  const Tensor& out);
 void scalar_tensor_out(const Scalar& s, std::optional<DType> dtype,
                        const std::optional<std::string>& layout,
                        const std::optional<std::string>& device, std::optional<bool> pin_memory,

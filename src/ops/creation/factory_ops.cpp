@@ -4,6 +4,7 @@
 
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/pointwise.h"
+#include "kernels/cpu/random.h"
 #include "ops/creation/creation_kernels.h"
 #include "ops/op_util.h"
 #include "ops/register_all.h"
@@ -82,6 +83,19 @@ void full_out(const std::vector<int64_t>&, const Scalar& fill_value, std::option
               std::optional<bool>, const Tensor& out) {
   cpu::fill_out(fill_value, out);
 }
+// The process-wide generator (manual_seed), a new stream per call.
+void rand_out(const std::vector<int64_t>&, std::optional<DType>, const std::optional<std::string>&,
+              const std::optional<std::string>&, std::optional<bool>, const Tensor& out) {
+  cpu::uniform_out(out);
+}
+void randn_out(const std::vector<int64_t>&, std::optional<DType>, const std::optional<std::string>&,
+               const std::optional<std::string>&, std::optional<bool>, const Tensor& out) {
+  cpu::normal_out(out);
+}
+void randperm_out(int64_t, std::optional<DType>, const std::optional<std::string>&,
+                  const std::optional<std::string>&, std::optional<bool>, const Tensor& out) {
+  cpu::randperm_out(out);
+}
 void scalar_tensor_out(const Scalar& s, std::optional<DType>, const std::optional<std::string>&,
                        const std::optional<std::string>&, std::optional<bool>,
                        const Tensor& out) {
@@ -154,6 +168,45 @@ void register_factory_ops() {
           },
       .kernel = XPORT_OP_KERNEL(full_out),
       .core = true,
+  });
+  // Random factories: floating dtypes only, like ATen's CPU kernels.
+  const std::pair<const char*, OpKernel> random_factories[] = {
+      {"aten::rand(SymInt[] size, *, ", XPORT_OP_KERNEL(rand_out)},
+      {"aten::randn(SymInt[] size, *, ", XPORT_OP_KERNEL(randn_out)},
+  };
+  for (const auto& [head, kernel] : random_factories) {
+    register_op({
+        .schema = factory_schema(head),
+        .meta =
+            [](const OpArgs& args) {
+              check_sizes(args, args.sym_ints("size"));
+              const DType dtype = args.optional_dtype("dtype").value_or(kDefaultFloat);
+              XPORT_CHECK(is_floating(dtype), InvalidInput, args.name(),
+                          ": draws floating point values, got dtype ", dtype_name(dtype),
+                          "; use randint for integers");
+              return std::vector<TensorMeta>{contiguous_meta(args.sym_ints("size"), dtype)};
+            },
+        .kernel = kernel,
+        .core = true,
+        .tags = {Tag::NondeterministicSeeded},
+    });
+  }
+  register_op({
+      .schema = "aten::randperm(SymInt n, *, ScalarType? dtype=4, Layout? layout=None, "
+                "Device? device=None, bool? pin_memory=None) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const SymInt& n = args.sym_int("n");
+            XPORT_CHECK(static_cast<bool>(n >= 0), InvalidInput, args.name(),
+                        ": n must be non-negative, got ", n);
+            const DType dtype = args.optional_dtype("dtype").value_or(DType::Int64);
+            XPORT_CHECK(dtype != DType::Bool, InvalidInput, args.name(),
+                        ": a permutation cannot be bool; use an integer or floating dtype");
+            return std::vector<TensorMeta>{contiguous_meta({n}, dtype)};
+          },
+      .kernel = XPORT_OP_KERNEL(randperm_out),
+      .core = true,
+      .tags = {Tag::NondeterministicSeeded},
   });
   for (const char* name : {"zeros", "ones"}) {
     const bool one = std::string(name) == "ones";

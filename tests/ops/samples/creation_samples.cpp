@@ -5,6 +5,28 @@ namespace xport::testing {
 Rows creation_samples() {
   Rows rows;
   // ---- factories ----
+  // Random factories: shapes and dtypes against PyTorch; their distributions are checked in
+  // tests/ops/random_ops_test.cpp.
+  using IL = std::vector<int64_t>;
+  rows.push_back({"aten::rand", "f32", [](Gen&) { return Args{IL{3, 4}}; }, -1, -1, false, false});
+  rows.push_back({"aten::rand", "f64, empty", [](Gen&) { return Args{IL{0, 5}, DType::Float64}; },
+                  -1, -1, false, false});
+  rows.push_back({"aten::rand", "int64 refused", [](Gen&) { return Args{IL{3}, DType::Int64}; },
+                  -1, -1, true});
+  rows.push_back({"aten::randn", "f32", [](Gen&) { return Args{IL{5, 2}}; }, -1, -1, false,
+                  false});
+  rows.push_back({"aten::randn", "f16, odd count", [](Gen&) {
+                    return Args{IL{7}, DType::Float16};
+                  },
+                  -1, -1, false, false});
+  rows.push_back({"aten::randperm", "int64", [](Gen&) { return Args{int64_t{10}}; }, -1, -1,
+                  false, false});
+  rows.push_back({"aten::randperm", "f32, n = 0", [](Gen&) {
+                    return Args{int64_t{0}, DType::Float32};
+                  },
+                  -1, -1, false, false});
+  rows.push_back({"aten::randperm", "negative n refused", [](Gen&) { return Args{int64_t{-1}}; },
+                  -1, -1, true});
   rows.push_back({"aten::empty.memory_format", "f32",
                   [](Gen&) {
                     return Args{std::vector<int64_t>{2, 3}};
