@@ -5,13 +5,14 @@
 
 namespace xport::ops {
 
-void register_pool_ops();       // pool_ops.cpp
-void register_pool3d_ops();     // pool3d_ops.cpp
-void register_norm_ops();       // norm_ops.cpp
-void register_embedding_ops();  // embedding_ops.cpp
-void register_dropout_ops();    // dropout_ops.cpp
-void register_attention_ops();  // attention_ops.cpp
-void register_upsample_ops();   // upsample_ops.cpp
+void register_pool_ops();         // pool_ops.cpp
+void register_pool3d_ops();       // pool3d_ops.cpp
+void register_norm_ops();         // norm_ops.cpp
+void register_embedding_ops();    // embedding_ops.cpp
+void register_dropout_ops();      // dropout_ops.cpp
+void register_attention_ops();    // attention_ops.cpp
+void register_upsample_ops();     // upsample_ops.cpp
+void register_grid_sample_ops();  // grid_sample_ops.cpp
 
 /// ATen's pooling_output_shape: the number of windows along one dim, floor (or ceil) of the
 /// window count; in ceil mode the last window must start inside the input or its left padding.

@@ -402,6 +402,47 @@ void pool3d_samples(Rows& rows) {
                   }});
 }
 
+// grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners): grids reach
+// past the edges ([-1.3, 1.3)) so that every padding mode matters.
+void grid_sample_samples(Rows& rows) {
+  const std::string op = "aten::grid_sampler_2d";
+  const char* const modes[] = {"bilinear", "nearest", "bicubic"};
+  const char* const paddings[] = {"zeros", "border", "reflection"};
+  for (int64_t mode = 0; mode < 3; ++mode) {
+    for (int64_t padding = 0; padding < 3; ++padding) {
+      for (const bool align : {false, true}) {
+        const std::string label = std::string(modes[mode]) + ", " + paddings[padding] +
+                                  (align ? ", align_corners" : "");
+        rows.push_back({op, label, [mode, padding, align](Gen& g) {
+                          return Args{g.randn({2, 3, 5, 6}), g.uniform({2, 4, 7, 2}, -1.3, 1.3),
+                                      mode, padding, align};
+                        }});
+      }
+    }
+  }
+  rows.push_back({op, "f64, 1x1 image", [](Gen& g) {
+                    return Args{g.randn({1, 2, 1, 1}, DType::Float64),
+                                g.uniform({1, 3, 3, 2}, -1, 1, DType::Float64), int64_t{0},
+                                int64_t{2}, false};
+                  }});
+  rows.push_back({op, "non-contiguous input, empty grid", [](Gen& g) {
+                    return Args{g.transposed({1, 2, 4, 4}), g.uniform({1, 0, 3, 2}, -1, 1),
+                                int64_t{1}, int64_t{0}, true};
+                  }});
+  rows.push_back({op, "grid of 3 coordinates refused",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 2, 4, 4}), g.uniform({1, 2, 2, 3}, -1, 1), int64_t{0},
+                                int64_t{0}, false};
+                  },
+                  -1, -1, true});
+  rows.push_back({op, "batch sizes differ refused",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 2, 4, 4}), g.uniform({1, 2, 2, 2}, -1, 1), int64_t{0},
+                                int64_t{0}, false};
+                  },
+                  -1, -1, true});
+}
+
 void upsample_samples(Rows& rows) {
   // ---- upsample_{nearest,bilinear}2d.vec(input, output_size, [align_corners,] scale_factors) --
   const std::string nn = "aten::upsample_nearest2d.vec", bl = "aten::upsample_bilinear2d.vec";
@@ -950,6 +991,7 @@ Rows nn_samples() {
   Rows rows;
   pool_samples(rows);
   pool3d_samples(rows);
+  grid_sample_samples(rows);
   norm_samples(rows);
   embedding_and_dropout_samples(rows);
   attention_samples(rows);
