@@ -86,6 +86,10 @@ void avg_pool3d_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
                     std::optional<int64_t> divisor_override, const Tensor& out);
 void _adaptive_avg_pool3d_out(const Tensor& self, const std::vector<int64_t>& output_size,
                               const Tensor& out);
+void col2im_out(const Tensor& self, const std::vector<int64_t>& output_size,
+                const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& dilation,
+                const std::vector<int64_t>& padding, const std::vector<int64_t>& stride,
+                const Tensor& out);
 void grid_sampler_2d_out(const Tensor& input, const Tensor& grid, int64_t interpolation_mode,
                          int64_t padding_mode, bool align_corners, const Tensor& out);
 

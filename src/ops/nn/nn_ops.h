@@ -13,6 +13,7 @@ void register_dropout_ops();      // dropout_ops.cpp
 void register_attention_ops();    // attention_ops.cpp
 void register_upsample_ops();     // upsample_ops.cpp
 void register_grid_sample_ops();  // grid_sample_ops.cpp
+void register_fold_ops();         // fold_ops.cpp
 
 /// ATen's pooling_output_shape: the number of windows along one dim, floor (or ceil) of the
 /// window count; in ceil mode the last window must start inside the input or its left padding.

@@ -7,6 +7,7 @@ void register_nn_ops() {
   register_pool_ops();
   register_pool3d_ops();
   register_grid_sample_ops();
+  register_fold_ops();
   register_norm_ops();
   register_embedding_ops();
   register_dropout_ops();

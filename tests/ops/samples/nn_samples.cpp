@@ -443,6 +443,30 @@ void grid_sample_samples(Rows& rows) {
                   -1, -1, true});
 }
 
+// col2im(self, output_size, kernel_size, dilation, padding, stride): F.fold.
+void fold_samples(Rows& rows) {
+  const std::string op = "aten::col2im";
+  rows.push_back({op, "3x3 windows, stride 1", [](Gen& g) {
+                    return Args{g.randn({2, 2 * 9, 4 * 5}), IL{6, 7}, IL{3, 3}, IL{1, 1},
+                                IL{0, 0}, IL{1, 1}};
+                  }});
+  rows.push_back({op, "padding, stride 2, dilation 2, unbatched", [](Gen& g) {
+                    // Windows: (7 + 2 - 2 * 1 - 1) / 2 + 1 = 4 and (8 + 2 - 2 * 2 - 1) / 2 + 1 = 3.
+                    return Args{g.randn({3 * 2 * 3, 4 * 3}), IL{7, 8}, IL{2, 3}, IL{2, 2},
+                                IL{1, 1}, IL{2, 2}};
+                  }});
+  rows.push_back({op, "f64 non-overlapping", [](Gen& g) {
+                    return Args{g.randn({1, 4, 9}, DType::Float64), IL{6, 6}, IL{2, 2}, IL{1, 1},
+                                IL{0, 0}, IL{2, 2}};
+                  }});
+  rows.push_back({op, "window count differs refused",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 9, 10}), IL{6, 7}, IL{3, 3}, IL{1, 1}, IL{0, 0},
+                                IL{1, 1}};
+                  },
+                  -1, -1, true});
+}
+
 void upsample_samples(Rows& rows) {
   // ---- upsample_{nearest,bilinear}2d.vec(input, output_size, [align_corners,] scale_factors) --
   const std::string nn = "aten::upsample_nearest2d.vec", bl = "aten::upsample_bilinear2d.vec";
@@ -992,6 +1016,7 @@ Rows nn_samples() {
   pool_samples(rows);
   pool3d_samples(rows);
   grid_sample_samples(rows);
+  fold_samples(rows);
   norm_samples(rows);
   embedding_and_dropout_samples(rows);
   attention_samples(rows);
