@@ -11,8 +11,6 @@
 namespace xport::kernels::cpu {
 namespace {
 
-
-
 // The plane geometry shared by the pools: `planes` planes of in_h x in_w in,
 // out_h x out_w out.
 struct Planes {
@@ -164,13 +162,8 @@ void avg_pool_planes(const T* in, T* out, const Planes& g, const Pool2d& k, bool
 
 template <class T>
 void adaptive_avg_planes(const T* in, T* out, const Planes& g) {
-  // ATen's start/end index arithmetic, exact in integers.
-  auto start = [](int64_t o, int64_t out_size, int64_t in_size) {
-    return (o / out_size) * in_size + ((o % out_size) * in_size) / out_size;
-  };
-  auto end = [](int64_t o, int64_t out_size, int64_t in_size) {
-    return 1 + ((o + 1) * in_size - 1) / out_size;
-  };
+  const auto& start = adaptive_start;
+  const auto& end = adaptive_end;
   const int64_t window = ((g.in_h + g.out_h - 1) / std::max<int64_t>(g.out_h, 1) + 1) *
                          ((g.in_w + g.out_w - 1) / std::max<int64_t>(g.out_w, 1) + 1);
   parallel_for(0, g.planes, plane_grain(g, window), [&](int64_t b, int64_t e) {
@@ -255,6 +248,96 @@ void avg_pool2d_out(const Tensor& self, const Pool2d& pool, bool count_include_p
     run(int64_t{});
   else
     visit_floating(self.dtype(), run);
+}
+
+namespace {
+
+// Runs backward(planes, grad_output data, grad_input data) in the gradient's floating type on
+// zeroed contiguous buffers; Planes see grad_input as the pool's input.
+template <class Backward>
+void run_backward(const Tensor& grad_output, const Tensor& grad_input, const Backward& backward) {
+  const Planes g = planes_of(grad_input, grad_output);
+  visit_floating(grad_input.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    const Tensor grad = contiguous_as(grad_output, dtype_v<T>);
+    write_as<T>(grad_input, [&](T* gi) {
+      std::fill(gi, gi + grad_input.int_numel(), T(0));
+      if (g.planes > 0) backward(g, grad.data<T>(), gi);
+    });
+  });
+}
+
+}  // namespace
+
+void max_pool2d_backward_out(const Tensor& grad_output, const Tensor& indices,
+                             const Tensor& grad_input) {
+  const Tensor where = contiguous_as(indices, DType::Int64);
+  run_backward(grad_output, grad_input, [&](const Planes& g, const auto* go, auto* gi) {
+    const int64_t* idx = where.data<int64_t>();
+    parallel_for(0, g.planes, plane_grain(g, 1), [&](int64_t b, int64_t e) {
+      for (int64_t plane = b; plane < e; ++plane) {
+        for (int64_t o = plane * g.out_h * g.out_w; o < (plane + 1) * g.out_h * g.out_w; ++o)
+          gi[plane * g.in_h * g.in_w + idx[o]] += go[o];
+      }
+    });
+  });
+}
+
+void avg_pool2d_backward_out(const Tensor& grad_output, const Pool2d& k, bool count_include_pad,
+                             std::optional<int64_t> divisor_override, const Tensor& grad_input) {
+  run_backward(grad_output, grad_input, [&](const Planes& g, const auto* go, auto* gi) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(go)>>;
+    parallel_for(0, g.planes, plane_grain(g, k.kernel_h * k.kernel_w), [&](int64_t b, int64_t e) {
+      for (int64_t plane = b; plane < e; ++plane) {
+        T* x = gi + plane * g.in_h * g.in_w;
+        const T* y = go + plane * g.out_h * g.out_w;
+        for (int64_t oh = 0; oh < g.out_h; ++oh) {
+          for (int64_t ow = 0; ow < g.out_w; ++ow) {
+            int64_t ih0 = oh * k.stride_h - k.pad_h, iw0 = ow * k.stride_w - k.pad_w;
+            int64_t ih1 = std::min(ih0 + k.kernel_h, g.in_h + k.pad_h);
+            int64_t iw1 = std::min(iw0 + k.kernel_w, g.in_w + k.pad_w);
+            const int64_t pool_size = (ih1 - ih0) * (iw1 - iw0);
+            ih0 = std::max<int64_t>(ih0, 0);
+            iw0 = std::max<int64_t>(iw0, 0);
+            ih1 = std::min(ih1, g.in_h);
+            iw1 = std::min(iw1, g.in_w);
+            if (ih0 >= ih1 || iw0 >= iw1) continue;
+            const int64_t divisor = divisor_override    ? *divisor_override
+                                    : count_include_pad ? pool_size
+                                                        : (ih1 - ih0) * (iw1 - iw0);
+            const T share = y[oh * g.out_w + ow] / static_cast<T>(divisor);
+            for (int64_t ih = ih0; ih < ih1; ++ih) {
+              for (int64_t iw = iw0; iw < iw1; ++iw) x[ih * g.in_w + iw] += share;
+            }
+          }
+        }
+      }
+    });
+  });
+}
+
+void adaptive_avg_pool2d_backward_out(const Tensor& grad_output, const Tensor& grad_input) {
+  run_backward(grad_output, grad_input, [&](const Planes& g, const auto* go, auto* gi) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(go)>>;
+    parallel_for(0, g.planes, plane_grain(g, 1), [&](int64_t b, int64_t e) {
+      for (int64_t plane = b; plane < e; ++plane) {
+        T* x = gi + plane * g.in_h * g.in_w;
+        const T* y = go + plane * g.out_h * g.out_w;
+        for (int64_t oh = 0; oh < g.out_h; ++oh) {
+          const int64_t ih0 = adaptive_start(oh, g.out_h, g.in_h);
+          const int64_t ih1 = adaptive_end(oh, g.out_h, g.in_h);
+          for (int64_t ow = 0; ow < g.out_w; ++ow) {
+            const int64_t iw0 = adaptive_start(ow, g.out_w, g.in_w);
+            const int64_t iw1 = adaptive_end(ow, g.out_w, g.in_w);
+            const T share = y[oh * g.out_w + ow] / static_cast<T>((ih1 - ih0) * (iw1 - iw0));
+            for (int64_t ih = ih0; ih < ih1; ++ih) {
+              for (int64_t iw = iw0; iw < iw1; ++iw) x[ih * g.in_w + iw] += share;
+            }
+          }
+        }
+      }
+    });
+  });
 }
 
 void adaptive_avg_pool2d_out(const Tensor& self, const Tensor& out) {

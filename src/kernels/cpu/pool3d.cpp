@@ -6,6 +6,7 @@
 
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/parallel.h"
+#include "kernels/cpu/pool.h"
 
 namespace xport::kernels::cpu {
 namespace {
@@ -113,20 +114,14 @@ void avg_pool(const T* in, T* out, const Volumes& g, const Pool3d& k, bool count
 
 template <class T>
 void adaptive_avg_pool(const T* in, T* out, const Volumes& g) {
-  auto start = [](int64_t o, int64_t out_size, int64_t in_size) {
-    return (o / out_size) * in_size + ((o % out_size) * in_size) / out_size;
-  };
-  auto end = [](int64_t o, int64_t out_size, int64_t in_size) {
-    return 1 + ((o + 1) * in_size - 1) / out_size;
-  };
   int64_t window = 1;
   for (int d = 0; d < 3; ++d) window *= g.in[d] / std::max<int64_t>(g.out[d], 1) + 1;
   for_each_output(g, window, [&](int64_t v, Dims o, int64_t i) {
     Dims first, last;
     int64_t count = 1;
     for (int d = 0; d < 3; ++d) {
-      first[d] = start(o[d], g.out[d], g.in[d]);
-      last[d] = end(o[d], g.out[d], g.in[d]);
+      first[d] = adaptive_start(o[d], g.out[d], g.in[d]);
+      last[d] = adaptive_end(o[d], g.out[d], g.in[d]);
       count *= last[d] - first[d];
     }
     const T* x = in + v * g.in_numel();

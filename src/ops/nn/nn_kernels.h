@@ -86,6 +86,23 @@ void avg_pool3d_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
                     std::optional<int64_t> divisor_override, const Tensor& out);
 void _adaptive_avg_pool3d_out(const Tensor& self, const std::vector<int64_t>& output_size,
                               const Tensor& out);
+void embedding_dense_backward_out(const Tensor& grad_output, const Tensor& indices,
+                                  int64_t num_weights, int64_t padding_idx,
+                                  bool scale_grad_by_freq, const Tensor& out);
+void max_pool2d_with_indices_backward_out(const Tensor& grad_output, const Tensor& self,
+                                          const std::vector<int64_t>& kernel_size,
+                                          const std::vector<int64_t>& stride,
+                                          const std::vector<int64_t>& padding,
+                                          const std::vector<int64_t>& dilation, bool ceil_mode,
+                                          const Tensor& indices, const Tensor& grad_input);
+void avg_pool2d_backward_out(const Tensor& grad_output, const Tensor& self,
+                             const std::vector<int64_t>& kernel_size,
+                             const std::vector<int64_t>& stride,
+                             const std::vector<int64_t>& padding, bool ceil_mode,
+                             bool count_include_pad, std::optional<int64_t> divisor_override,
+                             const Tensor& grad_input);
+void _adaptive_avg_pool2d_backward_out(const Tensor& grad_output, const Tensor& self,
+                                       const Tensor& grad_input);
 void col2im_out(const Tensor& self, const std::vector<int64_t>& output_size,
                 const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& dilation,
                 const std::vector<int64_t>& padding, const std::vector<int64_t>& stride,

@@ -1,4 +1,4 @@
-// 2-D pooling: max (with and without indices), average, adaptive average.
+// 2-D pooling: max (with and without indices), average, adaptive average, and their gradients.
 #include <tuple>
 #include <utility>
 
@@ -150,6 +150,22 @@ std::vector<TensorMeta> adaptive_avg_meta(const OpArgs& args) {
   return {contiguous_meta(sizes, self.dtype())};
 }
 
+// A pool's backward: grad_input has self's shape; grad_output must have the shape the forward
+// pool gives (`expected`).
+std::vector<TensorMeta> pool_backward_meta(const OpArgs& args,
+                                           const std::vector<SymInt>& expected) {
+  const Tensor& grad = args.tensor("grad_output");
+  const Tensor& self = args.tensor("self");
+  check_floating(args, grad);
+  bool same = grad.dim() == static_cast<int64_t>(expected.size());
+  for (int64_t d = 0; same && d < grad.dim(); ++d)
+    same = static_cast<bool>(grad.sizes()[d] == expected[d]);
+  XPORT_CHECK(same, InvalidInput, args.name(), ": grad_output ", shape_str(grad.sizes()),
+              " does not have the pooled shape ", shape_str(expected), " of self ",
+              shape_str(self.sizes()));
+  return {contiguous_meta(self.sizes(), grad.dtype())};
+}
+
 }  // namespace
 
 SymInt pooled_size(const SymInt& in, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation,
@@ -184,7 +200,81 @@ void _adaptive_avg_pool2d_out(const Tensor& self, const std::vector<int64_t>&,
   cpu::adaptive_avg_pool2d_out(self, out);
 }
 
+void max_pool2d_with_indices_backward_out(const Tensor& grad_output, const Tensor&,
+                                          const std::vector<int64_t>&,
+                                          const std::vector<int64_t>&,
+                                          const std::vector<int64_t>&,
+                                          const std::vector<int64_t>&, bool,
+                                          const Tensor& indices, const Tensor& grad_input) {
+  cpu::max_pool2d_backward_out(grad_output, indices, grad_input);
+}
+void avg_pool2d_backward_out(const Tensor& grad_output, const Tensor&,
+                             const std::vector<int64_t>& kernel_size,
+                             const std::vector<int64_t>& stride,
+                             const std::vector<int64_t>& padding, bool, bool count_include_pad,
+                             std::optional<int64_t> divisor_override, const Tensor& grad_input) {
+  cpu::avg_pool2d_backward_out(grad_output, read_pool(kernel_size, stride, padding, {}),
+                               count_include_pad, divisor_override, grad_input);
+}
+void _adaptive_avg_pool2d_backward_out(const Tensor& grad_output, const Tensor&,
+                                       const Tensor& grad_input) {
+  cpu::adaptive_avg_pool2d_backward_out(grad_output, grad_input);
+}
+
+// The gradients of the pools (training graphs).
+void register_pool_backward_ops() {
+  register_op({
+      .schema = "aten::max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, "
+                "int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, "
+                "bool ceil_mode, Tensor indices) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor("self");
+            const std::vector<SymInt> pooled =
+                pool_output_sizes(args, self, read_pool(args), args.boolean("ceil_mode"));
+            const Tensor& indices = args.tensor("indices");
+            XPORT_CHECK(indices.dtype() == DType::Int64, InvalidInput, args.name(),
+                        ": indices must be int64, got ", dtype_name(indices.dtype()));
+            return pool_backward_meta(args, pooled);
+          },
+      .kernel = XPORT_OP_KERNEL(max_pool2d_with_indices_backward_out),
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, "
+                "int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, "
+                "int? divisor_override) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor("self");
+            return pool_backward_meta(
+                args, pool_output_sizes(args, self, read_pool(args), args.boolean("ceil_mode")));
+          },
+      .kernel = XPORT_OP_KERNEL(avg_pool2d_backward_out),
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const Tensor& self = args.tensor("self");
+            const Tensor& grad = args.tensor("grad_output");
+            check_pool_input_dims(args, self);
+            XPORT_CHECK(grad.dim() == self.dim(), InvalidInput, args.name(),
+                        ": grad_output ", shape_str(grad.sizes()), " and self ",
+                        shape_str(self.sizes()), " must have the same number of dims");
+            std::vector<SymInt> pooled(self.sizes().begin(), self.sizes().end() - 2);
+            pooled.push_back(grad.sizes()[grad.dim() - 2]);
+            pooled.push_back(grad.sizes().back());
+            return pool_backward_meta(args, pooled);
+          },
+      .kernel = XPORT_OP_KERNEL(_adaptive_avg_pool2d_backward_out),
+      .core = true,
+  });
+}
+
 void register_pool_ops() {
+  register_pool_backward_ops();
   const OpDef& with_indices = register_op({
       .schema = "aten::max_pool2d_with_indices(Tensor self, int[2] "
                 "kernel_size, int[2] stride=[], "

@@ -467,6 +467,66 @@ void fold_samples(Rows& rows) {
                   -1, -1, true});
 }
 
+// The gradients of pooling and embedding (training graphs). Max pooling's indices come from the
+// forward op on the same input.
+void backward_samples(Rows& rows) {
+  auto max_indices = [](const Tensor& x, IL kernel, IL stride, IL padding) {
+    return call_tensors(find_op("aten::max_pool2d_with_indices"),
+                        {x, kernel, stride, padding, IL{1, 1}, false})[1];
+  };
+  const std::string mb = "aten::max_pool2d_with_indices_backward";
+  rows.push_back({mb, "k2 s2", [max_indices](Gen& g) {
+                    const Tensor x = g.randn({2, 3, 6, 6});
+                    return Args{g.randn({2, 3, 3, 3}), x, IL{2, 2}, IL{2, 2}, IL{0, 0}, IL{1, 1},
+                                false, max_indices(x, {2, 2}, {2, 2}, {0, 0})};
+                  }});
+  rows.push_back({mb, "overlapping windows add up, padding", [max_indices](Gen& g) {
+                    const Tensor x = g.ints({1, 2, 5, 5}, 0, 3).to(DType::Float32);
+                    return Args{g.randn({1, 2, 5, 5}), x, IL{3, 3}, IL{1, 1}, IL{1, 1}, IL{1, 1},
+                                false, max_indices(x, {3, 3}, {1, 1}, {1, 1})};
+                  }});
+  const std::string ab = "aten::avg_pool2d_backward";
+  rows.push_back({ab, "k2 s2", [](Gen& g) {
+                    return Args{g.randn({2, 3, 3, 3}), g.randn({2, 3, 6, 6}), IL{2, 2}, IL{2, 2},
+                                IL{0, 0}, false, true, Value()};
+                  }});
+  rows.push_back({ab, "k3 s2 p1, padding not counted, ceil mode", [](Gen& g) {
+                    return Args{g.randn({1, 2, 4, 4}), g.randn({1, 2, 7, 7}), IL{3, 3}, IL{2, 2},
+                                IL{1, 1}, true, false, Value()};
+                  }});
+  rows.push_back({ab, "divisor override, f64 unbatched", [](Gen& g) {
+                    return Args{g.randn({2, 2, 2}, DType::Float64),
+                                g.randn({2, 4, 4}, DType::Float64), IL{2, 2}, IL{2, 2}, IL{0, 0},
+                                false, true, int64_t{3}};
+                  }});
+  rows.push_back({ab, "grad of the wrong shape refused",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 1, 2, 2}), g.randn({1, 1, 6, 6}), IL{2, 2}, IL{2, 2},
+                                IL{0, 0}, false, true, Value()};
+                  },
+                  -1, -1, true});
+  const std::string aab = "aten::_adaptive_avg_pool2d_backward";
+  rows.push_back({aab, "7x9 from 3x4", [](Gen& g) {
+                    return Args{g.randn({2, 3, 3, 4}), g.randn({2, 3, 7, 9})};
+                  }});
+  rows.push_back({aab, "upsampled 2x2 from 3x5, unbatched", [](Gen& g) {
+                    return Args{g.randn({2, 3, 5}), g.randn({2, 2, 2})};
+                  }});
+  const std::string eb = "aten::embedding_dense_backward";
+  rows.push_back({eb, "repeated indices add up", [](Gen& g) {
+                    return Args{g.randn({4, 5, 3}), g.ints({4, 5}, 0, 6), int64_t{7}, int64_t{-1},
+                                false};
+                  }});
+  rows.push_back({eb, "padding_idx, scaled by frequency, int32", [](Gen& g) {
+                    return Args{g.randn({6, 4}), g.ints({6}, 0, 3, DType::Int32), int64_t{5},
+                                int64_t{2}, true};
+                  }});
+  rows.push_back({eb, "f64, no indices", [](Gen& g) {
+                    return Args{g.randn({0, 3}, DType::Float64), g.ints({0}, 0, 1), int64_t{4},
+                                int64_t{-1}, false};
+                  }});
+}
+
 void upsample_samples(Rows& rows) {
   // ---- upsample_{nearest,bilinear}2d.vec(input, output_size, [align_corners,] scale_factors) --
   const std::string nn = "aten::upsample_nearest2d.vec", bl = "aten::upsample_bilinear2d.vec";
@@ -1017,6 +1077,7 @@ Rows nn_samples() {
   pool3d_samples(rows);
   grid_sample_samples(rows);
   fold_samples(rows);
+  backward_samples(rows);
   norm_samples(rows);
   embedding_and_dropout_samples(rows);
   attention_samples(rows);
