@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/parallel.h"
 
 namespace xport::kernels::cpu {
@@ -30,21 +31,12 @@ T distance(const T* a, const T* b, int64_t m, double p) {
   return static_cast<T>(p == 2 ? std::sqrt(acc) : std::pow(acc, 1.0 / p));
 }
 
-template <class F>
-void on_float_dtype(DType dtype, F f) {
-  if (dtype == DType::Float64) {
-    f(double{});
-  } else {
-    f(float{});
-  }
-}
-
 }  // namespace
 
 void cdist_out(const Tensor& x1, const Tensor& x2, double p, const Tensor& out) {
   const int64_t batches = out.int_size(0), rows = out.int_size(1), cols = out.int_size(2);
   const int64_t m = x1.int_size(2);
-  on_float_dtype(out.dtype(), [&](auto tag) {
+  visit_floating(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* a = x1.data<T>();
     const T* b = x2.data<T>();
@@ -63,7 +55,7 @@ void cdist_out(const Tensor& x1, const Tensor& x2, double p, const Tensor& out) 
 
 void pdist_out(const Tensor& x, double p, const Tensor& out) {
   const int64_t n = x.int_size(0), m = x.int_size(1);
-  on_float_dtype(out.dtype(), [&](auto tag) {
+  visit_floating(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* a = x.data<T>();
     T* o = out.mutable_data<T>();

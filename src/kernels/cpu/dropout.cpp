@@ -25,11 +25,7 @@ void dropout_out(const Tensor& input, double p, const Tensor& out, const Tensor&
       });
     });
   };
-  if (input.dtype() == DType::Float64) {
-    run(double{});
-  } else {
-    run(float{});
-  }
+  visit_floating(input.dtype(), run);
 }
 
 }  // namespace xport::kernels::cpu

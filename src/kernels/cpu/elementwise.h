@@ -35,6 +35,17 @@ void copy_into(const Tensor& dst, const Tensor& src);
 /// `t` as a contiguous tensor of `dtype` (`t` itself when it already is one).
 Tensor contiguous_as(const Tensor& t, DType dtype);
 
+/// Calls fn(T{}) with the type a floating kernel computes `dtype` in: double for float64, float
+/// for the others (float32, and half types, which convert in and out).
+template <class Fn>
+void visit_floating(DType dtype, const Fn& fn) {
+  if (dtype == DType::Float64) {
+    fn(double{});
+  } else {
+    fn(float{});
+  }
+}
+
 /// Calls fn(T* data) on `out` directly when it is contiguous T, else on a T staging buffer that
 /// is copied into `out` afterwards.
 template <class T, class Fn>

@@ -80,11 +80,7 @@ void embedding_dense_backward_out(const Tensor& grad_output, const Tensor& indic
       }
     });
   };
-  if (out.dtype() == DType::Float64) {
-    run(double{});
-  } else {
-    run(float{});
-  }
+  visit_floating(out.dtype(), run);
 }
 
 }  // namespace xport::kernels::cpu

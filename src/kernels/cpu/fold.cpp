@@ -42,11 +42,7 @@ void col2im_out(const Tensor& cols, const Fold& f, const Tensor& out) {
       });
     });
   };
-  if (cols.dtype() == DType::Float64) {
-    run(double{});
-  } else {
-    run(float{});
-  }
+  visit_floating(cols.dtype(), run);
 }
 
 }  // namespace xport::kernels::cpu

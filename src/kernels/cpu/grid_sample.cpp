@@ -129,11 +129,7 @@ void grid_sampler_2d_out(const Tensor& input, const Tensor& grid, GridInterpolat
                 padding, align_corners);
     });
   };
-  if (input.dtype() == DType::Float64) {
-    run(double{});
-  } else {
-    run(float{});
-  }
+  visit_floating(input.dtype(), run);
 }
 
 }  // namespace xport::kernels::cpu

@@ -303,6 +303,28 @@ void in_float(const Tensor& self, const Tensor& src, const Tensor& out, const Re
   copy_into(out, wide);
 }
 
+// Calls visit(o, s) for each element of index: o the offset in out it targets (its position
+// with position[dim] = its index), s the offset of its src element. Rows differ outside `dim`,
+// so they reach disjoint places of out and run in parallel.
+template <class Visit>
+void for_each_scatter(const Layout& o, const Layout& ix, const Layout& sl, const IndexValues& idx,
+                      int64_t dim, const Visit& visit) {
+  const std::vector<int64_t> ist = contiguous_strides(ix.sizes);
+  const int64_t n = ix.sizes[dim];
+  const int64_t rows = n == 0 ? 0 : product(ix.sizes) / n;
+  parallel_for(0, rows, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(n, 1)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t r = b; r < e; ++r) {
+                   const auto off =
+                       row_offsets<3>(ix.sizes, dim, r, {&o.strides, &sl.strides, &ist});
+                   for (int64_t j = 0; j < n; ++j) {
+                     visit(off[0] + idx[off[2] + j * ist[dim]] * o.strides[dim],
+                           off[1] + j * sl.strides[dim]);
+                   }
+                 }
+               });
+}
+
 }  // namespace
 
 void scatter_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
@@ -317,35 +339,20 @@ void scatter_out(const Tensor& self, int64_t dim, const Tensor& index, const Ten
   const Layout sl = src.defined() ? nonempty_layout(src)
                                   : Layout{ix.sizes, std::vector<int64_t>(ix.sizes.size(), 0)};
   const IndexValues idx = checked_indices(index, o.sizes[dim], false, op, dim);
-  const std::vector<int64_t> ist = contiguous_strides(ix.sizes);
-  const int64_t n = ix.sizes[dim];
-  const int64_t rows = n == 0 ? 0 : product(ix.sizes) / n;
   const int64_t es = out.element_size();
   char* dst = data_of(out);
   // A value is read from a one-element tensor of out's dtype (with stride 0
   // above).
   const Tensor value_tensor = src.defined() ? Tensor() : scalar_tensor(value, out.dtype());
   const char* from = src.defined() ? data_of(src) : data_of(value_tensor);
-  // Rows differ outside `dim`, so they write disjoint places and can run in
-  // parallel.
   visit_dtype(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    parallel_for(
-        0, rows, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(n, 1)),
-        [&](int64_t b, int64_t e) {
-          for (int64_t r = b; r < e; ++r) {
-            const auto off = row_offsets<3>(ix.sizes, dim, r, {&o.strides, &sl.strides, &ist});
-            for (int64_t j = 0; j < n; ++j) {
-              const int64_t i = idx[off[2] + j * ist[dim]];
-              char* d = dst + (off[0] + i * o.strides[dim]) * es;
-              const char* s = from + (off[1] + j * sl.strides[dim]) * es;
-              if (mode == ScatterMode::Add)
-                add_into<T>(d, s);
-              else
-                std::memcpy(d, s, sizeof(T));
-            }
-          }
-        });
+    for_each_scatter(o, ix, sl, idx, dim, [&](int64_t at, int64_t s) {
+      if (mode == ScatterMode::Add)
+        add_into<T>(dst + at * es, from + s * es);
+      else
+        std::memcpy(dst + at * es, from + s * es, sizeof(T));
+    });
   });
 }
 
@@ -402,9 +409,6 @@ void scatter_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, co
   copy_tensor(out, self);
   const Layout o = nonempty_layout(out), ix = nonempty_layout(index), sl = nonempty_layout(src);
   const IndexValues idx = checked_indices(index, o.sizes[dim], false, op, dim);
-  const std::vector<int64_t> ist = contiguous_strides(ix.sizes);
-  const int64_t n = ix.sizes[dim];
-  const int64_t rows = n == 0 ? 0 : product(ix.sizes) / n;
   // How many src values each place of out took (out is contiguous: its offsets index this).
   std::vector<int64_t> counts(static_cast<size_t>(std::max<int64_t>(out.int_numel(), 1)), 0);
   visit_dtype(out.dtype(), [&](auto tag) {
@@ -413,20 +417,10 @@ void scatter_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, co
     if constexpr (!std::is_same_v<T, Half> && !std::is_same_v<T, BFloat16>) {
       T* dst = reinterpret_cast<T*>(data_of(out));
       const T* from = reinterpret_cast<const T*>(data_of(src));
-      // Rows differ outside `dim`, so they reach disjoint places and can run in parallel.
-      parallel_for(
-          0, rows, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(n, 1)),
-          [&](int64_t b, int64_t e) {
-            for (int64_t r = b; r < e; ++r) {
-              const auto off = row_offsets<3>(ix.sizes, dim, r, {&o.strides, &sl.strides, &ist});
-              for (int64_t j = 0; j < n; ++j) {
-                const int64_t at = off[0] + idx[off[2] + j * ist[dim]] * o.strides[dim];
-                const T v = from[off[1] + j * sl.strides[dim]];
-                if (counts[at]++ == 0 && !include_self) dst[at] = reduce_identity<T>(mode);
-                dst[at] = reduce_pair<T>(mode, dst[at], v);
-              }
-            }
-          });
+      for_each_scatter(o, ix, sl, idx, dim, [&](int64_t at, int64_t s) {
+        if (counts[at]++ == 0 && !include_self) dst[at] = reduce_identity<T>(mode);
+        dst[at] = reduce_pair<T>(mode, dst[at], from[s]);
+      });
       if (mode != ScatterMode::Mean) return;
       for (int64_t at = 0; at < out.int_numel(); ++at) {
         const int64_t c = counts[at] + (include_self ? 1 : 0);

@@ -123,6 +123,31 @@ void max_pool_values_planes(const T* in, T* out, const Planes& g, const Pool2d& 
   });
 }
 
+// Average pooling's window for output (oh, ow), clamped to the input ([h0, h1) x [w0, w1), empty
+// when it lies in the padding), and what its sum is divided by (ATen's avg_pool2d).
+struct AvgWindow {
+  int64_t h0, h1, w0, w1, divisor;
+  bool empty() const { return h0 >= h1 || w0 >= w1; }
+};
+
+AvgWindow avg_window(const Planes& g, const Pool2d& k, int64_t oh, int64_t ow,
+                     bool count_include_pad, std::optional<int64_t> divisor_override) {
+  AvgWindow w{};
+  w.h0 = oh * k.stride_h - k.pad_h;
+  w.w0 = ow * k.stride_w - k.pad_w;
+  w.h1 = std::min(w.h0 + k.kernel_h, g.in_h + k.pad_h);
+  w.w1 = std::min(w.w0 + k.kernel_w, g.in_w + k.pad_w);
+  const int64_t pool_size = (w.h1 - w.h0) * (w.w1 - w.w0);
+  w.h0 = std::max<int64_t>(w.h0, 0);
+  w.w0 = std::max<int64_t>(w.w0, 0);
+  w.h1 = std::min(w.h1, g.in_h);
+  w.w1 = std::min(w.w1, g.in_w);
+  w.divisor = divisor_override    ? *divisor_override
+              : count_include_pad ? pool_size
+                                  : (w.h1 - w.h0) * (w.w1 - w.w0);
+  return w;
+}
+
 template <class T>
 void avg_pool_planes(const T* in, T* out, const Planes& g, const Pool2d& k, bool count_include_pad,
                      std::optional<int64_t> divisor_override) {
@@ -132,28 +157,17 @@ void avg_pool_planes(const T* in, T* out, const Planes& g, const Pool2d& k, bool
       T* y = out + plane * g.out_h * g.out_w;
       for (int64_t oh = 0; oh < g.out_h; ++oh) {
         for (int64_t ow = 0; ow < g.out_w; ++ow) {
-          int64_t ih0 = oh * k.stride_h - k.pad_h;
-          int64_t iw0 = ow * k.stride_w - k.pad_w;
-          int64_t ih1 = std::min(ih0 + k.kernel_h, g.in_h + k.pad_h);
-          int64_t iw1 = std::min(iw0 + k.kernel_w, g.in_w + k.pad_w);
-          const int64_t pool_size = (ih1 - ih0) * (iw1 - iw0);
-          ih0 = std::max<int64_t>(ih0, 0);
-          iw0 = std::max<int64_t>(iw0, 0);
-          ih1 = std::min(ih1, g.in_h);
-          iw1 = std::min(iw1, g.in_w);
+          const AvgWindow w = avg_window(g, k, oh, ow, count_include_pad, divisor_override);
           T& dst = y[oh * g.out_w + ow];
-          if (ih0 >= ih1 || iw0 >= iw1) {
+          if (w.empty()) {
             dst = T(0);
             continue;
           }
           T sum = T(0);
-          for (int64_t ih = ih0; ih < ih1; ++ih) {
-            for (int64_t iw = iw0; iw < iw1; ++iw) sum += x[ih * g.in_w + iw];
+          for (int64_t ih = w.h0; ih < w.h1; ++ih) {
+            for (int64_t iw = w.w0; iw < w.w1; ++iw) sum += x[ih * g.in_w + iw];
           }
-          const int64_t divisor = divisor_override    ? *divisor_override
-                                  : count_include_pad ? pool_size
-                                                      : (ih1 - ih0) * (iw1 - iw0);
-          dst = static_cast<T>(sum / static_cast<T>(divisor));
+          dst = static_cast<T>(sum / static_cast<T>(w.divisor));
         }
       }
     }
@@ -185,16 +199,6 @@ void adaptive_avg_planes(const T* in, T* out, const Planes& g) {
       }
     }
   });
-}
-
-// Runs fn(T{}) with the type a floating pool computes in: double for float64,
-// else float.
-template <class Fn>
-void visit_floating(DType dtype, const Fn& fn) {
-  if (dtype == DType::Float64)
-    fn(double{});
-  else
-    fn(float{});
 }
 
 }  // namespace
@@ -293,21 +297,11 @@ void avg_pool2d_backward_out(const Tensor& grad_output, const Pool2d& k, bool co
         const T* y = go + plane * g.out_h * g.out_w;
         for (int64_t oh = 0; oh < g.out_h; ++oh) {
           for (int64_t ow = 0; ow < g.out_w; ++ow) {
-            int64_t ih0 = oh * k.stride_h - k.pad_h, iw0 = ow * k.stride_w - k.pad_w;
-            int64_t ih1 = std::min(ih0 + k.kernel_h, g.in_h + k.pad_h);
-            int64_t iw1 = std::min(iw0 + k.kernel_w, g.in_w + k.pad_w);
-            const int64_t pool_size = (ih1 - ih0) * (iw1 - iw0);
-            ih0 = std::max<int64_t>(ih0, 0);
-            iw0 = std::max<int64_t>(iw0, 0);
-            ih1 = std::min(ih1, g.in_h);
-            iw1 = std::min(iw1, g.in_w);
-            if (ih0 >= ih1 || iw0 >= iw1) continue;
-            const int64_t divisor = divisor_override    ? *divisor_override
-                                    : count_include_pad ? pool_size
-                                                        : (ih1 - ih0) * (iw1 - iw0);
-            const T share = y[oh * g.out_w + ow] / static_cast<T>(divisor);
-            for (int64_t ih = ih0; ih < ih1; ++ih) {
-              for (int64_t iw = iw0; iw < iw1; ++iw) x[ih * g.in_w + iw] += share;
+            const AvgWindow w = avg_window(g, k, oh, ow, count_include_pad, divisor_override);
+            if (w.empty()) continue;
+            const T share = y[oh * g.out_w + ow] / static_cast<T>(w.divisor);
+            for (int64_t ih = w.h0; ih < w.h1; ++ih) {
+              for (int64_t iw = w.w0; iw < w.w1; ++iw) x[ih * g.in_w + iw] += share;
             }
           }
         }

@@ -134,15 +134,6 @@ void adaptive_avg_pool(const T* in, T* out, const Volumes& g) {
   });
 }
 
-// Float types compute in float (half types) or double; others (max only) in their own type.
-template <class Fn>
-void visit_floating(DType dtype, const Fn& fn) {
-  if (dtype == DType::Float64)
-    fn(double{});
-  else
-    fn(float{});
-}
-
 }  // namespace
 
 void max_pool3d_out(const Tensor& self, const Pool3d& pool, const Tensor& out,

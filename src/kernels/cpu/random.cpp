@@ -14,7 +14,7 @@ namespace {
 std::atomic<uint64_t> g_next_stream{0x5eed0000};
 
 // Calls fill(data, i) for each unit i of `units` (in parallel) on out seen as float32 or float64
-// (the others convert from float64).
+// (half types convert from float32).
 template <class Fill>
 void fill_floating(const Tensor& out, int64_t units, const Fill& fill) {
   auto run = [&](auto zero) {
@@ -25,11 +25,7 @@ void fill_floating(const Tensor& out, int64_t units, const Fill& fill) {
       });
     });
   };
-  if (out.dtype() == DType::Float32) {
-    run(float{});
-  } else {
-    run(double{});
-  }
+  visit_floating(out.dtype(), run);
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #pragma once
 // The nn op family's registration, one function per file of src/ops/nn, and what the pools share.
 
+#include <vector>
+
+#include "xport/op_registry.h"
 #include "xport/tensor.h"
 
 namespace xport::ops {
@@ -19,5 +22,10 @@ void register_fold_ops();         // fold_ops.cpp
 /// window count; in ceil mode the last window must start inside the input or its left padding.
 SymInt pooled_size(const SymInt& in, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation,
                    bool ceil_mode);
+/// A max pool's results for output `sizes`: the values, and with_indices int64 indices.
+std::vector<TensorMeta> max_pool_results(const OpArgs& args, const std::vector<SymInt>& sizes,
+                                         bool with_indices);
+/// An average pool's result for output `sizes`, its dtype and divisor_override checked.
+std::vector<TensorMeta> avg_pool_result(const OpArgs& args, const std::vector<SymInt>& sizes);
 
 }  // namespace xport::ops

@@ -84,25 +84,15 @@ std::vector<SymInt> pool_output_sizes(const OpArgs& args, const Tensor& self, co
 }
 
 std::vector<TensorMeta> max_pool_meta(const OpArgs& args, bool with_indices) {
-  const Tensor& self = args.tensor("self");
-  XPORT_CHECK(self.dtype() != DType::Bool, InvalidInput, args.name(),
-              ": needs a numeric input, got bool; convert it with .to(DType::UInt8)");
-  const std::vector<SymInt> sizes =
-      pool_output_sizes(args, self, read_pool(args), args.boolean("ceil_mode"));
-  std::vector<TensorMeta> metas{contiguous_meta(sizes, self.dtype())};
-  if (with_indices) metas.push_back(contiguous_meta(sizes, DType::Int64));
-  return metas;
+  return max_pool_results(args,
+                          pool_output_sizes(args, args.tensor("self"), read_pool(args),
+                                            args.boolean("ceil_mode")),
+                          with_indices);
 }
 
 std::vector<TensorMeta> avg_pool_meta(const OpArgs& args) {
-  const Tensor& self = args.tensor("self");
-  XPORT_CHECK(is_floating(self.dtype()) || self.dtype() == DType::Int64, InvalidInput, args.name(),
-              ": needs a floating point or int64 input, got ", dtype_name(self.dtype()));
-  const auto divisor = args.optional_int("divisor_override");
-  XPORT_CHECK(!divisor || *divisor != 0, InvalidInput, args.name(),
-              ": divisor_override must not be zero; pass None to divide by the window size");
-  return {contiguous_meta(pool_output_sizes(args, self, read_pool(args), args.boolean("ceil_mode")),
-                          self.dtype())};
+  return avg_pool_result(args, pool_output_sizes(args, args.tensor("self"), read_pool(args),
+                                                 args.boolean("ceil_mode")));
 }
 
 std::vector<TensorMeta> adaptive_avg_meta(const OpArgs& args) {
