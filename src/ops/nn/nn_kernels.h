@@ -86,6 +86,11 @@ void avg_pool3d_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
                     std::optional<int64_t> divisor_override, const Tensor& out);
 void _adaptive_avg_pool3d_out(const Tensor& self, const std::vector<int64_t>& output_size,
                               const Tensor& out);
+void _embedding_bag_out(const Tensor& weight, const Tensor& indices, const Tensor& offsets,
+                        bool scale_grad_by_freq, int64_t mode, bool sparse,
+                        const std::optional<Tensor>& per_sample_weights, bool include_last_offset,
+                        int64_t padding_idx, const Tensor& output, const Tensor& offset2bag,
+                        const Tensor& bag_size, const Tensor& max_indices);
 void embedding_dense_backward_out(const Tensor& grad_output, const Tensor& indices,
                                   int64_t num_weights, int64_t padding_idx,
                                   bool scale_grad_by_freq, const Tensor& out);

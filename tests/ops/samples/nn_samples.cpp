@@ -900,6 +900,51 @@ void embedding_and_dropout_samples(Rows& rows) {
                   },
                   -1, -1, true});
 
+  // ---- _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+  // per_sample_weights, include_last_offset, padding_idx) ----
+  const std::string bag = "aten::_embedding_bag";
+  auto offsets = [](std::vector<int64_t> v, DType dtype = DType::Int64) {
+    return from_vector<int64_t>(v, {static_cast<int64_t>(v.size())}).to(dtype);
+  };
+  const char* const bag_modes[] = {"sum", "mean", "max"};
+  for (int64_t mode = 0; mode < 3; ++mode) {
+    rows.push_back({bag, std::string(bag_modes[mode]) + ", an empty bag", [mode, offsets](Gen& g) {
+                      return Args{g.randn({10, 3}), g.ints({8}, 0, 9), offsets({0, 3, 3}), false,
+                                  mode};
+                    }});
+    rows.push_back({bag, std::string(bag_modes[mode]) + ", padding_idx, include_last_offset",
+                    [mode, offsets](Gen& g) {
+                      return Args{g.randn({10, 4}), g.ints({9}, 0, 4), offsets({0, 2, 6, 9}),
+                                  false, mode, false, Value(), true, int64_t{2}};
+                    }});
+    rows.push_back({bag, std::string(bag_modes[mode]) + ", f64, int32 indices",
+                    [mode, offsets](Gen& g) {
+                      return Args{g.randn({6, 2}, DType::Float64),
+                                  g.ints({5}, 0, 5, DType::Int32), offsets({0, 1}, DType::Int32),
+                                  false, mode};
+                    }});
+  }
+  rows.push_back({bag, "sum with per_sample_weights", [offsets](Gen& g) {
+                    return Args{g.randn({10, 3}), g.ints({7}, 0, 9), offsets({0, 4}), false,
+                                int64_t{0}, false, g.randn({7})};
+                  }});
+  rows.push_back({bag, "max, tied rows", [offsets](Gen& g) {
+                    return Args{g.ints({5, 3}, 0, 1).to(DType::Float32), g.ints({6}, 0, 4),
+                                offsets({0, 3}), false, int64_t{2}};
+                  }});
+  rows.push_back({bag, "per_sample_weights with mean refused",
+                  [offsets](Gen& g) {
+                    return Args{g.randn({10, 3}), g.ints({4}, 0, 9), offsets({0, 2}), false,
+                                int64_t{1}, false, g.randn({4})};
+                  },
+                  -1, -1, true});
+  rows.push_back({bag, "index out of range refused",
+                  [offsets](Gen& g) {
+                    return Args{g.randn({4, 3}), g.ints({4}, 4, 6), offsets({0, 2}), false,
+                                int64_t{0}};
+                  },
+                  -1, -1, true});
+
   // ---- dropout(input, p, train) ----
   const std::string dr = "aten::dropout";
   rows.push_back({dr, "eval f32", [](Gen& g) { return Args{g.randn({3, 4}), 0.5, false}; }});
