@@ -9,6 +9,12 @@
 namespace xport::kernels::cpu {
 namespace {
 
+// A coordinate as a pixel index; a NaN or far-off coordinate (a NaN in the grid) becomes -1,
+// outside the image, where a plain cast would be undefined.
+int64_t to_pixel(double coord) {
+  return std::isfinite(coord) && std::fabs(coord) < 1e15 ? static_cast<int64_t>(coord) : -1;
+}
+
 // [-1, 1] to pixel coordinates.
 double unnormalize(double coord, int64_t size, bool align_corners) {
   return align_corners ? (coord + 1) / 2 * static_cast<double>(size - 1)
@@ -27,7 +33,7 @@ double reflect(double in, int64_t twice_low, int64_t twice_high) {
   const double span = static_cast<double>(twice_high - twice_low) / 2;
   in = std::fabs(in - low);
   const double extra = std::fmod(in, span);
-  const auto flips = static_cast<int64_t>(std::floor(in / span));
+  const int64_t flips = to_pixel(std::floor(in / span));
   return flips % 2 == 0 ? extra + low : span - extra + low;
 }
 
@@ -76,10 +82,8 @@ void sample(const T* in, const T* grid, T* out, int64_t n, int64_t channels, int
           double acc = 0;
           for (int j = 0; j < 4; ++j) {
             for (int i = 0; i < 4; ++i) {
-              const auto tx = static_cast<int64_t>(
-                  pad_coordinate(x0 - 1 + i, w, padding, align_corners));
-              const auto ty = static_cast<int64_t>(
-                  pad_coordinate(y0 - 1 + j, h, padding, align_corners));
+              const int64_t tx = to_pixel(pad_coordinate(x0 - 1 + i, w, padding, align_corners));
+              const int64_t ty = to_pixel(pad_coordinate(y0 - 1 + j, h, padding, align_corners));
               if (inside(ty, tx))
                 acc += static_cast<double>(image[c * plane + ty * w + tx]) * wx[i] * wy[j];
             }
@@ -91,15 +95,14 @@ void sample(const T* in, const T* grid, T* out, int64_t n, int64_t channels, int
       const double x = pad_coordinate(unnormalize(gx, w, align_corners), w, padding, align_corners);
       const double y = pad_coordinate(unnormalize(gy, h, align_corners), h, padding, align_corners);
       if (mode == GridInterpolation::Nearest) {
-        const auto nx = static_cast<int64_t>(std::nearbyint(x));
-        const auto ny = static_cast<int64_t>(std::nearbyint(y));
+        const int64_t nx = to_pixel(std::nearbyint(x)), ny = to_pixel(std::nearbyint(y));
         for (int64_t c = 0; c < channels; ++c)
           result[c * oh * ow] = inside(ny, nx) ? image[c * plane + ny * w + nx] : T(0);
         continue;
       }
       const double x0 = std::floor(x), y0 = std::floor(y);
       const double fx = x - x0, fy = y - y0;
-      const auto ix = static_cast<int64_t>(x0), iy = static_cast<int64_t>(y0);
+      const int64_t ix = to_pixel(x0), iy = to_pixel(y0);
       const double weights[4] = {(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy};
       const int64_t xs[4] = {ix, ix + 1, ix, ix + 1}, ys[4] = {iy, iy, iy + 1, iy + 1};
       for (int64_t c = 0; c < channels; ++c) {
