@@ -317,6 +317,11 @@ std::vector<Tensor> Tracer::functionalize(const OpArgs& args) {
   }
   XPORT_CHECK(functional != nullptr, UnsupportedOp, name,
               ": has no functional form to record; compute a new tensor instead");
+  if (functional->parsed.arguments.size() != values.size()) {
+    // An out= overload's functional op takes its arguments but `out`: pass them by name.
+    values.clear();
+    for (const Argument& a : functional->parsed.arguments) values.push_back(args[a.name]);
+  }
   std::vector<Tensor> results = call_tensors(*functional, std::move(values));
   size_t fresh = 0;  // results that alias no argument come first
   for (size_t r = 0; r < schema.returns.size(); ++r) fresh += schema.aliased_argument(r) < 0;

@@ -7,6 +7,7 @@ void register_all_ops() {
   register_binary_ops();
   register_ternary_ops();
   register_view_ops();
+  register_size_ops();
   register_factory_ops();
   register_copy_ops();
   register_reduction_ops();
@@ -17,6 +18,7 @@ void register_all_ops() {
   register_fused_ops();
   register_data_dependent_ops();
   register_sym_float_ops();
+  register_out_overloads();
 }
 
 }  // namespace xport::ops

@@ -7,6 +7,7 @@ void register_unary_ops();
 void register_binary_ops();
 void register_ternary_ops();
 void register_view_ops();
+void register_size_ops();
 void register_factory_ops();
 void register_copy_ops();
 void register_reduction_ops();
@@ -16,6 +17,8 @@ void register_shape_ops();
 void register_control_flow_ops();
 void register_data_dependent_ops();
 void register_sym_float_ops();
+/// out= overloads of the ops above (atan2.out).
+void register_out_overloads();
 /// The ops the shared fusion pass writes (xport::fused_conv2d, ...); after the ops they fuse.
 void register_fused_ops();
 

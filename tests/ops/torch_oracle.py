@@ -95,7 +95,10 @@ def main():
         elif isinstance(out, (bool, int, float)):
             # A Scalar return: xport gives a 0-dim tensor of the input's dtype (aten::item), or
             # a float64 one (_operator's arithmetic on Python numbers).
+            # PyTorch's sym_* size queries give an int: an int64 one here.
             dtype = args[0].dtype if isinstance(args[0], torch.Tensor) else torch.float64
+            if case["op"].startswith("aten::sym_"):
+                dtype = torch.int64
             outs = [torch.tensor(out, dtype=dtype)]
         else:
             outs = list(out) if isinstance(out, (tuple, list)) else [out]

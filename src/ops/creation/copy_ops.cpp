@@ -1,7 +1,6 @@
 // Copies and conversions: _to_copy, to, clone, copy, copy_, fill, contiguous.
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/pointwise.h"
-#include "ops/creation/creation_kernels.h"
 #include "ops/op_util.h"
 #include "ops/register_all.h"
 #include "ops/typed_kernel.h"

@@ -5,7 +5,6 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/pointwise.h"
 #include "kernels/cpu/random.h"
-#include "ops/creation/creation_kernels.h"
 #include "ops/op_util.h"
 #include "ops/register_all.h"
 #include "ops/typed_kernel.h"

@@ -3,7 +3,6 @@
 // values decide). Under capture their data-dependent values are unbacked symbols.
 #include <cstring>
 
-#include "ops/data_dependent/data_dependent_kernels.h"
 #include "ops/op_util.h"
 #include "ops/register_all.h"
 #include "ops/typed_kernel.h"

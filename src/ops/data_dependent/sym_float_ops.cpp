@@ -2,7 +2,6 @@
 // compute them with Python's operators (`_operator.mul(item, 0.5)`), and so do ours. Each result
 // is a one-element float64 value, as a Python float is a double.
 
-#include "ops/data_dependent/data_dependent_kernels.h"
 #include "ops/op_util.h"
 #include "ops/register_all.h"
 #include "ops/typed_kernel.h"

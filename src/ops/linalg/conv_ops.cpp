@@ -2,7 +2,6 @@
 // convolution as a 2-D one of height 1) and conv1d / conv2d with numeric or "valid" / "same"
 // padding, which decompose into it.
 #include "kernels/cpu/conv.h"
-#include "ops/linalg/linalg_kernels.h"
 #include "ops/linalg/linalg_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"

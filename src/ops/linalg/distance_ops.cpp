@@ -1,6 +1,5 @@
 // Pairwise distances: _cdist_forward (torch.cdist) and _pdist_forward (torch.pdist).
 #include "kernels/cpu/distance.h"
-#include "ops/linalg/linalg_kernels.h"
 #include "ops/linalg/linalg_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"

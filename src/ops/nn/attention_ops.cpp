@@ -4,7 +4,6 @@
 #include <limits>
 
 #include "kernels/cpu/attention.h"
-#include "ops/nn/nn_kernels.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"

@@ -2,7 +2,6 @@
 // exported program runs, as in PyTorch); dropout is native_dropout in training mode and a copy
 // otherwise.
 #include "kernels/cpu/dropout.h"
-#include "ops/nn/nn_kernels.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"

@@ -1,6 +1,5 @@
 // Embedding lookup.
 #include "kernels/cpu/embedding.h"
-#include "ops/nn/nn_kernels.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"

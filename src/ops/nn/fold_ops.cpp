@@ -1,6 +1,5 @@
 // col2im (F.fold): sliding-window columns summed back into an image.
 #include "kernels/cpu/fold.h"
-#include "ops/nn/nn_kernels.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"

@@ -1,7 +1,6 @@
 // grid_sampler_2d (F.grid_sample on 4-D inputs): bilinear, nearest or bicubic sampling with
 // zeros, border or reflection padding.
 #include "kernels/cpu/grid_sample.h"
-#include "ops/nn/nn_kernels.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"

@@ -2,7 +2,6 @@
 // statistics (training, which also updates the running ones).
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/norm.h"
-#include "ops/nn/nn_kernels.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"

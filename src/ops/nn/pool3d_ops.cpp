@@ -1,6 +1,5 @@
 // 3-D pooling: max (with and without indices), average, adaptive average.
 #include "kernels/cpu/pool3d.h"
-#include "ops/nn/nn_kernels.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"

@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "kernels/cpu/pool.h"
-#include "ops/nn/nn_kernels.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"

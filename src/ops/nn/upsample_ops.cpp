@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "kernels/cpu/upsample.h"
-#include "ops/nn/nn_kernels.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"

@@ -3,7 +3,6 @@
 
 #include "kernels/cpu/pointwise.h"
 #include "ops/op_util.h"
-#include "ops/pointwise/pointwise_kernels.h"
 #include "ops/register_all.h"
 #include "ops/typed_kernel.h"
 

@@ -4,7 +4,6 @@
 #include "kernels/cpu/index.h"
 #include "kernels/cpu/pointwise.h"
 #include "ops/op_util.h"
-#include "ops/pointwise/pointwise_kernels.h"
 #include "ops/register_all.h"
 #include "ops/typed_kernel.h"
 

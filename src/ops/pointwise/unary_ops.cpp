@@ -1,7 +1,6 @@
 // Unary pointwise ops: one row each (schema, output dtype rule, kernel, core tag).
 #include "kernels/cpu/pointwise.h"
 #include "ops/op_util.h"
-#include "ops/pointwise/pointwise_kernels.h"
 #include "ops/register_all.h"
 #include "ops/typed_kernel.h"
 

@@ -1,7 +1,6 @@
 // amax/amin, max/min (full and along a dim, with indices) and argmax/argmin. NaN counts as the
 // maximum and the minimum; ties go to the first occurrence.
 #include "kernels/cpu/reduce.h"
-#include "ops/reduction/reduction_kernels.h"
 #include "ops/reduction/reduction_ops.h"
 #include "ops/typed_kernel.h"
 

@@ -6,7 +6,6 @@
 
 #include "kernels/cpu/pointwise.h"
 #include "kernels/cpu/reduce.h"
-#include "ops/reduction/reduction_kernels.h"
 #include "ops/reduction/reduction_ops.h"
 #include "ops/typed_kernel.h"
 #include "ops/register_all.h"

@@ -1,7 +1,6 @@
 // _softmax / _log_softmax (core) and softmax.int / log_softmax.int, which convert to `dtype`
 // first and call them.
 #include "kernels/cpu/softmax.h"
-#include "ops/reduction/reduction_kernels.h"
 #include "ops/reduction/reduction_ops.h"
 #include "ops/typed_kernel.h"
 

@@ -1,6 +1,5 @@
 // cat and stack: joining tensors along a dim.
 #include "kernels/cpu/shape.h"
-#include "ops/shape/shape_kernels.h"
 #include "ops/shape/shape_ops.h"
 #include "ops/typed_kernel.h"
 

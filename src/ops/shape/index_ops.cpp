@@ -1,7 +1,6 @@
 // Gathering ops: index_select, gather, index.Tensor (advanced indexing),
 // index_put, nonzero.
 #include "kernels/cpu/index.h"
-#include "ops/shape/shape_kernels.h"
 #include "ops/shape/shape_ops.h"
 #include "ops/typed_kernel.h"
 

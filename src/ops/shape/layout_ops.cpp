@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "kernels/cpu/shape.h"
-#include "ops/shape/shape_kernels.h"
 #include "ops/shape/shape_ops.h"
 #include "ops/typed_kernel.h"
 

@@ -2,7 +2,6 @@
 // select_scatter.
 #include "kernels/cpu/index.h"
 #include "kernels/cpu/shape.h"
-#include "ops/shape/shape_kernels.h"
 #include "ops/shape/shape_ops.h"
 #include "ops/typed_kernel.h"
 

@@ -1,7 +1,6 @@
 // Ordering ops: sort (stable), sort.stable and topk. NaN sorts as the largest
 // value.
 #include "kernels/cpu/sort.h"
-#include "ops/shape/shape_kernels.h"
 #include "ops/shape/shape_ops.h"
 #include "ops/typed_kernel.h"
 

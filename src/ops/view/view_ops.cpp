@@ -5,7 +5,6 @@
 #include "ops/op_util.h"
 #include "ops/register_all.h"
 #include "ops/typed_kernel.h"
-#include "ops/view/view_kernels.h"
 
 namespace xport::ops {
 namespace {

@@ -1,6 +1,8 @@
 // A program written the way a libtorch user writes one: a default-constructed Module subclass,
 // single-dim reductions, <xport/xport.h> for everything including the runtime and the tokenizer,
-// sym_min / sym_max spelled qualified.
+// sym_min / sym_max spelled qualified, and ATen's ops as libtorch's at:: gives them
+// (<xport/aten.h>, generated from the op registry).
+#include <xport/aten.h>
 #include <xport/xport.h>
 
 #include <iostream>
@@ -32,6 +34,10 @@ int main() {
   if (static_cast<int64_t>(xport::sym_min(x.size(0), 100)) != 2) return 1;
   if (static_cast<int64_t>(xport::sym_max(x.size(1), 1)) != 4) return 1;
   static_assert(sizeof(xport::text::WordPiece) > 0, "<xport/xport.h> includes the tokenizer");
+  const auto [normed, mean, rstd] =
+      xport::aten::native_layer_norm(y, {3}, std::nullopt, std::nullopt, 1e-5);
+  if (!xport::allclose(mean.squeeze(-1), y.mean(-1), 1e-5, 1e-6)) return 1;
+  if (!xport::allclose(xport::aten::elu(normed, 0.5), xport::aten::elu(normed, 0.5, 1, 1))) return 1;
 
   const xport::ExportedProgram program =
       xport::export_program(net, [&](const xport::Tensor& in) { return net.forward(in); }, {x});

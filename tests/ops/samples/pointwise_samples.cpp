@@ -104,6 +104,19 @@ Rows pointwise_samples() {
   add_binary(rows, "aten::min.other");
   add_binary(rows, "aten::max.other");
   add_binary(rows, "aten::atan2");
+  // The out= overload writes the result into `out`, cast to its dtype.
+  rows.push_back({"aten::atan2.out", "f32 broadcast into f32 out", [](Gen& g) {
+                    return Args{g.randn({3, 4}), g.randn({4}), zeros({3, 4})};
+                  }});
+  rows.push_back({"aten::atan2.out", "int64 into f64 out", [](Gen& g) {
+                    return Args{g.ints({5}, -3, 3), g.ints({5}, -3, 3),
+                                zeros({5}, DType::Float64)};
+                  }});
+  rows.push_back({"aten::atan2.out", "float into int64 out refused",
+                  [](Gen& g) {
+                    return Args{g.randn({3}), g.randn({3}), zeros({3}, DType::Int64)};
+                  },
+                  -1, -1, true});
   add_binary(rows, "aten::remainder.Tensor", false, true);
   add_binary(rows, "aten::pow.Tensor_Tensor", false, true);
   // fmod's remainder takes the dividend's sign (randn's negatives), remainder's the divisor's.

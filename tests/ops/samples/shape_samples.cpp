@@ -451,6 +451,27 @@ void index_rows(Rows& rows) {
                   }});
   error_row(rows, dense, "empty refused", [](Gen& g) { return Args{g.randn({0})}; });
 
+  // The size queries: an int64 0-dim tensor here, an int in PyTorch.
+  rows.push_back({"aten::sym_size.int", "dim 1", [](Gen& g) {
+                    return Args{g.randn({3, 5}), int64_t{1}};
+                  }});
+  rows.push_back({"aten::sym_size.int", "dim -3 of a 0-size tensor", [](Gen& g) {
+                    return Args{g.ints({0, 2, 4}, 0, 3), int64_t{-3}};
+                  }});
+  error_row(rows, "aten::sym_size.int", "dim out of range refused", [](Gen& g) {
+    return Args{g.randn({3}), int64_t{1}};
+  });
+  rows.push_back({"aten::sym_stride.int", "dim 0 of [4, 3, 2]", [](Gen& g) {
+                    return Args{g.randn({4, 3, 2}), int64_t{0}};
+                  }});
+  rows.push_back({"aten::sym_numel", "[2, 3, 4]", [](Gen& g) {
+                    return Args{g.randn({2, 3, 4})};
+                  }});
+  rows.push_back({"aten::sym_numel", "empty", [](Gen& g) { return Args{g.randn({3, 0})}; }});
+  rows.push_back({"aten::sym_storage_offset", "contiguous", [](Gen& g) {
+                    return Args{g.bools({5})};
+                  }});
+
   // Python's operators on floats (item_float() arithmetic under capture): a float64 0-dim result.
   for (const char* op : {"_operator::add", "_operator::sub", "_operator::mul",
                          "_operator::truediv"}) {
