@@ -34,7 +34,8 @@ void register_out_overload(const std::string& schema, const std::string& functio
   };
   const OpDef& op =
       register_op({.schema = schema, .meta = meta, .kernel = std::move(kernel), .core = true});
-  xport::detail::update_op(op.qualified_name, [&functional](OpDef& def) { def.functional = &functional; });
+  xport::detail::update_op(op.qualified_name,
+                           [&functional](OpDef& def) { def.functional = &functional; });
 }
 
 }  // namespace

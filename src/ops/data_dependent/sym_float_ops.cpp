@@ -9,7 +9,9 @@
 namespace xport::ops {
 namespace {
 
-std::vector<TensorMeta> float_result(const OpArgs&) { return {contiguous_meta({}, DType::Float64)}; }
+std::vector<TensorMeta> float_result(const OpArgs&) {
+  return {contiguous_meta({}, DType::Float64)};
+}
 
 void set_result(const Tensor& out, double v) { *static_cast<double*>(out.raw_data()) = v; }
 
