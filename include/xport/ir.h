@@ -25,6 +25,8 @@ struct TensorSpec {
   std::vector<sym::ExprPtr> sizes;
   std::vector<sym::ExprPtr> strides;
   sym::ExprPtr storage_offset = nullptr;  // null means 0
+  /// A None result (TensorMeta::none): an unrequested gradient; no tensor, no memory.
+  bool none = false;
   /// Contiguous strides for `sizes`.
   static TensorSpec contiguous(DType dtype, std::vector<sym::ExprPtr> sizes);
   /// `f32[s0, 10]`: dtype and sizes.

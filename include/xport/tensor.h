@@ -62,6 +62,15 @@ struct TensorMeta {
   std::vector<SymInt> strides;
   SymInt storage_offset = 0;
   DType dtype = DType::Float32;
+  /// A result that is None, not a tensor: a backward op's gradient its output_mask did not ask
+  /// for. The op's kernel gets an undefined Tensor in its place and writes nothing there.
+  bool none = false;
+
+  static TensorMeta none_result() {
+    TensorMeta m;
+    m.none = true;
+    return m;
+  }
 };
 
 /// Contiguous (row-major) strides for `sizes`.
@@ -70,8 +79,10 @@ std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);
 /// Product of sizes.
 SymInt numel_of(const std::vector<SymInt>& sizes);
 /// Bytes a storage needs for every element `meta` reaches, its storage offset included (0 when
-/// a size is 0). Throws Internal when the layout is symbolic.
+/// a size is 0, or for a None result). Throws Internal when the layout is symbolic.
 int64_t storage_bytes(const TensorMeta& meta);
+/// Whether a kernel has nothing to write into these results: each is None or has a 0 dim.
+bool nothing_to_write(const std::vector<TensorMeta>& metas);
 
 struct TensorImpl {
   TensorMeta meta;

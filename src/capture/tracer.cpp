@@ -51,6 +51,7 @@ TensorMeta Tracer::meta_of(const ir::TensorSpec& spec) const {
   for (sym::ExprPtr s : spec.sizes) meta.sizes.push_back(env_->make_int(s));
   for (sym::ExprPtr s : spec.strides) meta.strides.push_back(env_->make_int(s));
   meta.storage_offset = spec.storage_offset ? env_->make_int(spec.storage_offset) : SymInt(0);
+  meta.none = spec.none;
   return meta;
 }
 
@@ -67,6 +68,7 @@ std::vector<Tensor> Tracer::add_node(const OpDef& op, std::vector<ir::Argument> 
 }
 
 Tensor Tracer::make_fake(const TensorMeta& meta, ir::ValueRef ref) {
+  if (meta.none) return Tensor();  // a None result: nothing to trace
   auto impl = std::make_shared<TensorImpl>();
   impl->meta = meta;
   auto info = std::make_shared<TracedValue>();
@@ -83,6 +85,7 @@ ir::TensorSpec Tracer::spec_of(const TensorMeta& meta) const {
   for (const SymInt& s : meta.sizes) spec.sizes.push_back(env_->simplify(expr_of(s)));
   for (const SymInt& s : meta.strides) spec.strides.push_back(env_->simplify(expr_of(s)));
   spec.storage_offset = env_->simplify(expr_of(meta.storage_offset));
+  spec.none = meta.none;
   return spec;
 }
 

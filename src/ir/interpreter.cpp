@@ -102,6 +102,7 @@ class Interpreter {
 
   // Dtype and every size the symbols determine match the spec.
   bool matches(const Tensor& t, const TensorSpec& spec) const {
+    if (spec.none) return !t.defined();
     if (!t.defined() || t.dtype() != spec.dtype) return false;
     if (static_cast<size_t>(t.dim()) != spec.sizes.size()) return false;
     for (size_t d = 0; d < spec.sizes.size(); ++d) {

@@ -73,6 +73,10 @@ class MetadataCheck {
   std::vector<Tensor> fakes(const std::vector<TensorSpec>& specs) const {
     std::vector<Tensor> out;
     for (const TensorSpec& spec : specs) {
+      if (spec.none) {
+        out.emplace_back();
+        continue;
+      }
       try {
         TensorMeta meta;
         meta.dtype = spec.dtype;
@@ -117,6 +121,13 @@ class MetadataCheck {
     std::vector<Tensor> out;
     for (size_t o = 0; o < metas.size(); ++o) {
       const TensorSpec& spec = node.outputs()[o];
+      XPORT_CHECK(spec.none == metas[o].none, Internal, name, ": result ", o, " is recorded as ",
+                  spec.str(), at_, " but the op's meta function gives ",
+                  metas[o].none ? "None" : "a tensor");
+      if (spec.none) {
+        out.emplace_back();
+        continue;
+      }
       std::string recorded = dtype_short_name(spec.dtype) + std::string("[");
       bool same = spec.dtype == metas[o].dtype && spec.sizes.size() == metas[o].sizes.size();
       for (size_t d = 0; d < spec.sizes.size(); ++d) {

@@ -185,6 +185,7 @@ std::string outputs_str(const Node& node) {
 }  // namespace
 
 std::string TensorSpec::str() const {
+  if (none) return "None";
   std::string out = std::string(dtype_short_name(dtype)) + "[";
   for (size_t i = 0; i < sizes.size(); ++i) {
     out += (i ? ", " : "") + (sizes[i] ? sym::str(sizes[i]) : std::string("?"));

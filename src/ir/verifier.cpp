@@ -96,7 +96,8 @@ std::string kind_error(const ArgType& type, const Argument& a) {
   }
   if (!type.list) return fits_base(type.base, a) ? "" : expected;
   const bool int_list = type.base == BaseType::Int || type.base == BaseType::SymInt;
-  if (type.base != BaseType::Tensor && !int_list && type.base != BaseType::Float) {
+  if (type.base != BaseType::Tensor && !int_list && type.base != BaseType::Float &&
+      type.base != BaseType::Bool) {
     return "has type " + type.str() + ", which graphs do not support";
   }
   // `int[1] dim` also takes one int (ATen's convention, as bind_args does).

@@ -117,23 +117,15 @@ Value coerce(const OpDef& op, const Argument& param, size_t index, Value v) {
   return v;
 }
 
-// Allocates a fresh output for `meta`; storage covers every element the strides reach.
+// Allocates a fresh output for `meta`; storage covers every element the strides reach. A None
+// result is an undefined tensor.
 Tensor allocate_output(const OpDef& op, const TensorMeta& meta) {
+  if (meta.none) return Tensor();
   for (const SymInt& s : meta.sizes) {
     XPORT_CHECK(!s.is_symbolic(), Internal, op.qualified_name,
                 ": eager execution got symbolic output sizes from the meta function");
   }
   return Tensor::make(Storage::allocate(storage_bytes(meta)), meta);
-}
-
-bool all_empty(const std::vector<TensorMeta>& metas) {
-  if (metas.empty()) return false;
-  for (const TensorMeta& m : metas) {
-    bool empty = false;
-    for (const SymInt& s : m.sizes) empty = empty || s.maybe_int() == std::optional<int64_t>(0);
-    if (!empty) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -185,7 +177,7 @@ std::vector<Tensor> run_eager(const OpArgs& args) {
       outs.reserve(metas.size());
       for (const TensorMeta& m : metas) outs.push_back(allocate_output(op, m));
     }
-    if (!all_empty(metas)) op.kernel.fn(args, outs);
+    if (!nothing_to_write(metas)) op.kernel.fn(args, outs);
     return outs;
   }
   if (op.decomp) return op.decomp(args);

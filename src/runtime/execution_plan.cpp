@@ -14,14 +14,6 @@ namespace {
 
 using Symbols = std::unordered_map<sym::ExprPtr, int64_t>;
 
-bool all_empty(const std::vector<TensorMeta>& metas) {
-  if (metas.empty()) return false;
-  return std::all_of(metas.begin(), metas.end(), [](const TensorMeta& m) {
-    return std::any_of(m.sizes.begin(), m.sizes.end(),
-                       [](const SymInt& s) { return s.maybe_int() == std::optional<int64_t>(0); });
-  });
-}
-
 // Walks the graph over fake tensors (layouts, no data) twice: first to learn every value's size
 // and lifetime, then, with arena offsets assigned, to make the final steps.
 class Planner {
@@ -110,6 +102,9 @@ class Planner {
         root_[s] = static_cast<int>(s);
         weight_root_[s] = reads_weight(planned.holes);
         if (plan != nullptr) planned.placement.push_back(Placement::Returned);
+      } else if (step.kind == StepKind::Kernel && metas[o].none) {
+        root_[s] = static_cast<int>(s);  // no tensor: the kernel gets an undefined one
+        if (plan != nullptr) planned.placement.push_back(Placement::None);
       } else if (step.kind == StepKind::Kernel) {
         root_[s] = static_cast<int>(s);
         if (plan == nullptr) {
@@ -121,10 +116,10 @@ class Planner {
         root_[s] = root_[static_cast<size_t>(planned.alias_slot)];
         planned.placement.push_back(Placement::Alias);
       }
-      fakes_[s] = Tensor::make(nullptr, metas[o]);
+      fakes_[s] = metas[o].none ? Tensor() : Tensor::make(nullptr, metas[o]);
     }
     if (plan == nullptr) return;
-    planned.run_kernel = higher_order || !all_empty(metas);
+    planned.run_kernel = higher_order || !nothing_to_write(metas);
     for (const auto& [arg, sub] : step.subgraphs) {
       std::vector<Tensor> inputs;
       for (const ir::Node* p : sub->graph->placeholders()) {
@@ -250,12 +245,14 @@ class Planner {
                 " for it; the symbols do not fit the graph");
     for (size_t o = 0; o < metas.size(); ++o) {
       const ir::TensorSpec& spec = node.outputs()[o];
-      bool same = metas[o].dtype == spec.dtype && metas[o].sizes.size() == spec.sizes.size();
+      bool same = metas[o].none == spec.none && metas[o].dtype == spec.dtype &&
+                  metas[o].sizes.size() == spec.sizes.size();
       for (size_t d = 0; same && d < spec.sizes.size(); ++d) {
         same = metas[o].sizes[d].maybe_int() == evaluate(spec.sizes[d], where);
       }
       XPORT_CHECK(same, Internal, where, "output ", o, " is ",
-                  Value(Tensor::make(nullptr, metas[o])).str(), ", its spec says ", spec.str());
+                  metas[o].none ? "None" : Value(Tensor::make(nullptr, metas[o])).str(),
+                  ", its spec says ", spec.str());
     }
   }
 
@@ -456,6 +453,9 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& grap
             break;
           case Placement::Alias:
             outs.push_back(slots[static_cast<size_t>(planned.alias_slot)]);
+            break;
+          case Placement::None:
+            outs.emplace_back();
             break;
           case Placement::Returned:
             XPORT_FAIL(Internal, "runtime: a kernel step has an output its kernel returns");

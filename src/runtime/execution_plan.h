@@ -17,7 +17,8 @@ enum class Placement : uint8_t {
   Arena,  ///< at a planned offset in the run's arena
   Heap,   ///< allocated per run: a graph output, or a value a graph output views
   Alias,   ///< shares the storage of the step's aliased argument (views, in-place)
-  Returned  ///< made by the step itself (a higher-order op's results)
+  Returned,  ///< made by the step itself (a higher-order op's results)
+  None       ///< a None result (an unrequested gradient): an undefined tensor
 };
 
 /// Where a step's argument takes run-time tensors from: one slot, or a list (-1: None).

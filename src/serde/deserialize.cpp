@@ -636,7 +636,7 @@ class ProgramReader {
     }
 
     // Outputs: a list for `-> Tensor[]`, else one tensor (or SymFloat) per return.
-    std::vector<Field> names;
+    std::vector<std::optional<Field>> names;  // nullopt: a None result (as_none)
     std::vector<size_t> numbers;  // the outputs that are SymFloats
     if (schema.returns_list && !op.higher_order) {
       if (outputs.size() != 1)
@@ -656,6 +656,10 @@ class ProgramReader {
           numbers.push_back(names.size() - 1);
           continue;
         }
+        if (k == "as_none") {  // an unrequested gradient of a backward op
+          names.emplace_back(std::nullopt);
+          continue;
+        }
         if (k != "as_tensor") t.fail("expected an as_tensor output, found " + k);
         names.push_back(t["name"]);
       }
@@ -670,13 +674,19 @@ class ProgramReader {
     std::vector<ir::TensorSpec> specs;
     for (size_t i = 0; i < names.size(); ++i) {
       const bool number = std::find(numbers.begin(), numbers.end(), i) != numbers.end();
-      specs.push_back(number ? ir::TensorSpec::contiguous(DType::Float64, {}) : spec_of(names[i]));
+      if (!names[i]) {
+        specs.push_back(ir::TensorSpec{.dtype = DType::Float32, .sizes = {}, .strides = {},
+                                       .storage_offset = nullptr, .none = true});
+      } else {
+        specs.push_back(number ? ir::TensorSpec::contiguous(DType::Float64, {})
+                               : spec_of(*names[i]));
+      }
     }
     std::string node_name;
     if (auto given = n.optional("name")) {
       node_name = scope_ + given->to_string();
-    } else if (!names.empty() && !schema.returns_list && names.size() == 1) {
-      node_name = scope_ + names[0].to_string();
+    } else if (!schema.returns_list && names.size() == 1 && names[0]) {
+      node_name = scope_ + names[0]->to_string();
     } else {
       node_name = schema.name;
     }
@@ -691,7 +701,9 @@ class ProgramReader {
     } catch (const Error& e) {
       n.fail(e.what());
     }
-    for (size_t i = 0; i < names.size(); ++i) define(names[i], node->out(static_cast<int>(i)));
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i]) define(*names[i], node->out(static_cast<int>(i)));
+    }
     bind_new_symbols(node);
   }
 

@@ -149,6 +149,7 @@ class GraphWriter {
       // Their outputs are a SymInt or a SymFloat in PyTorch's graphs.
       if (binds_value(*node) || is_float_number(*node)) continue;
       for (size_t i = 0; i < node->outputs().size(); ++i) {
+        if (node->outputs()[i].none) continue;
         values[value_name(node->out(static_cast<int>(i)))] = tensor_meta(node->outputs()[i]);
       }
     }
@@ -634,7 +635,10 @@ class GraphWriter {
       outputs.push_back(Json{{"as_tensors", std::move(list)}});
     } else {
       for (size_t i = 0; i < node.outputs().size(); ++i) {
-        outputs.push_back(Json{{"as_tensor", tensor_ref(node.out(static_cast<int>(i)))}});
+        // A None result (an unrequested gradient) is PyTorch's as_none, with no tensor value.
+        outputs.push_back(node.outputs()[i].none
+                              ? Json{{"as_none", true}}
+                              : Json{{"as_tensor", tensor_ref(node.out(static_cast<int>(i)))}});
       }
     }
     if (binds_value(node)) {

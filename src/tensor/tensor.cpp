@@ -1,5 +1,6 @@
 #include "xport/tensor.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "tensor/user_location.h"
@@ -60,6 +61,7 @@ SymInt numel_of(const std::vector<SymInt>& sizes) {
 }
 
 int64_t storage_bytes(const TensorMeta& meta) {
+  if (meta.none) return 0;
   int64_t extent = 1;
   for (size_t i = 0; i < meta.sizes.size(); ++i) {
     const auto size = meta.sizes[i].maybe_int();
@@ -71,6 +73,15 @@ int64_t storage_bytes(const TensorMeta& meta) {
   const auto offset = meta.storage_offset.maybe_int();
   XPORT_CHECK(offset.has_value(), Internal, "storage_bytes: the storage offset is symbolic");
   return (*offset + extent) * element_size(meta.dtype);
+}
+
+bool nothing_to_write(const std::vector<TensorMeta>& metas) {
+  if (metas.empty()) return false;
+  return std::all_of(metas.begin(), metas.end(), [](const TensorMeta& m) {
+    return m.none || std::any_of(m.sizes.begin(), m.sizes.end(), [](const SymInt& s) {
+             return s.maybe_int() == std::optional<int64_t>(0);
+           });
+  });
 }
 
 namespace {

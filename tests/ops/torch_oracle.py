@@ -38,7 +38,7 @@ def decode(arg, folder):
         return [decode(a, folder) for a in value]
     if kind == "f":
         return float(value) if not isinstance(value, str) else float(value)
-    if kind in ("i", "b", "s", "il", "fl"):
+    if kind in ("i", "b", "s", "il", "fl", "bl"):
         return value
     if kind == "dtype":
         return DTYPES[value]
@@ -46,6 +46,8 @@ def decode(arg, folder):
 
 
 def encode_output(t, folder, name):
+    if t is None:  # a backward op's gradient its output_mask did not ask for
+        return {"none": True}
     dtype = NAMES[t.dtype]
     array = (t.float() if t.dtype == torch.bfloat16 else t).contiguous().numpy()
     np.save(os.path.join(folder, name), array)

@@ -232,6 +232,23 @@ class CoreOpsBlock(nn.Module):
         return (act + trig + rest, h.var(dim=(2, 3), unbiased=True), flags) + resized + padded
 
 
+class NormBackward(nn.Module):
+    """A training graph's normalization backward ops, called as autograd calls them, with
+    output_mask leaving gradients out: PyTorch writes those None results as as_none."""
+
+    def forward(self, grad, x, w, b):
+        aten = torch.ops.aten
+        n = x.shape[0]
+        _, mean, rstd = aten.native_layer_norm(x, [24], w, b, 1e-5)
+        dx, _, db = aten.native_layer_norm_backward(grad, x, [24], mean, rstd, w, b,
+                                                    [True, False, True])
+        xg, gg, wg = x.reshape(n, 4, 6), grad.reshape(n, 4, 6), w[:4]
+        _, gmean, grstd = aten.native_group_norm(xg, wg, None, n, 4, 6, 2, 1e-5)
+        dxg, dwg, _ = aten.native_group_norm_backward(gg, xg, gmean, grstd, wg, n, 4, 6, 2,
+                                                      [True, True, False])
+        return dx, db, dxg, dwg
+
+
 def core_op_cases():
     torch.manual_seed(27)
     g = torch.Generator().manual_seed(27)
@@ -239,6 +256,13 @@ def core_op_cases():
     runs = [((x,), {})] + [((torch.randn(n, 3, 6, 6, generator=g),), {}) for n in (1, 5)]
     yield Case("core_ops_block", "core_ops", CoreOpsBlock().eval(), (x,),
                dynamic_shapes=({0: Dim("batch", min=1, max=8)},), runs=runs, core=True)
+    w, b = torch.randn(24, generator=g), torch.randn(24, generator=g)
+    inputs = [(torch.randn(n, 24, generator=g), torch.randn(n, 24, generator=g), w, b)
+              for n in (3, 2, 7)]
+    batch = Dim("batch", min=2, max=8)
+    yield Case("norm_backward", "core_ops", NormBackward(), inputs[0],
+               dynamic_shapes=({0: batch}, {0: batch}, None, None),
+               runs=[(args, {}) for args in inputs])
 
 
 # ---- custom ops -----------------------------------------------------------------------------------

@@ -237,6 +237,70 @@ void batch_norm_training_out(const Tensor& input, const Tensor& weight, const Te
     run(float{});
 }
 
+void norm_backward_out(const Tensor& grad_out, const Tensor& input, const Tensor& mean,
+                       const Tensor& rstd, const Tensor& weight, const NormLayout& layout,
+                       const Tensor& grad_input, const Tensor& grad_weight,
+                       const Tensor& grad_bias) {
+  const int64_t rows = layout.rows, cols = layout.cols;
+  const int64_t weights = layout.groups * layout.channels;
+  visit_floating(input.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    const Tensor x = contiguous_as(input, dtype_v<T>);
+    const Tensor dy = contiguous_as(grad_out, dtype_v<T>);
+    const Tensor m = contiguous_as(mean, dtype_v<T>);
+    const Tensor r = contiguous_as(rstd, dtype_v<T>);
+    const Tensor w = weight.defined() ? contiguous_as(weight, dtype_v<T>) : Tensor();
+    auto weight_of = [&](int64_t row, int64_t col) {
+      return (row % layout.groups) * layout.channels + col / layout.inner;
+    };
+    if (grad_input.defined()) {
+      write_as<T>(grad_input, [&](T* dx) {
+        const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(cols, 1));
+        parallel_for(0, rows, grain, [&](int64_t lo, int64_t hi) {
+          for (int64_t row = lo; row < hi; ++row) {
+            const T* xr = x.data<T>() + row * cols;
+            const T* dyr = dy.data<T>() + row * cols;
+            const double mu = m.data<T>()[row], rs = r.data<T>()[row];
+            const auto g = [&](int64_t c) {
+              const double scale = w.defined() ? w.data<T>()[weight_of(row, c)] : 1.0;
+              return static_cast<double>(dyr[c]) * scale;
+            };
+            double sum_g = 0, sum_g_xhat = 0;
+            for (int64_t c = 0; c < cols; ++c) {
+              sum_g += g(c);
+              sum_g_xhat += g(c) * (xr[c] - mu) * rs;
+            }
+            const double n = static_cast<double>(cols);
+            for (int64_t c = 0; c < cols; ++c) {
+              const double xhat = (xr[c] - mu) * rs;
+              dx[row * cols + c] =
+                  static_cast<T>(rs * (g(c) - sum_g / n - xhat * (sum_g_xhat / n)));
+            }
+          }
+        });
+      });
+    }
+    if (!grad_weight.defined() && !grad_bias.defined()) return;
+    // Per weight, sums over every element it scaled (in double, in one pass).
+    std::vector<double> dw(static_cast<size_t>(weights), 0.0), db(dw.size(), 0.0);
+    for (int64_t row = 0; row < rows; ++row) {
+      const double mu = m.data<T>()[row], rs = r.data<T>()[row];
+      for (int64_t c = 0; c < cols; ++c) {
+        const double d = dy.data<T>()[row * cols + c];
+        const auto k = static_cast<size_t>(weight_of(row, c));
+        dw[k] += d * (x.data<T>()[row * cols + c] - mu) * rs;
+        db[k] += d;
+      }
+    }
+    for (const auto& [out, sums] : {std::pair{&grad_weight, &dw}, std::pair{&grad_bias, &db}}) {
+      if (!out->defined()) continue;
+      write_as<T>(*out, [&](T* p) {
+        for (int64_t k = 0; k < weights; ++k) p[k] = static_cast<T>((*sums)[k]);
+      });
+    }
+  });
+}
+
 }  // namespace xport::kernels::cpu
 
 namespace xport::kernels::cpu {

@@ -37,4 +37,27 @@ void group_norm_out(const Tensor& input, const Tensor& weight, const Tensor& bia
                     int64_t C, int64_t HxW, int64_t group, double eps, const Tensor& out,
                     const Tensor& mean, const Tensor& rstd);
 
+/// How a normalization's rows map to its weights: `rows` rows of `cols` contiguous elements were
+/// each normalized by their own mean and rstd; element `col` of row `row` was then scaled by
+/// weight (row % groups) * channels + col / inner. Layer norm: groups 1, channels = cols,
+/// inner 1. Group norm: rows N * group, groups = group, channels = C / group, inner = HxW.
+struct NormLayout {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t groups = 1;
+  int64_t channels = 0;
+  int64_t inner = 1;
+};
+
+/// The gradients of that normalization (native_layer_norm_backward,
+/// native_group_norm_backward) from grad_out and the forward's input, mean and rstd (one per
+/// row): grad_input = rstd * (g - mean(g) - xhat * mean(g * xhat)) over each row, with
+/// xhat = (x - mean) * rstd and g = grad_out * weight; grad_weight sums grad_out * xhat and
+/// grad_bias grad_out per weight (groups * channels values). An undefined result is not
+/// computed; weight may be undefined (all ones).
+void norm_backward_out(const Tensor& grad_out, const Tensor& input, const Tensor& mean,
+                       const Tensor& rstd, const Tensor& weight, const NormLayout& layout,
+                       const Tensor& grad_input, const Tensor& grad_weight,
+                       const Tensor& grad_bias);
+
 }  // namespace xport::kernels::cpu

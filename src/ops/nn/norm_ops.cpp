@@ -13,8 +13,9 @@ namespace cpu = kernels::cpu;
 
 // ---- layer norm ----
 
-// native_layer_norm(input, normalized_shape, weight, bias, eps)
-std::vector<TensorMeta> layer_norm_meta(const OpArgs& args) {
+// Checks native_layer_norm's input, normalized_shape, weight and bias (its backward names them
+// the same); gives the sizes of mean and rstd: the input's leading dims, then 1s.
+std::vector<SymInt> layer_norm_stat_sizes(const OpArgs& args) {
   const Tensor& input = args.tensor("input");
   const std::vector<SymInt>& shape = args.sym_ints("normalized_shape");
   XPORT_CHECK(!shape.empty(), InvalidInput, args.name(),
@@ -42,8 +43,54 @@ std::vector<TensorMeta> layer_norm_meta(const OpArgs& args) {
               " must match the input's trailing dims, got input ", shape_str(input.sizes()));
   std::vector<SymInt> stat_sizes(input.sizes().begin(), input.sizes().begin() + axis);
   stat_sizes.resize(input.sizes().size(), SymInt(1));
+  return stat_sizes;
+}
+
+// native_layer_norm(input, normalized_shape, weight, bias, eps)
+std::vector<TensorMeta> layer_norm_meta(const OpArgs& args) {
+  const Tensor& input = args.tensor("input");
+  const std::vector<SymInt> stat_sizes = layer_norm_stat_sizes(args);
   return {contiguous_meta(input.sizes(), input.dtype()), contiguous_meta(stat_sizes, input.dtype()),
           contiguous_meta(stat_sizes, input.dtype())};
+}
+
+// A backward op's results: the gradient of each of `wrt` (input, weight, bias) that its
+// output_mask asks for, shaped like that argument; None for the others. A gradient of an
+// argument that is None is refused, as ATen does.
+std::vector<TensorMeta> masked_gradients(const OpArgs& args, const std::vector<const char*>& wrt,
+                                         const std::vector<std::vector<SymInt>>& sizes) {
+  const Tensor& input = args.tensor("input");
+  const Tensor& grad_out = args.tensor("grad_out");
+  XPORT_CHECK(grad_out.sizes() == input.sizes() && grad_out.dtype() == input.dtype(),
+              InvalidInput, args.name(), ": grad_out ", dtype_name(grad_out.dtype()),
+              shape_str(grad_out.sizes()), " must have input's shape and dtype, ",
+              dtype_name(input.dtype()), shape_str(input.sizes()));
+  const std::vector<bool>& mask = args.bools("output_mask");
+  std::vector<TensorMeta> results;
+  for (size_t k = 0; k < wrt.size(); ++k) {
+    if (!mask[k]) {
+      results.push_back(TensorMeta::none_result());
+      continue;
+    }
+    XPORT_CHECK(k == 0 || args.optional_tensor(wrt[k]).defined(), InvalidInput, args.name(),
+                ": output_mask[", k, "] asks for the gradient of ", wrt[k], ", which is None");
+    results.push_back(contiguous_meta(sizes[k], input.dtype()));
+  }
+  return results;
+}
+
+// native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
+// output_mask)
+std::vector<TensorMeta> layer_norm_backward_meta(const OpArgs& args) {
+  const std::vector<SymInt> stat_sizes = layer_norm_stat_sizes(args);
+  for (const char* stat : {"mean", "rstd"}) {
+    XPORT_CHECK(static_cast<bool>(args.tensor(stat).numel() == numel_of(stat_sizes)), InvalidInput,
+                args.name(), ": ", stat, " needs ", numel_of(stat_sizes), " values (", 
+                shape_str(stat_sizes), "), got ", shape_str(args.tensor(stat).sizes()));
+  }
+  const std::vector<SymInt>& shape = args.sym_ints("normalized_shape");
+  return masked_gradients(args, {"input", "weight", "bias"},
+                          {args.tensor("input").sizes(), shape, shape});
 }
 
 // ---- batch norm ----
@@ -170,6 +217,38 @@ void _native_batch_norm_legit_no_stats_out(const Tensor& input, const std::optio
                                Tensor(), Tensor());
 }
 
+void native_layer_norm_backward_out(const Tensor& grad_out, const Tensor& input,
+                                    const std::vector<int64_t>& normalized_shape,
+                                    const Tensor& mean, const Tensor& rstd,
+                                    const std::optional<Tensor>& weight,
+                                    const std::optional<Tensor>&, const std::vector<bool>&,
+                                    const Tensor& grad_input, const Tensor& grad_weight,
+                                    const Tensor& grad_bias) {
+  int64_t cols = 1;
+  for (int64_t s : normalized_shape) cols *= s;
+  int64_t rows = 1;
+  for (int64_t d = 0; d < input.dim() - static_cast<int64_t>(normalized_shape.size()); ++d)
+    rows *= input.int_size(d);
+  cpu::norm_backward_out(grad_out, input, mean, rstd, weight.value_or(Tensor()),
+                         {.rows = rows, .cols = cols, .groups = 1, .channels = cols, .inner = 1},
+                         grad_input, grad_weight, grad_bias);
+}
+
+void native_group_norm_backward_out(const Tensor& grad_out, const Tensor& input,
+                                    const Tensor& mean, const Tensor& rstd,
+                                    const std::optional<Tensor>& weight, int64_t N, int64_t C,
+                                    int64_t HxW, int64_t group, const std::vector<bool>&,
+                                    const Tensor& grad_input, const Tensor& grad_weight,
+                                    const Tensor& grad_bias) {
+  cpu::norm_backward_out(grad_out, input, mean, rstd, weight.value_or(Tensor()),
+                         {.rows = N * group,
+                          .cols = C / group * HxW,
+                          .groups = group,
+                          .channels = C / group,
+                          .inner = HxW},
+                         grad_input, grad_weight, grad_bias);
+}
+
 void native_group_norm_out(const Tensor& input, const std::optional<Tensor>& weight,
                            const std::optional<Tensor>& bias, int64_t N, int64_t C, int64_t HxW,
                            int64_t group, double eps, const Tensor& out, const Tensor& mean,
@@ -180,9 +259,11 @@ void native_group_norm_out(const Tensor& input, const std::optional<Tensor>& wei
 
 namespace {
 
-// native_group_norm: input [N, C, *] with N, C and HxW (the product of the rest) given;
-// mean and rstd are [N, group] in the input's dtype.
-std::vector<TensorMeta> group_norm_meta(const OpArgs& args) {
+// Checks native_group_norm's input [N, C, *] with N, C and HxW (the product of the rest) given,
+// group and `per_channel` (weight, bias: C values each when given); its backward names them
+// the same. Gives the sizes of mean and rstd, [N, group].
+std::vector<SymInt> group_norm_stat_sizes(const OpArgs& args,
+                                          std::initializer_list<const char*> per_channel) {
   const Tensor& input = args.tensor("input");
   const int64_t group = args.integer("group");
   XPORT_CHECK(is_floating(input.dtype()), InvalidInput, args.name(),
@@ -195,14 +276,34 @@ std::vector<TensorMeta> group_norm_meta(const OpArgs& args) {
   XPORT_CHECK(static_cast<bool>(input.numel() == args.sym_int("N") * C * args.sym_int("HxW")),
               InvalidInput, args.name(), ": N * C * HxW (", args.sym_int("N"), " * ", C, " * ",
               args.sym_int("HxW"), ") must be the input's number of elements, ", input.numel());
-  for (const char* name : {"weight", "bias"}) {
+  for (const char* name : per_channel) {
     const Tensor t = args.optional_tensor(name);
     XPORT_CHECK(!t.defined() || (t.dim() == 1 && static_cast<bool>(t.size(0) == C)),
                 InvalidInput, args.name(), ": ", name, " needs C = ", C, " elements");
   }
-  const std::vector<SymInt> stats = {args.sym_int("N"), SymInt(group)};
+  return {args.sym_int("N"), SymInt(group)};
+}
+
+// native_group_norm: mean and rstd are [N, group] in the input's dtype.
+std::vector<TensorMeta> group_norm_meta(const OpArgs& args) {
+  const Tensor& input = args.tensor("input");
+  const std::vector<SymInt> stats = group_norm_stat_sizes(args, {"weight", "bias"});
   return {contiguous_meta(input.sizes(), input.dtype()), contiguous_meta(stats, input.dtype()),
           contiguous_meta(stats, input.dtype())};
+}
+
+// native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group,
+// output_mask): the bias gradient, too, needs weight (as in ATen).
+std::vector<TensorMeta> group_norm_backward_meta(const OpArgs& args) {
+  const std::vector<SymInt> stats = group_norm_stat_sizes(args, {"weight"});
+  for (const char* stat : {"mean", "rstd"}) {
+    XPORT_CHECK(static_cast<bool>(args.tensor(stat).numel() == stats[0] * stats[1]), InvalidInput,
+                args.name(), ": ", stat, " needs N * group = ", stats[0] * stats[1],
+                " values, got ", shape_str(args.tensor(stat).sizes()));
+  }
+  const std::vector<SymInt> channels = {args.sym_int("C")};
+  return masked_gradients(args, {"input", "weight", "weight"},
+                          {args.tensor("input").sizes(), channels, channels});
 }
 
 }  // namespace
@@ -254,6 +355,23 @@ void register_norm_ops() {
                 native_group_norm, {input, args["weight"], args["bias"], input.size(0),
                                     input.size(1), hxw, args["num_groups"], args["eps"]})[0]};
           },
+  });
+
+  register_op({
+      .schema = "aten::native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, "
+                "Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, "
+                "bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+      .meta = group_norm_backward_meta,
+      .kernel = XPORT_OP_KERNEL(native_group_norm_backward_out),
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::native_layer_norm_backward(Tensor grad_out, Tensor input, "
+                "SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, "
+                "Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+      .meta = layer_norm_backward_meta,
+      .kernel = XPORT_OP_KERNEL(native_layer_norm_backward_out),
+      .core = true,
   });
 
   const OpDef& native_layer_norm = register_op({

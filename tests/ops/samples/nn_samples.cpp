@@ -321,6 +321,73 @@ void group_norm_samples(Rows& rows) {
                   }});
 }
 
+// The backward ops of layer and group norm (training graphs), on random statistics: their
+// gradient formulas hold for any mean and rstd. output_mask's unrequested results are None.
+void norm_backward_samples(Rows& rows) {
+  using I = int64_t;
+  using M = std::vector<bool>;
+  const std::string lnb = "aten::native_layer_norm_backward";
+  const auto stats = [](Gen& g, SymIntList shape, DType dtype = DType::Float32) {
+    return std::pair{g.randn(shape, dtype), g.uniform(shape, 0.5, 2.0, dtype)};
+  };
+  rows.push_back({lnb, "f32 [2,3,8] all three", [=](Gen& g) {
+                    auto [mean, rstd] = stats(g, {2, 3, 1});
+                    return Args{g.randn({2, 3, 8}), g.randn({2, 3, 8}), IL{8}, mean, rstd,
+                                g.randn({8}), g.randn({8}), M{true, true, true}};
+                  }});
+  rows.push_back({lnb, "two normalized dims, no weight gradient", [=](Gen& g) {
+                    auto [mean, rstd] = stats(g, {4, 1, 1});
+                    return Args{g.randn({4, 3, 5}), g.randn({4, 3, 5}), IL{3, 5}, mean, rstd,
+                                g.randn({3, 5}), g.randn({3, 5}), M{true, false, true}};
+                  }});
+  rows.push_back({lnb, "f64 no affine, input gradient only", [=](Gen& g) {
+                    auto [mean, rstd] = stats(g, {6, 1}, DType::Float64);
+                    return Args{g.randn({6, 7}, DType::Float64), g.randn({6, 7}, DType::Float64),
+                                IL{7}, mean, rstd, Value(), Value(), M{true, false, false}};
+                  }});
+  rows.push_back({lnb, "parameter gradients only", [=](Gen& g) {
+                    auto [mean, rstd] = stats(g, {5, 1});
+                    return Args{g.randn({5, 4}), g.randn({5, 4}), IL{4}, mean, rstd,
+                                g.randn({4}), g.randn({4}), M{false, true, true}};
+                  }});
+  rows.push_back({lnb, "empty batch", [=](Gen& g) {
+                    auto [mean, rstd] = stats(g, {0, 1});
+                    return Args{g.randn({0, 4}), g.randn({0, 4}), IL{4}, mean, rstd,
+                                g.randn({4}), g.randn({4}), M{true, true, true}};
+                  }});
+  rows.push_back({lnb, "weight gradient without weight refused",
+                  [=](Gen& g) {
+                    auto [mean, rstd] = stats(g, {2, 1});
+                    return Args{g.randn({2, 4}), g.randn({2, 4}), IL{4}, mean, rstd, Value(),
+                                Value(), M{true, true, false}};
+                  },
+                  -1, -1, true});
+  const std::string gnb = "aten::native_group_norm_backward";
+  rows.push_back({gnb, "f32 [2,6,5] 3 groups all three", [=](Gen& g) {
+                    auto [mean, rstd] = stats(g, {2, 3});
+                    return Args{g.randn({2, 6, 5}), g.randn({2, 6, 5}), mean, rstd, g.randn({6}),
+                                I{2}, I{6}, I{5}, I{3}, M{true, true, true}};
+                  }});
+  rows.push_back({gnb, "[2,4,3,3] 2 groups, no weight gradient", [=](Gen& g) {
+                    auto [mean, rstd] = stats(g, {2, 2});
+                    return Args{g.randn({2, 4, 3, 3}), g.randn({2, 4, 3, 3}), mean, rstd,
+                                g.randn({4}), I{2}, I{4}, I{9}, I{2}, M{true, false, true}};
+                  }});
+  rows.push_back({gnb, "f64 no weight, input gradient only", [=](Gen& g) {
+                    auto [mean, rstd] = stats(g, {3, 4}, DType::Float64);
+                    return Args{g.randn({3, 4, 7}, DType::Float64),
+                                g.randn({3, 4, 7}, DType::Float64), mean, rstd, Value(), I{3},
+                                I{4}, I{7}, I{4}, M{true, false, false}};
+                  }});
+  rows.push_back({gnb, "bias gradient without weight refused",
+                  [=](Gen& g) {
+                    auto [mean, rstd] = stats(g, {2, 3});
+                    return Args{g.randn({2, 6, 5}), g.randn({2, 6, 5}), mean, rstd, Value(), I{2},
+                                I{6}, I{5}, I{3}, M{true, false, true}};
+                  },
+                  -1, -1, true});
+}
+
 void pool3d_samples(Rows& rows) {
   // max_pool3d_with_indices(self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode)
   const std::string mpi = "aten::max_pool3d_with_indices";
@@ -593,6 +660,7 @@ void upsample_samples(Rows& rows) {
 void norm_samples(Rows& rows) {
   upsample_samples(rows);
   group_norm_samples(rows);
+  norm_backward_samples(rows);
   // ---- native_layer_norm(input, normalized_shape, weight, bias, eps) ----
   // _weight_norm(v, g, dim): v * (g / the norm of v over every dim but dim).
   const std::string wn = "aten::_weight_norm";
