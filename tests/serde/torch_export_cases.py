@@ -249,6 +249,24 @@ class NormBackward(nn.Module):
         return dx, db, dxg, dwg
 
 
+class ConvTranspose(nn.Module):
+    """nn.ConvTranspose2d / 1d (aten.conv_transpose2d.input and conv_transpose1d, and
+    convolution with transposed=True after run_decompositions), and convolution_backward as
+    autograd calls it, leaving the bias gradient out."""
+
+    def __init__(self):
+        super().__init__()
+        self.up2d = nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1, output_padding=1)
+        self.up1d = nn.ConvTranspose1d(4, 2, 4, stride=2, groups=2)
+        self.weight = nn.Parameter(torch.randn(5, 4, 3, 3))
+
+    def forward(self, x, grad):
+        dx, dw, _ = torch.ops.aten.convolution_backward(
+            grad, x, self.weight, [5], [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
+            [True, True, False])
+        return self.up2d(x), self.up1d(x.flatten(2)), dx, dw
+
+
 def core_op_cases():
     torch.manual_seed(27)
     g = torch.Generator().manual_seed(27)
@@ -259,6 +277,12 @@ def core_op_cases():
     w, b = torch.randn(24, generator=g), torch.randn(24, generator=g)
     inputs = [(torch.randn(n, 24, generator=g), torch.randn(n, 24, generator=g), w, b)
               for n in (3, 2, 7)]
+    conv_inputs = [(torch.randn(n, 4, 5, 6, generator=g), torch.randn(n, 5, 5, 6, generator=g))
+                   for n in (2, 1, 4)]
+    conv_batch = Dim("batch", min=1, max=8)
+    yield Case("conv_transpose", "core_ops", ConvTranspose(), conv_inputs[0],
+               dynamic_shapes=({0: conv_batch}, {0: conv_batch}),
+               runs=[(args, {}) for args in conv_inputs], core=True)
     batch = Dim("batch", min=2, max=8)
     yield Case("norm_backward", "core_ops", NormBackward(), inputs[0],
                dynamic_shapes=({0: batch}, {0: batch}, None, None),

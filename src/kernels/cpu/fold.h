@@ -16,4 +16,17 @@ struct Fold {
 /// from (L windows in row-major order); places outside the image are dropped.
 void col2im_out(const Tensor& cols, const Fold& fold, const Tensor& out);
 
+/// One channel's plane [h, w] and its kh * kw rows of bh * bw windows (row-major), the loops
+/// under col2im and the convolution gradients; T is float or double.
+struct FoldPlane {
+  int64_t h, w;    // the image
+  int64_t bh, bw;  // the windows along each dim
+};
+/// image += the rows summed into the windows they came from.
+template <class T>
+void col2im_plane_add(const T* rows, const Fold& fold, const FoldPlane& plane, T* image);
+/// rows = each window's elements (0 outside the image).
+template <class T>
+void im2col_plane(const T* image, const Fold& fold, const FoldPlane& plane, T* rows);
+
 }  // namespace xport::kernels::cpu

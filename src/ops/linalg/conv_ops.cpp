@@ -1,7 +1,9 @@
-// Convolution: aten::convolution (1-D and 2-D, not transposed; the kernel runs on oneDNN, a 1-D
-// convolution as a 2-D one of height 1) and conv1d / conv2d with numeric or "valid" / "same"
-// padding, which decompose into it.
+// Convolution: aten::convolution (1-D and 2-D, a 1-D convolution as a 2-D one of height 1; the
+// forward kernel runs on oneDNN, the transposed one as GEMMs over im2col columns), its gradients
+// (convolution_backward), and conv1d / conv2d with numeric or "valid" / "same" padding, which
+// decompose into it.
 #include "kernels/cpu/conv.h"
+#include "kernels/cpu/conv_grad.h"
 #include "ops/linalg/linalg_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"
@@ -25,14 +27,14 @@ std::array<int64_t, 2> spatial_param(const std::vector<int64_t>& v) {
   return {v[0], v.size() == 1 ? v[0] : v[1]};
 }
 
-// 1-D and 2-D forward convolution: [N, C, (H,) W] input, [O, C / groups, (kh,) kw] weight.
+// 1-D and 2-D convolution: [N, C, (H,) W] input; weight [O, C / groups, (kh,) kw], or
+// [C, O / groups, (kh,) kw] when transposed (the gradient of a convolution by its input, as
+// nn.ConvTranspose uses it).
 std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
   const Tensor& input = args.tensor("input");
   const Tensor& weight = args.tensor("weight");
   const Tensor bias = args.optional_tensor("bias");
-  XPORT_CHECK(!args.boolean("transposed"), UnsupportedOp, args.name(),
-              ": transposed convolution is not supported yet; only 1-D and 2-D forward "
-              "convolution is");
+  const bool transposed = args.boolean("transposed");
   XPORT_CHECK(weight.dim() == 3 || weight.dim() == 4, UnsupportedOp, args.name(),
               ": only 1-D and 2-D convolution (3-D weight [out, in / groups, k] or 4-D "
               "[out, in / groups, kh, kw]) are supported, got a ",
@@ -47,6 +49,9 @@ std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
               ") should be the same; convert one with .to(dtype)");
   XPORT_CHECK(input.dtype() != DType::Bool, InvalidInput, args.name(),
               ": bool tensors are not supported");
+  XPORT_CHECK(!transposed || is_floating(input.dtype()), UnsupportedOp, args.name(),
+              ": transposed convolution of ", dtype_name(input.dtype()),
+              " tensors is not supported; convert them with .to(DType::Float32)");
   const std::vector<SymInt> stride = spatial_param(args, "stride", dims);
   const std::vector<SymInt> padding = spatial_param(args, "padding", dims);
   const std::vector<SymInt> dilation = spatial_param(args, "dilation", dims);
@@ -61,17 +66,18 @@ std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
   }
   XPORT_CHECK(groups > 0, InvalidInput, args.name(), ": non-positive groups is not supported, got ",
               groups);
-  const SymInt& out_channels = weight.sizes()[0];
-  XPORT_CHECK(
-      static_cast<bool>(out_channels >= groups) && static_cast<bool>(out_channels % groups == 0),
-      InvalidInput, args.name(), ": given groups=", groups, ", expected weight to be at least ",
-      groups, " and divisible by ", groups, " at dimension 0, but got weight of shape ",
-      shape_str(weight.sizes()));
-  XPORT_CHECK(static_cast<bool>(input.sizes()[1] == weight.sizes()[1] * groups), InvalidInput,
-              args.name(), ": given groups=", groups, ", weight of shape ",
-              shape_str(weight.sizes()), " expects input ", shape_str(input.sizes()), " to have ",
-              weight.sizes()[1] * groups, " channels, but got ", input.sizes()[1],
-              " channels instead");
+  // The weight's dim 0 is per output channel (per input channel when transposed).
+  const SymInt& lead = weight.sizes()[0];
+  XPORT_CHECK(static_cast<bool>(lead >= groups) && static_cast<bool>(lead % groups == 0),
+              InvalidInput, args.name(), ": given groups=", groups,
+              ", expected weight to be at least ", groups, " and divisible by ", groups,
+              " at dimension 0, but got weight of shape ", shape_str(weight.sizes()));
+  const SymInt in_channels = transposed ? lead : weight.sizes()[1] * groups;
+  const SymInt out_channels = transposed ? weight.sizes()[1] * groups : lead;
+  XPORT_CHECK(static_cast<bool>(input.sizes()[1] == in_channels), InvalidInput, args.name(),
+              ": given groups=", groups, ", weight of shape ", shape_str(weight.sizes()),
+              " expects input ", shape_str(input.sizes()), " to have ", in_channels,
+              " channels, but got ", input.sizes()[1], " channels instead");
   if (bias.defined()) {
     XPORT_CHECK(bias.dim() == 1 && static_cast<bool>(bias.sizes()[0] == out_channels), InvalidInput,
                 args.name(), ": given weight of shape ", shape_str(weight.sizes()),
@@ -79,11 +85,28 @@ std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
                 " elements, but got bias of shape ", shape_str(bias.sizes()), " instead");
   }
   std::vector<SymInt> sizes = {input.sizes()[0], out_channels};
-  std::vector<SymInt> padded(dims), kernel(dims);
-  for (size_t d = 0; d < dims; ++d) {
-    padded[d] = input.sizes()[2 + d] + padding[d] * 2;
-    kernel[d] = dilation[d] * (weight.sizes()[2 + d] - 1) + 1;
+  std::vector<SymInt> kernel(dims);
+  for (size_t d = 0; d < dims; ++d) kernel[d] = dilation[d] * (weight.sizes()[2 + d] - 1) + 1;
+  if (transposed) {
+    const std::vector<SymInt> output_padding = spatial_param(args, "output_padding", dims);
+    for (size_t d = 0; d < dims; ++d) {
+      XPORT_CHECK(static_cast<bool>(output_padding[d] >= 0) &&
+                      (static_cast<bool>(output_padding[d] < stride[d]) ||
+                       static_cast<bool>(output_padding[d] < dilation[d])),
+                  InvalidInput, args.name(), ": output padding must be smaller than either "
+                  "stride or dilation, got output_padding=", shape_str(output_padding),
+                  ", stride=", shape_str(stride), ", dilation=", shape_str(dilation));
+      const SymInt size = (input.sizes()[2 + d] - 1) * stride[d] - padding[d] * 2 + kernel[d] +
+                          output_padding[d];
+      XPORT_CHECK(static_cast<bool>(size > 0), InvalidInput, args.name(),
+                  ": the output would have size ", size, " in spatial dim ", d,
+                  "; lower padding or raise stride");
+      sizes.push_back(size);
+    }
+    return {contiguous_meta(std::move(sizes), input.dtype())};
   }
+  std::vector<SymInt> padded(dims);
+  for (size_t d = 0; d < dims; ++d) padded[d] = input.sizes()[2 + d] + padding[d] * 2;
   for (size_t d = 0; d < dims; ++d) {
     XPORT_CHECK(static_cast<bool>(padded[d] >= kernel[d]), InvalidInput, args.name(),
                 ": calculated padded input size per channel: ", shape_str(padded),
@@ -94,19 +117,53 @@ std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
   return {contiguous_meta(std::move(sizes), input.dtype())};
 }
 
+// convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
+// transposed, output_padding, groups, output_mask): the gradients of input, weight and bias
+// ([O]) that output_mask asks for, None for the others. grad_output must have the shape the
+// convolution of input and weight has.
+std::vector<TensorMeta> convolution_backward_meta(const OpArgs& args) {
+  const Tensor& input = args.tensor("input");
+  const Tensor& weight = args.tensor("weight");
+  const Tensor& grad = args.tensor("grad_output");
+  const TensorMeta forward = convolution_meta(bind_args(
+      XPORT_OP("aten::convolution"),
+      {input, weight, Value(), args["stride"], args["padding"], args["dilation"],
+       args["transposed"], args["output_padding"], args["groups"]}))[0];
+  XPORT_CHECK(grad.sizes() == forward.sizes && grad.dtype() == input.dtype(), InvalidInput,
+              args.name(), ": grad_output is ", dtype_name(grad.dtype()), shape_str(grad.sizes()),
+              " but the convolution's output is ", dtype_name(forward.dtype),
+              shape_str(forward.sizes));
+  XPORT_CHECK(is_floating(input.dtype()), UnsupportedOp, args.name(),
+              ": gradients of ", dtype_name(input.dtype()), " convolutions are not supported");
+  const std::vector<bool>& mask = args.bools("output_mask");
+  const std::vector<std::vector<SymInt>> sizes = {input.sizes(), weight.sizes(),
+                                                  {forward.sizes[1]}};
+  std::vector<TensorMeta> results;
+  for (size_t k = 0; k < 3; ++k) {
+    results.push_back(mask[k] ? contiguous_meta(sizes[k], input.dtype())
+                              : TensorMeta::none_result());
+  }
+  return results;
+}
+
 // conv1d / conv2d: convolution of a batched input, or of an unbatched one given a batch of one.
 // `input` may have been padded already (padding="same" with an even kernel).
+// conv_transpose1d / conv_transpose2d the same, with their output_padding (`transposed`).
 Tensor conv_nd(const OpArgs& args, int64_t dims, const Tensor& input,
-               const std::vector<SymInt>& padding) {
+               const std::vector<SymInt>& padding, bool transposed = false) {
+  const char* name = transposed ? "conv_transpose" : "conv";
   XPORT_CHECK(input.dim() == dims + 1 || input.dim() == dims + 2, InvalidInput, args.name(),
-              ": expected ", dims + 1, "-D (unbatched) or ", dims + 2, "-D (batched) input to conv",
-              dims, "d, but got input of shape ", shape_str(input.sizes()));
+              ": expected ", dims + 1, "-D (unbatched) or ", dims + 2, "-D (batched) input to ",
+              name, dims, "d, but got input of shape ", shape_str(input.sizes()));
   const bool unbatched = input.dim() == dims + 1;
+  const Value output_padding = transposed
+                                   ? args["output_padding"]
+                                   : Value(std::vector<int64_t>(static_cast<size_t>(dims), 0));
   const Tensor r = call1(
       XPORT_OP("aten::convolution"),
       {unbatched ? input.unsqueeze(0) : input, args.tensor("weight"), args["bias"],
-       args.sym_ints("stride"), padding, args.sym_ints("dilation"), false,
-       std::vector<int64_t>(static_cast<size_t>(dims), 0), args.integer("groups")});
+       args.sym_ints("stride"), padding, args.sym_ints("dilation"), transposed, output_padding,
+       args.integer("groups")});
   return unbatched ? r.squeeze(0) : r;
 }
 
@@ -149,6 +206,15 @@ std::vector<Tensor> conv_padding_decomp(const OpArgs& args, int64_t dims) {
   return {conv_nd(args, dims, call1(XPORT_OP("aten::constant_pad_nd"), {input, pad, 0.0}), left)};
 }
 
+cpu::ConvGeometry geometry(const std::vector<int64_t>& stride,
+                           const std::vector<int64_t>& padding,
+                           const std::vector<int64_t>& dilation, int64_t groups) {
+  return {.stride = spatial_param(stride),
+          .padding = spatial_param(padding),
+          .dilation = spatial_param(dilation),
+          .groups = groups};
+}
+
 }  // namespace
 
 void convolution_out(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
@@ -163,12 +229,43 @@ void convolution_out(const Tensor& input, const Tensor& weight, const std::optio
                     out.unsqueeze(2));
     return;
   }
+  if (transposed) {
+    cpu::conv_transpose2d_out(input, weight, bias.value_or(Tensor()),
+                              geometry(stride, padding, dilation, groups), out);
+    return;
+  }
   cpu::Conv2dParams p;
   p.stride = spatial_param(stride);
   p.padding = spatial_param(padding);
   p.dilation = spatial_param(dilation);
   p.groups = groups;
   cpu::conv2d_out(input, weight, bias.value_or(Tensor()), p, out);
+}
+
+void convolution_backward_out(const Tensor& grad_output, const Tensor& input,
+                              const Tensor& weight, const std::optional<std::vector<int64_t>>&,
+                              const std::vector<int64_t>& stride,
+                              const std::vector<int64_t>& padding,
+                              const std::vector<int64_t>& dilation, bool transposed,
+                              const std::vector<int64_t>& output_padding, int64_t groups,
+                              const std::vector<bool>& output_mask, const Tensor& grad_input,
+                              const Tensor& grad_weight, const Tensor& grad_bias) {
+  if (weight.dim() == 3) {
+    // 1-D: the gradients of the 2-D convolution of a height-1 image, through views.
+    const auto height_one = [](const Tensor& t) { return t.defined() ? t.unsqueeze(2) : t; };
+    convolution_backward_out(grad_output.unsqueeze(2), input.unsqueeze(2), weight.unsqueeze(2),
+                             std::nullopt, {1, stride[0]}, {0, padding[0]}, {1, dilation[0]},
+                             transposed, {0, output_padding[0]}, groups, output_mask,
+                             height_one(grad_input), height_one(grad_weight), grad_bias);
+    return;
+  }
+  const cpu::ConvGeometry g = geometry(stride, padding, dilation, groups);
+  if (transposed) {
+    cpu::conv_transpose2d_backward_out(grad_output, input, weight, g, grad_input, grad_weight,
+                                       grad_bias);
+  } else {
+    cpu::conv2d_backward_out(grad_output, input, weight, g, grad_input, grad_weight, grad_bias);
+  }
 }
 
 void register_conv_ops() {
@@ -179,6 +276,35 @@ void register_conv_ops() {
       .meta = convolution_meta,
       .kernel = XPORT_OP_KERNEL(convolution_out),
       .core = true,
+  });
+  register_op({
+      .schema = "aten::convolution_backward(Tensor grad_output, Tensor input, Tensor weight, "
+                "SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, "
+                "bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) "
+                "-> (Tensor, Tensor, Tensor)",
+      .meta = convolution_backward_meta,
+      .kernel = XPORT_OP_KERNEL(convolution_backward_out),
+      .core = true,
+  });
+  // nn.ConvTranspose1d / 2d in PyTorch's training IR.
+  register_op({
+      .schema = "aten::conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, "
+                "SymInt[1] stride=[1], SymInt[1] padding=[0], SymInt[1] output_padding=[0], "
+                "SymInt groups=1, SymInt[1] dilation=[1]) -> Tensor",
+      .decomp =
+          [](const OpArgs& args) {
+            return single(conv_nd(args, 1, args.tensor("input"), args.sym_ints("padding"), true));
+          },
+  });
+  register_op({
+      .schema = "aten::conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, "
+                "SymInt[2] stride=[1, 1], SymInt[2] padding=[0, 0], "
+                "SymInt[2] output_padding=[0, 0], SymInt groups=1, SymInt[2] dilation=[1, 1]) "
+                "-> Tensor",
+      .decomp =
+          [](const OpArgs& args) {
+            return single(conv_nd(args, 2, args.tensor("input"), args.sym_ints("padding"), true));
+          },
   });
   register_op({
       .schema = "aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, "

@@ -422,6 +422,97 @@ Args conv_args(Tensor x, Tensor w, Value bias, S stride, S padding, S dilation, 
   return Args{x, w, bias, stride, padding, dilation, false, S{0, 0}, groups};
 }
 
+// Transposed convolution (nn.ConvTranspose1d/2d): weight [C, O / groups, k...], and
+// output_padding.
+Args transposed_args(Tensor x, Tensor w, Value bias, S stride, S padding, S dilation,
+                     S output_padding, int64_t groups) {
+  return Args{x, w, bias, stride, padding, dilation, true, output_padding, groups};
+}
+
+void transposed_convolution_rows(Rows& rows) {
+  const std::string op = "aten::convolution";
+  add_row(rows, op, "transposed 3x3 stride 2, output_padding 1, bias", [](Gen& g) {
+    return transposed_args(g.randn({2, 4, 5, 5}), g.randn({4, 3, 3, 3}), g.randn({3}), {2, 2},
+                           {1, 1}, {1, 1}, {1, 1}, 1);
+  });
+  add_row(rows, op, "transposed groups 2, dilation 2, asymmetric", [](Gen& g) {
+    return transposed_args(g.randn({1, 4, 4, 6}), g.randn({4, 3, 3, 2}), Value(), {1, 2}, {2, 0},
+                           {2, 1}, {0, 1}, 2);
+  });
+  add_row(rows, op, "transposed 2x2 stride 2 (U-Net upsampling), f64", [](Gen& g) {
+    return transposed_args(g.randn({1, 6, 3, 4}, DType::Float64),
+                           g.randn({6, 2, 2, 2}, DType::Float64), g.randn({2}, DType::Float64),
+                           {2, 2}, {0, 0}, {1, 1}, {0, 0}, 1);
+  });
+  add_row(rows, op, "transposed 1-D", [](Gen& g) {
+    return transposed_args(g.randn({2, 3, 7}), g.randn({3, 5, 4}), g.randn({5}), {3}, {1}, {1},
+                           {2}, 1);
+  });
+  add_row(rows, op, "transposed bf16", [](Gen& g) {
+    return transposed_args(g.randn({1, 2, 4, 4}, DType::BFloat16),
+                           g.randn({2, 3, 3, 3}, DType::BFloat16), Value(), {2, 2}, {1, 1},
+                           {1, 1}, {0, 0}, 1);
+  });
+  add_error(rows, op, "transposed output_padding not below stride or dilation", [](Gen& g) {
+    return transposed_args(g.randn({1, 2, 4, 4}), g.randn({2, 3, 3, 3}), Value(), {1, 1}, {0, 0},
+                           {1, 1}, {1, 1}, 1);
+  });
+  add_error(rows, op, "transposed input channels differ", [](Gen& g) {
+    return transposed_args(g.randn({1, 3, 4, 4}), g.randn({2, 3, 3, 3}), Value(), {1, 1}, {0, 0},
+                           {1, 1}, {0, 0}, 1);
+  });
+
+  add_row(rows, "aten::conv_transpose2d.input", "stride 2, output_padding 1", [](Gen& g) {
+    return Args{g.randn({2, 4, 5, 5}), g.randn({4, 3, 3, 3}), g.randn({3}), S{2, 2}, S{1, 1},
+                S{1, 1}};
+  });
+  add_row(rows, "aten::conv_transpose2d.input", "unbatched, groups 2, dilation 2", [](Gen& g) {
+    return Args{g.randn({4, 3, 3}), g.randn({4, 1, 2, 2}), Value(), S{1, 1}, S{0, 0}, S{0, 0},
+                int64_t{2}, S{2, 2}};
+  });
+  add_row(rows, "aten::conv_transpose1d", "defaults", [](Gen& g) {
+    return Args{g.randn({2, 3, 7}), g.randn({3, 2, 4})};
+  });
+
+  // convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
+  // transposed, output_padding, groups, output_mask): grad_output has the convolution's shape.
+  const std::string bw = "aten::convolution_backward";
+  using M = std::vector<bool>;
+  add_row(rows, bw, "all three, stride 2, padding 1", [](Gen& g) {
+    return Args{g.randn({2, 4, 4, 4}), g.randn({2, 3, 8, 8}), g.randn({4, 3, 3, 3}), S{4},
+                S{2, 2}, S{1, 1}, S{1, 1}, false, S{0, 0}, int64_t{1}, M{true, true, true}};
+  });
+  add_row(rows, bw, "groups 2, dilation 2, no input gradient", [](Gen& g) {
+    return Args{g.randn({1, 6, 5, 5}), g.randn({1, 4, 9, 9}), g.randn({6, 2, 3, 3}), Value(),
+                S{1, 1}, S{0, 0}, S{2, 2}, false, S{0, 0}, int64_t{2}, M{false, true, true}};
+  });
+  add_row(rows, bw, "input gradient only, strided windows that skip pixels", [](Gen& g) {
+    return Args{g.randn({2, 3, 3, 3}), g.randn({2, 2, 8, 8}), g.randn({3, 2, 2, 2}), Value(),
+                S{3, 3}, S{0, 0}, S{1, 1}, false, S{0, 0}, int64_t{1}, M{true, false, false}};
+  });
+  add_row(rows, bw, "1-D, f64", [](Gen& g) {
+    return Args{g.randn({2, 4, 6}, DType::Float64), g.randn({2, 2, 11}, DType::Float64),
+                g.randn({4, 2, 3}, DType::Float64), S{4}, S{2}, S{1}, S{1}, false, S{0},
+                int64_t{1}, M{true, true, true}};
+  });
+  add_row(rows, bw, "transposed, stride 2, output_padding 1", [](Gen& g) {
+    return Args{g.randn({2, 3, 10, 10}), g.randn({2, 4, 5, 5}), g.randn({4, 3, 3, 3}), S{3},
+                S{2, 2}, S{1, 1}, S{1, 1}, true, S{1, 1}, int64_t{1}, M{true, true, true}};
+  });
+  add_row(rows, bw, "transposed groups 2, weight gradient only", [](Gen& g) {
+    return Args{g.randn({1, 6, 6, 6}), g.randn({1, 4, 4, 4}), g.randn({4, 3, 3, 3}), Value(),
+                S{1, 1}, S{0, 0}, S{1, 1}, true, S{0, 0}, int64_t{2}, M{false, true, false}};
+  });
+  add_row(rows, bw, "empty batch", [](Gen& g) {
+    return Args{g.randn({0, 3, 3, 3}), g.randn({0, 2, 5, 5}), g.randn({3, 2, 3, 3}), S{3},
+                S{1, 1}, S{0, 0}, S{1, 1}, false, S{0, 0}, int64_t{1}, M{true, true, true}};
+  });
+  add_error(rows, bw, "grad_output of the wrong shape", [](Gen& g) {
+    return Args{g.randn({2, 4, 5, 5}), g.randn({2, 3, 8, 8}), g.randn({4, 3, 3, 3}), S{4},
+                S{1, 1}, S{0, 0}, S{1, 1}, false, S{0, 0}, int64_t{1}, M{true, true, true}};
+  });
+}
+
 void convolution_rows(Rows& rows) {
   const std::string op = "aten::convolution";
   add_row(rows, op, "3x3 with bias", [](Gen& g) {
@@ -547,6 +638,7 @@ void convolution_rows(Rows& rows) {
     return Args{g.randn({1, 3, 5, 5}), g.randn({4, 3, 3}), Value(), S{1}, S{0}, S{1}, false,
                 S{0}, int64_t{1}};
   });
+  transposed_convolution_rows(rows);
 }
 
 // conv1d, and padding given as "valid" or "same" (an even kernel pads one more on the right).
