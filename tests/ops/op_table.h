@@ -42,6 +42,17 @@ struct OpSample {
   double atol = -1;
   bool expect_error = false;   ///< both PyTorch and xport must refuse these inputs
   bool compare_values = true;  ///< false for ops whose values are unspecified (empty)
+
+  /// The seed of the sample's inputs, from its op and label (FNV-1a): adding or moving samples
+  /// leaves every other sample's inputs as they were.
+  uint64_t seed() const {
+    uint64_t h = 1469598103934665603ull;
+    for (const std::string* part : {&op, &label}) {
+      for (unsigned char c : *part) h = (h ^ c) * 1099511628211ull;
+      h = (h ^ '|') * 1099511628211ull;
+    }
+    return h;
+  }
 };
 
 using Rows = std::vector<OpSample>;

@@ -107,7 +107,7 @@ Oracle& oracle() {
     json cases = json::array();
     for (size_t i = 0; i < table.size(); ++i) {
       const OpSample& s = table[i];
-      Gen gen(1000 * (i + 1));
+      Gen gen(s.seed());
       CaseRun run;
       try {
         run.args = s.make(gen);
@@ -244,7 +244,7 @@ TEST_P(OpTable, MetaFunctionAgreesWithEagerOutput) {
   const OpDef& op = find_op(s.op);
   if (!op.meta) return;  // composite: runs as other ops, each checked on its own
   // Regenerate the inputs: in-place ops have changed the originals, not their shapes.
-  Gen gen(1000 * (i + 1));
+  Gen gen(s.seed());
   std::vector<TensorMeta> metas;
   try {
     metas = op.meta(bind_args(op, s.make(gen)));
@@ -276,7 +276,7 @@ TEST_P(OpTable, DecompositionAgreesWithKernel) {
   // Ops with a meta function ran their own kernel (or view) eagerly; composites ran the
   // decomposition.
   if (!run.ran || !op.decomp || !op.meta || !s.compare_values) return;
-  Gen gen(1000 * (i + 1));
+  Gen gen(s.seed());
   const std::vector<Tensor> decomposed = run_decomposition(bind_args(op, s.make(gen)));
   ASSERT_EQ(decomposed.size(), run.outputs.size());
   for (size_t k = 0; k < decomposed.size(); ++k) {
@@ -316,7 +316,7 @@ std::variant<std::vector<Tensor>, std::string> run_whole_way(size_t i) {
   const OpDef& op = find_op(s.op);
   // Fresh inputs each time: the eager run, and the trace, may update them in place.
   auto make = [&] {
-    Gen gen(1000 * (i + 1));
+    Gen gen(s.seed());
     return s.make(gen);
   };
   const std::vector<Value> args = make();
