@@ -16,6 +16,8 @@ packages=(
   libminizip-dev
   # Unicode categories, decomposition and case for the WordPiece tokenizer
   libutf8proc-dev
+  # the FFT ops (KISS FFT's header-only C++ transform)
+  libkissfft-dev
   # syntax highlighting in the ExportDB site (compiled into the xport tool), and the layout of
   # `xport view`'s graph pictures
   libjs-highlight.js libgraphviz-dev

@@ -5,10 +5,12 @@ median latencies.
 
 Usage (bench/peers/run.sh calls this with the test environment's Python):
   peers.py [--build DIR] [--rows REGEX] [--rounds R] [--runs K] [--warmup W] [--min-time S]
-           [--threads N] [--tolerance T] [--quick]
+           [--threads N] [--tolerance T] [--baseline OTHER_BUILD] [--quick]
 Defaults: 5 rounds, 3 warm-up runs, >= 3 timed runs and >= 1 s per engine and round, 2 threads
 (about 10 minutes for all rows on 2 cores once prepared); --quick: 1 round, 2 warm-up runs, 2
-timed runs.
+timed runs. --baseline OTHER_BUILD adds an earlier build's xport runtime (its
+xport_peer_bench and the archive it exports) as one more engine, xport@B, interleaved with the
+rest: before and after a change in one run.
 
 Rows: MLP 1024-4096-4096-1024 batch 32, ResNet-50 batch 1 and 8 at 224 px, BERT-base encoder
 batch 1 and 8 at sequence 128, GPT-2 (logits of one 128-token sequence). Each row is prepared once
@@ -60,7 +62,8 @@ ROWS = {
 }
 ENGINES = ("eager", "compile", "aoti", "ort", "xport")
 PEERS = ENGINES[:-1]
-LABELS = {"eager": "eager", "compile": "compile", "aoti": "AOTI", "ort": "ORT", "xport": "xport"}
+LABELS = {"eager": "eager", "compile": "compile", "aoti": "AOTI", "ort": "ORT", "xport": "xport",
+          "baseline": "xport@B"}
 # The reference models (and their weights) come from reference_models.py; the prepared files of a
 # row are stale when it, torch_peer.py or PREPARE_VERSION (bump it when prepare() changes what it
 # writes) changes. The xport archive also follows the xport_peer_bench binary.
@@ -109,6 +112,7 @@ class Row:
         self.aoti = os.path.join(self.dir, "model.aoti.pt2")
         self.onnx = os.path.join(self.dir, "model.onnx")
         self.archive = os.path.join(self.dir, "model.pt2")
+        self.baseline_archive = os.path.join(self.dir, "model.baseline.pt2")
         self.manifest = os.path.join(self.dir, "manifest.json")
         self.flops = None
 
@@ -147,9 +151,21 @@ def write_weights(row):
     log("  %s: weights %s (%.1f s)" % (row.model, row.weights, time.perf_counter() - start))
 
 
-def prepare(row, xport_bin, source_digest):
-    """Writes the row's input, AOTInductor package, ONNX file and xport archive unless they are
-    up to date; sets row.flops."""
+def export_archive(row, manifest, binary, archive, stamp_key):
+    """The row's xport archive as `binary` exports it, unless it is up to date."""
+    if manifest.get(stamp_key) == binary_stamp(binary) and os.path.exists(archive):
+        return
+    start = time.perf_counter()
+    subprocess.run([binary, "export", row.model, row.weights, archive, "--input", row.input],
+                   check=True, stdout=subprocess.DEVNULL)
+    manifest[stamp_key] = binary_stamp(binary)
+    write_json(row.manifest, manifest)
+    log("  %s: xport archive %s (%.1f s)" % (row.name, archive, time.perf_counter() - start))
+
+
+def prepare(row, args, source_digest):
+    """Writes the row's input, AOTInductor package, ONNX file and xport archive(s) unless they
+    are up to date; sets row.flops."""
     write_weights(row)
     manifest = read_json(row.manifest)
     files = (row.input, row.aoti, row.onnx)
@@ -173,14 +189,10 @@ def prepare(row, xport_bin, source_digest):
         log("  %s: ONNX %s (%.1f s)" % (row.name, row.onnx, time.perf_counter() - start))
         manifest = {"sources": source_digest, "flops": flops}
         write_json(row.manifest, manifest)
-    if manifest.get("xport_binary") != binary_stamp(xport_bin) or not os.path.exists(row.archive):
-        start = time.perf_counter()
-        subprocess.run([xport_bin, "export", row.model, row.weights, row.archive, "--input",
-                        row.input], check=True, stdout=subprocess.DEVNULL)
-        manifest["xport_binary"] = binary_stamp(xport_bin)
-        write_json(row.manifest, manifest)
-        log("  %s: xport archive %s (%.1f s)" % (row.name, row.archive,
-                                                 time.perf_counter() - start))
+    export_archive(row, manifest, args.xport_bin, row.archive, "xport_binary")
+    if args.baseline_bin:
+        # The baseline build exports its own archive: it reads what it writes.
+        export_archive(row, manifest, args.baseline_bin, row.baseline_archive, "baseline_binary")
     row.flops = manifest["flops"]
 
 
@@ -198,6 +210,8 @@ def engine_command(engine, row, args, out):
         return peer + ["--package", row.aoti] + timing
     if engine == "ort":
         return peer + ["--onnx", row.onnx] + timing
+    if engine == "baseline":
+        return [args.baseline_bin, "time", row.baseline_archive, "--input", row.input] + timing
     return [args.xport_bin, "time", row.archive, "--input", row.input] + timing
 
 
@@ -250,10 +264,14 @@ def print_table(rows, medians, diffs, versions, args):
           "latency = median over rounds of the round's median" % (
               args.rounds, args.warmup, args.runs, args.min_time))
     print()
-    cols = len(ENGINES)
+    engines = args.engines
+    if args.baseline_bin:
+        print("xport@B: the xport runtime of the baseline build %s, interleaved with the others"
+              % args.baseline)
+    cols = len(engines)
     line = "%-13s " + "%8s " * cols + "%7s %8s | " + "%7s " * cols + "| %9s"
-    print(line % ("row", *(LABELS[e] for e in ENGINES), "xport/", "best",
-                  *(LABELS[e] for e in ENGINES), "max rel"))
+    print(line % ("row", *(LABELS[e] for e in engines), "xport/", "best",
+                  *(LABELS[e] for e in engines), "max rel"))
     print(line % ("", *(["ms"] * cols), "best", "peer", *(["GFLOP/s"] * cols), "diff"))
     print("-" * (14 + 9 * cols + 18 + 8 * cols + 11))
     for row in rows:
@@ -261,9 +279,9 @@ def print_table(rows, medians, diffs, versions, args):
         peers = {e: ms[e] for e in PEERS if ms.get(e) is not None}
         best = min(peers, key=peers.get) if peers else None
         ratio = ms["xport"] / peers[best] if best and ms.get("xport") is not None else None
-        gflops = [None if ms.get(e) is None else row.flops * 1e-6 / ms[e] for e in ENGINES]
+        gflops = [None if ms.get(e) is None else row.flops * 1e-6 / ms[e] for e in engines]
         worst = max(diffs[row.name].values()) if diffs[row.name] else None
-        print(line % (row.name, *(fmt(ms.get(e), "%.2f") for e in ENGINES), fmt(ratio, "%.2f"),
+        print(line % (row.name, *(fmt(ms.get(e), "%.2f") for e in engines), fmt(ratio, "%.2f"),
                       LABELS[best] if best else "-", *(fmt(g, "%.1f") for g in gflops),
                       fmt(worst, "%.1e")))
     print()
@@ -283,6 +301,10 @@ def parse_args():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--tolerance", type=float, default=1e-3,
                         help="largest max|y - y_eager| / max|y_eager| accepted")
+    parser.add_argument("--baseline", default=None,
+                        help="another configured release build (an earlier commit's): its "
+                             "xport_peer_bench runs as one more engine, xport@B, interleaved "
+                             "with the others, for before/after comparisons in one run")
     parser.add_argument("--quick", action="store_true",
                         help="smoke test: 1 round, 2 warm-up runs, 2 timed runs")
     args = parser.parse_args()
@@ -292,6 +314,11 @@ def parse_args():
         parser.error("--rounds, --runs and --threads take positive counts, --warmup >= 0")
     args.peers_dir = os.path.join(args.build, "peers")
     args.xport_bin = os.path.join(args.build, "bench", "xport_peer_bench")
+    args.baseline_bin = (os.path.join(os.path.abspath(args.baseline), "bench", "xport_peer_bench")
+                         if args.baseline else None)
+    if args.baseline_bin and not os.access(args.baseline_bin, os.X_OK):
+        parser.error("--baseline: %s is missing; build it there first" % args.baseline_bin)
+    args.engines = ENGINES + (("baseline",) if args.baseline_bin else ())
     return args
 
 
@@ -309,15 +336,16 @@ def main():
     source_digest = digest([REFERENCE, os.path.join(HERE, "torch_peer.py")],
                            extra="prepare %d" % PREPARE_VERSION)
     for row in rows:
-        prepare(row, args.xport_bin, source_digest)
+        prepare(row, args, source_digest)
 
-    times = {r.name: {e: [] for e in ENGINES} for r in rows}  # round medians
+    engines = args.engines
+    times = {r.name: {e: [] for e in engines} for r in rows}  # round medians
     failed = {r.name: set() for r in rows}
     versions = {}
     for rnd in range(args.rounds):
         for i, row in enumerate(rows):
-            k = (rnd + i) % len(ENGINES)
-            order = ENGINES[k:] + ENGINES[:k]
+            k = (rnd + i) % len(engines)
+            order = engines[k:] + engines[:k]
             for engine in order:
                 if engine in failed[row.name]:
                     continue
@@ -341,7 +369,7 @@ def main():
         if "eager" in failed[row.name]:
             continue
         eager = np.load(row.output("eager"))
-        for engine in ENGINES[1:]:
+        for engine in engines[1:]:
             if engine in failed[row.name]:
                 continue
             d = rel_diff(np.load(row.output(engine)), eager)

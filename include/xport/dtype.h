@@ -19,8 +19,12 @@ enum class DType : uint8_t {
   BFloat16,
   Float32,
   Float64,
+  /// Complex numbers, as pairs of float32 / float64 (real, imaginary): what the FFT ops take and
+  /// give. Few ops take them; the others refuse (view_as_real shows one as a float tensor).
+  Complex64,
+  Complex128,
 };
-inline constexpr int kNumDTypes = 10;
+inline constexpr int kNumDTypes = 12;
 
 /// IEEE 754 binary16, stored as bits; converts through float with round-to-nearest-even.
 struct Half {
@@ -66,6 +70,11 @@ DType parse_dtype(const std::string& name);
 inline bool is_floating(DType t) {
   return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float32 || t == DType::Float64;
 }
+inline bool is_complex(DType t) { return t == DType::Complex64 || t == DType::Complex128; }
+/// The dtype of a complex dtype's parts (float32 for complex64), or the complex dtype whose parts
+/// are `t` (complex64 for float32 and the 16-bit floats).
+DType complex_part(DType t);
+DType complex_of(DType t);
 inline bool is_integral(DType t, bool include_bool) {
   return (include_bool && t == DType::Bool) || (t >= DType::UInt8 && t <= DType::Int64);
 }
@@ -123,10 +132,19 @@ struct dtype_of<double> {
 template <class T>
 inline constexpr DType dtype_v = dtype_of<T>::value;
 
-/// Calls fn(T{}) with T the C++ type of `dtype`.
+namespace detail {
+/// Refuses a complex tensor where an op handles real ones only (UnsupportedOp).
+[[noreturn]] void unsupported_complex(DType dtype);
+}  // namespace detail
+
+/// Calls fn(T{}) with T the C++ type of `dtype`; complex dtypes are refused (UnsupportedOp):
+/// code that takes them handles them before.
 template <class Fn>
 decltype(auto) visit_dtype(DType dtype, Fn&& fn) {
   switch (dtype) {
+    case DType::Complex64:
+    case DType::Complex128:
+      detail::unsupported_complex(dtype);
     case DType::Bool:
       return fn(bool{});
     case DType::UInt8:
@@ -154,9 +172,11 @@ decltype(auto) visit_dtype(DType dtype, Fn&& fn) {
 }  // namespace xport
 
 namespace xport {
-/// PyTorch's can_cast for in-place results: no floating -> integral, no non-bool -> bool.
+/// PyTorch's can_cast for in-place results: no complex -> real, no floating -> integral, no
+/// non-bool -> bool.
 inline bool can_cast(DType from, DType to) {
-  if (is_floating(from) && !is_floating(to)) return false;
+  if (is_complex(from) && !is_complex(to)) return false;
+  if (is_floating(from) && !is_floating(to) && !is_complex(to)) return false;
   if (from != DType::Bool && to == DType::Bool) return false;
   return true;
 }

@@ -204,6 +204,9 @@ struct OpDef {
   std::vector<SubgraphUse> subgraph_uses = {};
   /// Defined outside xport, through a Library (its kernels are the user's code).
   bool user_defined = false;
+  /// Takes complex tensors (the FFT ops, copies); views take them whatever this says. Any
+  /// other op given one refuses it with UnsupportedOp when its arguments bind.
+  bool takes_complex = false;
 
   // Filled in by register_op.
   Schema parsed = {};

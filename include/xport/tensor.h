@@ -83,6 +83,9 @@ SymInt numel_of(const std::vector<SymInt>& sizes);
 int64_t storage_bytes(const TensorMeta& meta);
 /// Whether a kernel has nothing to write into these results: each is None or has a 0 dim.
 bool nothing_to_write(const std::vector<TensorMeta>& metas);
+/// A complex tensor's layout seen as its real and imaginary parts: a last dim of 2 (stride 1),
+/// the other strides and the offset doubled, the parts' dtype (view_as_real's layout).
+TensorMeta complex_as_real(const TensorMeta& meta);
 
 struct TensorImpl {
   TensorMeta meta;

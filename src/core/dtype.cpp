@@ -37,7 +37,25 @@ float Half::to_float(uint16_t h) {
 }
 
 int64_t element_size(DType dtype) {
+  if (is_complex(dtype)) return 2 * element_size(complex_part(dtype));
   return visit_dtype(dtype, [](auto v) -> int64_t { return sizeof(v); });
+}
+
+DType complex_part(DType t) {
+  XPORT_CHECK(is_complex(t), Internal, "complex_part of ", dtype_name(t));
+  return t == DType::Complex128 ? DType::Float64 : DType::Float32;
+}
+
+DType complex_of(DType t) {
+  if (is_complex(t)) return t;
+  return t == DType::Float64 ? DType::Complex128 : DType::Complex64;
+}
+
+void detail::unsupported_complex(DType dtype) {
+  XPORT_FAIL(UnsupportedOp, "this operation does not take ", dtype_name(dtype),
+             " tensors; xport's complex tensors go into and out of the FFT ops, view_as_real "
+             "and view_as_complex, and are copied; view_as_real(x) gives the real and imaginary "
+             "parts as a float tensor for the rest");
 }
 
 namespace {
@@ -48,7 +66,7 @@ struct DTypeNames {
 constexpr DTypeNames kNames[kNumDTypes] = {
     {"bool", "b8"},     {"uint8", "u8"},    {"int8", "i8"},     {"int16", "i16"},
     {"int32", "i32"},   {"int64", "i64"},   {"float16", "f16"}, {"bfloat16", "bf16"},
-    {"float32", "f32"}, {"float64", "f64"},
+    {"float32", "f32"}, {"float64", "f64"},     {"complex64", "c64"}, {"complex128", "c128"},
 };
 }  // namespace
 
@@ -66,33 +84,37 @@ DType parse_dtype(const std::string& name) {
   static constexpr Alias kAliases[] = {
       {"float", DType::Float32}, {"double", DType::Float64}, {"half", DType::Float16},
       {"long", DType::Int64},    {"int", DType::Int32},      {"short", DType::Int16},
+      {"cfloat", DType::Complex64}, {"cdouble", DType::Complex128},
   };
   for (const Alias& a : kAliases) {
     if (name == a.name) return a.dtype;
   }
   XPORT_FAIL(InvalidInput, "unknown dtype '", name,
              "': expected one of bool, uint8, int8, int16, int32, int64, float16, bfloat16, "
-             "float32, float64");
+             "float32, float64, complex64, complex128");
 }
 
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
-  // PyTorch's promotion table (c10/core/ScalarType.cpp) for our ten types.
+  // PyTorch's promotion table (c10/core/ScalarType.cpp) for our twelve types.
   constexpr DType b1 = DType::Bool, u1 = DType::UInt8, i1 = DType::Int8, i2 = DType::Int16,
                   i4 = DType::Int32, i8 = DType::Int64, f2 = DType::Float16, bf = DType::BFloat16,
-                  f4 = DType::Float32, f8 = DType::Float64;
+                  f4 = DType::Float32, f8 = DType::Float64, c4 = DType::Complex64,
+                  c8 = DType::Complex128;
   static constexpr DType kTable[kNumDTypes][kNumDTypes] = {
-      /*        b1  u1  i1  i2  i4  i8  f2  bf  f4  f8 */
-      /* b1 */ {b1, u1, i1, i2, i4, i8, f2, bf, f4, f8},
-      /* u1 */ {u1, u1, i2, i2, i4, i8, f2, bf, f4, f8},
-      /* i1 */ {i1, i2, i1, i2, i4, i8, f2, bf, f4, f8},
-      /* i2 */ {i2, i2, i2, i2, i4, i8, f2, bf, f4, f8},
-      /* i4 */ {i4, i4, i4, i4, i4, i8, f2, bf, f4, f8},
-      /* i8 */ {i8, i8, i8, i8, i8, i8, f2, bf, f4, f8},
-      /* f2 */ {f2, f2, f2, f2, f2, f2, f2, f4, f4, f8},
-      /* bf */ {bf, bf, bf, bf, bf, bf, f4, bf, f4, f8},
-      /* f4 */ {f4, f4, f4, f4, f4, f4, f4, f4, f4, f8},
-      /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
+      /*        b1  u1  i1  i2  i4  i8  f2  bf  f4  f8  c4  c8 */
+      /* b1 */ {b1, u1, i1, i2, i4, i8, f2, bf, f4, f8, c4, c8},
+      /* u1 */ {u1, u1, i2, i2, i4, i8, f2, bf, f4, f8, c4, c8},
+      /* i1 */ {i1, i2, i1, i2, i4, i8, f2, bf, f4, f8, c4, c8},
+      /* i2 */ {i2, i2, i2, i2, i4, i8, f2, bf, f4, f8, c4, c8},
+      /* i4 */ {i4, i4, i4, i4, i4, i8, f2, bf, f4, f8, c4, c8},
+      /* i8 */ {i8, i8, i8, i8, i8, i8, f2, bf, f4, f8, c4, c8},
+      /* f2 */ {f2, f2, f2, f2, f2, f2, f2, f4, f4, f8, c4, c8},
+      /* bf */ {bf, bf, bf, bf, bf, bf, f4, bf, f4, f8, c4, c8},
+      /* f4 */ {f4, f4, f4, f4, f4, f4, f4, f4, f4, f8, c4, c8},
+      /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8, c8, c8},
+      /* c4 */ {c4, c4, c4, c4, c4, c4, c4, c4, c4, c8, c4, c8},
+      /* c8 */ {c8, c8, c8, c8, c8, c8, c8, c8, c8, c8, c8, c8},
   };
   return kTable[static_cast<int>(a)][static_cast<int>(b)];
 }

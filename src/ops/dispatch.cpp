@@ -128,6 +128,24 @@ Tensor allocate_output(const OpDef& op, const TensorMeta& meta) {
   return Tensor::make(Storage::allocate(storage_bytes(meta)), meta);
 }
 
+// Few kernels handle complex tensors (OpDef::takes_complex): the rest would read their pairs
+// of floats as something else, so a complex argument is refused before any of them runs.
+void refuse_complex(const OpDef& op, const std::vector<Value>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto refuse = [&](const Tensor& t) {
+      if (!t.defined() || !is_complex(t.dtype())) return;
+      XPORT_FAIL(UnsupportedOp, op.qualified_name, ": argument '", op.parsed.arguments[i].name,
+                 "' is ", dtype_name(t.dtype()), ", which this op does not take; complex tensors "
+                 "go into the FFT ops, view_as_real, clone and copies (view_as_real(x) gives the "
+                 "real and imaginary parts as a float tensor)");
+    };
+    if (args[i].is_tensor()) refuse(args[i].to_tensor());
+    if (args[i].is_list()) {
+      for (const Tensor& t : args[i].to_tensor_list()) refuse(t);
+    }
+  }
+}
+
 }  // namespace
 
 OpArgs bind_args(const OpDef& op, std::vector<Value> args) {
@@ -146,6 +164,7 @@ OpArgs bind_args(const OpDef& op, std::vector<Value> args) {
                  "' (position ", i + 1, ")\n  schema: ", op.schema);
     }
   }
+  if (!op.takes_complex && op.kind != OpKind::View && !op.user_defined) refuse_complex(op, bound);
   return OpArgs(op, std::move(bound));
 }
 

@@ -18,6 +18,7 @@ void register_all_ops() {
   register_fused_ops();
   register_data_dependent_ops();
   register_sym_float_ops();
+  register_fft_ops();
   register_out_overloads();
 }
 

@@ -17,6 +17,7 @@ void register_shape_ops();
 void register_control_flow_ops();
 void register_data_dependent_ops();
 void register_sym_float_ops();
+void register_fft_ops();
 /// out= overloads of the ops above (atan2.out).
 void register_out_overloads();
 /// The ops the shared fusion pass writes (xport::fused_conv2d, ...); after the ops they fuse.

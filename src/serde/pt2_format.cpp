@@ -24,13 +24,18 @@ int64_t scalar_type_id(DType dtype) {
       return 12;
     case DType::BFloat16:
       return 13;
+    case DType::Complex64:
+      return 10;
+    case DType::Complex128:
+      return 11;
   }
   return 0;
 }
 
 std::optional<DType> dtype_of_scalar_type(int64_t id) {
   for (DType d : {DType::Bool, DType::UInt8, DType::Int8, DType::Int16, DType::Int32, DType::Int64,
-                  DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
+                  DType::Float16, DType::BFloat16, DType::Float32, DType::Float64,
+                  DType::Complex64, DType::Complex128}) {
     if (scalar_type_id(d) == id) return d;
   }
   return std::nullopt;

@@ -122,6 +122,11 @@ void print_rec(std::ostream& out, const Tensor& t, int64_t dim, int64_t offset, 
 
 std::string Tensor::str() const {
   if (!defined()) return "tensor(undefined)";
+  if (is_complex(dtype())) {
+    // Its (real, imaginary) pairs, as view_as_real shows them.
+    return "tensor(" + Tensor::make(storage(), complex_as_real(meta())).str() + " as (real, imag)"
+           ", dtype=torch." + dtype_name(dtype()) + ")";
+  }
   check_data_access(dtype(), "print");
   std::ostringstream out;
   out << "tensor(";

@@ -75,6 +75,16 @@ int64_t storage_bytes(const TensorMeta& meta) {
   return (*offset + extent) * element_size(meta.dtype);
 }
 
+TensorMeta complex_as_real(const TensorMeta& meta) {
+  TensorMeta real = meta;
+  real.dtype = complex_part(meta.dtype);
+  for (SymInt& s : real.strides) s = s * 2;
+  real.storage_offset = meta.storage_offset * 2;
+  real.sizes.emplace_back(2);
+  real.strides.emplace_back(1);
+  return real;
+}
+
 bool nothing_to_write(const std::vector<TensorMeta>& metas) {
   if (metas.empty()) return false;
   return std::all_of(metas.begin(), metas.end(), [](const TensorMeta& m) {

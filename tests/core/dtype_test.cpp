@@ -47,11 +47,38 @@ TEST(DType, ParsesNamesAndRejectsUnknown) {
   EXPECT_EQ(parse_dtype("float32"), DType::Float32);
   EXPECT_EQ(parse_dtype("bf16"), DType::BFloat16);
   EXPECT_EQ(parse_dtype("long"), DType::Int64);
+  EXPECT_EQ(parse_dtype("cfloat"), DType::Complex64);
   try {
-    parse_dtype("complex64");
+    parse_dtype("complex32");
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InvalidInput);
+  }
+}
+
+// Complex tensors go as far as the FFT ops need: promotion, sizes, copies, printing and .npy,
+// views as float pairs; any other op refuses them before its kernel runs.
+TEST(Complex, PromotesCopiesAndIsRefusedByRealOps) {
+  EXPECT_EQ(promote_types(DType::Complex64, DType::Float64), DType::Complex128);
+  EXPECT_EQ(promote_types(DType::Int64, DType::Complex64), DType::Complex64);
+  EXPECT_EQ(element_size(DType::Complex128), 16);
+  EXPECT_FALSE(can_cast(DType::Complex64, DType::Float64));
+  EXPECT_TRUE(can_cast(DType::Float32, DType::Complex64));
+
+  const Tensor parts = from_vector<float>({1, 2, 3, -4}, {2, 2});
+  const Tensor z = call_op("aten::view_as_complex", {parts}).to_tensor();
+  EXPECT_EQ(z.dtype(), DType::Complex64);
+  EXPECT_EQ(z.int_sizes(), (std::vector<int64_t>{2}));
+  const Tensor copy = z.clone();
+  EXPECT_NE(copy.raw_data(), z.raw_data());
+  EXPECT_TRUE(allclose(call_op("aten::view_as_real", {copy}).to_tensor(), parts));
+  EXPECT_NE(z.str().find("dtype=torch.complex64"), std::string::npos) << z.str();
+  try {
+    (void)(z + z);
+    FAIL() << "add took a complex tensor";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::UnsupportedOp);
+    EXPECT_NE(std::string(e.what()).find("view_as_real"), std::string::npos) << e.what();
   }
 }
 

@@ -153,6 +153,7 @@ Oracle& oracle() {
 
 // torch.testing.assert_close's default tolerances for a dtype.
 std::pair<double, double> default_tolerance(DType dtype) {
+  if (is_complex(dtype)) return default_tolerance(complex_part(dtype));  // per part
   switch (dtype) {
     case DType::Float16:
       return {1e-3, 1e-5};
@@ -170,6 +171,11 @@ std::pair<double, double> default_tolerance(DType dtype) {
 // Empty string when close; else a description of the first mismatches.
 std::string compare(const Tensor& ours, const Tensor& expected, double rtol, double atol) {
   if (ours.int_sizes() != expected.int_sizes()) return "shapes differ";
+  if (is_complex(ours.dtype()) && is_complex(expected.dtype())) {
+    // Part by part: the real and imaginary parts as the last dim.
+    return compare(Tensor::make(ours.storage(), complex_as_real(ours.meta())),
+                   Tensor::make(expected.storage(), complex_as_real(expected.meta())), rtol, atol);
+  }
   const std::vector<double> a = ours.to_vector<double>();
   const std::vector<double> b = expected.to_vector<double>();
   std::ostringstream out;

@@ -22,6 +22,7 @@ DTYPES = {
     "bool": torch.bool, "uint8": torch.uint8, "int8": torch.int8, "int16": torch.int16,
     "int32": torch.int32, "int64": torch.int64, "float16": torch.float16,
     "bfloat16": torch.bfloat16, "float32": torch.float32, "float64": torch.float64,
+    "complex64": torch.complex64, "complex128": torch.complex128,
 }
 NAMES = {v: k for k, v in DTYPES.items()}
 

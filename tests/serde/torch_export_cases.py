@@ -267,6 +267,17 @@ class ConvTranspose(nn.Module):
         return self.up2d(x), self.up1d(x.flatten(2)), dx, dw
 
 
+class Spectrum(nn.Module):
+    """torch.fft.rfft / irfft (fft_rfft and fft_irfft; _fft_r2c and _fft_c2r after
+    run_decompositions) with complex64 values in between, seen through view_as_real."""
+
+    def forward(self, x):
+        spectrum = torch.fft.rfft(x, dim=-1, norm="ortho")
+        parts = torch.view_as_real(spectrum)
+        smooth = torch.fft.irfft(spectrum, n=x.shape[-1], dim=-1, norm="ortho")
+        return parts * 2.0, smooth + x
+
+
 def core_op_cases():
     torch.manual_seed(27)
     g = torch.Generator().manual_seed(27)
@@ -283,6 +294,10 @@ def core_op_cases():
     yield Case("conv_transpose", "core_ops", ConvTranspose(), conv_inputs[0],
                dynamic_shapes=({0: conv_batch}, {0: conv_batch}),
                runs=[(args, {}) for args in conv_inputs], core=True)
+    signals = [torch.randn(n, 3, 20, generator=g) for n in (2, 1, 5)]
+    yield Case("spectrum", "core_ops", Spectrum(), (signals[0],),
+               dynamic_shapes=({0: Dim("batch", min=1, max=8)},),
+               runs=[((s,), {}) for s in signals], core=True)
     batch = Dim("batch", min=2, max=8)
     yield Case("norm_backward", "core_ops", NormBackward(), inputs[0],
                dynamic_shapes=({0: batch}, {0: batch}, None, None),

@@ -29,6 +29,20 @@ TEST(Npy, RoundTripsEveryNumpyDtype) {
   }
 }
 
+// complex64 and complex128 ('<c8', '<c16'): their (real, imaginary) pairs travel unchanged.
+TEST(Npy, RoundTripsComplex) {
+  for (DType part : {DType::Float32, DType::Float64}) {
+    const Tensor parts = randn({4, 3, 2}, 2).to(part);
+    const Tensor z = call_op("aten::view_as_complex", {parts}).to_tensor();
+    const fs::path path = temp_file(std::string(dtype_name(z.dtype())) + ".npy");
+    save_npy(z, path.string());
+    const Tensor back = load_npy(path.string());
+    fs::remove(path);
+    EXPECT_EQ(back.dtype(), z.dtype());
+    EXPECT_TRUE(allclose(call_op("aten::view_as_real", {back}).to_tensor(), parts, 0, 0));
+  }
+}
+
 TEST(Npy, ReadsFilesWrittenByNumpyIncludingFortranOrderAndBigEndian) {
   const fs::path f = temp_file("fortran.npy"), b = temp_file("big.npy");
   const std::string cmd =

@@ -215,6 +215,15 @@ Tensor contiguous_as(const Tensor& t, DType dtype) {
 }
 
 void copy_into(const Tensor& dst, const Tensor& src) {
+  if (is_complex(dst.dtype()) || is_complex(src.dtype())) {
+    // Complex into complex: their parts, as float tensors of one more dim.
+    XPORT_CHECK(is_complex(dst.dtype()) && is_complex(src.dtype()), UnsupportedOp,
+                "copying a ", dtype_name(src.dtype()), " tensor into a ", dtype_name(dst.dtype()),
+                " one is not supported; take the real part with view_as_real(x).select(-1, 0)");
+    copy_into(Tensor::make(dst.storage(), complex_as_real(dst.meta())),
+              Tensor::make(src.storage(), complex_as_real(src.meta())));
+    return;
+  }
   // Compute in the wider of the two kinds so no value is rounded twice.
   const DType wide = promote_types(dst.dtype(), src.dtype());
   ComputeKind kind = compute_kind(wide);

@@ -9,7 +9,7 @@ namespace xport {
 namespace {
 
 struct NpyType {
-  char kind;  // b, u, i, f
+  char kind;  // b, u, i, f, c
   int size;
   DType dtype;
 };
@@ -17,6 +17,7 @@ constexpr NpyType kTypes[] = {
     {'b', 1, DType::Bool},    {'u', 1, DType::UInt8},   {'i', 1, DType::Int8},
     {'i', 2, DType::Int16},   {'i', 4, DType::Int32},   {'i', 8, DType::Int64},
     {'f', 2, DType::Float16}, {'f', 4, DType::Float32}, {'f', 8, DType::Float64},
+    {'c', 8, DType::Complex64}, {'c', 16, DType::Complex128},
 };
 
 std::string descr_of(DType dtype, const std::string& path) {
@@ -94,7 +95,8 @@ Tensor load_npy(const std::string& path) {
   for (const NpyType& t : kTypes)
     if (t.kind == kind && t.size == size) type = &t;
   XPORT_CHECK(type != nullptr, InvalidInput, "load_npy(", path, "): dtype '", descr,
-              "' has no xport equivalent (supported: bool, uint8, int8-64, float16-64)");
+              "' has no xport equivalent (supported: bool, uint8, int8-64, float16-64, "
+              "complex64, complex128)");
   const bool big_endian = order == '>';
 
   std::vector<int64_t> shape;
@@ -115,8 +117,10 @@ Tensor load_npy(const std::string& path) {
   XPORT_CHECK(in.gcount() == nbytes, InvalidInput, "load_npy(", path, "): data is ", in.gcount(),
               " bytes, the header says ", nbytes);
   if (big_endian && size > 1) {
+    // A complex number swaps its two parts' bytes each.
+    const int part = kind == 'c' ? size / 2 : size;
     char* p = static_cast<char*>(t.raw_data());
-    for (int64_t i = 0; i < nbytes; i += size) std::reverse(p + i, p + i + size);
+    for (int64_t i = 0; i < nbytes; i += part) std::reverse(p + i, p + i + part);
   }
   if (type->dtype == DType::Bool) {
     uint8_t* p = static_cast<uint8_t*>(t.raw_data());

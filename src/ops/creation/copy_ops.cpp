@@ -63,6 +63,7 @@ void register_copy_ops() {
           },
       .kernel = XPORT_OP_KERNEL(_to_copy_out),
       .core = true,
+      .takes_complex = true,
   });
   register_op({
       .schema = "aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, "
@@ -71,6 +72,7 @@ void register_copy_ops() {
           [](const OpArgs& args) {
             return converted(args.tensor("self"), args.dtype("dtype"), args.boolean("copy"));
           },
+      .takes_complex = true,
   });
   register_op({
       .schema = "aten::type_as(Tensor self, Tensor other) -> Tensor",
@@ -90,6 +92,7 @@ void register_copy_ops() {
             return converted(self, args.optional_dtype("dtype").value_or(self.dtype()),
                              args.boolean("copy"));
           },
+      .takes_complex = true,
   });
   register_op({
       .schema = "aten::to.device(Tensor(a) self, Device device, ScalarType dtype, "
@@ -108,6 +111,7 @@ void register_copy_ops() {
   register_op({
       .schema = "aten::lift_fresh_copy(Tensor self) -> Tensor",
       .decomp = [](const OpArgs& args) { return single(args.tensor("self").clone()); },
+      .takes_complex = true,
   });
   register_op({
       .schema = "aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
@@ -117,6 +121,7 @@ void register_copy_ops() {
           },
       .kernel = XPORT_OP_KERNEL(clone_out),
       .core = true,
+      .takes_complex = true,
   });
   register_op({
       .schema = "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) "
@@ -126,6 +131,7 @@ void register_copy_ops() {
             const Tensor& self = args.tensor("self");
             return single(self.is_contiguous() ? self : self.clone());
           },
+      .takes_complex = true,
   });
   register_op({
       .schema = "aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor",
@@ -136,6 +142,7 @@ void register_copy_ops() {
           },
       .kernel = XPORT_OP_KERNEL(copy_out),
       .core = true,
+      .takes_complex = true,
   });
   register_op({
       .schema = "aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
@@ -146,6 +153,7 @@ void register_copy_ops() {
             return std::vector<TensorMeta>{args.tensor("self").meta()};
           },
       .kernel = XPORT_OP_KERNEL(copy__out),
+      .takes_complex = true,
   });
   register_op({
       .schema = "aten::fill.Scalar(Tensor self, Scalar value) -> Tensor",
