@@ -27,6 +27,11 @@ struct TensorSpec {
   sym::ExprPtr storage_offset = nullptr;  // null means 0
   /// A None result (TensorMeta::none): an unrequested gradient; no tensor, no memory.
   bool none = false;
+  static TensorSpec none_result() {
+    TensorSpec s;
+    s.none = true;
+    return s;
+  }
   /// Contiguous strides for `sizes`.
   static TensorSpec contiguous(DType dtype, std::vector<sym::ExprPtr> sizes);
   /// `f32[s0, 10]`: dtype and sizes.

@@ -675,8 +675,7 @@ class ProgramReader {
     for (size_t i = 0; i < names.size(); ++i) {
       const bool number = std::find(numbers.begin(), numbers.end(), i) != numbers.end();
       if (!names[i]) {
-        specs.push_back(ir::TensorSpec{.dtype = DType::Float32, .sizes = {}, .strides = {},
-                                       .storage_offset = nullptr, .none = true});
+        specs.push_back(ir::TensorSpec::none_result());
       } else {
         specs.push_back(number ? ir::TensorSpec::contiguous(DType::Float64, {})
                                : spec_of(*names[i]));
