@@ -292,12 +292,14 @@ void norm_backward_out(const Tensor& grad_out, const Tensor& input, const Tensor
         db[k] += d;
       }
     }
-    for (const auto& [out, sums] : {std::pair{&grad_weight, &dw}, std::pair{&grad_bias, &db}}) {
-      if (!out->defined()) continue;
-      write_as<T>(*out, [&](T* p) {
-        for (int64_t k = 0; k < weights; ++k) p[k] = static_cast<T>((*sums)[k]);
+    const auto write_sums = [&](const Tensor& out, const std::vector<double>& sums) {
+      if (!out.defined()) return;
+      write_as<T>(out, [&](T* p) {
+        for (int64_t k = 0; k < weights; ++k) p[k] = static_cast<T>(sums[k]);
       });
-    }
+    };
+    write_sums(grad_weight, dw);
+    write_sums(grad_bias, db);
   });
 }
 
