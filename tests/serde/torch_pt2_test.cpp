@@ -10,6 +10,7 @@
 // torch_pt2_refusals.txt; the hf_architectures test: tests/serde/hf_architectures.py and
 // hf_architectures_refusals.txt).
 #include <gtest/gtest.h>
+#include <unistd.h>  // getpid
 
 #include <algorithm>
 #include <cmath>
@@ -123,9 +124,11 @@ Outcome run_case(const json& c) {
     const runtime::Program compiled = runtime::Program::load(path);
     o.loaded = true;
     // xport's writer takes PyTorch's graphs too: saved again (before any run updates the
-    // program's buffers) and reloaded, the program gives the same outputs.
+    // program's buffers) and reloaded, the program gives the same outputs. The file is this
+    // process's: two data sets run at once may hold cases of one name (bert_dynamic).
     const fs::path again = fs::temp_directory_path() /
-                           ("xport_torch_pt2_" + c.at("name").get<std::string>() + ".pt2");
+                           ("xport_torch_pt2_" + std::to_string(::getpid()) + "_" +
+                            c.at("name").get<std::string>() + ".pt2");
     save(program, again.string());
     const ExportedProgram reloaded = load(again.string());
     fs::remove(again);
