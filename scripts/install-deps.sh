@@ -18,6 +18,8 @@ packages=(
   libutf8proc-dev
   # the FFT ops (KISS FFT's header-only C++ transform)
   libkissfft-dev
+  # ONNX export (the ONNX C++ library: protobuf types, checker; and protobuf it is built on)
+  libonnx-dev libprotobuf-dev
   # syntax highlighting in the ExportDB site (compiled into the xport tool), and the layout of
   # `xport view`'s graph pictures
   libjs-highlight.js libgraphviz-dev

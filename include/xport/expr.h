@@ -156,6 +156,10 @@ Range bound(ExprPtr e, const std::function<Range(ExprPtr)>& range_of);
 /// (InvalidInput) when `e` is an integer expression.
 std::optional<bool> decide(ExprPtr e, const std::function<Range(ExprPtr)>& range_of);
 
+/// `e` with each Min and Max arg that another arg bounds for every value in the ranges dropped
+/// (Max(0, s0) is s0 when s0 >= 0; Min(1, s0 + 1) is 1), then re-simplified.
+ExprPtr simplify_min_max(ExprPtr e, const std::function<Range(ExprPtr)>& range_of);
+
 /// For a linear equation Eq(e): a symbol with coefficient +-1 and the expression it equals
 /// (`s1 - 2*s0 == 0` gives s1 := 2*s0), choosing the symbol that sorts last (the newest), so
 /// newer symbols are replaced by older ones. nullopt if no symbol can be isolated (or `eq` is

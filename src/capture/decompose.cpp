@@ -47,6 +47,11 @@ Value value_of(const ir::Argument& arg, const ArgType& type, const Values& value
             for (const ir::Argument& a : v) list.push_back(std::get<double>(a.value));
             return list;
           }
+          if (type.base == BaseType::Bool) {  // `bool[3] output_mask`
+            std::vector<bool> list;
+            for (const ir::Argument& a : v) list.push_back(std::get<bool>(a.value));
+            return list;
+          }
           std::vector<SymInt> list;
           for (const ir::Argument& a : v) {
             list.push_back(env.make_int(std::get<sym::ExprPtr>(a.value)));

@@ -123,8 +123,11 @@ std::optional<int64_t> eval(ExprPtr e, const ValueOf& value_of) {
 
 class Substituter {
  public:
-  explicit Substituter(const std::unordered_map<ExprPtr, ExprPtr>& replacements)
-      : replacements_(replacements) {}
+  /// With `range_of`, a Min or Max also drops each arg that the ranges show another arg bounds
+  /// (Max(0, s0) is s0 when s0 >= 0).
+  explicit Substituter(const std::unordered_map<ExprPtr, ExprPtr>& replacements,
+                       const std::function<Range(ExprPtr)>* range_of = nullptr)
+      : replacements_(replacements), range_of_(range_of) {}
 
   ExprPtr run(ExprPtr e) {
     auto it = memo_.find(e);
@@ -146,6 +149,9 @@ class Substituter {
     for (ExprPtr a : e->args()) {
       args.push_back(run(a));
       changed = changed || args.back() != a;
+    }
+    if (range_of_ && (e->kind() == ExprKind::Min || e->kind() == ExprKind::Max)) {
+      changed = drop_bounded_args(e->kind(), args) || changed;
     }
     if (!changed) return e;
     switch (e->kind()) {
@@ -191,7 +197,29 @@ class Substituter {
     }
   }
 
+  // Removes from a Min's (Max's) args each that some other arg is <= (>=) for every value in
+  // the ranges; true when it removed one.
+  bool drop_bounded_args(ExprKind kind, std::vector<ExprPtr>& args) const {
+    bool dropped = false;
+    for (size_t i = 0; i < args.size() && args.size() > 1;) {
+      bool bounded = false;
+      for (size_t j = 0; j < args.size() && !bounded; ++j) {
+        if (j == i) continue;
+        const ExprPtr relation = kind == ExprKind::Min ? le(args[j], args[i]) : ge(args[j], args[i]);
+        bounded = decide(relation, *range_of_) == true;
+      }
+      if (bounded) {
+        args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+        dropped = true;
+      } else {
+        ++i;
+      }
+    }
+    return dropped;
+  }
+
   const std::unordered_map<ExprPtr, ExprPtr>& replacements_;
+  const std::function<Range(ExprPtr)>* range_of_;
   std::unordered_map<ExprPtr, ExprPtr> memo_;
 };
 
@@ -230,6 +258,12 @@ ExprPtr substitute(ExprPtr e, const std::unordered_map<ExprPtr, ExprPtr>& replac
   }
   if (replacements.empty()) return e;
   return Substituter(replacements).run(e);
+}
+
+ExprPtr simplify_min_max(ExprPtr e, const std::function<Range(ExprPtr)>& range_of) {
+  XPORT_CHECK(e != nullptr, InvalidInput, "sym::simplify_min_max: got a null expression");
+  static const std::unordered_map<ExprPtr, ExprPtr> kNone;
+  return Substituter(kNone, &range_of).run(e);
 }
 
 std::optional<int64_t> evaluate(ExprPtr e, const ValueOf& value_of) {

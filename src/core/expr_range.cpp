@@ -160,6 +160,42 @@ std::optional<bool> decide_without_floors(ExprPtr e,
   return std::nullopt;
 }
 
+// `c*M + rest <= 0` where M is a Min or Max term of `e` (the first, coefficient c): one
+// relation per arg of M, joined so the result is exact, since interval bounds lose that M's
+// args and `rest` move together (Max(0, s0) <= s0 + 1 is true, yet its bound is not <= 0). A
+// positive multiple of a Max (a negative one of a Min) is <= 0 when every relation holds; of a
+// Min (a negative one of a Max) when one does. nullopt when `e` has no such term.
+std::optional<ExprPtr> split_min_max(ExprPtr e) {
+  if (e->kind() != ExprKind::Add && e->kind() != ExprKind::Min && e->kind() != ExprKind::Max)
+    return std::nullopt;
+  ExprPtr term = e, rest = integer(0);
+  int64_t c = 1;
+  if (e->kind() == ExprKind::Add) {
+    term = nullptr;
+    for (size_t i = 0; i < e->args().size() && term == nullptr; ++i) {
+      const ExprKind k = e->args()[i]->kind();
+      if (k == ExprKind::Min || k == ExprKind::Max) {
+        term = e->args()[i];
+        c = e->coefficients()[i];
+      }
+    }
+    if (term == nullptr) return std::nullopt;
+    rest = sub(e, mul(integer(c), term));
+  }
+  const bool all = (term->kind() == ExprKind::Max) == (c > 0);
+  ExprPtr joined = all ? true_expr() : false_expr();
+  for (ExprPtr a : term->args()) {
+    const ExprPtr relation = le(add(mul(integer(c), a), rest), integer(0));
+    joined = all ? logical_and(joined, relation) : logical_or(joined, relation);
+  }
+  return joined;
+}
+
+bool has_min_max(ExprPtr e) {
+  if (e->kind() == ExprKind::Min || e->kind() == ExprKind::Max) return true;
+  return std::ranges::any_of(e->args(), [](ExprPtr a) { return has_min_max(a); });
+}
+
 }  // namespace
 
 std::string Range::str() const {
@@ -232,6 +268,11 @@ Range bound(ExprPtr e, const std::function<Range(ExprPtr)>& range_of) {
 
 std::optional<bool> decide(ExprPtr e, const std::function<Range(ExprPtr)>& range_of) {
   detail::require_bool(e, "sym::decide");
+  if (has_min_max(e)) {
+    // Each rewrite drops a Min or Max arg, so this recursion ends.
+    if (const ExprPtr simpler = simplify_min_max(e, range_of); simpler != e)
+      return decide(simpler, range_of);
+  }
   switch (e->kind()) {
     case ExprKind::True:
       return true;
@@ -250,6 +291,9 @@ std::optional<bool> decide(ExprPtr e, const std::function<Range(ExprPtr)>& range
       Range r = bound(e->args()[0], range_of);
       if (r.hi <= 0) return true;
       if (r.lo > 0) return false;
+      if (const std::optional<ExprPtr> split = split_min_max(e->args()[0])) {
+        if (std::optional<bool> d = decide(*split, range_of)) return d;
+      }
       return decide_without_floors(e->args()[0], range_of);
     }
     case ExprKind::And:

@@ -151,5 +151,33 @@ TEST(Range, DecidesInequalitiesWithFloorDivisionOfTheSameSymbol) {
   EXPECT_EQ(decide(le(mul(integer(2), floor_div(s, integer(2))), s), sizes), true);
 }
 
+// Min and Max are decided per arg, where their interval bounds lose that the args and the rest
+// of the relation move together: a slice end of Max(0, s0) in a dim of size s0 + 1.
+TEST(Range, DecidesRelationsOfMinAndMaxPerArg) {
+  const ExprPtr s = symbol("s0"), t = symbol("s1");
+  auto sizes = [](ExprPtr) { return Range{0, Range::kPosInf}; };
+  EXPECT_EQ(decide(le(max(c(0), s), add(s, c(1))), sizes), true);
+  EXPECT_EQ(decide(gt(max(c(0), s), add(s, c(1))), sizes), false);
+  EXPECT_EQ(decide(le(min(s, t), s), sizes), true);
+  EXPECT_EQ(decide(ge(min(s, t), add(s, c(1))), sizes), false);
+  EXPECT_EQ(decide(le(add(max(s, t), min(s, c(4))), add(add(s, t), c(4))), sizes), true);
+  EXPECT_EQ(decide(le(max(s, t), s), sizes), std::nullopt);  // true only when s1 <= s0
+  EXPECT_EQ(decide(le(mul(c(2), max(c(3), s)), add(s, c(2))), sizes), std::nullopt);
+}
+
+// Args that the ranges order are dropped first: the slice of a dim of size s0 + 1 from
+// Min(1, s0 + 1) to Max(0, s0) + ... (PyTorch's own expressions for a KV-cache position).
+TEST(Range, SimplifiesMinAndMaxByRanges) {
+  const ExprPtr s = symbol("s0"), t = symbol("s1");
+  auto sizes = [](ExprPtr) { return Range{0, Range::kPosInf}; };
+  EXPECT_EQ(simplify_min_max(max(c(0), s), sizes), s);
+  EXPECT_EQ(simplify_min_max(min(c(1), add(s, c(1))), sizes), c(1));
+  EXPECT_EQ(simplify_min_max(max(s, t), sizes), max(s, t));
+  EXPECT_EQ(simplify_min_max(add(max(c(0), s), min(s, t)), sizes), add(s, min(s, t)));
+  EXPECT_EQ(decide(eq(add(s, c(1)), add(min(c(1), add(s, c(1))), max(c(0), s))), sizes), true);
+  auto any = [](ExprPtr) { return Range{}; };
+  EXPECT_EQ(simplify_min_max(max(c(0), s), any), max(c(0), s));
+}
+
 }  // namespace
 }  // namespace xport::sym

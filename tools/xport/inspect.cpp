@@ -9,6 +9,7 @@
 #include "xport/dtype.h"
 #include "xport/expr.h"
 #include "xport/ir.h"
+#include "xport/onnx.h"
 #include "xport/program.h"
 
 namespace xport::tools {
@@ -25,6 +26,10 @@ std::string tensors_and_bytes(int64_t count, int64_t bytes) {
 }  // namespace
 
 int run_inspect(const std::string& path, std::ostream& out) {
+  if (path.size() >= 5 && path.compare(path.size() - 5, 5, ".onnx") == 0) {
+    out << onnx::describe(path);
+    return 0;
+  }
   ArchiveInfo info;
   const ExportedProgram program = load(path, info);
   out << program.to_string() << "\narchive: " << path << "\n";

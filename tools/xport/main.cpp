@@ -12,7 +12,9 @@
 #include "tools/xport/run.h"
 #include "tools/xport/sentence_demo.h"
 #include "tools/xport/view.h"
+#include "xport/archive.h"
 #include "xport/exportdb.h"
+#include "xport/onnx.h"
 #include "xport/xport.h"
 
 namespace {
@@ -112,10 +114,24 @@ int main(int argc, char** argv) {
     std::cout << "ExportDB: " << s.cases << " cases (" << s.exported << " supported, "
               << s.refused << " refused) written to " << site_dir << "/index.html\n";
   });
+  std::string onnx_in, onnx_out;
+  xport::onnx::Options onnx_options;
+  CLI::App* onnx_cmd = app.add_subcommand(
+      "onnx", "convert an archive (xport's or torch.export's) to an ONNX model (docs/ONNX.md)");
+  onnx_cmd->add_option("FILE", onnx_in, "the archive (.pt2)")->required()->check(CLI::ExistingFile);
+  onnx_cmd->add_option("OUT", onnx_out, "the ONNX model to write (.onnx)")->required();
+  onnx_cmd->add_option("--opset", onnx_options.opset, "the ONNX opset (17)");
+  add_ops_option(onnx_cmd, op_libraries);
+  onnx_cmd->callback([&] {
+    load_ops();
+    xport::onnx::save(xport::load(onnx_in), onnx_out, onnx_options);
+    std::cout << onnx_in << " -> " << onnx_out << " (opset " << onnx_options.opset << ")\n";
+  });
   std::string inspect_path;
   CLI::App* inspect_cmd = app.add_subcommand(
-      "inspect", "print a PT2 archive's program, versions, weight sizes and input contract");
-  inspect_cmd->add_option("FILE", inspect_path, "the archive (.pt2)")
+      "inspect", "print an archive's program, versions, weight sizes and input contract, or an "
+                 "ONNX model's inputs, outputs and contract");
+  inspect_cmd->add_option("FILE", inspect_path, "the archive (.pt2) or ONNX model (.onnx)")
       ->required()
       ->check(CLI::ExistingFile);
   add_ops_option(inspect_cmd, op_libraries);

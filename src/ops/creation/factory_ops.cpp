@@ -58,12 +58,34 @@ ArangeParams arange_params(std::string_view op, const Scalar& start, const Scala
   return {s, e, st, length};
 }
 
-DType arange_dtype(const OpArgs& args, std::string_view dtype_arg,
-                   std::initializer_list<Scalar> values) {
-  if (auto d = args.optional_dtype(dtype_arg)) return *d;
-  for (const Scalar& v : values)
-    if (v.is_float()) return kDefaultFloat;
+// arange's dtype: `dtype` when given, else float when any of the arguments `values` names is a
+// float, else int64. Read from the values, so a symbolic integer end is not specialised.
+DType arange_dtype(const OpArgs& args, std::initializer_list<const char*> values) {
+  if (auto d = args.optional_dtype("dtype")) return *d;
+  for (const char* v : values)
+    if (args[v].is_double()) return kDefaultFloat;
   return DType::Int64;
+}
+
+// arange's length. Symbolic when start or end is a symbolic integer (positions
+// `arange(0, seq_len)` in a program with a dynamic sequence length), so tracing an archive that
+// holds one does not specialise it; a symbolic step specialises.
+SymInt arange_length(const OpArgs& args) {
+  const Value &start = args["start"], &end = args["end"], &step = args["step"];
+  const bool symbolic = start.is_int() && end.is_int() && step.is_int() &&
+                        (start.to_sym_int().is_symbolic() || end.to_sym_int().is_symbolic());
+  if (!symbolic) {
+    return arange_params(args.name(), args.scalar("start"), args.scalar("end"),
+                         args.scalar("step"))
+        .length;
+  }
+  const int64_t st = step.to_int();
+  const SymInt &s = start.to_sym_int(), &e = end.to_sym_int();
+  XPORT_CHECK(st != 0, InvalidInput, args.name(), ": step must be nonzero");
+  XPORT_CHECK(static_cast<bool>(st > 0 ? e >= s : e <= s), InvalidInput, args.name(),
+              ": upper bound and larger bound inconsistent with step sign (start ", s, ", end ",
+              e, ", step ", st, ")");
+  return st > 0 ? (e - s + (st - 1)) / st : (s - e + (-st - 1)) / -st;
 }
 
 }  // namespace
@@ -284,11 +306,8 @@ void register_factory_ops() {
           factory_schema("aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, "),
       .meta =
           [](const OpArgs& args) {
-            const Scalar start = args.scalar("start"), end = args.scalar("end"),
-                         step = args.scalar("step");
-            const ArangeParams p = arange_params(args.name(), start, end, step);
-            return std::vector<TensorMeta>{
-                contiguous_meta({p.length}, arange_dtype(args, "dtype", {start, end, step}))};
+            return std::vector<TensorMeta>{contiguous_meta(
+                {arange_length(args)}, arange_dtype(args, {"start", "end", "step"}))};
           },
       .kernel = XPORT_OP_KERNEL(arange_start_step_out),
       .core = true,
@@ -297,8 +316,7 @@ void register_factory_ops() {
       .schema = factory_schema("aten::arange.start(Scalar start, Scalar end, *, "),
       .decomp =
           [](const OpArgs& args) {
-            const DType dtype =
-                arange_dtype(args, "dtype", {args.scalar("start"), args.scalar("end")});
+            const DType dtype = arange_dtype(args, {"start", "end"});
             return call_tensors(XPORT_OP("aten::arange.start_step"),
                                 {args["start"], args["end"], int64_t{1}, dtype});
           },
@@ -307,7 +325,7 @@ void register_factory_ops() {
       .schema = factory_schema("aten::arange(Scalar end, *, "),
       .decomp =
           [](const OpArgs& args) {
-            const DType dtype = arange_dtype(args, "dtype", {args.scalar("end")});
+            const DType dtype = arange_dtype(args, {"end"});
             return call_tensors(XPORT_OP("aten::arange.start_step"),
                                 {int64_t{0}, args["end"], int64_t{1}, dtype});
           },

@@ -143,7 +143,8 @@ std::vector<TensorMeta> index_put_meta(const OpArgs& args) {
     bool ok = vs.size() <= result.size();
     for (size_t i = 0; ok && i < vs.size(); ++i) {
       const SymInt& r = result[result.size() - vs.size() + i];
-      ok = static_cast<bool>(vs[i] == 1) || static_cast<bool>(vs[i] == r);
+      // Size-obliviously: a values dim of symbolic size broadcasts whether or not it is 1.
+      ok = guard_size_oblivious(vs[i] == 1) || static_cast<bool>(vs[i] == r);
     }
     XPORT_CHECK(ok, InvalidInput, args.name(), ": shape mismatch: value tensor of shape ",
                 shape_str(vs), " cannot be broadcast to indexing result of shape ",

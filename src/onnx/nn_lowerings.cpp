@@ -1,0 +1,301 @@
+// Matrix products, convolution, normalization, pooling and resizing.
+#include "onnx/lowering.h"
+
+namespace xport::onnx {
+namespace {
+
+void addmm(NodeLowering& n) {
+  const DType t = n.out_dtype();
+  n.emit("Gemm", {n.tensor_as("mat1", t), n.tensor_as("mat2", t), n.tensor_as("self", t)},
+         {attr("alpha", n.real("alpha")), attr("beta", n.real("beta"))});
+}
+
+void matmul(NodeLowering& n) {
+  const DType t = n.out_dtype();
+  n.emit("MatMul", {n.tensor_as("self", t), n.tensor_as("mat2", t)});
+}
+
+// A list of ints, repeated to `count` entries when one is given (`int[2] stride=1`).
+std::vector<int64_t> per_dim(NodeLowering& n, const char* name, size_t count) {
+  std::vector<int64_t> v = n.integers(name);
+  if (v.size() == 1 && count > 1) v.assign(count, v[0]);
+  return v;
+}
+
+std::vector<int64_t> twice(const std::vector<int64_t>& v) {
+  std::vector<int64_t> out = v;
+  out.insert(out.end(), v.begin(), v.end());
+  return out;
+}
+
+void convolution(NodeLowering& n) {
+  const size_t spatial = n.spec("input").sizes.size() - 2;
+  std::vector<std::string> inputs{n.tensor("input"), n.tensor("weight")};
+  if (!n.is_none("bias")) inputs.push_back(n.tensor("bias"));
+  std::vector<::onnx::AttributeProto> attrs{
+      attr("strides", per_dim(n, "stride", spatial)),
+      attr("pads", twice(per_dim(n, "padding", spatial))),
+      attr("dilations", per_dim(n, "dilation", spatial)),
+      attr("group", n.integer("groups")),
+  };
+  if (n.flag("transposed")) {
+    attrs.push_back(attr("output_padding", per_dim(n, "output_padding", spatial)));
+    return n.emit("ConvTranspose", std::move(inputs), std::move(attrs));
+  }
+  n.emit("Conv", std::move(inputs), std::move(attrs));
+}
+
+// `value` (1 or 0) broadcast to `sizes`: a missing weight or bias.
+std::string filled(NodeLowering& n, DType t, double value, const std::vector<sym::ExprPtr>& sizes) {
+  return n.g.add("Expand", {n.g.scalar(t, value), n.g.shape(sizes)});
+}
+
+// An optional per-channel tensor, or `value` for every channel.
+std::string or_filled(NodeLowering& n, const char* name, DType t, double value,
+                      const std::vector<sym::ExprPtr>& sizes) {
+  return n.is_none(name) ? filled(n, t, value, sizes) : n.tensor_as(name, t);
+}
+
+void layer_norm(NodeLowering& n) {
+  const DType t = n.out_dtype();
+  const std::vector<sym::ExprPtr> normalized = n.sizes("normalized_shape");
+  const auto axis = -static_cast<int64_t>(normalized.size());
+  std::vector<std::string> inputs{n.tensor_as("input", t), or_filled(n, "weight", t, 1, normalized)};
+  if (!n.is_none("bias")) inputs.push_back(n.tensor_as("bias", t));
+  const std::string y = n.out_name(0), mean = n.g.model().fresh(n.node().name() + "_mean"),
+                    rstd = n.g.model().fresh(n.node().name() + "_rstd");
+  n.g.add_to("LayerNormalization", std::move(inputs), {y, mean, rstd},
+             {attr("axis", axis), attr("epsilon", n.real("eps"))});
+  n.set(0, y);
+  n.set(1, n.g.cast(mean, DType::Float32, n.out_dtype(1)));
+  n.set(2, n.g.cast(rstd, DType::Float32, n.out_dtype(2)));
+}
+
+// Per-channel statistics of a batch: x reduced over every dim but 1.
+std::vector<int64_t> batch_axes(size_t rank) {
+  std::vector<int64_t> axes{0};
+  for (size_t d = 2; d < rank; ++d) axes.push_back(static_cast<int64_t>(d));
+  return axes;
+}
+
+// A per-channel [C] tensor shaped to broadcast against [N, C, ...].
+std::string per_channel(NodeLowering& n, const std::string& v, size_t rank) {
+  std::vector<int64_t> shape{-1};
+  for (size_t d = 2; d < rank; ++d) shape.push_back(1);
+  return n.g.add("Reshape", {v, n.g.ints(shape)});
+}
+
+void batch_norm_inference(NodeLowering& n) {
+  const DType t = n.out_dtype();
+  const ir::TensorSpec& input = n.spec("input");
+  const std::vector<sym::ExprPtr> channels{input.sizes.at(1)};
+  n.set(0, n.g.add("BatchNormalization",
+                   {n.tensor_as("input", t), or_filled(n, "weight", t, 1, channels),
+                    or_filled(n, "bias", t, 0, channels), n.tensor_as("running_mean", t),
+                    n.tensor_as("running_var", t)},
+                   {attr("epsilon", n.real("eps")), attr("momentum", 1 - n.real("momentum"))},
+                   n.node().name()));
+  // The saved statistics of inference are empty tensors.
+  for (int i = 1; i < 3; ++i) n.set(i, n.g.constant(n.out_dtype(i), {}, {0}));
+}
+
+// Training-mode batch norm: normalised by the batch's own statistics; the running statistics
+// (when given) updated with `momentum` and the unbiased variance, as PyTorch does.
+void batch_norm_training(NodeLowering& n) {
+  const OpDef& op = *n.node().op();
+  const bool has_running = op.arg_position("running_mean") >= 0;
+  if (op.arg_position("training") >= 0 && !n.flag("training")) {
+    if (!has_running) n.refuse("inference without running statistics");
+    batch_norm_inference(n);
+    n.set(3, n.tensor("running_mean"));
+    n.set(4, n.tensor("running_var"));
+    return;
+  }
+  const DType t = n.out_dtype();
+  GraphBuilder& g = n.g;
+  const ir::TensorSpec& input = n.spec("input");
+  const size_t rank = input.sizes.size();
+  const std::vector<int64_t> axes = batch_axes(rank);
+  const std::vector<sym::ExprPtr> channels{input.sizes.at(1)};
+  const std::string x = n.tensor_as("input", t);
+  const std::string mean = g.add("ReduceMean", {x}, {attr("axes", axes), attr("keepdims", int64_t{1})});
+  const std::string d = g.add("Sub", {x, mean});
+  const std::string var = g.add("ReduceMean", {g.add("Mul", {d, d})},
+                                {attr("axes", axes), attr("keepdims", int64_t{1})});
+  const std::string rstd =
+      g.add("Reciprocal", {g.add("Sqrt", {g.add("Add", {var, g.scalar(t, n.real("eps"))})})});
+  std::string y = g.add("Mul", {d, rstd});
+  y = g.add("Mul", {y, per_channel(n, or_filled(n, "weight", t, 1, channels), rank)});
+  y = g.add("Add", {y, per_channel(n, or_filled(n, "bias", t, 0, channels), rank)});
+  n.set(0, g.add("Identity", {y}, {}, n.node().name()));
+  const std::string flat_mean = g.add("Reshape", {mean, g.ints({-1})});
+  const std::string flat_var = g.add("Reshape", {var, g.ints({-1})});
+  n.set(1, flat_mean);
+  n.set(2, g.add("Reshape", {rstd, g.ints({-1})}));
+  if (!has_running) return;
+  sym::ExprPtr count = sym::integer(1);
+  for (int64_t a : axes) count = sym::mul(count, input.sizes[static_cast<size_t>(a)]);
+  const std::string c = g.cast(g.sym_int(count), DType::Int64, t);
+  const std::string unbiased =
+      g.add("Div", {g.add("Mul", {flat_var, c}), g.add("Sub", {c, g.scalar(t, 1)})});
+  const double m = n.real("momentum");
+  auto update = [&](const char* running, const std::string& batch) {
+    const std::string old = g.add("Mul", {n.tensor_as(running, t), g.scalar(t, 1 - m)});
+    return g.add("Add", {old, g.add("Mul", {batch, g.scalar(t, m)})});
+  };
+  n.set(3, update("running_mean", flat_mean));
+  n.set(4, update("running_var", unbiased));
+}
+
+void group_norm(NodeLowering& n) {
+  const DType t = n.out_dtype();
+  GraphBuilder& g = n.g;
+  const ir::TensorSpec& input = n.spec("input");
+  const size_t rank = input.sizes.size();
+  const sym::ExprPtr batch = n.size("N"), groups = sym::integer(n.integer("group"));
+  const std::string x = n.tensor_as("input", t);
+  const std::string grouped = g.add("Reshape", {x, g.shape({batch, groups, sym::integer(-1)})});
+  const auto keep = attr("keepdims", int64_t{1});
+  const std::string mean = g.add("ReduceMean", {grouped}, {attr("axes", std::vector<int64_t>{2}), keep});
+  const std::string d = g.add("Sub", {grouped, mean});
+  const std::string var =
+      g.add("ReduceMean", {g.add("Mul", {d, d})}, {attr("axes", std::vector<int64_t>{2}), keep});
+  const std::string rstd =
+      g.add("Reciprocal", {g.add("Sqrt", {g.add("Add", {var, g.scalar(t, n.real("eps"))})})});
+  std::string y = g.add("Reshape", {g.add("Mul", {d, rstd}), g.add("Shape", {x})});
+  if (!n.is_none("weight")) y = g.add("Mul", {y, per_channel(n, n.tensor_as("weight", t), rank)});
+  if (!n.is_none("bias")) y = g.add("Add", {y, per_channel(n, n.tensor_as("bias", t), rank)});
+  n.set(0, g.add("Identity", {y}, {}, n.node().name()));
+  const std::string stats_shape = g.shape({batch, groups});
+  n.set(1, g.add("Reshape", {mean, stats_shape}));
+  n.set(2, g.add("Reshape", {rstd, stats_shape}));
+}
+
+// Pooling wants a batch dim: a 3-D input (C, H, W) gets one for the op.
+std::string batched(NodeLowering& n, const std::string& x, size_t rank) {
+  return rank == 3 ? n.g.add("Unsqueeze", {x, n.g.ints({0})}) : x;
+}
+
+void max_pool(NodeLowering& n) {
+  const ir::TensorSpec& self = n.spec("self");
+  const size_t rank = self.sizes.size();
+  const std::vector<int64_t> kernel = per_dim(n, "kernel_size", 2);
+  std::vector<int64_t> stride = per_dim(n, "stride", 2);
+  if (stride.empty()) stride = kernel;
+  GraphBuilder& g = n.g;
+  const std::string y = g.model().fresh(n.node().name()),
+                    indices = g.model().fresh(n.node().name() + "_indices");
+  g.add_to("MaxPool", {batched(n, n.tensor("self"), rank)}, {y, indices},
+           {attr("kernel_shape", kernel), attr("strides", stride),
+            attr("pads", twice(per_dim(n, "padding", 2))),
+            attr("dilations", per_dim(n, "dilation", 2)),
+            attr("ceil_mode", static_cast<int64_t>(n.flag("ceil_mode")))});
+  const std::string out_shape = g.shape(n.out_spec().sizes);
+  n.set(0, rank == 3 ? g.add("Reshape", {y, out_shape}) : y);
+  if (n.unused(1)) return;
+  // ONNX's index counts over the whole tensor, PyTorch's within each (H, W) plane.
+  const sym::ExprPtr plane = sym::mul(self.sizes[rank - 2], self.sizes[rank - 1]);
+  const std::string within = g.add("Mod", {indices, g.sym_int(plane)}, {attr("fmod", int64_t{0})});
+  n.set(1, g.add("Reshape", {within, out_shape}));
+}
+
+void avg_pool(NodeLowering& n) {
+  if (!n.is_none("divisor_override")) n.refuse("divisor_override has no ONNX equivalent");
+  const size_t rank = n.spec("self").sizes.size();
+  const std::vector<int64_t> kernel = per_dim(n, "kernel_size", 2);
+  std::vector<int64_t> stride = per_dim(n, "stride", 2);
+  if (stride.empty()) stride = kernel;
+  const std::string y = n.g.add(
+      "AveragePool", {batched(n, n.tensor("self"), rank)},
+      {attr("kernel_shape", kernel), attr("strides", stride),
+       attr("pads", twice(per_dim(n, "padding", 2))),
+       attr("ceil_mode", static_cast<int64_t>(n.flag("ceil_mode"))),
+       attr("count_include_pad", static_cast<int64_t>(n.flag("count_include_pad")))});
+  n.emit("Reshape", {y, n.g.shape(n.out_spec().sizes)});
+}
+
+// Adaptive average pooling to 1x1 is a global average; to a size that divides the input's, a
+// plain average pool. Other sizes have windows of varying size, which ONNX has no op for.
+void adaptive_avg_pool(NodeLowering& n) {
+  const ir::TensorSpec& self = n.spec("self");
+  const size_t rank = self.sizes.size();
+  const std::vector<int64_t> out = n.integers("output_size");
+  const std::string x = batched(n, n.tensor("self"), rank);
+  std::string y;
+  if (out == std::vector<int64_t>{1, 1}) {
+    y = n.g.add("GlobalAveragePool", {x});
+  } else {
+    const auto h = sym::as_int(self.sizes[rank - 2]), w = sym::as_int(self.sizes[rank - 1]);
+    if (!h || !w || *h % out[0] != 0 || *w % out[1] != 0) {
+      n.refuse("an output size that does not divide the input's (windows of varying size)");
+    }
+    const std::vector<int64_t> kernel{*h / out[0], *w / out[1]};
+    y = n.g.add("AveragePool", {x}, {attr("kernel_shape", kernel), attr("strides", kernel)});
+  }
+  n.emit("Reshape", {y, n.g.shape(n.out_spec().sizes)});
+}
+
+std::vector<double> reals(NodeLowering& n, const char* name) {
+  std::vector<double> out;
+  if (n.is_none(name)) return out;
+  for (const ir::Argument& a : std::get<std::vector<ir::Argument>>(n.node().arg(name).value)) {
+    out.push_back(std::get<double>(a.value));
+  }
+  return out;
+}
+
+// Resize to the result's size; with scale factors, PyTorch maps coordinates by the factors
+// (not by the sizes' ratio), and so does ONNX when given scales.
+LowerFn resize(const char* mode) {
+  return [mode](NodeLowering& n) {
+    const std::string m(mode);
+    std::vector<::onnx::AttributeProto> attrs{attr("mode", m)};
+    if (m == "nearest") {
+      attrs.push_back(attr("coordinate_transformation_mode", std::string("asymmetric")));
+      attrs.push_back(attr("nearest_mode", std::string("floor")));
+    } else {
+      attrs.push_back(attr("coordinate_transformation_mode",
+                           std::string(n.flag("align_corners") ? "align_corners"
+                                                               : "pytorch_half_pixel")));
+    }
+    const std::vector<double> factors = reals(n, "scale_factors");
+    if (!factors.empty()) {
+      std::vector<double> scales{1, 1};
+      scales.insert(scales.end(), factors.begin(), factors.end());
+      const std::string s = n.g.constant(DType::Float32, scales, {static_cast<int64_t>(scales.size())});
+      return n.emit("Resize", {n.tensor("input"), "", s}, std::move(attrs));
+    }
+    n.emit("Resize", {n.tensor("input"), "", "", n.g.shape(n.out_spec().sizes)}, std::move(attrs));
+  };
+}
+
+void dropout(NodeLowering& n) {
+  const ir::Argument& train = n.node().arg("train");
+  if (!train.is_none() && n.flag("train")) n.refuse("dropout in training mode (random)");
+  n.set(0, n.g.add("Identity", {n.tensor("input")}, {}, n.node().name()));
+  n.set(1, n.g.add("Expand", {n.g.scalar(DType::Bool, 1), n.g.shape(n.out_spec(1).sizes)}));
+}
+
+}  // namespace
+
+LoweringList nn_lowerings() {
+  return {
+      {"aten::addmm", addmm},
+      {"aten::mm", matmul},
+      {"aten::bmm", matmul},
+      {"aten::convolution", convolution},
+      {"aten::native_layer_norm", layer_norm},
+      {"aten::_native_batch_norm_legit_no_training", batch_norm_inference},
+      {"aten::_native_batch_norm_legit_functional", batch_norm_training},
+      {"aten::_native_batch_norm_legit.no_stats", batch_norm_training},
+      {"aten::native_group_norm", group_norm},
+      {"aten::max_pool2d_with_indices", max_pool},
+      {"aten::avg_pool2d", avg_pool},
+      {"aten::_adaptive_avg_pool2d", adaptive_avg_pool},
+      {"aten::upsample_nearest2d.vec", resize("nearest")},
+      {"aten::upsample_bilinear2d.vec", resize("linear")},
+      {"aten::native_dropout", dropout},
+  };
+}
+
+}  // namespace xport::onnx

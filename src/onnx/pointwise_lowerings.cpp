@@ -1,0 +1,317 @@
+// Elementwise ops: each computes in its result's dtype (or, for comparisons, in the dtype PyTorch
+// promotes the operands to), with its operands cast to it first.
+#include <cmath>
+
+#include "onnx/lowering.h"
+
+namespace xport::onnx {
+namespace {
+
+// out = op(self): self converted to the result's dtype.
+LowerFn unary(const char* op) {
+  return [op](NodeLowering& n) { n.emit(op, {n.tensor_as("self", n.out_dtype())}); };
+}
+
+// The second operand (`other` or `exponent`, a tensor or a Scalar) as `dtype`.
+std::string second(NodeLowering& n, const char* name, DType dtype) {
+  const auto* ref = std::get_if<ir::ValueRef>(&n.node().arg(name).value);
+  const OpDef& op = *n.node().op();
+  const bool tensor_arg =
+      op.parsed.arguments.at(static_cast<size_t>(op.arg_position(name))).type.base ==
+      BaseType::Tensor;
+  return ref != nullptr && tensor_arg ? n.tensor_as(name, dtype) : n.scalar(name, dtype);
+}
+
+// out = op(self, other) in the result's dtype; `alpha` (add, sub) scales other.
+LowerFn binary(const char* op) {
+  return [op](NodeLowering& n) {
+    const DType t = n.out_dtype();
+    std::string other = second(n, "other", t);
+    if (n.node().op()->arg_position("alpha") >= 0) {
+      const std::optional<double> alpha = n.constant_scalar("alpha");
+      if (!alpha || *alpha != 1) other = n.g.add("Mul", {other, n.scalar("alpha", t)});
+    }
+    n.emit(op, {n.tensor_as("self", t), other});
+  };
+}
+
+// A comparison in the promoted dtype; `negate` for ne.
+LowerFn comparison(const char* op, bool negate = false) {
+  return [op, negate](NodeLowering& n) {
+    const DType t = n.promoted({"self", "other"});
+    const std::string a = n.tensor_as("self", t), b = second(n, "other", t);
+    if (!negate) return n.emit(op, {a, b});
+    n.set(n.g.add("Not", {n.g.add(op, {a, b})}, {}, n.node().name()));
+  };
+}
+
+// Logical ops take any dtype as truth values.
+LowerFn logical(const char* op) {
+  return [op](NodeLowering& n) {
+    n.emit(op, {n.tensor_as("self", DType::Bool), n.tensor_as("other", DType::Bool)});
+  };
+}
+
+// Bitwise ops: on bools they are the logical ones; on integers ONNX has them from opset 18.
+LowerFn bitwise(const char* logical_op) {
+  return [logical_op](NodeLowering& n) {
+    if (n.out_dtype() != DType::Bool) {
+      n.refuse("bitwise ops on integers need opset 18 (BitwiseAnd, ...); opset 17 has them "
+               "for bools only");
+    }
+    n.emit(logical_op, {n.tensor_as("self", DType::Bool), second(n, "other", DType::Bool)});
+  };
+}
+
+// x * c for a constant c, in x's dtype.
+std::string times(NodeLowering& n, const std::string& x, DType t, double c) {
+  return n.g.add("Mul", {x, n.g.scalar(t, c)});
+}
+
+void gelu(NodeLowering& n) {
+  const DType t = n.out_dtype();
+  GraphBuilder& g = n.g;
+  const std::string x = n.tensor_as("self", t);
+  std::string inner;
+  if (n.str("approximate") == "tanh") {
+    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    const std::string cube = g.add("Mul", {g.add("Mul", {x, x}), x});
+    const std::string sum = g.add("Add", {x, times(n, cube, t, 0.044715)});
+    inner = g.add("Tanh", {times(n, sum, t, std::sqrt(2.0 / M_PI))});
+  } else {
+    inner = g.add("Erf", {times(n, x, t, M_SQRT1_2)});  // 0.5 x (1 + erf(x / sqrt 2))
+  }
+  const std::string one_plus = g.add("Add", {inner, g.scalar(t, 1.0)});
+  n.set(g.add("Mul", {times(n, x, t, 0.5), one_plus}, {}, n.node().name()));
+}
+
+// Python's division of integers or floats, rounded as `mode` says ("" for true division).
+std::string divide(NodeLowering& n, const std::string& a, const std::string& b, DType t,
+                   const std::string& mode) {
+  GraphBuilder& g = n.g;
+  if (mode.empty() || (mode == "trunc" && !is_floating(t))) return g.add("Div", {a, b});
+  if (mode == "floor" && !is_floating(t)) {
+    // a // b = (a - a mod b) / b, with the modulo's sign the divisor's (exact division).
+    const std::string m = g.add("Mod", {a, b}, {attr("fmod", int64_t{0})});
+    return g.add("Div", {g.add("Sub", {a, m}), b});
+  }
+  const std::string q = g.add("Div", {a, b});
+  if (mode == "floor") return g.add("Floor", {q});
+  // trunc(q) = sign(q) * floor(|q|)
+  return g.add("Mul", {g.add("Sign", {q}), g.add("Floor", {g.add("Abs", {q})})});
+}
+
+LowerFn division() {
+  return [](NodeLowering& n) {
+    const DType t = n.out_dtype();
+    const std::string mode = n.node().op()->arg_position("rounding_mode") >= 0
+                                 ? n.str("rounding_mode")
+                                 : std::string();
+    n.set(divide(n, n.tensor_as("self", t), second(n, "other", t), t, mode));
+  };
+}
+
+// Python's remainder (the divisor's sign): Mod for integers; a - floor(a / b) * b for floats,
+// where ONNX's Mod wants fmod.
+LowerFn remainder() {
+  return [](NodeLowering& n) {
+    const DType t = n.out_dtype();
+    const std::string a = n.tensor_as("self", t), b = second(n, "other", t);
+    if (!is_floating(t)) return n.emit("Mod", {a, b}, {attr("fmod", int64_t{0})});
+    GraphBuilder& g = n.g;
+    const std::string q = g.add("Floor", {g.add("Div", {a, b})});
+    n.set(g.add("Sub", {a, g.add("Mul", {q, b})}, {}, n.node().name()));
+  };
+}
+
+LowerFn fmod() {
+  return [](NodeLowering& n) {
+    const DType t = n.out_dtype();
+    n.emit("Mod", {n.tensor_as("self", t), second(n, "other", t)}, {attr("fmod", int64_t{1})});
+  };
+}
+
+// clamp(self, min?, max?) and hardtanh(self, min_val, max_val): Clip with optional bounds.
+LowerFn clip(const char* lo, const char* hi) {
+  return [lo, hi](NodeLowering& n) {
+    const DType t = n.out_dtype();
+    auto bound = [&](const char* name) {
+      if (n.is_none(name)) return std::string();
+      const auto* ref = std::get_if<ir::ValueRef>(&n.node().arg(name).value);
+      const bool tensor_arg = ref != nullptr && n.node().op()->parsed.arguments.at(
+          static_cast<size_t>(n.node().op()->arg_position(name))).type.base == BaseType::Tensor;
+      return tensor_arg ? n.tensor_as(name, t) : n.scalar(name, t);
+    };
+    const std::string x = n.tensor_as("self", t), min = bound(lo), max = bound(hi);
+    // clamp.Tensor's bounds broadcast: Max and Min, where Clip wants scalars.
+    if (n.node().op()->parsed.arguments[1].type.base == BaseType::Tensor) {
+      std::string v = x;
+      if (!min.empty()) v = n.g.add("Max", {v, min});
+      if (!max.empty()) v = n.g.add("Min", {v, max});
+      return n.set(n.g.add("Identity", {v}, {}, n.node().name()));
+    }
+    n.emit("Clip", {x, min, max});
+  };
+}
+
+void elu(NodeLowering& n) {
+  const DType t = n.out_dtype();
+  GraphBuilder& g = n.g;
+  std::string x = n.tensor_as("self", t);
+  const double scale = n.real("scale"), input_scale = n.real("input_scale");
+  if (input_scale != 1) x = times(n, x, t, input_scale);
+  std::string y = g.add("Elu", {x}, {attr("alpha", n.real("alpha"))});
+  if (scale != 1) y = times(n, y, t, scale);
+  n.set(g.add("Identity", {y}, {}, n.node().name()));
+}
+
+// ~x on integers is -x - 1 (two's complement; 255 - x for uint8); Not on bools.
+void bitwise_not(NodeLowering& n) {
+  const DType t = n.out_dtype();
+  const std::string x = n.tensor_as("self", t);
+  if (t == DType::Bool) return n.emit("Not", {x});
+  if (t == DType::UInt8) return n.emit("Sub", {n.g.scalar(t, 255), x});
+  n.emit("Sub", {n.g.add("Neg", {x}), n.g.scalar(t, 1)});
+}
+
+// log base b: ln(x) / ln(b).
+LowerFn log_base(double base) {
+  return [base](NodeLowering& n) {
+    const DType t = n.out_dtype();
+    const std::string ln = n.g.add("Log", {n.tensor_as("self", t)});
+    n.emit("Div", {ln, n.g.scalar(t, std::log(base))});
+  };
+}
+
+void pow_op(NodeLowering& n) {
+  const DType t = n.out_dtype();
+  const OpDef& op = *n.node().op();
+  const bool scalar_base =
+      op.parsed.arguments[static_cast<size_t>(op.arg_position("self"))].type.base !=
+      BaseType::Tensor;
+  const std::string base = scalar_base ? n.scalar("self", t) : n.tensor_as("self", t);
+  n.emit("Pow", {base, second(n, "exponent", t)});
+}
+
+void where(NodeLowering& n) {
+  const DType t = n.out_dtype();
+  GraphBuilder& g = n.g;
+  const std::string c = n.tensor_as("condition", DType::Bool), a = n.tensor_as("self", t),
+                    b = n.tensor_as("other", t);
+  if (t != DType::Bool) return n.emit("Where", {c, a, b});
+  // ONNX Runtime has no Where of bools: (c and a) or (not c and b).
+  n.emit("Or", {g.add("And", {c, a}), g.add("And", {g.add("Not", {c}), b})});
+}
+
+// A Python-number op of an exported program (`_operator.mul(item, 0.5)`) on 0-D tensors.
+LowerFn number_op(const char* op) {
+  return [op](NodeLowering& n) {
+    const DType t = n.out_dtype();
+    n.emit(op, {n.scalar("a", t), n.scalar("b", t)});
+  };
+}
+
+}  // namespace
+
+LoweringList pointwise_lowerings() {
+  LoweringList list = {
+      {"aten::add.Tensor", binary("Add")},
+      {"aten::add.Scalar", binary("Add")},
+      {"aten::sub.Tensor", binary("Sub")},
+      {"aten::sub.Scalar", binary("Sub")},
+      {"aten::mul.Tensor", binary("Mul")},
+      {"aten::mul.Scalar", binary("Mul")},
+      {"aten::div.Tensor", division()},
+      {"aten::div.Scalar", division()},
+      {"aten::div.Tensor_mode", division()},
+      {"aten::div.Scalar_mode", division()},
+      {"aten::maximum", binary("Max")},
+      {"aten::minimum", binary("Min")},
+      {"aten::remainder.Tensor", remainder()},
+      {"aten::remainder.Scalar", remainder()},
+      {"aten::fmod.Tensor", fmod()},
+      {"aten::fmod.Scalar", fmod()},
+      {"aten::pow.Tensor_Tensor", pow_op},
+      {"aten::pow.Tensor_Scalar", pow_op},
+      {"aten::pow.Scalar", pow_op},
+      {"aten::eq.Tensor", comparison("Equal")},
+      {"aten::eq.Scalar", comparison("Equal")},
+      {"aten::ne.Tensor", comparison("Equal", true)},
+      {"aten::ne.Scalar", comparison("Equal", true)},
+      {"aten::lt.Tensor", comparison("Less")},
+      {"aten::lt.Scalar", comparison("Less")},
+      {"aten::le.Tensor", comparison("LessOrEqual")},
+      {"aten::le.Scalar", comparison("LessOrEqual")},
+      {"aten::gt.Tensor", comparison("Greater")},
+      {"aten::gt.Scalar", comparison("Greater")},
+      {"aten::ge.Tensor", comparison("GreaterOrEqual")},
+      {"aten::ge.Scalar", comparison("GreaterOrEqual")},
+      {"aten::logical_and", logical("And")},
+      {"aten::logical_or", logical("Or")},
+      {"aten::logical_xor", logical("Xor")},
+      {"aten::bitwise_and.Tensor", bitwise("And")},
+      {"aten::bitwise_and.Scalar", bitwise("And")},
+      {"aten::bitwise_or.Tensor", bitwise("Or")},
+      {"aten::bitwise_or.Scalar", bitwise("Or")},
+      {"aten::bitwise_xor.Tensor", bitwise("Xor")},
+      {"aten::bitwise_xor.Scalar", bitwise("Xor")},
+      {"aten::bitwise_not", bitwise_not},
+      {"aten::logical_not", [](NodeLowering& n) { n.emit("Not", {n.tensor_as("self", DType::Bool)}); }},
+      {"aten::isnan", [](NodeLowering& n) { n.emit("IsNaN", {n.tensor("self")}); }},
+      {"aten::isinf", [](NodeLowering& n) { n.emit("IsInf", {n.tensor("self")}); }},
+      {"aten::where.self", where},
+      {"aten::gelu", gelu},
+      {"aten::elu", elu},
+      {"aten::leaky_relu",
+       [](NodeLowering& n) {
+         n.emit("LeakyRelu", {n.tensor_as("self", n.out_dtype())},
+                {attr("alpha", n.real("negative_slope"))});
+       }},
+      {"aten::hardtanh", clip("min_val", "max_val")},
+      {"aten::clamp", clip("min", "max")},
+      {"aten::clamp.Tensor", clip("min", "max")},
+      {"aten::rsqrt",
+       [](NodeLowering& n) {
+         n.emit("Reciprocal", {n.g.add("Sqrt", {n.tensor_as("self", n.out_dtype())})});
+       }},
+      {"aten::log10", log_base(10)},
+      {"aten::log2", log_base(2)},
+      {"aten::log1p",
+       [](NodeLowering& n) {
+         const DType t = n.out_dtype();
+         n.emit("Log", {n.g.add("Add", {n.tensor_as("self", t), n.g.scalar(t, 1)})});
+       }},
+      {"aten::expm1",
+       [](NodeLowering& n) {
+         const DType t = n.out_dtype();
+         n.emit("Sub", {n.g.add("Exp", {n.tensor_as("self", t)}), n.g.scalar(t, 1)});
+       }},
+      {"aten::trunc",
+       [](NodeLowering& n) {
+         const DType t = n.out_dtype();
+         const std::string x = n.tensor_as("self", t);
+         if (!is_floating(t)) return n.emit("Identity", {x});
+         n.emit("Mul", {n.g.add("Sign", {x}), n.g.add("Floor", {n.g.add("Abs", {x})})});
+       }},
+      {"_operator::add", number_op("Add")},
+      {"_operator::sub", number_op("Sub")},
+      {"_operator::mul", number_op("Mul")},
+      {"_operator::truediv", number_op("Div")},
+      {"_operator::neg", [](NodeLowering& n) { n.emit("Neg", {n.scalar("a", n.out_dtype())}); }},
+  };
+  for (const auto& [aten, onnx] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"aten::abs", "Abs"},     {"aten::neg", "Neg"},     {"aten::exp", "Exp"},
+           {"aten::log", "Log"},     {"aten::sqrt", "Sqrt"},   {"aten::sin", "Sin"},
+           {"aten::cos", "Cos"},     {"aten::tan", "Tan"},     {"aten::tanh", "Tanh"},
+           {"aten::sigmoid", "Sigmoid"}, {"aten::relu", "Relu"}, {"aten::asin", "Asin"},
+           {"aten::acos", "Acos"},   {"aten::atan", "Atan"},   {"aten::sinh", "Sinh"},
+           {"aten::cosh", "Cosh"},   {"aten::asinh", "Asinh"}, {"aten::acosh", "Acosh"},
+           {"aten::atanh", "Atanh"}, {"aten::erf", "Erf"},     {"aten::ceil", "Ceil"},
+           {"aten::floor", "Floor"}, {"aten::round", "Round"}, {"aten::sign", "Sign"},
+           {"aten::reciprocal", "Reciprocal"}}) {
+    list.emplace_back(aten, unary(onnx));
+  }
+  return list;
+}
+
+}  // namespace xport::onnx

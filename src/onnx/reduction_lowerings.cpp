@@ -1,0 +1,145 @@
+// Reductions, softmax and scans.
+#include "onnx/lowering.h"
+
+namespace xport::onnx {
+namespace {
+
+// The reduced dims, wrapped (all dims when `dim` is None or empty).
+std::vector<int64_t> reduced_dims(NodeLowering& n, const char* name) {
+  const auto rank = static_cast<int64_t>(n.spec("self").sizes.size());
+  std::vector<int64_t> dims;
+  if (n.node().op()->arg_position(name) >= 0) dims = n.integers(name);
+  if (dims.empty()) {
+    for (int64_t d = 0; d < rank; ++d) dims.push_back(d);
+  }
+  for (int64_t& d : dims) d = d < 0 ? d + rank : d;
+  return dims;
+}
+
+// ONNX reductions over `axes`: ReduceSum takes them as an input from opset 13, the others as an
+// attribute until opset 18.
+std::string reduce(GraphBuilder& g, const std::string& op, const std::string& x,
+                   const std::vector<int64_t>& axes, bool keepdim, const std::string& hint = "") {
+  const auto keep = attr("keepdims", static_cast<int64_t>(keepdim));
+  if (axes.empty()) return g.add("Identity", {x}, {}, hint);  // a 0-D tensor reduces to itself
+  if (op == "ReduceSum") return g.add(op, {x, g.ints(axes)}, {keep}, hint);
+  return g.add(op, {x}, {keep, attr("axes", axes)}, hint);
+}
+
+LowerFn reduction(const char* op, const char* dims_arg) {
+  return [op, dims_arg](NodeLowering& n) {
+    const DType t = n.out_dtype();
+    const bool keepdim = n.node().op()->arg_position("keepdim") >= 0 && n.flag("keepdim");
+    n.set(reduce(n.g, op, n.tensor_as("self", t), reduced_dims(n, dims_arg), keepdim,
+                 n.node().name()));
+  };
+}
+
+// any(): whether some element is nonzero, as the maximum of the elements as 0/1.
+LowerFn any(const char* dims_arg) {
+  return [dims_arg](NodeLowering& n) {
+    GraphBuilder& g = n.g;
+    const std::string ones = g.cast(n.tensor_as("self", DType::Bool), DType::Bool, DType::Int32);
+    const bool keepdim = n.node().op()->arg_position("keepdim") >= 0 && n.flag("keepdim");
+    const std::string max = reduce(g, "ReduceMax", ones, reduced_dims(n, dims_arg), keepdim);
+    n.emit("Cast", {max}, {attr("to", static_cast<int64_t>(onnx_type(DType::Bool)))});
+  };
+}
+
+// argmax / argmin over `dim`, or over the flattened tensor when dim is None.
+LowerFn arg_reduction(const char* op) {
+  return [op](NodeLowering& n) {
+    const bool keepdim = n.flag("keepdim");
+    if (n.is_none("dim")) {
+      const std::string flat = n.g.add("Reshape", {n.tensor("self"), n.g.ints({-1})});
+      const std::string r = n.g.add(op, {flat}, {attr("axis", int64_t{0}),
+                                                  attr("keepdims", int64_t{0})});
+      return n.emit("Reshape", {r, n.g.shape(n.out_spec().sizes)});
+    }
+    const auto rank = static_cast<int64_t>(n.spec("self").sizes.size());
+    const int64_t dim = n.integer("dim") < 0 ? n.integer("dim") + rank : n.integer("dim");
+    n.emit(op, {n.tensor("self")},
+           {attr("axis", dim), attr("keepdims", static_cast<int64_t>(keepdim))});
+  };
+}
+
+// max.dim / min.dim: the values and their indices.
+LowerFn value_and_index(const char* reduce_op, const char* arg_op) {
+  return [reduce_op, arg_op](NodeLowering& n) {
+    const auto rank = static_cast<int64_t>(n.spec("self").sizes.size());
+    int64_t dim = n.integer("dim");
+    if (dim < 0) dim += rank;
+    const bool keepdim = n.flag("keepdim");
+    const std::string x = n.tensor("self");
+    n.set(0, reduce(n.g, reduce_op, x, {dim}, keepdim, n.node().name()));
+    n.set(1, n.g.add(arg_op, {x}, {attr("axis", dim), attr("keepdims", int64_t{keepdim})},
+                     n.node().name() + "_indices"));
+  };
+}
+
+// var: the mean of squared deviations, divided by N - correction.
+void var(NodeLowering& n) {
+  const DType t = n.out_dtype();
+  GraphBuilder& g = n.g;
+  const std::vector<int64_t> dims = reduced_dims(n, "dim");
+  double correction = 1;
+  if (n.node().op()->arg_position("correction") >= 0) {
+    if (!n.is_none("correction")) correction = n.real("correction");
+  } else {
+    correction = n.flag("unbiased") ? 1 : 0;
+  }
+  const std::string x = n.tensor_as("self", t);
+  const std::string mean = reduce(g, "ReduceMean", x, dims, true);
+  const std::string d = g.add("Sub", {x, mean});
+  const std::string ss = reduce(g, "ReduceSum", g.add("Mul", {d, d}), dims, n.flag("keepdim"));
+  sym::ExprPtr count = sym::integer(1);
+  for (int64_t dim : dims) count = sym::mul(count, n.spec("self").sizes[static_cast<size_t>(dim)]);
+  std::string denominator = g.cast(g.sym_int(count), DType::Int64, t);
+  denominator = g.add("Sub", {denominator, g.scalar(t, correction)});
+  denominator = g.add("Max", {denominator, g.scalar(t, 0)});  // N <= correction gives inf/nan
+  n.emit("Div", {ss, denominator});
+}
+
+LowerFn softmax(const char* op) {
+  return [op](NodeLowering& n) {
+    const auto rank = static_cast<int64_t>(n.spec("self").sizes.size());
+    int64_t dim = n.integer("dim");
+    if (dim < 0) dim += rank;
+    n.emit(op, {n.tensor_as("self", n.out_dtype())}, {attr("axis", dim)});
+  };
+}
+
+void cumsum(NodeLowering& n) {
+  const auto rank = static_cast<int64_t>(n.spec("self").sizes.size());
+  int64_t dim = n.integer("dim");
+  if (dim < 0) dim += rank;
+  if (rank == 0) return n.emit("Identity", {n.tensor_as("self", n.out_dtype())});
+  n.emit("CumSum", {n.tensor_as("self", n.out_dtype()), n.g.ints({dim})});
+}
+
+}  // namespace
+
+LoweringList reduction_lowerings() {
+  return {
+      {"aten::sum.dim_IntList", reduction("ReduceSum", "dim")},
+      {"aten::mean.dim", reduction("ReduceMean", "dim")},
+      {"aten::amax", reduction("ReduceMax", "dim")},
+      {"aten::amin", reduction("ReduceMin", "dim")},
+      {"aten::prod", reduction("ReduceProd", "")},
+      {"aten::prod.dim_int", reduction("ReduceProd", "dim")},
+      {"aten::any", any("")},
+      {"aten::any.dim", any("dim")},
+      {"aten::any.dims", any("dim")},
+      {"aten::argmax", arg_reduction("ArgMax")},
+      {"aten::argmin", arg_reduction("ArgMin")},
+      {"aten::max.dim", value_and_index("ReduceMax", "ArgMax")},
+      {"aten::min.dim", value_and_index("ReduceMin", "ArgMin")},
+      {"aten::var.correction", var},
+      {"aten::var.dim", var},
+      {"aten::_softmax", softmax("Softmax")},
+      {"aten::_log_softmax", softmax("LogSoftmax")},
+      {"aten::cumsum", cumsum},
+  };
+}
+
+}  // namespace xport::onnx

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Converts every case of .pt2 data sets to ONNX with `xport onnx` and runs the models in ONNX Runtime.
+
+Usage: tests/onnx/onnx_runtime_cases.py XPORT OUT_DIR REFUSALS_FILE SET_DIR... [--verbose]
+
+Each SET_DIR holds a manifest.json (the layout tests/serde/torch_load_cases.py describes: per
+case the archive, and runs of input and output leaves as .npy files): build/xport_pt2 (archives
+xport wrote: ExportDB, the reference models, MiniLM), build/torch_pt2 and build/hf_architectures
+(archives torch.export.save wrote). For every case this script runs `XPORT onnx model.pt2
+OUT_DIR/SET/CASE.onnx`, checks the model with onnx.checker.check_model(full_check=True), loads it
+in ONNX Runtime (CPU) and runs every run of the case: the outputs must equal the recorded ones
+(max |ort - expected| <= 1e-4 * max(1, max |expected|); exact for integers and bools), and an
+input the program updates in place must equal its recorded value after the call (read from the
+model's extra output for it). A run whose inputs are outside the contract is not made here: ONNX
+cannot check a contract (docs/ONNX.md), xport's runtime does.
+
+REFUSALS_FILE lists the cases that do not convert, one `SET/CASE: reason` a line (`#` starts a
+comment); such a case must fail to convert with an error and leave no file. Prints one line per
+case and the counts; exits 1 when an unlisted case fails or a listed case converts.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+
+def read_refusals(path):
+    refusals = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            name, _, reason = line.partition(":")
+            refusals[name.strip()] = reason.strip()
+    return refusals
+
+
+def leaf_value(root, leaf):
+    if "npy" in leaf:
+        return np.load(os.path.join(root, leaf["npy"]))
+    return np.asarray(leaf["value"])
+
+
+def compare(what, got, expected):
+    got, expected = np.asarray(got), np.asarray(expected)
+    if got.shape != expected.shape:
+        return "%s: shape %s, expected %s" % (what, got.shape, expected.shape)
+    if expected.dtype.kind in "biu" or expected.dtype == np.bool_:
+        if not np.array_equal(got.astype(expected.dtype), expected):
+            return "%s: %d of %d values differ" % (what, int(np.sum(got != expected)), got.size)
+        return None
+    if expected.size == 0:
+        return None
+    got = got.astype(np.float64)
+    expected = expected.astype(np.float64)
+    finite = np.isfinite(expected)
+    if not np.array_equal(finite, np.isfinite(got)):
+        return "%s: non-finite values differ" % what
+    if not finite.any():
+        return None
+    err = float(np.max(np.abs(got[finite] - expected[finite])))
+    scale = max(1.0, float(np.max(np.abs(expected[finite]))))
+    if err > 1e-4 * scale:
+        return "%s: max |ort - expected| = %.3g (scale %.3g)" % (what, err, scale)
+    return None
+
+
+def run_case(xport, root, case, onnx_path):
+    """Converts, checks and runs one case; returns None or what failed."""
+    if os.path.exists(onnx_path):
+        os.remove(onnx_path)
+    pt2 = os.path.join(root, case["pt2"])
+    convert = subprocess.run([xport, "onnx", pt2, onnx_path], capture_output=True, text=True)
+    if convert.returncode != 0:
+        if os.path.exists(onnx_path):
+            return "conversion failed but left %s behind" % onnx_path
+        return "conversion: " + (convert.stderr.strip() or convert.stdout.strip())
+    onnx.checker.check_model(onnx_path, full_check=True)
+    model = onnx.load(onnx_path, load_external_data=False)
+    meta = {p.key: p.value for p in model.metadata_props}
+    kinds = [o["kind"] for o in json.loads(meta["xport.outputs"])]
+    updates = [o.get("input") for o in json.loads(meta["xport.outputs"])]
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 2
+    options.log_severity_level = 3  # errors only
+    session = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
+    initialized = {t.name for t in model.graph.initializer}
+    input_names = [i.name for i in model.graph.input if i.name not in initialized]
+    state = {}  # updated buffers, fed back as the runtime keeps them across calls
+    for k, run in enumerate(case["runs"]):
+        tensors = [leaf_value(root, l) for l in run["inputs"] if "npy" in l]
+        if len(tensors) != len(input_names):
+            return "run %d: %d tensor inputs for the model's %d" % (k, len(tensors), len(input_names))
+        feeds = dict(zip(input_names, tensors))
+        feeds.update(state)
+        outs = session.run(None, feeds)
+        for got, kind, name in zip(outs, kinds, updates):
+            if kind == "buffer_mutation":
+                state[name] = got
+        user = [o for o, kind in zip(outs, kinds) if kind == "user_output"]
+        expected = run["outputs"]
+        if len(user) != len(expected):
+            return "run %d: %d outputs, expected %d" % (k, len(user), len(expected))
+        for i, (got, leaf) in enumerate(zip(user, expected)):
+            problem = compare("run %d output %d" % (k, i), got, leaf_value(root, leaf))
+            if problem:
+                return problem
+        # An input the program updates: its new value is the extra output named by its input.
+        after = run.get("inputs_after", [])
+        for got, kind, name in zip(outs, kinds, updates):
+            if kind != "user_input_mutation":
+                continue
+            i = input_names.index(name)
+            problem = compare("run %d input %s after the call" % (k, name), got,
+                              leaf_value(root, after[i]))
+            if problem:
+                return problem
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("xport")
+    parser.add_argument("out_dir")
+    parser.add_argument("refusals")
+    parser.add_argument("sets", nargs="+")
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args()
+    ort.set_default_logger_severity(3)
+    refusals = read_refusals(args.refusals)
+    seen = set()
+    counts = {"equal": 0, "refused": 0, "FAILED": 0}
+    started = time.time()
+    for root in args.sets:
+        set_name = os.path.basename(os.path.normpath(root))
+        os.makedirs(os.path.join(args.out_dir, set_name), exist_ok=True)
+        with open(os.path.join(root, "manifest.json")) as f:
+            cases = json.load(f)["cases"]
+        for case in cases:
+            name = "%s/%s" % (set_name, case["name"])
+            seen.add(name)
+            onnx_path = os.path.join(args.out_dir, set_name, case["name"] + ".onnx")
+            t0 = time.time()
+            try:
+                problem = run_case(args.xport, root, case, onnx_path)
+            except Exception as e:  # the checker or ONNX Runtime refused the model
+                problem = "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[0])
+            seconds = time.time() - t0
+            if name in refusals:
+                if problem is None:
+                    status = "FAILED: converts and runs now; remove it from %s" % args.refusals
+                elif not problem.startswith("conversion: "):
+                    status = "FAILED: listed as refused, but %s" % problem
+                else:
+                    status = "refused: " + refusals[name]
+            else:
+                status = "equal" if problem is None else "FAILED: " + problem
+            counts[status.split(":")[0]] += 1
+            print("%-48s %s (%.1f s)" % (name, status, seconds), flush=True)
+    for name in sorted(set(refusals) - seen):
+        print("%-48s FAILED: listed in %s but no such case" % (name, args.refusals))
+        counts["FAILED"] += 1
+    print("%d equal, %d refused (listed), %d FAILED in %.0f s" %
+          (counts["equal"], counts["refused"], counts["FAILED"], time.time() - started))
+    return 1 if counts["FAILED"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
