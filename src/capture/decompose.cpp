@@ -2,6 +2,7 @@
 // ops of a decomposition table replaced by what they decompose into. Subgraphs are re-traced
 // the same way, each into a new subgraph of the node that owns it.
 #include <algorithm>
+#include <functional>
 
 #include "capture/expr_node.h"
 #include "capture/float_node.h"
@@ -66,9 +67,11 @@ Value value_of(const ir::Argument& arg, const ArgType& type, const Values& value
       arg.value);
 }
 
-// Re-traces `src` into the graph `tracer` builds (placeholders first, as in `src`).
+// Re-traces `src` into the graph `tracer` builds (placeholders first, as in `src`);
+// `leading_results`, when given, gives results to put before `src`'s own.
 void replay(const ir::Graph& src, ir::Graph& dst, capture::Tracer& tracer,
-            const DecompositionTable& table);
+            const DecompositionTable& table,
+            const std::function<std::vector<ir::Argument>()>& leading_results = nullptr);
 
 // A node copied rather than re-traced (a higher-order op, or one that binds unbacked symbols,
 // which re-tracing would rename): each subgraph re-traced into a new one, the other arguments
@@ -97,7 +100,8 @@ std::vector<Tensor> replay_as_is(const ir::Node& node, ir::Graph& dst, capture::
 }
 
 void replay(const ir::Graph& src, ir::Graph& dst, capture::Tracer& tracer,
-            const DecompositionTable& table) {
+            const DecompositionTable& table,
+            const std::function<std::vector<ir::Argument>()>& leading_results) {
   tracer.set_decompositions(&table);
   Values values;
   for (const auto& node : src.nodes()) {
@@ -132,6 +136,7 @@ void replay(const ir::Graph& src, ir::Graph& dst, capture::Tracer& tracer,
       }
       case ir::NodeKind::Output: {
         std::vector<ir::Argument> results;
+        if (leading_results) results = leading_results();
         for (const ir::Argument& a : node->args()) {
           results.emplace_back(tracer.value_of(tensor_of(std::get<ir::ValueRef>(a.value), values)));
         }
@@ -157,7 +162,32 @@ ExportedProgram ExportedProgram::run_decompositions(DecompositionTable table) co
   }
   ir::Graph graph;
   capture::Tracer tracer(graph, env);
-  replay(this->graph(), graph, tracer, table);
+  // A graph that updates inputs in place (PyTorch's training IR: `add_` on a buffer) becomes
+  // functional here: each input's new value becomes an output, first and in input order, as
+  // export gives them.
+  GraphSignature sig = signature();
+  std::vector<OutputSpec> updates;
+  const auto mutation_results = [&] {
+    std::vector<ir::Argument> results;
+    const std::vector<const ir::Node*> placeholders = graph.placeholders();
+    for (size_t i = 0; i < placeholders.size(); ++i) {
+      for (const capture::InputMutation& m : tracer.mutations()) {
+        if (m.placeholder != placeholders[i]) continue;
+        const InputSpec& in = sig.inputs.at(i);
+        XPORT_CHECK(in.kind == InputSpec::Kind::Buffer || in.kind == InputSpec::Kind::UserInput,
+                    UnsupportedOp, "run_decompositions: ", in.target, " (", in.name,
+                    ") is updated in place; only buffers and user inputs may be");
+        const bool buffer = in.kind == InputSpec::Kind::Buffer;
+        const ir::ValueRef ref = tracer.value_of(m.tensor);
+        results.emplace_back(ref);
+        updates.push_back(
+            {buffer ? OutputSpec::Kind::BufferMutation : OutputSpec::Kind::UserInputMutation,
+             ref.node->name(), buffer ? in.target : in.name});
+      }
+    }
+    return results;
+  };
+  replay(this->graph(), graph, tracer, table, mutation_results);
   XPORT_CHECK(env->guards().empty(), Internal, "run_decompositions: a decomposition took a ",
               "decision about shapes (", env->describe(env->guards().front().expr),
               ") that the exported program does not; the decomposition must hold for every size");
@@ -165,7 +195,7 @@ ExportedProgram ExportedProgram::run_decompositions(DecompositionTable table) co
               "run_decompositions: a decomposition captured a real tensor (",
               tracer.constants().front().first, ")");
   graph.eliminate_dead_code();
-  GraphSignature sig = signature();
+  sig.outputs.insert(sig.outputs.begin(), updates.begin(), updates.end());
   for (size_t i = 0; i < sig.outputs.size(); ++i) {
     sig.outputs[i].name = std::get<ir::ValueRef>(graph.output()->args()[i].value).node->name();
   }

@@ -1,13 +1,11 @@
 // xport::onnx::save: the program's core graph as an ONNX model (see docs/ONNX.md).
 #include <onnx/checker.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
+#include <map>
 
 #include "onnx/contract_metadata.h"
 #include "onnx/lowering.h"
+#include "onnx/model_writer.h"
 #include "xport/error.h"
 #include "xport/onnx.h"
 
@@ -16,9 +14,6 @@ namespace {
 
 // ONNX's IR version for opset 17.
 constexpr int64_t kIrVersion = 8;
-// Protobuf refuses messages past 2 GB: beyond this many bytes of weights they go to a file of
-// their own beside the model (ONNX's external data).
-constexpr int64_t kExternalDataThreshold = int64_t{1} << 30;
 
 // A dim printed with the user's Dim names (`batch`, `2*batch`), symbols without one by name.
 std::function<std::string(sym::ExprPtr)> dim_names(const ExportedProgram& program) {
@@ -32,14 +27,14 @@ std::function<std::string(sym::ExprPtr)> dim_names(const ExportedProgram& progra
   };
 }
 
+// A weight's description; its bytes are written straight from the tensor (write_model), and
+// until then one element's worth of zeros stands in for them, so the checker sees a value.
 ::onnx::TensorProto initializer(const std::string& name, const Tensor& value) {
   ::onnx::TensorProto t;
   t.set_name(name);
   t.set_data_type(onnx_type(value.dtype()));
   for (int64_t d : value.int_sizes()) t.add_dims(d);
-  const Tensor c = value.contiguous();
-  t.set_raw_data(std::string(static_cast<const char*>(c.raw_data()),
-                             static_cast<size_t>(c.int_numel() * c.element_size())));
+  t.set_raw_data(std::string(static_cast<size_t>(value.element_size()), '\0'));
   return t;
 }
 
@@ -65,7 +60,43 @@ void bind_input_symbols(GraphBuilder& g, const std::vector<const ir::Node*>& inp
   }
 }
 
-::onnx::ModelProto build_model(const ExportedProgram& program, const Options& options) {
+// Every name the nodes of `graph` and of its bodies read.
+void collect_reads(const ::onnx::NodeProto& node, std::unordered_set<std::string>& reads) {
+  for (const std::string& in : node.input()) reads.insert(in);
+  for (const ::onnx::AttributeProto& a : node.attribute()) {
+    if (!a.has_g()) continue;
+    for (const ::onnx::NodeProto& inner : a.g().node()) collect_reads(inner, reads);
+    for (const auto& out : a.g().output()) reads.insert(out.name());
+  }
+}
+
+// Drops the nodes and initializers nothing reads (a weight the program never uses, a constant a
+// lowering made and did not need), so engines do not warn about them.
+void prune_unused(::onnx::GraphProto& graph) {
+  std::unordered_set<std::string> reads;
+  for (const auto& out : graph.output()) reads.insert(out.name());
+  std::vector<bool> keep(static_cast<size_t>(graph.node_size()), false);
+  for (int i = graph.node_size() - 1; i >= 0; --i) {
+    const ::onnx::NodeProto& node = graph.node(i);
+    for (const std::string& out : node.output()) keep[static_cast<size_t>(i)] = keep[static_cast<size_t>(i)] || reads.count(out);
+    if (keep[static_cast<size_t>(i)]) collect_reads(node, reads);
+  }
+  ::google::protobuf::RepeatedPtrField<::onnx::NodeProto> kept;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    if (keep[static_cast<size_t>(i)]) *kept.Add() = std::move(*graph.mutable_node(i));
+  }
+  graph.mutable_node()->Swap(&kept);
+  std::unordered_set<std::string> inputs;
+  for (const auto& in : graph.input()) inputs.insert(in.name());
+  auto* initializers = graph.mutable_initializer();
+  for (int i = initializers->size() - 1; i >= 0; --i) {
+    const std::string& name = initializers->Get(i).name();
+    if (!reads.count(name) && !inputs.count(name)) initializers->DeleteSubrange(i, 1);
+  }
+}
+
+::onnx::ModelProto build_model(const ExportedProgram& program, const Options& options,
+                               std::map<std::string, Tensor>& weights) {
   ::onnx::ModelProto model;
   model.set_ir_version(kIrVersion);
   model.set_producer_name("xport");
@@ -99,6 +130,7 @@ void bind_input_symbols(GraphBuilder& g, const std::vector<const ir::Node*>& inp
     const auto value = program.state().find(in.target);
     XPORT_CHECK(value != program.state().end(), Internal, "onnx: no value for ", in.target);
     *graph.add_initializer() = initializer(p->name(), value->second);
+    weights[p->name()] = value->second;
     // An updated buffer is an input too, its initializer the default: whoever runs the model
     // feeds the updated value back (docs/ONNX.md).
     if (in.kind == InputSpec::Kind::Buffer && mutated.count(in.target)) {
@@ -127,6 +159,7 @@ void bind_input_symbols(GraphBuilder& g, const std::vector<const ir::Node*>& inp
     *graph.add_output() = value_info(name, spec, true, names);
   }
 
+  prune_unused(graph);
   auto* opset = model.add_opset_import();
   opset->set_domain("");
   opset->set_version(options.opset);
@@ -139,68 +172,20 @@ void bind_input_symbols(GraphBuilder& g, const std::vector<const ir::Node*>& inp
   return model;
 }
 
-// Moves weights of a model past kExternalDataThreshold bytes into `data_path` (ONNX's external
-// data: each tensor's location, offset and length).
-void externalize(::onnx::ModelProto& model, const std::string& data_path,
-                 const std::string& location) {
-  int64_t total = 0;
-  for (const auto& t : model.graph().initializer()) total += static_cast<int64_t>(t.raw_data().size());
-  if (total <= kExternalDataThreshold) return;
-  std::ofstream data(data_path, std::ios::binary);
-  XPORT_CHECK(data.good(), InvalidInput, "onnx::save: cannot write ", data_path);
-  int64_t offset = 0;
-  for (auto& t : *model.mutable_graph()->mutable_initializer()) {
-    if (t.raw_data().size() < 1024) continue;
-    data.write(t.raw_data().data(), static_cast<std::streamsize>(t.raw_data().size()));
-    auto entry = [&](const std::string& key, const std::string& value) {
-      auto* e = t.add_external_data();
-      e->set_key(key);
-      e->set_value(value);
-    };
-    entry("location", location);
-    entry("offset", std::to_string(offset));
-    entry("length", std::to_string(t.raw_data().size()));
-    offset += static_cast<int64_t>(t.raw_data().size());
-    t.set_data_location(::onnx::TensorProto::EXTERNAL);
-    t.clear_raw_data();
-  }
-  XPORT_CHECK(data.good(), InvalidInput, "onnx::save: writing ", data_path, " failed");
-}
-
 }  // namespace
 
 void save(const ExportedProgram& program, const std::string& path, Options options) {
   XPORT_CHECK(options.opset == 17, InvalidInput, "onnx::save: opset ", options.opset,
               " is not supported; use 17 (the newest opset the ONNX library here knows)");
   const ExportedProgram core = program.run_decompositions();
-  ::onnx::ModelProto model = build_model(core, options);
+  std::map<std::string, Tensor> weights;
+  ::onnx::ModelProto model = build_model(core, options, weights);
   try {
     ::onnx::checker::check_model(model);
   } catch (const std::exception& e) {
     XPORT_FAIL(Internal, "onnx::save: the ONNX checker refuses the model: ", e.what());
   }
-  // Written beside the destination and renamed into place, so a failure leaves no file.
-  const std::string suffix = ".tmp" + std::to_string(::getpid());
-  const std::string data_name = std::filesystem::path(path).filename().string() + ".data";
-  const std::string data_path = path + ".data";
-  try {
-    externalize(model, data_path + suffix, data_name);
-    std::ofstream out(path + suffix, std::ios::binary);
-    XPORT_CHECK(out.good(), InvalidInput, "onnx::save: cannot write ", path);
-    XPORT_CHECK(model.SerializeToOstream(&out), InvalidInput, "onnx::save: writing ", path,
-                " failed");
-    out.close();
-    XPORT_CHECK(out.good(), InvalidInput, "onnx::save: writing ", path, " failed");
-    if (std::filesystem::exists(data_path + suffix)) {
-      std::filesystem::rename(data_path + suffix, data_path);
-    }
-    std::filesystem::rename(path + suffix, path);
-  } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove(path + suffix, ignored);
-    std::filesystem::remove(data_path + suffix, ignored);
-    throw;
-  }
+  write_model(std::move(model), weights, path);
 }
 
 }  // namespace xport::onnx

@@ -251,7 +251,11 @@ void lower_custom(NodeLowering& n) {
   std::vector<::onnx::AttributeProto> attrs;
   for (const xport::Argument& schema_arg : op.parsed.arguments) {
     const char* arg = schema_arg.name.c_str();
-    if (n.is_none(arg)) continue;
+    if (n.is_none(arg)) {
+      // A missing optional tensor keeps its place as an empty input, as ONNX spells it.
+      if (schema_arg.type.base == BaseType::Tensor) inputs.emplace_back();
+      continue;
+    }
     const ir::Argument& a = n.node().arg(arg);
     if (std::holds_alternative<ir::ValueRef>(a.value)) {
       inputs.push_back(n.tensor(arg));

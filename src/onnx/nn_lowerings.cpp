@@ -4,10 +4,28 @@
 namespace xport::onnx {
 namespace {
 
+// The transposed operand of a Linear (`x @ weight.t()`): Gemm reads the weight as it is.
+bool transposed_matrix(NodeLowering& n, const char* name) {
+  const auto* ref = std::get_if<ir::ValueRef>(&n.node().arg(name).value);
+  if (ref == nullptr || ref->node->kind() != ir::NodeKind::Call) return false;
+  const ir::Node& producer = *ref->node;
+  if (producer.op() != &find_op("aten::permute")) return false;
+  const auto& dims = std::get<std::vector<ir::Argument>>(producer.arg("dims").value);
+  return dims.size() == 2 && dims[0] == ir::Argument(1) && dims[1] == ir::Argument(0);
+}
+
 void addmm(NodeLowering& n) {
   const DType t = n.out_dtype();
-  n.emit("Gemm", {n.tensor_as("mat1", t), n.tensor_as("mat2", t), n.tensor_as("self", t)},
-         {attr("alpha", n.real("alpha")), attr("beta", n.real("beta"))});
+  std::string b = n.tensor_as("mat2", t);
+  int64_t trans_b = 0;
+  if (transposed_matrix(n, "mat2")) {
+    const auto& producer = *std::get<ir::ValueRef>(n.node().arg("mat2").value).node;
+    const auto& source = std::get<ir::ValueRef>(producer.arg("self").value);
+    b = n.g.cast(n.g.value(source), producer.outputs()[0].dtype, t);
+    trans_b = 1;
+  }
+  n.emit("Gemm", {n.tensor_as("mat1", t), b, n.tensor_as("self", t)},
+         {attr("alpha", n.real("alpha")), attr("beta", n.real("beta")), attr("transB", trans_b)});
 }
 
 void matmul(NodeLowering& n) {

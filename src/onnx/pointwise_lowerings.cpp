@@ -68,21 +68,23 @@ std::string times(NodeLowering& n, const std::string& x, DType t, double c) {
   return n.g.add("Mul", {x, n.g.scalar(t, c)});
 }
 
+// gelu: 0.5 x (1 + erf(x / sqrt 2)), or with tanh; Gelu is an ONNX op only from opset 20. Each
+// is written in the form ONNX Runtime fuses back into one Gelu (FastGelu) kernel.
 void gelu(NodeLowering& n) {
   const DType t = n.out_dtype();
   GraphBuilder& g = n.g;
   const std::string x = n.tensor_as("self", t);
   std::string inner;
   if (n.str("approximate") == "tanh") {
-    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    // tanh(sqrt(2/pi) (x + 0.044715 x^3))
     const std::string cube = g.add("Mul", {g.add("Mul", {x, x}), x});
     const std::string sum = g.add("Add", {x, times(n, cube, t, 0.044715)});
     inner = g.add("Tanh", {times(n, sum, t, std::sqrt(2.0 / M_PI))});
   } else {
-    inner = g.add("Erf", {times(n, x, t, M_SQRT1_2)});  // 0.5 x (1 + erf(x / sqrt 2))
+    inner = g.add("Erf", {g.add("Div", {x, g.scalar(t, M_SQRT2)})});
   }
   const std::string one_plus = g.add("Add", {inner, g.scalar(t, 1.0)});
-  n.set(g.add("Mul", {times(n, x, t, 0.5), one_plus}, {}, n.node().name()));
+  n.emit("Mul", {g.add("Mul", {x, one_plus}), g.scalar(t, 0.5)});
 }
 
 // Python's division of integers or floats, rounded as `mode` says ("" for true division).

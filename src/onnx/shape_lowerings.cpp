@@ -332,6 +332,31 @@ void masked_select(NodeLowering& n) {
   n.emit("Compress", {flat, flat_mask}, {attr("axis", int64_t{0})});
 }
 
+// as_strided of a contiguous tensor: the elements at offset + sum(i_d * stride_d), gathered from
+// the flat tensor. (ONNX values have no storage: a view's strides over another tensor's memory
+// have no meaning there.)
+void as_strided(NodeLowering& n) {
+  const ir::TensorSpec& self = n.spec("self");
+  const ir::TensorSpec dense = ir::TensorSpec::contiguous(self.dtype, self.sizes);
+  const bool no_offset = self.storage_offset == nullptr || sym::as_int(self.storage_offset) == 0;
+  if (self.strides != dense.strides || !no_offset) {
+    n.refuse("as_strided of a view (its strides address another tensor's memory)");
+  }
+  GraphBuilder& g = n.g;
+  const std::vector<sym::ExprPtr> sizes = n.sizes("size"), strides = n.sizes("stride");
+  std::string index = n.is_none("storage_offset") ? g.ints({0}) : g.sym_int(n.size("storage_offset"));
+  const std::string zero = g.constant(DType::Int64, {0}, {}), one = g.constant(DType::Int64, {1}, {});
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    const std::string size = g.add("Reshape", {g.sym_int(sizes[d]), g.ints({})});
+    std::string steps = g.add("Mul", {g.add("Range", {zero, size, one}), g.sym_int(strides[d])});
+    std::vector<int64_t> shape(sizes.size(), 1);
+    shape[d] = -1;
+    index = g.add("Add", {index, g.add("Reshape", {steps, g.ints(shape)})});
+  }
+  const std::string flat = g.add("Reshape", {n.tensor("self"), g.ints({-1})});
+  n.emit("Gather", {flat, index}, {attr("axis", int64_t{0})});
+}
+
 // item(): the value, as a 0-D tensor (its unbacked symbol is bound from it).
 void item(NodeLowering& n) {
   n.emit("Reshape", {n.tensor("self"), n.g.ints({})});
@@ -374,6 +399,7 @@ LoweringList shape_lowerings() {
       {"aten::scatter_add", scatter("add")},
       {"aten::embedding", embedding},
       {"aten::nonzero", nonzero},
+      {"aten::as_strided", as_strided},
       {"aten::masked_select", masked_select},
       {"aten::item", item},
       {"aten::_local_scalar_dense", item},

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Converts every case of .pt2 data sets to ONNX with `xport onnx` and runs the models in ONNX Runtime.
 
-Usage: tests/onnx/onnx_runtime_cases.py XPORT OUT_DIR REFUSALS_FILE SET_DIR... [--verbose]
+Usage: tests/onnx/onnx_runtime_cases.py XPORT OUT_DIR REFUSALS_FILE SET_DIR...
+           [--case-args FILE --ops LIB]
 
 Each SET_DIR holds a manifest.json (the layout tests/serde/torch_load_cases.py describes: per
 case the archive, and runs of input and output leaves as .npy files): build/xport_pt2 (archives
@@ -13,6 +14,10 @@ in ONNX Runtime (CPU) and runs every run of the case: the outputs must equal the
 input the program updates in place must equal its recorded value after the call (read from the
 model's extra output for it). A run whose inputs are outside the contract is not made here: ONNX
 cannot check a contract (docs/ONNX.md), xport's runtime does.
+
+--case-args FILE gives some cases more arguments of `xport onnx`, one `SET/CASE: ARGS` a line:
+a custom op's library (`{ops}` stands for --ops LIB) and the ONNX function that lowers it
+(`{here}` stands for the directory of FILE).
 
 REFUSALS_FILE lists the cases that do not convert, one `SET/CASE: reason` a line (`#` starts a
 comment); such a case must fail to convert with an error and leave no file. Prints one line per
@@ -72,12 +77,13 @@ def compare(what, got, expected):
     return None
 
 
-def run_case(xport, root, case, onnx_path):
+def run_case(xport, root, case, onnx_path, extra_args):
     """Converts, checks and runs one case; returns None or what failed."""
     if os.path.exists(onnx_path):
         os.remove(onnx_path)
     pt2 = os.path.join(root, case["pt2"])
-    convert = subprocess.run([xport, "onnx", pt2, onnx_path], capture_output=True, text=True)
+    convert = subprocess.run([xport, "onnx", pt2, onnx_path] + extra_args, capture_output=True,
+                             text=True)
     if convert.returncode != 0:
         if os.path.exists(onnx_path):
             return "conversion failed but left %s behind" % onnx_path
@@ -131,10 +137,16 @@ def main():
     parser.add_argument("out_dir")
     parser.add_argument("refusals")
     parser.add_argument("sets", nargs="+")
-    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--case-args")
+    parser.add_argument("--ops", default="")
     args = parser.parse_args()
     ort.set_default_logger_severity(3)
     refusals = read_refusals(args.refusals)
+    case_args = {}
+    if args.case_args:
+        here = os.path.dirname(os.path.abspath(args.case_args))
+        for name, line in read_refusals(args.case_args).items():
+            case_args[name] = line.replace("{ops}", args.ops).replace("{here}", here).split()
     seen = set()
     counts = {"equal": 0, "refused": 0, "FAILED": 0}
     started = time.time()
@@ -149,7 +161,7 @@ def main():
             onnx_path = os.path.join(args.out_dir, set_name, case["name"] + ".onnx")
             t0 = time.time()
             try:
-                problem = run_case(args.xport, root, case, onnx_path)
+                problem = run_case(args.xport, root, case, onnx_path, case_args.get(name, []))
             except Exception as e:  # the checker or ONNX Runtime refused the model
                 problem = "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[0])
             seconds = time.time() - t0

@@ -1,7 +1,9 @@
 // The xport command-line tool.
 #include <CLI/CLI.hpp>
 
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <string>
 
 #include "tools/xport/bench.h"
@@ -121,9 +123,23 @@ int main(int argc, char** argv) {
   onnx_cmd->add_option("FILE", onnx_in, "the archive (.pt2)")->required()->check(CLI::ExistingFile);
   onnx_cmd->add_option("OUT", onnx_out, "the ONNX model to write (.onnx)")->required();
   onnx_cmd->add_option("--opset", onnx_options.opset, "the ONNX opset (17)");
+  std::vector<std::string> onnx_functions;
+  onnx_cmd->add_option("--function", onnx_functions,
+                       "NAME=FILE: lower the custom op NAME (accel::conv2d) as the ONNX function "
+                       "FILE holds, in ONNX's textual syntax (repeatable)");
   add_ops_option(onnx_cmd, op_libraries);
   onnx_cmd->callback([&] {
     load_ops();
+    for (const std::string& spec : onnx_functions) {
+      const size_t eq = spec.find('=');
+      if (eq == std::string::npos) {
+        throw CLI::ValidationError("--function", "expected NAME=FILE, got " + spec);
+      }
+      std::ifstream file(spec.substr(eq + 1));
+      if (!file) throw CLI::ValidationError("--function", "cannot read " + spec.substr(eq + 1));
+      onnx_options.functions[spec.substr(0, eq)] =
+          std::string(std::istreambuf_iterator<char>(file), {});
+    }
     xport::onnx::save(xport::load(onnx_in), onnx_out, onnx_options);
     std::cout << onnx_in << " -> " << onnx_out << " (opset " << onnx_options.opset << ")\n";
   });

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""ONNX export: `xport onnx` beside PyTorch's exporter (torch.onnx.export, dynamo=True) on the peer
+benchmark's models, and ONNX Runtime's latency on both files, interleaved in one run.
+
+Usage (bench/onnx/run.sh calls this with the test environment's Python):
+  compare_onnx.py [--build DIR] [--rows REGEX] [--rounds R] [--exports E] [--quick]
+
+Rows and weights are the peer benchmark's (bench/peers/peers.py prepares them in BUILD/peers/:
+the reference models with fixed weights, PyTorch's model.onnx made by torch.onnx.export with
+dynamo=True, and xport's archive model.pt2 of the same model with the same weights).
+
+Export time: PyTorch's is the export call alone in a process that has already imported torch and
+built the model (the faster of E calls); xport's is the whole `xport onnx model.pt2 OUT.onnx`
+process (start, archive load, run_decompositions, lowering, checker, write; the median of E).
+Latency: in each of R rounds, ONNX Runtime runs each file in a fresh process (bench/peers/
+torch_peer.py --engine ort: 2 intra-op threads, graph optimizations 'all'), in an order rotated
+from round to round; the latency is the median over rounds of the round's median. Numerics: each
+file's output against PyTorch eager's (out.eager.npy), max|y - y_eager| / max|y_eager|.
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "bench", "peers"))
+import peers  # noqa: E402  (the peer benchmark's rows, preparation and engines)
+
+
+def torch_export_seconds(row, exports):
+    """The fastest of `exports` torch.onnx.export(dynamo=True) calls, in a fresh process."""
+    code = r"""
+import sys, time, tempfile, os, warnings, logging
+warnings.filterwarnings("ignore")
+logging.disable(logging.WARNING)
+sys.path.insert(0, %r)
+import torch, torch_peer
+torch.set_num_threads(2)
+model = torch_peer.load_model(%r, %r)
+x = torch_peer.ref.model_input(%r, %d, %r, seed=0)
+best = None
+for _ in range(%d):
+    out = os.path.join(tempfile.mkdtemp(), "m.onnx")
+    t0 = time.perf_counter()
+    with torch.no_grad():
+        torch.onnx.export(model, (x,), out, input_names=["x"], output_names=["y"], dynamo=True,
+                          external_data=False, verbose=False)
+    s = time.perf_counter() - t0
+    best = s if best is None else min(best, s)
+print(best)
+""" % (os.path.join(ROOT, "bench", "peers"), row.model, row.weights, row.model, row.batch,
+       row.size, exports)
+    proc = subprocess.run([peers.PYTHON, "-c", code], capture_output=True, text=True, check=True,
+                          env=dict(os.environ, OMP_NUM_THREADS="2"))
+    return float(proc.stdout.strip().splitlines()[-1])
+
+
+def xport_export_seconds(xport, row, out, exports):
+    times = []
+    for _ in range(exports):
+        t0 = time.perf_counter()
+        subprocess.run([xport, "onnx", row.archive, out], check=True, stdout=subprocess.DEVNULL,
+                       env=dict(os.environ, OMP_NUM_THREADS="2"))
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def ort_latency(onnx_path, row, args, out):
+    cmd = [peers.PYTHON, os.path.join(ROOT, "bench", "peers", "torch_peer.py"), "--engine", "ort",
+           "--onnx", onnx_path, "--input", row.input, "--runs", str(args.runs), "--warmup",
+           str(args.warmup), "--min-time", str(args.min_time), "--threads", "2"]
+    if out:
+        cmd += ["--out", out]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=True,
+                          env=dict(os.environ, OMP_NUM_THREADS="2"))
+    return statistics.median(json.loads(proc.stdout.strip().splitlines()[-1])["times_ms"])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--rows", default=".")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--exports", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--min-time", type=float, default=1.0)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.exports, args.warmup, args.runs, args.min_time = 1, 1, 2, 2, 0.0
+    xport = os.path.join(args.build, "xport")
+    # peers.prepare() wants the peer benchmark's own options.
+    peer_args = argparse.Namespace(
+        xport_bin=os.path.join(args.build, "bench", "xport_peer_bench"), baseline_bin=None)
+    source_digest = peers.digest([peers.REFERENCE, os.path.join(ROOT, "bench", "peers",
+                                                                "torch_peer.py")],
+                                 extra="prepare %d" % peers.PREPARE_VERSION)
+    rows = [peers.Row(name, os.path.join(args.build, "peers")) for name in peers.ROWS
+            if re.search(args.rows, name)]
+    results = {}
+    for row in rows:
+        peers.prepare(row, peer_args, source_digest)
+        ours = os.path.join(row.dir, "model.xport.onnx")
+        r = results[row.name] = {"latency": {"torch": [], "xport": []}}
+        r["xport_s"] = xport_export_seconds(xport, row, ours, args.exports)
+        r["torch_s"] = torch_export_seconds(row, args.exports)
+        r["xport_mb"] = os.path.getsize(ours) / 1e6
+        r["torch_mb"] = os.path.getsize(row.onnx) / 1e6
+        r["files"] = {"torch": row.onnx, "xport": ours}
+        peers.log("  %s: export %.2f s (xport) vs %.2f s (torch.onnx)" %
+                  (row.name, r["xport_s"], r["torch_s"]))
+    for k in range(args.rounds):
+        for row in rows:
+            r = results[row.name]
+            order = ["torch", "xport"] if (k + len(row.name)) % 2 == 0 else ["xport", "torch"]
+            for engine in order:
+                out = os.path.join(row.dir, "out.onnx_%s.npy" % engine) if k == 0 else None
+                r["latency"][engine].append(ort_latency(r["files"][engine], row, args, out))
+    eager = {row.name: np.load(row.output("eager")) for row in rows
+             if os.path.exists(row.output("eager"))}
+    print("machine: %s, %d cores; ONNX Runtime 2 intra-op threads" % (peers.machine(),
+                                                                     os.cpu_count()))
+    print("%d round(s) of ONNX Runtime; export: xport's whole process (median of %d) vs the "
+          "torch.onnx.export call (best of %d)" % (args.rounds, args.exports, args.exports))
+    print()
+    line = "%-13s %9s %9s %8s | %8s %8s | %9s %9s %7s | %9s %9s"
+    print(line % ("row", "xport", "torch", "speedup", "xport", "torch", "ORT xport", "ORT torch",
+                  "ratio", "rel diff", "rel diff"))
+    print(line % ("", "export s", "export s", "", "MB", "MB", "ms", "ms", "", "xport", "torch"))
+    print("-" * 125)
+    for row in rows:
+        r = results[row.name]
+        ours = statistics.median(r["latency"]["xport"])
+        theirs = statistics.median(r["latency"]["torch"])
+        diffs = []
+        for engine in ("xport", "torch"):
+            path = os.path.join(row.dir, "out.onnx_%s.npy" % engine)
+            diffs.append(peers.rel_diff(np.load(path), eager[row.name])
+                         if row.name in eager and os.path.exists(path) else None)
+        print(line % (row.name, "%.3f" % r["xport_s"], "%.2f" % r["torch_s"],
+                      "%.0fx" % (r["torch_s"] / r["xport_s"]), "%.1f" % r["xport_mb"],
+                      "%.1f" % r["torch_mb"], "%.2f" % ours, "%.2f" % theirs,
+                      "%.2f" % (ours / theirs), peers.fmt(diffs[0], "%.1e"),
+                      peers.fmt(diffs[1], "%.1e")))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,19 @@
+#pragma once
+// Writing an ONNX model file: the model's structure through protobuf, its weights straight from
+// the program's tensors (no copy into the message), in a PATH.data file beside it past 1 GB.
+#include <onnx/onnx_pb.h>
+
+#include <map>
+#include <string>
+
+#include "xport/tensor.h"
+
+namespace xport::onnx {
+
+/// Writes `model` to `path`, each initializer's bytes taken from `weights` by its name (its
+/// raw_data in `model` only stands in for them). Written beside `path` and renamed into place:
+/// on any error no file is left behind.
+void write_model(::onnx::ModelProto model, const std::map<std::string, Tensor>& weights,
+                 const std::string& path);
+
+}  // namespace xport::onnx
