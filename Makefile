@@ -14,7 +14,7 @@ CMAKE_PYTHON := -DXPORT_PYTHON=$(PYTHON)
 
 .PHONY: all deps venv build build-asan build-fuzz build-tsan demo test test-release test-asan test-tsan \
   test-fuzz bench \
-  bench-models bench-export bench-archive bench-peers bench-control-flow bench-decode \
+  bench-models bench-export bench-archive bench-peers bench-onnx bench-control-flow bench-decode \
   bench-sentences install clean
 
 all: build
@@ -119,6 +119,11 @@ bench-peers: build venv
 	BUILD=$(BUILD) PYTHON=$(PYTHON) bench/peers/run.sh $(ARGS)
 	$(PYTHON) bench/compare_decode.py $(BUILD)
 	$(PYTHON) bench/compare_sentences.py $(BUILD)
+
+# `xport onnx` beside torch.onnx.export(dynamo=True) on the peer benchmark's models: export time,
+# file size, ONNX Runtime latency of both files (interleaved); ARGS go to bench/onnx/run.sh.
+bench-onnx: build venv
+	BUILD=$(BUILD) PYTHON=$(PYTHON) bench/onnx/run.sh $(ARGS)
 
 install: build
 	cmake --install $(BUILD)

@@ -15,6 +15,9 @@
 #include <unordered_map>
 #include <utility>
 
+#ifndef XPORT_GENERATED_DIR
+#error "XPORT_GENERATED_DIR must name the build's generated headers (set by CMakeLists.txt)"
+#endif
 #ifndef XPORT_SOURCE_DIR
 #error "XPORT_SOURCE_DIR must name xport's source tree (set by CMakeLists.txt)"
 #endif
@@ -65,8 +68,11 @@ bool is_system_path(std::string_view path) {
 
 Origin classify_file(std::string_view path) {
   static const std::string src_dir = std::string(XPORT_SOURCE_DIR) + "/src/";
-  // Installed headers are xport's too, wherever they were installed.
-  if (path.starts_with(src_dir) || path.find("/include/xport/") != std::string_view::npos) {
+  static const std::string generated_dir = std::string(XPORT_GENERATED_DIR) + "/";
+  // Installed headers are xport's too, wherever they were installed, and so are the headers the
+  // build generates (xport/aten.h) where the build tree has them.
+  if (path.starts_with(src_dir) || path.starts_with(generated_dir) ||
+      path.find("/include/xport/") != std::string_view::npos) {
     return Origin::kXport;
   }
   if (is_system_path(path)) return Origin::kSystem;

@@ -205,7 +205,8 @@ class Substituter {
       bool bounded = false;
       for (size_t j = 0; j < args.size() && !bounded; ++j) {
         if (j == i) continue;
-        const ExprPtr relation = kind == ExprKind::Min ? le(args[j], args[i]) : ge(args[j], args[i]);
+        const ExprPtr relation =
+            kind == ExprKind::Min ? le(args[j], args[i]) : ge(args[j], args[i]);
         bounded = decide(relation, *range_of_) == true;
       }
       if (bounded) {

@@ -19,7 +19,8 @@ void cond(NodeLowering& n) {
   const ir::Argument& pred = n.node().arg("pred");
   std::string condition;
   if (const auto* ref = std::get_if<ir::ValueRef>(&pred.value)) {
-    condition = as_condition(g, g.value(*ref), ref->node->outputs()[static_cast<size_t>(ref->index)].dtype);
+    const DType dtype = ref->node->outputs()[static_cast<size_t>(ref->index)].dtype;
+    condition = as_condition(g, g.value(*ref), dtype);
   } else if (const auto* e = std::get_if<sym::ExprPtr>(&pred.value)) {
     condition = as_condition(g, g.sym_bool(*e), DType::Bool);
   } else {

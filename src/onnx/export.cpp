@@ -78,8 +78,10 @@ void prune_unused(::onnx::GraphProto& graph) {
   std::vector<bool> keep(static_cast<size_t>(graph.node_size()), false);
   for (int i = graph.node_size() - 1; i >= 0; --i) {
     const ::onnx::NodeProto& node = graph.node(i);
-    for (const std::string& out : node.output()) keep[static_cast<size_t>(i)] = keep[static_cast<size_t>(i)] || reads.count(out);
-    if (keep[static_cast<size_t>(i)]) collect_reads(node, reads);
+    bool used = false;
+    for (const std::string& out : node.output()) used = used || reads.count(out) > 0;
+    keep[static_cast<size_t>(i)] = used;
+    if (used) collect_reads(node, reads);
   }
   ::google::protobuf::RepeatedPtrField<::onnx::NodeProto> kept;
   for (int i = 0; i < graph.node_size(); ++i) {

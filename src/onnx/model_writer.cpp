@@ -10,11 +10,6 @@
 namespace xport::onnx {
 namespace {
 
-// Protobuf refuses messages past 2 GB: beyond this many bytes of weights, each weight of 1 KiB
-// or more goes to a file of its own beside the model (ONNX's external data).
-constexpr int64_t kExternalDataThreshold = int64_t{1} << 30;
-constexpr int64_t kExternalMinBytes = 1024;
-
 // Protobuf's wire format, for the fields written by hand.
 void put_varint(std::string& out, uint64_t v) {
   while (v >= 0x80) {
@@ -52,7 +47,7 @@ void write_initializer(std::ostream& out, const ::onnx::TensorProto& tensor, con
 }  // namespace
 
 void write_model(::onnx::ModelProto model, const std::map<std::string, Tensor>& weights,
-                 const std::string& path) {
+                 const std::string& path, int64_t external_threshold) {
   ::google::protobuf::RepeatedPtrField<::onnx::TensorProto> initializers;
   initializers.Swap(model.mutable_graph()->mutable_initializer());
   int64_t total = 0;
@@ -60,7 +55,7 @@ void write_model(::onnx::ModelProto model, const std::map<std::string, Tensor>& 
     const Tensor& w = weights.at(t.name());
     total += w.int_numel() * w.element_size();
   }
-  const bool external = total > kExternalDataThreshold;
+  const bool external = total > external_threshold;
   const std::string suffix = ".tmp" + std::to_string(::getpid());
   const std::string data_path = path + ".data";
   const std::string data_name = std::filesystem::path(data_path).filename().string();

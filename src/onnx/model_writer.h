@@ -10,10 +10,16 @@
 
 namespace xport::onnx {
 
+/// Protobuf refuses messages past 2 GB: beyond this many bytes of weights, each weight of
+/// kExternalMinBytes or more goes to `PATH.data` (ONNX's external data).
+inline constexpr int64_t kExternalDataThreshold = int64_t{1} << 30;
+inline constexpr int64_t kExternalMinBytes = 1024;
+
 /// Writes `model` to `path`, each initializer's bytes taken from `weights` by its name (its
-/// raw_data in `model` only stands in for them). Written beside `path` and renamed into place:
-/// on any error no file is left behind.
+/// raw_data in `model` only stands in for them); past `external_threshold` bytes of weights,
+/// the large ones to `PATH.data`. Written beside `path` and renamed into place: on any error no
+/// file is left behind.
 void write_model(::onnx::ModelProto model, const std::map<std::string, Tensor>& weights,
-                 const std::string& path);
+                 const std::string& path, int64_t external_threshold = kExternalDataThreshold);
 
 }  // namespace xport::onnx

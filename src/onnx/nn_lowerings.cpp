@@ -78,7 +78,8 @@ void layer_norm(NodeLowering& n) {
   const DType t = n.out_dtype();
   const std::vector<sym::ExprPtr> normalized = n.sizes("normalized_shape");
   const auto axis = -static_cast<int64_t>(normalized.size());
-  std::vector<std::string> inputs{n.tensor_as("input", t), or_filled(n, "weight", t, 1, normalized)};
+  std::vector<std::string> inputs{n.tensor_as("input", t),
+                                  or_filled(n, "weight", t, 1, normalized)};
   if (!n.is_none("bias")) inputs.push_back(n.tensor_as("bias", t));
   const std::string y = n.out_name(0), mean = n.g.model().fresh(n.node().name() + "_mean"),
                     rstd = n.g.model().fresh(n.node().name() + "_rstd");
@@ -136,10 +137,10 @@ void batch_norm_training(NodeLowering& n) {
   const std::vector<int64_t> axes = batch_axes(rank);
   const std::vector<sym::ExprPtr> channels{input.sizes.at(1)};
   const std::string x = n.tensor_as("input", t);
-  const std::string mean = g.add("ReduceMean", {x}, {attr("axes", axes), attr("keepdims", int64_t{1})});
+  const auto keep = attr("keepdims", int64_t{1});
+  const std::string mean = g.add("ReduceMean", {x}, {attr("axes", axes), keep});
   const std::string d = g.add("Sub", {x, mean});
-  const std::string var = g.add("ReduceMean", {g.add("Mul", {d, d})},
-                                {attr("axes", axes), attr("keepdims", int64_t{1})});
+  const std::string var = g.add("ReduceMean", {g.add("Mul", {d, d})}, {attr("axes", axes), keep});
   const std::string rstd =
       g.add("Reciprocal", {g.add("Sqrt", {g.add("Add", {var, g.scalar(t, n.real("eps"))})})});
   std::string y = g.add("Mul", {d, rstd});
@@ -174,10 +175,10 @@ void group_norm(NodeLowering& n) {
   const std::string x = n.tensor_as("input", t);
   const std::string grouped = g.add("Reshape", {x, g.shape({batch, groups, sym::integer(-1)})});
   const auto keep = attr("keepdims", int64_t{1});
-  const std::string mean = g.add("ReduceMean", {grouped}, {attr("axes", std::vector<int64_t>{2}), keep});
+  const auto last = attr("axes", std::vector<int64_t>{2});
+  const std::string mean = g.add("ReduceMean", {grouped}, {last, keep});
   const std::string d = g.add("Sub", {grouped, mean});
-  const std::string var =
-      g.add("ReduceMean", {g.add("Mul", {d, d})}, {attr("axes", std::vector<int64_t>{2}), keep});
+  const std::string var = g.add("ReduceMean", {g.add("Mul", {d, d})}, {last, keep});
   const std::string rstd =
       g.add("Reciprocal", {g.add("Sqrt", {g.add("Add", {var, g.scalar(t, n.real("eps"))})})});
   std::string y = g.add("Reshape", {g.add("Mul", {d, rstd}), g.add("Shape", {x})});
@@ -189,68 +190,101 @@ void group_norm(NodeLowering& n) {
   n.set(2, g.add("Reshape", {rstd, stats_shape}));
 }
 
-// Pooling wants a batch dim: a 3-D input (C, H, W) gets one for the op.
-std::string batched(NodeLowering& n, const std::string& x, size_t rank) {
-  return rank == 3 ? n.g.add("Unsqueeze", {x, n.g.ints({0})}) : x;
+// Pooling wants a batch dim: an input of `spatial` + 1 dims (C, H, W) gets one for the op.
+std::string batched(NodeLowering& n, const std::string& x, size_t rank, size_t spatial) {
+  return rank == spatial + 1 ? n.g.add("Unsqueeze", {x, n.g.ints({0})}) : x;
 }
 
-void max_pool(NodeLowering& n) {
-  const ir::TensorSpec& self = n.spec("self");
-  const size_t rank = self.sizes.size();
-  const std::vector<int64_t> kernel = per_dim(n, "kernel_size", 2);
-  std::vector<int64_t> stride = per_dim(n, "stride", 2);
-  if (stride.empty()) stride = kernel;
-  GraphBuilder& g = n.g;
-  const std::string y = g.model().fresh(n.node().name()),
-                    indices = g.model().fresh(n.node().name() + "_indices");
-  g.add_to("MaxPool", {batched(n, n.tensor("self"), rank)}, {y, indices},
-           {attr("kernel_shape", kernel), attr("strides", stride),
-            attr("pads", twice(per_dim(n, "padding", 2))),
-            attr("dilations", per_dim(n, "dilation", 2)),
-            attr("ceil_mode", static_cast<int64_t>(n.flag("ceil_mode")))});
-  const std::string out_shape = g.shape(n.out_spec().sizes);
-  n.set(0, rank == 3 ? g.add("Reshape", {y, out_shape}) : y);
-  if (n.unused(1)) return;
-  // ONNX's index counts over the whole tensor, PyTorch's within each (H, W) plane.
-  const sym::ExprPtr plane = sym::mul(self.sizes[rank - 2], self.sizes[rank - 1]);
-  const std::string within = g.add("Mod", {indices, g.sym_int(plane)}, {attr("fmod", int64_t{0})});
-  n.set(1, g.add("Reshape", {within, out_shape}));
+// The pooled value as the node's result: without the batch dim batched() added.
+void unbatched(NodeLowering& n, const std::string& y, size_t rank, size_t spatial) {
+  if (rank == spatial + 1) return n.emit("Reshape", {y, n.g.shape(n.out_spec().sizes)});
+  n.set(y);
 }
 
-void avg_pool(NodeLowering& n) {
-  if (!n.is_none("divisor_override")) n.refuse("divisor_override has no ONNX equivalent");
-  const size_t rank = n.spec("self").sizes.size();
-  const std::vector<int64_t> kernel = per_dim(n, "kernel_size", 2);
-  std::vector<int64_t> stride = per_dim(n, "stride", 2);
-  if (stride.empty()) stride = kernel;
-  const std::string y = n.g.add(
-      "AveragePool", {batched(n, n.tensor("self"), rank)},
-      {attr("kernel_shape", kernel), attr("strides", stride),
-       attr("pads", twice(per_dim(n, "padding", 2))),
-       attr("ceil_mode", static_cast<int64_t>(n.flag("ceil_mode"))),
-       attr("count_include_pad", static_cast<int64_t>(n.flag("count_include_pad")))});
-  n.emit("Reshape", {y, n.g.shape(n.out_spec().sizes)});
+// max_pool2d / max_pool3d_with_indices over `spatial` dims.
+LowerFn max_pool(size_t spatial) {
+  return [spatial](NodeLowering& n) {
+    const ir::TensorSpec& self = n.spec("self");
+    const size_t rank = self.sizes.size();
+    const std::vector<int64_t> kernel = per_dim(n, "kernel_size", spatial);
+    std::vector<int64_t> stride = per_dim(n, "stride", spatial);
+    if (stride.empty()) stride = kernel;
+    GraphBuilder& g = n.g;
+    // The indices only when read: without them ONNX Runtime takes its faster pooling kernels.
+    std::vector<std::string> outs{g.model().fresh(n.node().name())};
+    if (!n.unused(1)) outs.push_back(g.model().fresh(n.node().name() + "_indices"));
+    g.add_to("MaxPool", {batched(n, n.tensor("self"), rank, spatial)}, outs,
+             {attr("kernel_shape", kernel), attr("strides", stride),
+              attr("pads", twice(per_dim(n, "padding", spatial))),
+              attr("dilations", per_dim(n, "dilation", spatial)),
+              attr("ceil_mode", static_cast<int64_t>(n.flag("ceil_mode")))});
+    const bool unbatch = rank == spatial + 1;
+    const std::string out_shape = unbatch ? g.shape(n.out_spec().sizes) : std::string();
+    n.set(0, unbatch ? g.add("Reshape", {outs[0], out_shape}) : outs[0]);
+    if (outs.size() == 1) return;
+    // ONNX's index counts over the whole tensor, PyTorch's within each plane (volume).
+    sym::ExprPtr plane = sym::integer(1);
+    for (size_t d = rank - spatial; d < rank; ++d) plane = sym::mul(plane, self.sizes[d]);
+    const std::string within =
+        g.add("Mod", {outs[1], g.sym_int(plane)}, {attr("fmod", int64_t{0})});
+    n.set(1, unbatch ? g.add("Reshape", {within, out_shape}) : within);
+  };
 }
 
-// Adaptive average pooling to 1x1 is a global average; to a size that divides the input's, a
-// plain average pool. Other sizes have windows of varying size, which ONNX has no op for.
-void adaptive_avg_pool(NodeLowering& n) {
-  const ir::TensorSpec& self = n.spec("self");
-  const size_t rank = self.sizes.size();
-  const std::vector<int64_t> out = n.integers("output_size");
-  const std::string x = batched(n, n.tensor("self"), rank);
-  std::string y;
-  if (out == std::vector<int64_t>{1, 1}) {
-    y = n.g.add("GlobalAveragePool", {x});
-  } else {
-    const auto h = sym::as_int(self.sizes[rank - 2]), w = sym::as_int(self.sizes[rank - 1]);
-    if (!h || !w || *h % out[0] != 0 || *w % out[1] != 0) {
-      n.refuse("an output size that does not divide the input's (windows of varying size)");
+LowerFn avg_pool(size_t spatial) {
+  return [spatial](NodeLowering& n) {
+    if (!n.is_none("divisor_override")) n.refuse("divisor_override has no ONNX equivalent");
+    const size_t rank = n.spec("self").sizes.size();
+    const std::vector<int64_t> kernel = per_dim(n, "kernel_size", spatial);
+    std::vector<int64_t> stride = per_dim(n, "stride", spatial);
+    if (stride.empty()) stride = kernel;
+    const std::string y = n.g.add(
+        "AveragePool", {batched(n, n.tensor("self"), rank, spatial)},
+        {attr("kernel_shape", kernel), attr("strides", stride),
+         attr("pads", twice(per_dim(n, "padding", spatial))),
+         attr("ceil_mode", static_cast<int64_t>(n.flag("ceil_mode"))),
+         attr("count_include_pad", static_cast<int64_t>(n.flag("count_include_pad")))});
+    unbatched(n, y, rank, spatial);
+  };
+}
+
+// Adaptive average pooling to all-ones is a global average; to a size that divides the input's,
+// a plain average pool. Other sizes have windows of varying size, which ONNX has no op for.
+LowerFn adaptive_avg_pool(size_t spatial) {
+  return [spatial](NodeLowering& n) {
+    const ir::TensorSpec& self = n.spec("self");
+    const size_t rank = self.sizes.size();
+    const std::vector<int64_t> out = n.integers("output_size");
+    const std::string x = batched(n, n.tensor("self"), rank, spatial);
+    std::string y;
+    if (out == std::vector<int64_t>(spatial, 1)) {
+      y = n.g.add("GlobalAveragePool", {x});
+    } else {
+      std::vector<int64_t> kernel;
+      for (size_t d = 0; d < spatial; ++d) {
+        const auto in = sym::as_int(self.sizes[rank - spatial + d]);
+        if (!in || out[d] <= 0 || *in % out[d] != 0) {
+          n.refuse("an output size that does not divide the input's (windows of varying size)");
+        }
+        kernel.push_back(*in / out[d]);
+      }
+      y = n.g.add("AveragePool", {x}, {attr("kernel_shape", kernel), attr("strides", kernel)});
     }
-    const std::vector<int64_t> kernel{*h / out[0], *w / out[1]};
-    y = n.g.add("AveragePool", {x}, {attr("kernel_shape", kernel), attr("strides", kernel)});
-  }
-  n.emit("Reshape", {y, n.g.shape(n.out_spec().sizes)});
+    unbatched(n, y, rank, spatial);
+  };
+}
+
+// grid_sampler_2d's modes, by PyTorch's numbering, as GridSample (opset 16) names them.
+void grid_sample(NodeLowering& n) {
+  static const char* const kModes[] = {"bilinear", "nearest", "bicubic"};
+  static const char* const kPadding[] = {"zeros", "border", "reflection"};
+  const int64_t mode = n.integer("interpolation_mode"), padding = n.integer("padding_mode");
+  if (mode < 0 || mode > 2 || padding < 0 || padding > 2) n.refuse("an unknown mode");
+  const DType t = n.out_dtype();
+  n.emit("GridSample", {n.tensor_as("input", t), n.tensor_as("grid", t)},
+         {attr("mode", std::string(kModes[mode])),
+          attr("padding_mode", std::string(kPadding[padding])),
+          attr("align_corners", static_cast<int64_t>(n.flag("align_corners")))});
 }
 
 std::vector<double> reals(NodeLowering& n, const char* name) {
@@ -280,7 +314,8 @@ LowerFn resize(const char* mode) {
     if (!factors.empty()) {
       std::vector<double> scales{1, 1};
       scales.insert(scales.end(), factors.begin(), factors.end());
-      const std::string s = n.g.constant(DType::Float32, scales, {static_cast<int64_t>(scales.size())});
+      const std::string s =
+          n.g.constant(DType::Float32, scales, {static_cast<int64_t>(scales.size())});
       return n.emit("Resize", {n.tensor("input"), "", s}, std::move(attrs));
     }
     n.emit("Resize", {n.tensor("input"), "", "", n.g.shape(n.out_spec().sizes)}, std::move(attrs));
@@ -307,9 +342,13 @@ LoweringList nn_lowerings() {
       {"aten::_native_batch_norm_legit_functional", batch_norm_training},
       {"aten::_native_batch_norm_legit.no_stats", batch_norm_training},
       {"aten::native_group_norm", group_norm},
-      {"aten::max_pool2d_with_indices", max_pool},
-      {"aten::avg_pool2d", avg_pool},
-      {"aten::_adaptive_avg_pool2d", adaptive_avg_pool},
+      {"aten::max_pool2d_with_indices", max_pool(2)},
+      {"aten::max_pool3d_with_indices", max_pool(3)},
+      {"aten::avg_pool2d", avg_pool(2)},
+      {"aten::avg_pool3d", avg_pool(3)},
+      {"aten::_adaptive_avg_pool2d", adaptive_avg_pool(2)},
+      {"aten::_adaptive_avg_pool3d", adaptive_avg_pool(3)},
+      {"aten::grid_sampler_2d", grid_sample},
       {"aten::upsample_nearest2d.vec", resize("nearest")},
       {"aten::upsample_bilinear2d.vec", resize("linear")},
       {"aten::native_dropout", dropout},

@@ -117,6 +117,32 @@ void cumsum(NodeLowering& n) {
   n.emit("CumSum", {n.tensor_as("self", n.out_dtype()), n.g.ints({dim})});
 }
 
+// sort: the top size(dim) elements, largest first when descending. (ONNX's TopK gives the lower
+// index first among equal values; PyTorch's sort does not promise an order for them.)
+void sort(NodeLowering& n) {
+  const auto rank = static_cast<int64_t>(n.spec("self").sizes.size());
+  if (rank == 0) {
+    n.set(0, n.g.add("Identity", {n.tensor("self")}));
+    n.set(1, n.g.constant(DType::Int64, {0}, {}));
+    return;
+  }
+  int64_t dim = n.integer("dim");
+  if (dim < 0) dim += rank;
+  const std::string k = n.g.sym_int(n.spec("self").sizes[static_cast<size_t>(dim)]);
+  n.emit("TopK", {n.tensor("self"), k},
+         {attr("axis", dim), attr("largest", static_cast<int64_t>(n.flag("descending"))),
+          attr("sorted", int64_t{1})});
+}
+
+void topk(NodeLowering& n) {
+  const auto rank = static_cast<int64_t>(n.spec("self").sizes.size());
+  int64_t dim = n.integer("dim");
+  if (dim < 0) dim += rank;
+  n.emit("TopK", {n.tensor("self"), n.g.sym_int(n.size("k"))},
+         {attr("axis", dim), attr("largest", static_cast<int64_t>(n.flag("largest"))),
+          attr("sorted", static_cast<int64_t>(n.flag("sorted")))});
+}
+
 }  // namespace
 
 LoweringList reduction_lowerings() {
@@ -139,6 +165,8 @@ LoweringList reduction_lowerings() {
       {"aten::_softmax", softmax("Softmax")},
       {"aten::_log_softmax", softmax("LogSoftmax")},
       {"aten::cumsum", cumsum},
+      {"aten::sort", sort},
+      {"aten::topk", topk},
   };
 }
 

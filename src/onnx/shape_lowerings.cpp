@@ -163,8 +163,8 @@ Indexing indexing(NodeLowering& n) {
     const std::string nonzero = g.add("NonZero", {g.cast(indices[i], spec.dtype, DType::Bool)});
     for (size_t j = 0; j < spec.sizes.size(); ++j) {
       ix.dims.push_back(static_cast<int64_t>(i + j));
-      columns.push_back(g.add("Gather", {nonzero, g.constant(DType::Int64, {static_cast<double>(j)}, {})},
-                              {attr("axis", int64_t{0})}));
+      const std::string row = g.constant(DType::Int64, {static_cast<double>(j)}, {});
+      columns.push_back(g.add("Gather", {nonzero, row}, {attr("axis", int64_t{0})}));
     }
   }
   if (ix.from_mask && (ints || ix.dims.size() != columns.size())) {
@@ -263,7 +263,9 @@ void index_put(NodeLowering& n) {
     std::vector<int64_t> to_front;
     for (int64_t i = 0; i < b; ++i) to_front.push_back(first + i);
     for (int64_t i = 0; i < first; ++i) to_front.push_back(i);
-    for (auto i = first + b; i < static_cast<int64_t>(aten_sizes.size()); ++i) to_front.push_back(i);
+    for (auto i = first + b; i < static_cast<int64_t>(aten_sizes.size()); ++i) {
+      to_front.push_back(i);
+    }
     values = g.add("Transpose", {values}, {attr("perm", to_front)});
   }
   std::vector<::onnx::AttributeProto> attrs;
@@ -271,7 +273,9 @@ void index_put(NodeLowering& n) {
   std::string out = g.add("ScatterND", {data, ix.stacked, values}, std::move(attrs));
   if (!is_identity(ix.perm)) {
     std::vector<int64_t> inverse(ix.perm.size());
-    for (size_t i = 0; i < ix.perm.size(); ++i) inverse[static_cast<size_t>(ix.perm[i])] = static_cast<int64_t>(i);
+    for (size_t i = 0; i < ix.perm.size(); ++i) {
+      inverse[static_cast<size_t>(ix.perm[i])] = static_cast<int64_t>(i);
+    }
     out = g.add("Transpose", {out}, {attr("perm", inverse)});
   }
   n.set(g.add("Identity", {out}, {}, n.node().name()));
@@ -312,6 +316,69 @@ LowerFn scatter(const char* reduction) {
   };
 }
 
+// A position along `dim` of `self` given as a possibly negative size: counted from the end
+// when it is a negative constant.
+sym::ExprPtr wrapped_position(NodeLowering& n, sym::ExprPtr v, int64_t dim) {
+  const std::optional<int64_t> c = sym::as_int(v);
+  if (c && *c < 0) return sym::add(v, n.spec("self").sizes[static_cast<size_t>(dim)]);
+  return v;
+}
+
+// The indices of `values` (shaped like `like`) along `dim`: `positions` (1-D) placed on that dim
+// and broadcast over the others.
+std::string along(NodeLowering& n, const std::string& positions, const std::string& like,
+                  size_t rank, int64_t dim) {
+  std::vector<int64_t> shape(rank, 1);
+  shape[static_cast<size_t>(dim)] = -1;
+  const std::string placed = n.g.add("Reshape", {positions, n.g.ints(shape)});
+  return n.g.add("Expand", {placed, n.g.add("Shape", {like})});
+}
+
+// slice_scatter: src written over self[start:end:step] along dim.
+void slice_scatter(NodeLowering& n) {
+  const size_t rank = n.spec("self").sizes.size();
+  const int64_t dim = wrap(n.integer("dim"), rank);
+  GraphBuilder& g = n.g;
+  const sym::ExprPtr start =
+      n.is_none("start") ? sym::integer(0) : wrapped_position(n, n.size("start"), dim);
+  const sym::ExprPtr count = n.spec("src").sizes[static_cast<size_t>(dim)];
+  auto scalar = [&](sym::ExprPtr e) { return g.add("Reshape", {g.sym_int(e), g.ints({})}); };
+  const std::string zero = g.constant(DType::Int64, {0}, {});
+  const std::string one = g.constant(DType::Int64, {1}, {});
+  std::string positions = g.add("Range", {zero, scalar(count), one});
+  positions = g.add("Add", {g.add("Mul", {positions, scalar(n.size("step"))}), scalar(start)});
+  const std::string src = n.tensor_as("src", n.out_dtype());
+  n.emit("ScatterElements", {n.tensor("self"), along(n, positions, src, rank, dim), src},
+         {attr("axis", dim)});
+}
+
+// select_scatter: src written over self.select(dim, index).
+void select_scatter(NodeLowering& n) {
+  const size_t rank = n.spec("self").sizes.size();
+  const int64_t dim = wrap(n.integer("dim"), rank);
+  GraphBuilder& g = n.g;
+  const std::string src =
+      g.add("Unsqueeze", {n.tensor_as("src", n.out_dtype()), g.ints({dim})});
+  const std::string position = g.sym_int(wrapped_position(n, n.size("index"), dim));
+  n.emit("ScatterElements", {n.tensor("self"), along(n, position, src, rank, dim), src},
+         {attr("axis", dim)});
+}
+
+// masked_scatter: source's elements, in order, written where mask (broadcast to self) is true.
+void masked_scatter(NodeLowering& n) {
+  GraphBuilder& g = n.g;
+  const std::string self = n.tensor("self");
+  const std::string mask =
+      g.add("Expand", {n.tensor_as("mask", DType::Bool), g.add("Shape", {self})});
+  const std::string positions =
+      g.add("Transpose", {g.add("NonZero", {mask})}, {attr("perm", std::vector<int64_t>{1, 0})});
+  const std::string count =
+      g.add("Shape", {positions}, {attr("start", int64_t{0}), attr("end", int64_t{1})});
+  const std::string flat = g.add("Reshape", {n.tensor_as("source", n.out_dtype()), g.ints({-1})});
+  const std::string values = g.add("Slice", {flat, g.ints({0}), count});
+  n.emit("ScatterND", {self, positions, values});
+}
+
 void embedding(NodeLowering& n) {
   n.emit("Gather", {n.tensor("weight"), n.tensor_as("indices", DType::Int64)},
          {attr("axis", int64_t{0})});
@@ -344,8 +411,10 @@ void as_strided(NodeLowering& n) {
   }
   GraphBuilder& g = n.g;
   const std::vector<sym::ExprPtr> sizes = n.sizes("size"), strides = n.sizes("stride");
-  std::string index = n.is_none("storage_offset") ? g.ints({0}) : g.sym_int(n.size("storage_offset"));
-  const std::string zero = g.constant(DType::Int64, {0}, {}), one = g.constant(DType::Int64, {1}, {});
+  std::string index =
+      n.is_none("storage_offset") ? g.ints({0}) : g.sym_int(n.size("storage_offset"));
+  const std::string zero = g.constant(DType::Int64, {0}, {});
+  const std::string one = g.constant(DType::Int64, {1}, {});
   for (size_t d = 0; d < sizes.size(); ++d) {
     const std::string size = g.add("Reshape", {g.sym_int(sizes[d]), g.ints({})});
     std::string steps = g.add("Mul", {g.add("Range", {zero, size, one}), g.sym_int(strides[d])});
@@ -397,6 +466,17 @@ LoweringList shape_lowerings() {
       {"aten::scatter.src", scatter("")},
       {"aten::scatter.value", scatter("")},
       {"aten::scatter_add", scatter("add")},
+      {"aten::scatter_reduce.two",
+       [](NodeLowering& n) {
+         const std::string reduce = n.str("reduce");
+         if (!n.flag("include_self")) n.refuse("include_self=False has no ONNX equivalent");
+         if (reduce == "sum") return scatter("add")(n);
+         if (reduce == "prod") return scatter("mul")(n);
+         n.refuse("reduce='" + reduce + "' needs opset 18 (ScatterElements' max and min)");
+       }},
+      {"aten::slice_scatter", slice_scatter},
+      {"aten::select_scatter", select_scatter},
+      {"aten::masked_scatter", masked_scatter},
       {"aten::embedding", embedding},
       {"aten::nonzero", nonzero},
       {"aten::as_strided", as_strided},

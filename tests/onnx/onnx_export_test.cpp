@@ -8,7 +8,13 @@
 #include <fstream>
 #include <unistd.h>
 
+#include <cstring>
+#include <iterator>
+#include <map>
+
 #include "expect_error.h"
+#include "onnx/model_writer.h"
+#include "xport/aten.h"
 #include "xport/xport.h"
 
 namespace xport {
@@ -86,11 +92,11 @@ TEST(OnnxExport, AnUpdatedInputIsAnExtraOutput) {
 
 TEST(OnnxExport, AnOpWithNoLoweringIsRefusedAtItsLineAndLeavesNoFile) {
   const ExportedProgram program = export_program(
-      [](const Tensor& x, const Tensor& y) { return atan2(x, y); },  // atan2: no ONNX op
-      {randn({3}, 1), randn({3}, 2)});
+      [](const Tensor& x) { return aten::_pdist_forward(x); },  // no lowering yet
+      {randn({4, 3}, 1)});
   TempDir dir;
-  expect_error([&] { onnx::save(program, dir.file("atan2.onnx")); }, ErrorKind::UnsupportedOp,
-               {"aten::atan2", "onnx_export_test.cpp:", "no ONNX lowering"});
+  expect_error([&] { onnx::save(program, dir.file("pdist.onnx")); }, ErrorKind::UnsupportedOp,
+               {"aten::_pdist_forward", "onnx_export_test.cpp:", "no ONNX lowering"});
   EXPECT_EQ(dir.entries(), 0u);
 }
 
@@ -110,6 +116,42 @@ TEST(OnnxExport, DescribeRefusesAFileThatIsNotAModel) {
   }
   expect_error([&] { onnx::describe(dir.file("junk.onnx")); }, ErrorKind::InvalidArchive,
                {"junk.onnx", "not an ONNX model"});
+}
+
+// Past the threshold (1 GiB in save; 0 here), weights of 1 KiB or more go to PATH.data: each
+// initializer names it with its offset and length, and the bytes there are the tensor's.
+TEST(OnnxExport, LargeWeightsGoToAnExternalDataFile) {
+  const Tensor big = randn({64, 32}, 1), small = randn({4}, 2);
+  ::onnx::ModelProto model;
+  model.set_ir_version(8);
+  for (const auto& [name, t] : {std::pair{"big", big}, std::pair{"small", small}}) {
+    auto* init = model.mutable_graph()->add_initializer();
+    init->set_name(name);
+    init->set_data_type(::onnx::TensorProto::FLOAT);
+    for (int64_t d : t.int_sizes()) init->add_dims(d);
+  }
+  TempDir dir;
+  onnx::write_model(model, {{"big", big}, {"small", small}}, dir.file("m.onnx"), 0);
+  EXPECT_EQ(dir.entries(), 2u);
+  std::ifstream in(dir.file("m.onnx"), std::ios::binary);
+  ::onnx::ModelProto back;
+  ASSERT_TRUE(back.ParseFromIstream(&in));
+  ASSERT_EQ(back.graph().initializer_size(), 2);
+  const auto& b = back.graph().initializer(0);
+  ASSERT_EQ(b.data_location(), ::onnx::TensorProto::EXTERNAL);
+  std::map<std::string, std::string> where;
+  for (const auto& e : b.external_data()) where[e.key()] = e.value();
+  EXPECT_EQ(where["location"], "m.onnx.data");
+  EXPECT_EQ(where["offset"], "0");
+  EXPECT_EQ(where["length"], std::to_string(64 * 32 * 4));
+  std::ifstream data(dir.file("m.onnx.data"), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(data)), {});
+  ASSERT_EQ(bytes.size(), 64u * 32u * 4u);
+  EXPECT_EQ(std::memcmp(bytes.data(), big.raw_data(), bytes.size()), 0);
+  // Under 1 KiB a weight stays inline.
+  const auto& s = back.graph().initializer(1);
+  EXPECT_EQ(s.raw_data().size(), 16u);
+  EXPECT_EQ(std::memcmp(s.raw_data().data(), small.raw_data(), 16), 0);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Converts every case of .pt2 data sets to ONNX with `xport onnx` and runs the models in ONNX Runtime.
+"""Converts every case of .pt2 data sets to ONNX with `xport onnx`; runs them in ONNX Runtime.
 
 Usage: tests/onnx/onnx_runtime_cases.py XPORT OUT_DIR REFUSALS_FILE SET_DIR...
            [--case-args FILE --ops LIB]
@@ -103,7 +103,8 @@ def run_case(xport, root, case, onnx_path, extra_args):
     for k, run in enumerate(case["runs"]):
         tensors = [leaf_value(root, l) for l in run["inputs"] if "npy" in l]
         if len(tensors) != len(input_names):
-            return "run %d: %d tensor inputs for the model's %d" % (k, len(tensors), len(input_names))
+            return "run %d: %d tensor inputs for the model's %d" % (k, len(tensors),
+                                                                      len(input_names))
         feeds = dict(zip(input_names, tensors))
         feeds.update(state)
         outs = session.run(None, feeds)

@@ -68,6 +68,12 @@ TEST(AtenApi, IsRecordedUnderCaptureWithSymbolicSizes) {
       export_program(fn, {randn({3, 4}, 4)}, {.dynamic_shapes = {{{0, Dim("batch")}}}});
   const std::string text = p.to_string();
   EXPECT_NE(text.find("aten::leaky_relu.default(%x, 0.2)"), std::string::npos) << text;
+  // The node's line is the caller's, not the generated header's.
+  for (const auto& node : p.graph().nodes()) {
+    if (node->kind() != ir::NodeKind::Call) continue;
+    EXPECT_NE(node->meta().source.find("aten_api_test.cpp:"), std::string::npos)
+        << node->name() << " at " << node->meta().source;
+  }
   for (int64_t batch : {2, 5}) {
     const Tensor x = randn({batch, 4}, 5);
     const Tensor got = p.run({x}).at(0);

@@ -1,0 +1,204 @@
+// Writes small programs that exercise the ONNX lowerings one op family at a time, in the layout
+// tests/onnx/onnx_runtime_cases.py reads (OUT_DIR/manifest.json, and per case model.pt2 with its
+// inputs and eager outputs as .npy files), so ONNX Runtime checks each lowering against xport.
+// Usage: xport_write_onnx_op_cases OUT_DIR
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "xport/aten.h"
+#include "xport/xport.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using namespace xport;  // NOLINT: a test data writer
+
+namespace {
+
+struct OpCase {
+  std::string name;
+  std::function<std::vector<Tensor>(const std::vector<Tensor>&)> fn;
+  std::vector<std::vector<Tensor>> runs;  // the first is the example
+  std::vector<std::map<int64_t, Dim>> dynamic = {};
+};
+
+// Integers uniform in [lo, hi).
+Tensor ints(std::vector<SymInt> sizes, int64_t lo, int64_t hi, uint64_t seed) {
+  // rand * (hi - lo) truncates to [0, hi - lo) before the shift.
+  return rand(sizes, seed).mul(static_cast<double>(hi - lo)).to(DType::Int64).add(lo);
+}
+
+std::vector<OpCase> cases() {
+  const Dim batch("batch", 1, 16);
+  std::vector<OpCase> c;
+  c.push_back({"atan2",
+               [](auto& in) { return std::vector{aten::atan2(in[0], in[1])}; },
+               {{randn({4, 5}, 1), randn({4, 5}, 2)},
+                {zeros({2, 5}),
+                 from_vector(std::vector<float>{0, -1, 0, 2, 3, 0, -0.5f, 1, -2, 0}, {2, 5})}},
+               {{{0, batch}}, {{0, batch}}}});
+  c.push_back({"sort_topk",
+               [](auto& in) {
+                 auto [v, i] = aten::sort(in[0], 1, true);
+                 auto [tv, ti] = aten::topk(in[0], 3, -1, false);
+                 return std::vector{v, i, tv, ti};
+               },
+               {{randn({3, 7}, 3)}, {randn({5, 7}, 4)}},
+               {{{0, batch}}}});
+  c.push_back({"scatters",
+               [](auto& in) {
+                 const Tensor& x = in[0];
+                 const Tensor a = aten::slice_scatter(x, in[1], 1, 1, 7, 2);
+                 const Tensor b = aten::select_scatter(x, in[2], 1, -1);
+                 const Tensor m = aten::masked_scatter(x, x.gt(0.0), in[3]);
+                 return std::vector{a, b, m};
+               },
+               {{randn({4, 8}, 5), randn({4, 3}, 6), randn({4}, 7), randn({32}, 8)},
+                {randn({2, 8}, 9), randn({2, 3}, 10), randn({2}, 11), randn({16}, 12)}},
+               {{{0, batch}}, {{0, batch}}, {{0, batch}}, {{0, 8 * batch}}}});
+  c.push_back({"scatter_reduce",
+               [](auto& in) {
+                 const Tensor index = in[1];
+                 return std::vector{aten::scatter_reduce(in[0], 1, index, in[2], "sum"),
+                                    aten::scatter_reduce(in[0], 1, index, in[2], "prod"),
+                                    aten::scatter_add(in[0], 0, index, in[2])};
+               },
+               {{randn({3, 5}, 13), ints({3, 4}, 0, 3, 14), randn({3, 4}, 15)}}});
+  c.push_back({"index_put_and_index",
+               [](auto& in) {
+                 const Tensor& x = in[0];
+                 const Tensor i = in[1], j = in[2];
+                 const Tensor put = aten::index_put(x, {std::nullopt, i}, in[3], true);
+                 const Tensor both = aten::index(x, {i, j});
+                 const Tensor apart = aten::index(in[4], {i, std::nullopt, j});
+                 const Tensor mask = aten::index(x, {x.gt(0.5)});
+                 return std::vector{put, both, apart, mask};
+               },
+               {{randn({4, 6}, 16), ints({3}, -4, 4, 17), ints({3}, 0, 6, 18), randn({4, 3}, 19),
+                 randn({4, 2, 6}, 20)}}});
+  c.push_back({"pooling",
+               [](auto& in) {
+                 auto [y, idx] = aten::max_pool2d_with_indices(in[0], {3, 3}, {2, 2}, {1, 1});
+                 auto [y3, idx3] = aten::max_pool3d_with_indices(in[1], {2, 2, 2});
+                 return std::vector{y, idx, y3, idx3, aten::avg_pool3d(in[1], {2, 2, 2}),
+                                    aten::_adaptive_avg_pool3d(in[1], {2, 2, 2}),
+                                    aten::_adaptive_avg_pool2d(in[0], {2, 4})};
+               },
+               {{randn({2, 3, 8, 8}, 21), randn({1, 2, 4, 4, 4}, 22)}}});
+  c.push_back({"grid_sample",
+               [](auto& in) {
+                 return std::vector{aten::grid_sampler_2d(in[0], in[1], 0, 0, false),
+                                    aten::grid_sampler_2d(in[0], in[1], 1, 1, true)};
+               },
+               {{randn({1, 2, 5, 6}, 23), rand({1, 4, 3, 2}, 24).mul(1.8).sub(0.9)}}});
+  c.push_back({"integer_arithmetic",
+               [](auto& in) {
+                 const Tensor& a = in[0];
+                 const Tensor& b = in[1];
+                 return std::vector{aten::div(a, b, std::string("floor")),
+                                    aten::div(a, b, std::string("trunc")), aten::div(a, b),
+                                    aten::remainder(a, b), aten::remainder(in[2], 0.75),
+                                    aten::bitwise_not(a), a.mul(3).add(b)};
+               },
+               {{ints({6}, -20, 20, 25), from_vector(std::vector<int64_t>{3, -3, 7, -2, 5, 4}, {6}),
+                 randn({6}, 26)}}});
+  c.push_back({"normalization",
+               [](auto& in) {
+                 auto [g, gm, gr] = aten::native_group_norm(in[0], in[1], in[2], 2, 4, 9, 2, 1e-5);
+                 auto [l, lm, lr] = aten::native_layer_norm(in[0], {3, 3}, std::nullopt,
+                                                            std::nullopt, 1e-5);
+                 return std::vector{g, gm, gr, l, lm, lr,
+                                    aten::var(in[0], std::vector<int64_t>{1, 2}, Scalar(0), true)};
+               },
+               {{randn({2, 4, 3, 3}, 27), randn({4}, 28), randn({4}, 29)}}});
+  c.push_back({"resize",
+               [](auto& in) {
+                 return std::vector{
+                     aten::upsample_nearest2d(in[0], std::nullopt, std::vector<double>{2.0, 3.0}),
+                     aten::upsample_bilinear2d(in[0], std::vector<SymInt>{7, 5}, false,
+                                               std::nullopt),
+                     aten::upsample_bilinear2d(in[0], std::vector<SymInt>{7, 5}, true,
+                                               std::nullopt)};
+               },
+               {{randn({1, 2, 4, 3}, 30)}}});
+  c.push_back({"activations",
+               [](auto& in) {
+                 const Tensor& x = in[0];
+                 return std::vector{aten::gelu(x, "tanh"), aten::gelu(x),
+                                    aten::elu(x, 0.5, 2.0, 1.5), aten::hardtanh(x, -0.5, 0.25),
+                                    aten::log10(x.abs().add(1.0)),
+                                    aten::clamp(x, in[1], std::nullopt)};
+               },
+               {{randn({3, 8}, 31), randn({8}, 32)}, {randn({6, 8}, 33), randn({8}, 34)}},
+               {{{0, batch}}, {}}});
+  c.push_back({"views_and_copies",
+               [](auto& in) {
+                 const Tensor& x = in[0];
+                 return std::vector{aten::flip(x, {0, 2}), aten::repeat(x, {2, 1, 1, 2}),
+                                    aten::constant_pad_nd(x, {1, -1, 2, 0}, 0.5),
+                                    aten::cumsum(x, 1), aten::argmax(x, std::nullopt, false),
+                                    aten::any(x.gt(1.0), 1, true)};
+               },
+               {{randn({2, 3, 4}, 35)}, {randn({5, 3, 4}, 36)}},
+               {{{0, batch}}}});
+  return c;
+}
+
+json leaf(const Tensor& t, const fs::path& root, const std::string& rel) {
+  save_npy(t, (root / rel).string());
+  json shape = json::array();
+  for (int64_t d : t.int_sizes()) shape.push_back(d);
+  return {{"npy", rel}, {"dtype", dtype_name(t.dtype())}, {"shape", shape}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  if (argc != 2) {
+    std::cerr << "usage: xport_write_onnx_op_cases OUT_DIR\n";
+    return 2;
+  }
+  const fs::path root = argv[1];
+  json manifest = json::array();
+  for (const OpCase& c : cases()) {
+    fs::create_directories(root / c.name);
+    ExportOptions options;
+    for (const auto& dims : c.dynamic) options.dynamic_shapes.push_back(dims);
+    std::vector<Value> example(c.runs[0].begin(), c.runs[0].end());
+    const ExportedProgram program = export_program(
+        [&](const std::vector<Value>& in) {
+          std::vector<Tensor> tensors;
+          for (const Value& v : in) tensors.push_back(v.to_tensor());
+          return c.fn(tensors);
+        },
+        example, options);
+    save(program, (root / c.name / "model.pt2").string());
+    json runs = json::array();
+    for (size_t k = 0; k < c.runs.size(); ++k) {
+      json inputs = json::array(), outputs = json::array();
+      std::vector<Value> values;
+      for (size_t i = 0; i < c.runs[k].size(); ++i) {
+        values.emplace_back(c.runs[k][i]);
+        inputs.push_back(leaf(c.runs[k][i], root,
+                              c.name + "/run" + std::to_string(k) + "_in" + std::to_string(i) +
+                                  ".npy"));
+      }
+      const std::vector<Tensor> outs = program.run(values);
+      for (size_t j = 0; j < outs.size(); ++j) {
+        outputs.push_back(leaf(outs[j], root,
+                               c.name + "/run" + std::to_string(k) + "_out" + std::to_string(j) +
+                                   ".npy"));
+      }
+      runs.push_back({{"inputs", inputs}, {"outputs", outputs}});
+    }
+    manifest.push_back({{"name", c.name}, {"pt2", c.name + "/model.pt2"}, {"runs", runs}});
+  }
+  std::ofstream(root / "manifest.json") << json{{"cases", manifest}}.dump(1) << "\n";
+  std::cout << manifest.size() << " cases written to " << root.string() << "\n";
+  return 0;
+} catch (const std::exception& e) {
+  std::cerr << "xport_write_onnx_op_cases: " << e.what() << "\n";
+  return 1;
+}
