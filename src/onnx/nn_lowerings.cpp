@@ -1,4 +1,6 @@
 // Matrix products, convolution, normalization, pooling and resizing.
+#include <cmath>
+
 #include "onnx/lowering.h"
 
 namespace xport::onnx {
@@ -322,6 +324,55 @@ LowerFn resize(const char* mode) {
   };
 }
 
+// The p-norm distances between the rows of a [..., P, M] and of b [..., R, M]: [..., P, R].
+std::string distances(NodeLowering& n, const std::string& a, const std::string& b, double p,
+                      DType t) {
+  GraphBuilder& g = n.g;
+  const std::string diff = g.add("Abs", {g.add("Sub", {g.add("Unsqueeze", {a, g.ints({-2})}),
+                                                       g.add("Unsqueeze", {b, g.ints({-3})})})});
+  const std::string last = g.ints({-1});
+  const auto keep = attr("keepdims", int64_t{0});
+  if (std::isinf(p)) {
+    return g.add("ReduceMax", {diff}, {attr("axes", std::vector<int64_t>{-1}), keep});
+  }
+  if (p == 0) {
+    const std::string nonzero = g.cast(g.add("Not", {g.add("Equal", {diff, g.scalar(t, 0)})}),
+                                       DType::Bool, t);
+    return g.add("ReduceSum", {nonzero, last}, {keep});
+  }
+  if (p == 1) return g.add("ReduceSum", {diff, last}, {keep});
+  if (p == 2) {
+    return g.add("Sqrt", {g.add("ReduceSum", {g.add("Mul", {diff, diff}), last}, {keep})});
+  }
+  const std::string sum = g.add("ReduceSum", {g.add("Pow", {diff, g.scalar(t, p)}), last}, {keep});
+  return g.add("Pow", {sum, g.scalar(t, 1 / p)});
+}
+
+void cdist(NodeLowering& n) {
+  const DType t = n.out_dtype();
+  const double p = n.real("p");
+  if (p < 0) n.refuse("a negative p");
+  n.set(n.g.add("Identity", {distances(n, n.tensor_as("x1", t), n.tensor_as("x2", t), p, t)}, {},
+                n.node().name()));
+}
+
+// pdist: the distances of rows i < j, in row-major order: the strict upper triangle of the
+// distance matrix, picked by a mask (Trilu).
+void pdist(NodeLowering& n) {
+  const DType t = n.out_dtype();
+  GraphBuilder& g = n.g;
+  const double p = n.real("p");
+  if (p < 0) n.refuse("a negative p");
+  const std::string x = n.tensor_as("self", t);
+  const std::string all = distances(n, x, x, p, t);
+  const std::string ones = g.add("Expand", {g.scalar(DType::Int64, 1), g.add("Shape", {all})});
+  const std::string upper = g.cast(g.add("Trilu", {ones, g.constant(DType::Int64, {1}, {})},
+                                         {attr("upper", int64_t{1})}),
+                                   DType::Int64, DType::Bool);
+  const std::string flat = g.add("Reshape", {all, g.ints({-1})});
+  n.emit("Compress", {flat, g.add("Reshape", {upper, g.ints({-1})})}, {attr("axis", int64_t{0})});
+}
+
 void dropout(NodeLowering& n) {
   const ir::Argument& train = n.node().arg("train");
   if (!train.is_none() && n.flag("train")) n.refuse("dropout in training mode (random)");
@@ -352,6 +403,8 @@ LoweringList nn_lowerings() {
       {"aten::upsample_nearest2d.vec", resize("nearest")},
       {"aten::upsample_bilinear2d.vec", resize("linear")},
       {"aten::native_dropout", dropout},
+      {"aten::_cdist_forward", cdist},
+      {"aten::_pdist_forward", pdist},
   };
 }
 

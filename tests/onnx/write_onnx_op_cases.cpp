@@ -2,6 +2,7 @@
 // tests/onnx/onnx_runtime_cases.py reads (OUT_DIR/manifest.json, and per case model.pt2 with its
 // inputs and eager outputs as .npy files), so ONNX Runtime checks each lowering against xport.
 // Usage: xport_write_onnx_op_cases OUT_DIR
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -133,6 +134,18 @@ std::vector<OpCase> cases() {
                },
                {{randn({3, 8}, 31), randn({8}, 32)}, {randn({6, 8}, 33), randn({8}, 34)}},
                {{{0, batch}}, {}}});
+  c.push_back({"distances",
+               [](auto& in) {
+                 std::vector<Tensor> out;
+                 for (double p : {2.0, 1.0, 3.0, 0.0, static_cast<double>(INFINITY)}) {
+                   out.push_back(aten::_cdist_forward(in[0], in[1], p, std::nullopt));
+                 }
+                 out.push_back(aten::_pdist_forward(in[0], 2.0));
+                 out.push_back(aten::_pdist_forward(in[0], 1.0));
+                 return out;
+               },
+               {{randn({5, 3}, 37), randn({4, 3}, 38)}, {randn({7, 3}, 39), randn({2, 3}, 40)}},
+               {{{0, batch}}, {{0, Dim("other", 1, 16)}}}});
   c.push_back({"views_and_copies",
                [](auto& in) {
                  const Tensor& x = in[0];
