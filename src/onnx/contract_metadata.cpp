@@ -72,7 +72,7 @@ void collect_assertions(const ir::Graph& graph,
       collect_assertions(*sub->graph, dim_name, out);
     }
     if (!has_tag(*node->op(), Tag::RuntimeAssert)) continue;
-    const ir::Argument& condition = node->args().at(0);
+    const ir::Argument& condition = node->arg("self");  // _assert_scalar(Scalar self, str)
     if (const auto* e = std::get_if<sym::ExprPtr>(&condition.value)) {
       out.push_back({{"condition", sym::str(*e, dim_name)}, {"source", node->meta().source}});
     } else {

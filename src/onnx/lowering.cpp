@@ -144,16 +144,19 @@ bool NodeLowering::scalar_is_float(const char* name) const {
   return false;
 }
 
+bool NodeLowering::takes_tensor(const char* name) const {
+  const OpDef& op = *node_.op();
+  const int position = op.arg_position(name);
+  XPORT_CHECK(position >= 0, Internal, "onnx: ", op.qualified_name, " has no argument ", name);
+  return op.parsed.arguments[static_cast<size_t>(position)].type.base == BaseType::Tensor;
+}
+
 DType NodeLowering::promoted(std::initializer_list<const char*> names) const {
   ResultType rt;
   for (const char* name : names) {
     const ir::Argument& a = arg_of(node_, name);
     const auto* ref = std::get_if<ir::ValueRef>(&a.value);
-    const OpDef& op = *node_.op();
-    const bool is_tensor_arg =
-        op.parsed.arguments.at(static_cast<size_t>(op.arg_position(name))).type.base ==
-        BaseType::Tensor;
-    if (ref != nullptr && is_tensor_arg) {
+    if (ref != nullptr && takes_tensor(name)) {
       const ir::TensorSpec& s = ref->node->outputs().at(static_cast<size_t>(ref->index));
       rt.tensor(s.dtype, !s.sizes.empty());
     } else if (std::holds_alternative<bool>(a.value)) {

@@ -55,6 +55,14 @@ class NodeLowering {
   std::string scalar(const char* name, DType dtype) const;
   /// A constant Scalar argument's value (UnsupportedOp when the graph computes it).
   std::optional<double> constant_scalar(const char* name) const;
+  /// Whether the op's schema takes a Tensor as argument `name` (a Scalar the graph computes,
+  /// item()'s value, is a graph value too, but a number to the op).
+  bool takes_tensor(const char* name) const;
+  /// A Tensor or Scalar argument as a value of `dtype`: a tensor converted, a number as a 0-D
+  /// tensor.
+  std::string operand(const char* name, DType dtype) const {
+    return takes_tensor(name) ? tensor_as(name, dtype) : scalar(name, dtype);
+  }
   /// Whether a Scalar argument is a float (for type promotion).
   bool scalar_is_float(const char* name) const;
   /// The dtype PyTorch computes in for these arguments (tensors, 0-D tensors and numbers by

@@ -12,21 +12,11 @@ LowerFn unary(const char* op) {
   return [op](NodeLowering& n) { n.emit(op, {n.tensor_as("self", n.out_dtype())}); };
 }
 
-// The second operand (`other` or `exponent`, a tensor or a Scalar) as `dtype`.
-std::string second(NodeLowering& n, const char* name, DType dtype) {
-  const auto* ref = std::get_if<ir::ValueRef>(&n.node().arg(name).value);
-  const OpDef& op = *n.node().op();
-  const bool tensor_arg =
-      op.parsed.arguments.at(static_cast<size_t>(op.arg_position(name))).type.base ==
-      BaseType::Tensor;
-  return ref != nullptr && tensor_arg ? n.tensor_as(name, dtype) : n.scalar(name, dtype);
-}
-
 // out = op(self, other) in the result's dtype; `alpha` (add, sub) scales other.
 LowerFn binary(const char* op) {
   return [op](NodeLowering& n) {
     const DType t = n.out_dtype();
-    std::string other = second(n, "other", t);
+    std::string other = n.operand("other", t);
     if (n.node().op()->arg_position("alpha") >= 0) {
       const std::optional<double> alpha = n.constant_scalar("alpha");
       if (!alpha || *alpha != 1) other = n.g.add("Mul", {other, n.scalar("alpha", t)});
@@ -39,7 +29,7 @@ LowerFn binary(const char* op) {
 LowerFn comparison(const char* op, bool negate = false) {
   return [op, negate](NodeLowering& n) {
     const DType t = n.promoted({"self", "other"});
-    const std::string a = n.tensor_as("self", t), b = second(n, "other", t);
+    const std::string a = n.tensor_as("self", t), b = n.operand("other", t);
     if (!negate) return n.emit(op, {a, b});
     n.set(n.g.add("Not", {n.g.add(op, {a, b})}, {}, n.node().name()));
   };
@@ -59,7 +49,7 @@ LowerFn bitwise(const char* logical_op) {
       n.refuse("bitwise ops on integers need opset 18 (BitwiseAnd, ...); opset 17 has them "
                "for bools only");
     }
-    n.emit(logical_op, {n.tensor_as("self", DType::Bool), second(n, "other", DType::Bool)});
+    n.emit(logical_op, {n.tensor_as("self", DType::Bool), n.operand("other", DType::Bool)});
   };
 }
 
@@ -109,7 +99,7 @@ LowerFn division() {
     const std::string mode = n.node().op()->arg_position("rounding_mode") >= 0
                                  ? n.str("rounding_mode")
                                  : std::string();
-    n.set(divide(n, n.tensor_as("self", t), second(n, "other", t), t, mode));
+    n.set(divide(n, n.tensor_as("self", t), n.operand("other", t), t, mode));
   };
 }
 
@@ -118,7 +108,7 @@ LowerFn division() {
 LowerFn remainder() {
   return [](NodeLowering& n) {
     const DType t = n.out_dtype();
-    const std::string a = n.tensor_as("self", t), b = second(n, "other", t);
+    const std::string a = n.tensor_as("self", t), b = n.operand("other", t);
     if (!is_floating(t)) return n.emit("Mod", {a, b}, {attr("fmod", int64_t{0})});
     GraphBuilder& g = n.g;
     const std::string q = g.add("Floor", {g.add("Div", {a, b})});
@@ -129,7 +119,7 @@ LowerFn remainder() {
 LowerFn fmod() {
   return [](NodeLowering& n) {
     const DType t = n.out_dtype();
-    n.emit("Mod", {n.tensor_as("self", t), second(n, "other", t)}, {attr("fmod", int64_t{1})});
+    n.emit("Mod", {n.tensor_as("self", t), n.operand("other", t)}, {attr("fmod", int64_t{1})});
   };
 }
 
@@ -138,15 +128,11 @@ LowerFn clip(const char* lo, const char* hi) {
   return [lo, hi](NodeLowering& n) {
     const DType t = n.out_dtype();
     auto bound = [&](const char* name) {
-      if (n.is_none(name)) return std::string();
-      const auto* ref = std::get_if<ir::ValueRef>(&n.node().arg(name).value);
-      const bool tensor_arg = ref != nullptr && n.node().op()->parsed.arguments.at(
-          static_cast<size_t>(n.node().op()->arg_position(name))).type.base == BaseType::Tensor;
-      return tensor_arg ? n.tensor_as(name, t) : n.scalar(name, t);
+      return n.is_none(name) ? std::string() : n.operand(name, t);
     };
     const std::string x = n.tensor_as("self", t), min = bound(lo), max = bound(hi);
     // clamp.Tensor's bounds broadcast: Max and Min, where Clip wants scalars.
-    if (n.node().op()->parsed.arguments[1].type.base == BaseType::Tensor) {
+    if (n.takes_tensor(lo)) {
       std::string v = x;
       if (!min.empty()) v = n.g.add("Max", {v, min});
       if (!max.empty()) v = n.g.add("Min", {v, max});
@@ -197,12 +183,7 @@ LowerFn log_base(double base) {
 
 void pow_op(NodeLowering& n) {
   const DType t = n.out_dtype();
-  const OpDef& op = *n.node().op();
-  const bool scalar_base =
-      op.parsed.arguments[static_cast<size_t>(op.arg_position("self"))].type.base !=
-      BaseType::Tensor;
-  const std::string base = scalar_base ? n.scalar("self", t) : n.tensor_as("self", t);
-  n.emit("Pow", {base, second(n, "exponent", t)});
+  n.emit("Pow", {n.operand("self", t), n.operand("exponent", t)});
 }
 
 void where(NodeLowering& n) {

@@ -146,6 +146,33 @@ std::vector<OpCase> cases() {
                },
                {{randn({5, 3}, 37), randn({4, 3}, 38)}, {randn({7, 3}, 39), randn({2, 3}, 40)}},
                {{{0, batch}}, {{0, Dim("other", 1, 16)}}}});
+  // Each branch of each cond is taken by some run: a data predicate (sum > 0) and a shape one
+  // (batch > 4); the loop runs 0, 3 and 6 times; map over the batch.
+  c.push_back({"control_flow",
+               [](auto& in) {
+                 const Tensor& x = in[0];
+                 auto twice = [](const std::vector<Tensor>& o) { return std::vector{o[0] * 2.0}; };
+                 auto minus = [](const std::vector<Tensor>& o) { return std::vector{o[0] - 1.0}; };
+                 const Tensor by_data = cond(x.sum().gt(0.0), twice, minus, {x}).at(0);
+                 const Tensor by_shape = cond(x.size(0) > 4, twice, minus, {x}).at(0);
+                 const Tensor looped = while_loop(
+                     [](const std::vector<Tensor>& c) { return c[0].lt(6.0); },
+                     [](const std::vector<Tensor>& c) {
+                       return std::vector{c[0] + 1, c[1] * 1.5};
+                     },
+                     {in[1], x}).at(1);
+                 const Tensor mapped = map(
+                     [](const Tensor& row, const std::vector<Tensor>& args) {
+                       return std::vector{row * args[0]};
+                     },
+                     x, {in[2]}).at(0);
+                 return std::vector{by_data, by_shape, looped, mapped};
+               },
+               {{randn({3, 4}, 41).abs(), from_vector(std::vector<int64_t>{3}, {}), randn({4}, 42)},
+                {randn({6, 4}, 43).abs().neg(), from_vector(std::vector<int64_t>{6}, {}),
+                 randn({4}, 44)},
+                {randn({5, 4}, 45), from_vector(std::vector<int64_t>{0}, {}), randn({4}, 46)}},
+               {{{0, batch}}, {}, {}}});
   c.push_back({"views_and_copies",
                [](auto& in) {
                  const Tensor& x = in[0];
