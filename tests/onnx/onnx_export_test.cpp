@@ -11,6 +11,7 @@
 #include <cstring>
 #include <iterator>
 #include <map>
+#include <mutex>
 
 #include "expect_error.h"
 #include "onnx/model_writer.h"
@@ -116,6 +117,56 @@ TEST(OnnxExport, DescribeRefusesAFileThatIsNotAModel) {
   }
   expect_error([&] { onnx::describe(dir.file("junk.onnx")); }, ErrorKind::InvalidArchive,
                {"junk.onnx", "not an ONNX model"});
+}
+
+// A custom op is a node of its namespace's domain, its non-tensor arguments attributes; with a
+// function given for it, the model carries the function and the node calls it.
+TEST(OnnxExport, ACustomOpIsANodeOfItsDomainOrTheFunctionGiven) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Library("onnxtest")
+        .define("scale(Tensor x, float s=2.0) -> Tensor")
+        .impl("scale", [](const std::vector<Value>& a) -> Value {
+          return a[0].to_tensor() * a[1].to_double();
+        })
+        .impl_meta("scale", [](const std::vector<Value>& a) -> Value {
+          return empty_like(a[0].to_tensor());
+        });
+  });
+  const ExportedProgram program = export_program(
+      [](const Tensor& x) { return call_op("onnxtest::scale", {x, 3.0}).to_tensor().relu(); },
+      {randn({2, 3}, 1)});
+  TempDir dir;
+  auto read = [&](const std::string& name) {
+    std::ifstream in(dir.file(name), std::ios::binary);
+    ::onnx::ModelProto m;
+    EXPECT_TRUE(m.ParseFromIstream(&in));
+    return m;
+  };
+  onnx::save(program, dir.file("plain.onnx"));
+  const ::onnx::ModelProto plain = read("plain.onnx");
+  ASSERT_GE(plain.graph().node_size(), 1);
+  const ::onnx::NodeProto& node = plain.graph().node(0);
+  EXPECT_EQ(node.domain(), "onnxtest");
+  EXPECT_EQ(node.op_type(), "scale");
+  ASSERT_EQ(node.attribute_size(), 1);
+  EXPECT_EQ(node.attribute(0).name(), "s");
+  EXPECT_FLOAT_EQ(node.attribute(0).f(), 3.0f);
+  EXPECT_NE(onnx::describe(dir.file("plain.onnx")).find("opset: onnxtest 1"), std::string::npos);
+
+  onnx::Options options;
+  options.functions["onnxtest::scale"] =
+      "<domain: \"onnxtest\", opset_import: [\"\" : 17]>\n"
+      "scale (x) => (y) { three = Constant <value_float = 3.0> () y = Mul(x, three) }";
+  onnx::save(program, dir.file("function.onnx"), options);
+  const ::onnx::ModelProto with_function = read("function.onnx");
+  ASSERT_EQ(with_function.functions_size(), 1);
+  EXPECT_EQ(with_function.functions(0).name(), "scale");
+  EXPECT_EQ(with_function.graph().node(0).domain(), "onnxtest");
+
+  options.functions["onnxtest::scale"] = "not onnx text";
+  expect_error([&] { onnx::save(program, dir.file("bad.onnx"), options); },
+               ErrorKind::InvalidInput, {"onnxtest::scale", "does not parse"});
 }
 
 // Past the threshold (1 GiB in save; 0 here), weights of 1 KiB or more go to PATH.data: each
