@@ -9,14 +9,20 @@ void fill_result(NodeLowering& n, const std::string& value) {
   n.emit("Expand", {value, n.g.shape(n.out_spec().sizes)});
 }
 
+// arange as xport's kernel computes it: start + i * step for i below the result's length (known
+// from the node, so ONNX's Range never recounts it in a rounded dtype), in int64 when start and
+// step are integers, else in double, then converted to the result's dtype.
 void arange(NodeLowering& n) {
-  const DType t = n.out_dtype();
-  if (t != DType::Float32 && t != DType::Float64 && t != DType::Int16 && t != DType::Int32 &&
-      t != DType::Int64) {
-    n.refuse(std::string("a range of ") + dtype_name(t) + " (ONNX's Range makes floats and "
-             "16-, 32- and 64-bit integers)");
-  }
-  n.emit("Range", {n.scalar("start", t), n.scalar("end", t), n.scalar("step", t)});
+  GraphBuilder& g = n.g;
+  const std::string count = g.add("Reshape", {g.sym_int(n.out_spec().sizes.at(0)), g.ints({})});
+  const std::string i = g.add("Range", {g.constant(DType::Int64, {0}, {}), count,
+                                        g.constant(DType::Int64, {1}, {})});
+  const DType compute = n.scalar_is_float("start") || n.scalar_is_float("step") ? DType::Float64
+                                                                                : DType::Int64;
+  const std::string steps =
+      g.add("Mul", {g.cast(i, DType::Int64, compute), n.scalar("step", compute)});
+  const std::string values = g.add("Add", {steps, n.scalar("start", compute)});
+  n.emit("Cast", {values}, {attr("to", static_cast<int64_t>(onnx_type(n.out_dtype())))});
 }
 
 }  // namespace

@@ -178,11 +178,32 @@ std::string GraphBuilder::constant(DType dtype, const std::vector<double>& value
   return name;
 }
 
+namespace {
+
+// Whether a double holds `v` exactly (|v| <= 2^53).
+bool fits_double(int64_t v) {
+  constexpr int64_t kLimit = int64_t{1} << 53;
+  return v >= -kLimit && v <= kLimit;
+}
+
+}  // namespace
+
+std::string GraphBuilder::integer(DType dtype, int64_t value) {
+  if (is_floating(dtype) || dtype == DType::Bool || fits_double(value)) {
+    return scalar(dtype, static_cast<double>(value));
+  }
+  if (dtype != DType::Int64) return scalar(dtype, static_cast<double>(value));  // wraps anyway
+  ::onnx::TensorProto t;
+  t.set_data_type(::onnx::TensorProto_DataType_INT64);
+  t.add_int64_data(value);
+  return add("Constant", {}, {attr("value", std::move(t))}, "c");
+}
+
 std::string GraphBuilder::ints(const std::vector<int64_t>& values) {
   std::vector<double> as_double(values.begin(), values.end());
   // int64 values past 2^53 do not survive a double: store them exactly.
   bool exact = true;
-  for (int64_t v : values) exact = exact && static_cast<int64_t>(static_cast<double>(v)) == v;
+  for (int64_t v : values) exact = exact && fits_double(v);
   if (exact) return constant(DType::Int64, as_double, {static_cast<int64_t>(values.size())});
   ::onnx::TensorProto t;
   t.set_data_type(::onnx::TensorProto_DataType_INT64);

@@ -77,6 +77,8 @@ class GraphBuilder {
   std::string constant(DType dtype, const std::vector<double>& values,
                        const std::vector<int64_t>& dims);
   std::string scalar(DType dtype, double value) { return constant(dtype, {value}, {}); }
+  /// An integer as a 0-D tensor of `dtype`, exactly (a double holds int64 to 2^53 only).
+  std::string integer(DType dtype, int64_t value);
   /// A 1-D int64 constant.
   std::string ints(const std::vector<int64_t>& values);
   /// A value converted to `to` (itself when it already has that dtype).

@@ -170,6 +170,9 @@ DType NodeLowering::promoted(std::initializer_list<const char*> names) const {
 
 std::string NodeLowering::scalar(const char* name, DType dtype) const {
   const ir::Argument& a = arg_of(node_, name);
+  if (const auto* e = std::get_if<sym::ExprPtr>(&a.value)) {
+    if (const std::optional<int64_t> v = sym::as_int(*e)) return g.integer(dtype, *v);
+  }
   if (std::optional<double> v = constant_scalar(name)) return g.scalar(dtype, *v);
   if (const auto* e = std::get_if<sym::ExprPtr>(&a.value)) {
     const std::string v = g.add("Reshape", {g.sym_int(*e), g.ints({})}, {}, "scalar");

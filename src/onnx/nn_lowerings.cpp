@@ -197,6 +197,19 @@ std::string batched(NodeLowering& n, const std::string& x, size_t rank, size_t s
   return rank == spatial + 1 ? n.g.add("Unsqueeze", {x, n.g.ints({0})}) : x;
 }
 
+// ONNX Runtime's pooling with ceil_mode keeps a last window that starts in the padding, where
+// PyTorch drops it: the result is cut to the node's sizes.
+std::string cropped(NodeLowering& n, const std::string& y, size_t spatial) {
+  if (!n.flag("ceil_mode")) return y;
+  const std::vector<sym::ExprPtr>& out = n.out_spec().sizes;
+  const std::vector<sym::ExprPtr> sizes(out.end() - static_cast<std::ptrdiff_t>(spatial),
+                                        out.end());
+  std::vector<int64_t> axes;
+  for (size_t d = 0; d < spatial; ++d) axes.push_back(static_cast<int64_t>(2 + d));
+  return n.g.add("Slice", {y, n.g.ints(std::vector<int64_t>(spatial, 0)), n.g.shape(sizes),
+                           n.g.ints(axes)});
+}
+
 // The pooled value as the node's result: without the batch dim batched() added.
 void unbatched(NodeLowering& n, const std::string& y, size_t rank, size_t spatial) {
   if (rank == spatial + 1) return n.emit("Reshape", {y, n.g.shape(n.out_spec().sizes)});
@@ -222,13 +235,14 @@ LowerFn max_pool(size_t spatial) {
               attr("ceil_mode", static_cast<int64_t>(n.flag("ceil_mode")))});
     const bool unbatch = rank == spatial + 1;
     const std::string out_shape = unbatch ? g.shape(n.out_spec().sizes) : std::string();
-    n.set(0, unbatch ? g.add("Reshape", {outs[0], out_shape}) : outs[0]);
+    const std::string y = cropped(n, outs[0], spatial);
+    n.set(0, unbatch ? g.add("Reshape", {y, out_shape}) : y);
     if (outs.size() == 1) return;
     // ONNX's index counts over the whole tensor, PyTorch's within each plane (volume).
     sym::ExprPtr plane = sym::integer(1);
     for (size_t d = rank - spatial; d < rank; ++d) plane = sym::mul(plane, self.sizes[d]);
     const std::string within =
-        g.add("Mod", {outs[1], g.sym_int(plane)}, {attr("fmod", int64_t{0})});
+        g.add("Mod", {cropped(n, outs[1], spatial), g.sym_int(plane)}, {attr("fmod", int64_t{0})});
     n.set(1, unbatch ? g.add("Reshape", {within, out_shape}) : within);
   };
 }
@@ -246,7 +260,7 @@ LowerFn avg_pool(size_t spatial) {
          attr("pads", twice(per_dim(n, "padding", spatial))),
          attr("ceil_mode", static_cast<int64_t>(n.flag("ceil_mode"))),
          attr("count_include_pad", static_cast<int64_t>(n.flag("count_include_pad")))});
-    unbatched(n, y, rank, spatial);
+    unbatched(n, cropped(n, y, spatial), rank, spatial);
   };
 }
 
@@ -374,8 +388,10 @@ void pdist(NodeLowering& n) {
 }
 
 void dropout(NodeLowering& n) {
-  const ir::Argument& train = n.node().arg("train");
-  if (!train.is_none() && n.flag("train")) n.refuse("dropout in training mode (random)");
+  // train=None means training, as in PyTorch; dropping nothing (p = 0) is the input either way.
+  if ((n.is_none("train") || n.flag("train")) && n.real("p") != 0) {
+    n.refuse("dropout in training mode (random)");
+  }
   n.set(0, n.g.add("Identity", {n.tensor("input")}, {}, n.node().name()));
   n.set(1, n.g.add("Expand", {n.g.scalar(DType::Bool, 1), n.g.shape(n.out_spec(1).sizes)}));
 }

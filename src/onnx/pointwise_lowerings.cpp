@@ -1,21 +1,51 @@
 // Elementwise ops: each computes in its result's dtype (or, for comparisons, in the dtype PyTorch
 // promotes the operands to), with its operands cast to it first.
 #include <cmath>
+#include <utility>
 
 #include "onnx/lowering.h"
 
 namespace xport::onnx {
 namespace {
 
+// Floor, Ceil and Round take floats only: integers are their own rounding.
+LowerFn rounding(const char* op) {
+  return [op](NodeLowering& n) {
+    const DType t = n.out_dtype();
+    n.emit(is_floating(t) ? op : "Identity", {n.tensor_as("self", t)});
+  };
+}
+
+// IsNaN and IsInf take floats only: no integer is NaN or infinite.
+LowerFn float_test(const char* op) {
+  return [op](NodeLowering& n) {
+    if (is_floating(n.spec("self").dtype)) return n.emit(op, {n.tensor("self")});
+    n.emit("Expand", {n.g.scalar(DType::Bool, 0), n.g.add("Shape", {n.tensor("self")})});
+  };
+}
+
 // out = op(self): self converted to the result's dtype.
 LowerFn unary(const char* op) {
   return [op](NodeLowering& n) { n.emit(op, {n.tensor_as("self", n.out_dtype())}); };
+}
+
+// On bools PyTorch's add and maximum are `or`, mul and minimum `and`; ONNX's arithmetic takes
+// no bools.
+const char* on_bools(const std::string& op) {
+  if (op == "Add" || op == "Max") return "Or";
+  if (op == "Mul" || op == "Min") return "And";
+  return nullptr;
 }
 
 // out = op(self, other) in the result's dtype; `alpha` (add, sub) scales other.
 LowerFn binary(const char* op) {
   return [op](NodeLowering& n) {
     const DType t = n.out_dtype();
+    if (t == DType::Bool) {
+      const char* logical = on_bools(op);
+      if (logical == nullptr) n.refuse(std::string(op) + " of bools");
+      return n.emit(logical, {n.tensor_as("self", t), n.operand("other", t)});
+    }
     std::string other = n.operand("other", t);
     if (n.node().op()->arg_position("alpha") >= 0) {
       const std::optional<double> alpha = n.constant_scalar("alpha");
@@ -77,6 +107,18 @@ void gelu(NodeLowering& n) {
   n.emit("Mul", {g.add("Mul", {x, one_plus}), g.scalar(t, 0.5)});
 }
 
+// fmod(a, b) for floats, and where its sign is not b's (Python's remainder adds b there).
+std::pair<std::string, std::string> float_remainder(NodeLowering& n, const std::string& a,
+                                                    const std::string& b, DType t) {
+  GraphBuilder& g = n.g;
+  const std::string r = g.add("Mod", {a, b}, {attr("fmod", int64_t{1})});
+  const std::string zero = g.scalar(t, 0);
+  const std::string signs_differ =
+      g.add("Xor", {g.add("Less", {r, zero}), g.add("Less", {b, zero})});
+  const std::string nonzero = g.add("Not", {g.add("Equal", {r, zero})});
+  return {r, g.add("And", {nonzero, signs_differ})};
+}
+
 // Python's division of integers or floats, rounded as `mode` says ("" for true division).
 std::string divide(NodeLowering& n, const std::string& a, const std::string& b, DType t,
                    const std::string& mode) {
@@ -87,9 +129,19 @@ std::string divide(NodeLowering& n, const std::string& a, const std::string& b, 
     const std::string m = g.add("Mod", {a, b}, {attr("fmod", int64_t{0})});
     return g.add("Div", {g.add("Sub", {a, m}), b});
   }
-  const std::string q = g.add("Div", {a, b});
-  if (mode == "floor") return g.add("Floor", {q});
+  if (mode == "floor") {
+    // As ATen does it, from fmod rather than floor(a / b), which rounds a / b first (1 // 0.1
+    // is 9): q = (a - fmod(a, b)) / b, one less when the remainder's sign is not the divisor's,
+    // then rounded to the nearest integer.
+    const auto [r, off] = float_remainder(n, a, b, t);
+    std::string q = g.add("Div", {g.add("Sub", {a, r}), b});
+    q = g.add("Where", {off, g.add("Sub", {q, g.scalar(t, 1)}), q});
+    const std::string f = g.add("Floor", {q});
+    const std::string up = g.add("Greater", {g.add("Sub", {q, f}), g.scalar(t, 0.5)});
+    return g.add("Where", {up, g.add("Add", {f, g.scalar(t, 1)}), f});
+  }
   // trunc(q) = sign(q) * floor(|q|)
+  const std::string q = g.add("Div", {a, b});
   return g.add("Mul", {g.add("Sign", {q}), g.add("Floor", {g.add("Abs", {q})})});
 }
 
@@ -103,16 +155,15 @@ LowerFn division() {
   };
 }
 
-// Python's remainder (the divisor's sign): Mod for integers; a - floor(a / b) * b for floats,
-// where ONNX's Mod wants fmod.
+// Python's remainder (the divisor's sign): Mod for integers; for floats fmod, plus b where its
+// sign is not b's (ONNX's Mod takes floats with fmod only), as ATen computes it.
 LowerFn remainder() {
   return [](NodeLowering& n) {
     const DType t = n.out_dtype();
     const std::string a = n.tensor_as("self", t), b = n.operand("other", t);
     if (!is_floating(t)) return n.emit("Mod", {a, b}, {attr("fmod", int64_t{0})});
-    GraphBuilder& g = n.g;
-    const std::string q = g.add("Floor", {g.add("Div", {a, b})});
-    n.set(g.add("Sub", {a, g.add("Mul", {q, b})}, {}, n.node().name()));
+    const auto [r, off] = float_remainder(n, a, b, t);
+    n.emit("Where", {off, n.g.add("Add", {r, b}), r});
   };
 }
 
@@ -266,8 +317,8 @@ LoweringList pointwise_lowerings() {
       {"aten::bitwise_not", bitwise_not},
       {"aten::logical_not",
        [](NodeLowering& n) { n.emit("Not", {n.tensor_as("self", DType::Bool)}); }},
-      {"aten::isnan", [](NodeLowering& n) { n.emit("IsNaN", {n.tensor("self")}); }},
-      {"aten::isinf", [](NodeLowering& n) { n.emit("IsInf", {n.tensor("self")}); }},
+      {"aten::isnan", float_test("IsNaN")},
+      {"aten::isinf", float_test("IsInf")},
       {"aten::where.self", where},
       {"aten::gelu", gelu},
       {"aten::atan2", atan2},
@@ -316,10 +367,13 @@ LoweringList pointwise_lowerings() {
            {"aten::sigmoid", "Sigmoid"}, {"aten::relu", "Relu"}, {"aten::asin", "Asin"},
            {"aten::acos", "Acos"},   {"aten::atan", "Atan"},   {"aten::sinh", "Sinh"},
            {"aten::cosh", "Cosh"},   {"aten::asinh", "Asinh"}, {"aten::acosh", "Acosh"},
-           {"aten::atanh", "Atanh"}, {"aten::erf", "Erf"},     {"aten::ceil", "Ceil"},
-           {"aten::floor", "Floor"}, {"aten::round", "Round"}, {"aten::sign", "Sign"},
+           {"aten::atanh", "Atanh"}, {"aten::erf", "Erf"},     {"aten::sign", "Sign"},
            {"aten::reciprocal", "Reciprocal"}}) {
     list.emplace_back(aten, unary(onnx));
+  }
+  for (const auto& [aten, onnx] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"aten::ceil", "Ceil"}, {"aten::floor", "Floor"}, {"aten::round", "Round"}}) {
+    list.emplace_back(aten, rounding(onnx));
   }
   return list;
 }

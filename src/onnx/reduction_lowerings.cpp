@@ -8,6 +8,7 @@ namespace {
 std::vector<int64_t> reduced_dims(NodeLowering& n, const char* name) {
   const auto rank = static_cast<int64_t>(n.spec("self").sizes.size());
   std::vector<int64_t> dims;
+  if (rank == 0) return dims;  // a 0-D tensor: dim 0 or -1 reduces nothing
   if (n.node().op()->arg_position(name) >= 0) dims = n.integers(name);
   if (dims.empty()) {
     for (int64_t d = 0; d < rank; ++d) dims.push_back(d);
@@ -57,6 +58,7 @@ LowerFn arg_reduction(const char* op) {
       return n.emit("Reshape", {r, n.g.shape(n.out_spec().sizes)});
     }
     const auto rank = static_cast<int64_t>(n.spec("self").sizes.size());
+    if (rank == 0) return n.set(n.g.constant(DType::Int64, {0}, {}));  // the only element
     const int64_t dim = n.integer("dim") < 0 ? n.integer("dim") + rank : n.integer("dim");
     n.emit(op, {n.tensor("self")},
            {attr("axis", dim), attr("keepdims", static_cast<int64_t>(keepdim))});
@@ -67,10 +69,14 @@ LowerFn arg_reduction(const char* op) {
 LowerFn value_and_index(const char* reduce_op, const char* arg_op) {
   return [reduce_op, arg_op](NodeLowering& n) {
     const auto rank = static_cast<int64_t>(n.spec("self").sizes.size());
+    const std::string x = n.tensor("self");
+    if (rank == 0) {  // a 0-D tensor is its own maximum, at index 0
+      n.set(0, n.g.add("Identity", {x}, {}, n.node().name()));
+      return n.set(1, n.g.constant(DType::Int64, {0}, {}));
+    }
     int64_t dim = n.integer("dim");
     if (dim < 0) dim += rank;
     const bool keepdim = n.flag("keepdim");
-    const std::string x = n.tensor("self");
     n.set(0, reduce(n.g, reduce_op, x, {dim}, keepdim, n.node().name()));
     n.set(1, n.g.add(arg_op, {x}, {attr("axis", dim), attr("keepdims", int64_t{keepdim})},
                      n.node().name() + "_indices"));
@@ -103,9 +109,15 @@ void var(NodeLowering& n) {
 LowerFn softmax(const char* op) {
   return [op](NodeLowering& n) {
     const auto rank = static_cast<int64_t>(n.spec("self").sizes.size());
+    const std::string x = n.tensor_as("self", n.out_dtype());
+    if (rank == 0) {  // ONNX's softmax wants a dim: over a one-element one
+      const std::string y = n.g.add(op, {n.g.add("Reshape", {x, n.g.ints({1})})},
+                                    {attr("axis", int64_t{0})});
+      return n.emit("Reshape", {y, n.g.ints({})});
+    }
     int64_t dim = n.integer("dim");
     if (dim < 0) dim += rank;
-    n.emit(op, {n.tensor_as("self", n.out_dtype())}, {attr("axis", dim)});
+    n.emit(op, {x}, {attr("axis", dim)});
   };
 }
 

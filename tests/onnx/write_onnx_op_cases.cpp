@@ -173,6 +173,27 @@ std::vector<OpCase> cases() {
                  randn({4}, 44)},
                 {randn({5, 4}, 45), from_vector(std::vector<int64_t>{0}, {}), randn({4}, 46)}},
                {{{0, batch}}, {}, {}}});
+  // What ONNX's own rounding would get wrong: 1 % 0.1 and 1 // 0.1 (fmod-based in ATen), the
+  // length of a float arange, pooling windows that start in the padding with ceil_mode, bools
+  // added and multiplied, integers rounded, 0-D reductions, an int64 fill past 2^53.
+  c.push_back({"edge_values",
+               [](auto& in) {
+                 const Tensor& x = in[0];
+                 const Tensor mask = x.gt(0.0);
+                 auto [pooled, where] = aten::max_pool2d_with_indices(in[1], {2, 2}, {2, 2},
+                                                                      {1, 1}, {1, 1}, true);
+                 const Tensor s = x.sum();
+                 return std::vector{
+                     aten::remainder(x, 0.1), aten::div(x, 0.1, std::string("floor")),
+                     aten::arange(0.0, 0.3, 0.1) + x.sum(), pooled, where,
+                     aten::avg_pool2d(in[1], {2, 2}, {2, 2}, {1, 1}, true),
+                     aten::add(mask, mask), aten::mul(mask, x.lt(1.0)),
+                     aten::floor(in[2]), aten::isnan(in[2]), aten::sum(s, std::vector<int64_t>{0}),
+                     aten::argmax(s, 0), aten::softmax(s, 0),
+                     aten::full({2}, int64_t{9007199254740993}, DType::Int64) + in[2]};
+               },
+               {{from_vector(std::vector<float>{1, -1, 0.3f, 2.5f, -0.7f, 7}, {6}),
+                 randn({1, 1, 5, 5}, 47), from_vector(std::vector<int64_t>{3, -4}, {2})}}});
   c.push_back({"views_and_copies",
                [](auto& in) {
                  const Tensor& x = in[0];
