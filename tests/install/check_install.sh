@@ -13,6 +13,7 @@ cmake --build "$scratch/build" >/dev/null
 "$scratch/build/runtime_consumer"
 (cd "$scratch" && "$scratch/build/libtorch_habits")
 (cd "$scratch" && "$scratch/build/control_flow")
+(cd "$scratch" && "$scratch/build/onnx_export")
 for program in guard_lines guard_lines_debug guard_lines_no_debug_info; do
   "$scratch/build/$program"
 done
