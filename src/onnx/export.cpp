@@ -32,8 +32,11 @@ std::function<std::string(sym::ExprPtr)> dim_names(const ExportedProgram& progra
 ::onnx::TensorProto initializer(const std::string& name, const Tensor& value) {
   ::onnx::TensorProto t;
   t.set_name(name);
-  t.set_data_type(onnx_type(value.dtype()));
+  // A complex weight is its (real, imaginary) pairs: a trailing dim of 2, same bytes.
+  const bool complex = is_complex(value.dtype());
+  t.set_data_type(onnx_type(complex ? complex_part(value.dtype()) : value.dtype()));
   for (int64_t d : value.int_sizes()) t.add_dims(d);
+  if (complex) t.add_dims(2);
   t.set_raw_data(std::string(static_cast<size_t>(value.element_size()), '\0'));
   return t;
 }

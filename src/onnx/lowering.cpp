@@ -219,7 +219,7 @@ struct Table {
   std::unordered_map<const OpDef*, LowerFn> lowerings;
   Table() {
     for (auto list : {pointwise_lowerings, shape_lowerings, reduction_lowerings, nn_lowerings,
-                      factory_lowerings, control_flow_lowerings}) {
+                      factory_lowerings, control_flow_lowerings, spectral_lowerings}) {
       for (auto& [name, fn] : list()) {
         const auto [it, added] = lowerings.emplace(&find_op(name), std::move(fn));
         XPORT_CHECK(added, Internal, "onnx: two lowerings of ", name);
@@ -353,7 +353,9 @@ std::vector<std::string> lower_calls(const ir::Graph& graph, GraphBuilder& g) {
   ::onnx::ValueInfoProto info;
   info.set_name(name);
   auto* tensor = info.mutable_type()->mutable_tensor_type();
-  tensor->set_elem_type(onnx_type(spec.dtype));
+  // A complex value is a real one with a trailing dim of 2 (spectral_lowerings.cpp).
+  const bool complex = is_complex(spec.dtype);
+  tensor->set_elem_type(onnx_type(complex ? complex_part(spec.dtype) : spec.dtype));
   if (!with_shape) return info;
   auto* shape = tensor->mutable_shape();
   for (sym::ExprPtr s : spec.sizes) {
@@ -364,6 +366,7 @@ std::vector<std::string> lower_calls(const ir::Graph& graph, GraphBuilder& g) {
       dim->set_dim_param(sym::str(s, dim_name));
     }
   }
+  if (complex) shape->add_dim()->set_dim_value(2);
   return info;
 }
 

@@ -48,8 +48,10 @@ def read_refusals(path):
 
 
 def leaf_value(root, leaf):
+    """A leaf as the ONNX model holds it: a complex array as (real, imaginary) pairs."""
     if "npy" in leaf:
-        return np.load(os.path.join(root, leaf["npy"]))
+        a = np.load(os.path.join(root, leaf["npy"]))
+        return np.stack([a.real, a.imag], -1) if np.iscomplexobj(a) else a
     return np.asarray(leaf["value"])
 
 

@@ -194,6 +194,19 @@ std::vector<OpCase> cases() {
                },
                {{from_vector(std::vector<float>{1, -1, 0.3f, 2.5f, -0.7f, 7}, {6}),
                  randn({1, 1, 5, 5}, 47), from_vector(std::vector<int64_t>{3, -4}, {2})}}});
+  // FFTs over several dims, each normalization, an inverse, a real result of odd length.
+  c.push_back({"spectral",
+               [](auto& in) {
+                 const Tensor spectrum = aten::_fft_r2c(in[0], {1, 2}, 2, true);
+                 const Tensor full = aten::_fft_r2c(in[0], {2}, 0, false);
+                 const Tensor back = aten::_fft_c2c(full, {1, 2}, 1, false);
+                 const Tensor odd = aten::_fft_c2r(aten::_fft_r2c(in[1], {1}, 0, true), {1}, 2, 7);
+                 return std::vector{spectrum, aten::view_as_real(back), odd,
+                                    aten::_fft_c2r(spectrum, {1, 2}, 0, 6)};
+               },
+               {{randn({2, 4, 6}, 48), randn({3, 7}, 49)},
+                {randn({5, 4, 6}, 50), randn({3, 7}, 51)}},
+               {{{0, batch}}, {}}});
   c.push_back({"views_and_copies",
                [](auto& in) {
                  const Tensor& x = in[0];
