@@ -106,6 +106,16 @@ double NodeLowering::real(const char* name) const {
   refuse(std::string("argument '") + name + "' is not a constant number");
 }
 
+std::vector<bool> NodeLowering::bools(const char* name) const {
+  std::vector<bool> out;
+  for (const ir::Argument& a : std::get<std::vector<ir::Argument>>(arg_of(node_, name).value)) {
+    const auto* b = std::get_if<bool>(&a.value);
+    if (b == nullptr) refuse(std::string("argument '") + name + "' holds " + a.str());
+    out.push_back(*b);
+  }
+  return out;
+}
+
 bool NodeLowering::flag(const char* name) const {
   const ir::Argument& a = arg_of(node_, name);
   if (const auto* b = std::get_if<bool>(&a.value)) return *b;

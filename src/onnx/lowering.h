@@ -47,6 +47,8 @@ class NodeLowering {
   sym::ExprPtr size(const char* name) const;
   std::vector<sym::ExprPtr> sizes(const char* name) const;
   double real(const char* name) const;
+  /// A `bool[]` argument (`output_mask`).
+  std::vector<bool> bools(const char* name) const;
   bool flag(const char* name) const;
   std::optional<DType> dtype(const char* name) const;
   std::string str(const char* name) const;

@@ -92,6 +92,81 @@ void layer_norm(NodeLowering& n) {
   n.set(2, n.g.cast(rstd, DType::Float32, n.out_dtype(2)));
 }
 
+// The gradient of a normalization's input over the normalized `axes` (kept as size 1 in the
+// means): rstd * (gw - mean(gw) - xhat * mean(gw * xhat)), with gw the output's gradient times
+// the weight.
+std::string normalized_input_grad(GraphBuilder& g, const std::string& gw, const std::string& xhat,
+                                  const std::string& rstd, const std::vector<int64_t>& axes) {
+  const auto keep = attr("keepdims", int64_t{1});
+  const std::string mean_gw = g.add("ReduceMean", {gw}, {attr("axes", axes), keep});
+  const std::string mean_gwx =
+      g.add("ReduceMean", {g.add("Mul", {gw, xhat})}, {attr("axes", axes), keep});
+  const std::string centered = g.add("Sub", {g.add("Sub", {gw, mean_gw}),
+                                             g.add("Mul", {xhat, mean_gwx})});
+  return g.add("Mul", {rstd, centered});
+}
+
+// Sums over `axes` (none: the value itself), without keeping them.
+std::string sum_over(GraphBuilder& g, const std::string& v, const std::vector<int64_t>& axes) {
+  if (axes.empty()) return v;
+  return g.add("ReduceSum", {v, g.ints(axes)}, {attr("keepdims", int64_t{0})});
+}
+
+// native_layer_norm_backward: the gradients output_mask asks for (the others are None).
+void layer_norm_backward(NodeLowering& n) {
+  const DType t = n.spec("grad_out").dtype;
+  GraphBuilder& g = n.g;
+  const size_t rank = n.spec("input").sizes.size();
+  const size_t k = n.sizes("normalized_shape").size();
+  std::vector<int64_t> inner, outer;
+  for (size_t d = 0; d < rank; ++d) {
+    (d + k < rank ? outer : inner).push_back(static_cast<int64_t>(d));
+  }
+  const std::string grad = n.tensor_as("grad_out", t), rstd = n.tensor_as("rstd", t);
+  const std::string xhat = g.add("Mul", {g.add("Sub", {n.tensor_as("input", t),
+                                                       n.tensor_as("mean", t)}), rstd});
+  const std::vector<bool> mask = n.bools("output_mask");
+  if (mask.at(0)) {
+    const std::string gw =
+        n.is_none("weight") ? grad : g.add("Mul", {grad, n.tensor_as("weight", t)});
+    n.set(0, normalized_input_grad(g, gw, xhat, rstd, inner));
+  }
+  if (mask.at(1)) n.set(1, sum_over(g, g.add("Mul", {grad, xhat}), outer));
+  if (mask.at(2)) n.set(2, sum_over(g, grad, outer));
+}
+
+// native_group_norm_backward, on [N, G, C/G, HxW] views of the input and its gradient.
+void group_norm_backward(NodeLowering& n) {
+  const DType t = n.spec("grad_out").dtype;
+  GraphBuilder& g = n.g;
+  const sym::ExprPtr batch = n.size("N"), channels = n.size("C"), hxw = n.size("HxW");
+  const sym::ExprPtr groups = sym::integer(n.integer("group"));
+  const sym::ExprPtr per_group = sym::floor_div(channels, groups);
+  const std::string grouped = g.shape({batch, groups, per_group, hxw});
+  const std::string stats = g.shape({batch, groups, sym::integer(1), sym::integer(1)});
+  const std::string grad = g.add("Reshape", {n.tensor_as("grad_out", t), grouped});
+  const std::string x = g.add("Reshape", {n.tensor_as("input", t), grouped});
+  const std::string rstd = g.add("Reshape", {n.tensor_as("rstd", t), stats});
+  const std::string xhat =
+      g.add("Mul", {g.add("Sub", {x, g.add("Reshape", {n.tensor_as("mean", t), stats})}), rstd});
+  const std::string per_channel_shape =
+      g.shape({sym::integer(1), groups, per_group, sym::integer(1)});
+  const std::vector<bool> mask = n.bools("output_mask");
+  if (mask.at(0)) {
+    const std::string gw =
+        n.is_none("weight")
+            ? grad
+            : g.add("Mul", {grad, g.add("Reshape", {n.tensor_as("weight", t), per_channel_shape})});
+    const std::string dx = normalized_input_grad(g, gw, xhat, rstd, {2, 3});
+    n.set(0, g.add("Reshape", {dx, g.add("Shape", {n.tensor("input")})}));
+  }
+  const std::string flat = g.shape({channels});
+  if (mask.at(1)) {
+    n.set(1, g.add("Reshape", {sum_over(g, g.add("Mul", {grad, xhat}), {0, 3}), flat}));
+  }
+  if (mask.at(2)) n.set(2, g.add("Reshape", {sum_over(g, grad, {0, 3}), flat}));
+}
+
 // Per-channel statistics of a batch: x reduced over every dim but 1.
 std::vector<int64_t> batch_axes(size_t rank) {
   std::vector<int64_t> axes{0};
@@ -409,6 +484,8 @@ LoweringList nn_lowerings() {
       {"aten::_native_batch_norm_legit_functional", batch_norm_training},
       {"aten::_native_batch_norm_legit.no_stats", batch_norm_training},
       {"aten::native_group_norm", group_norm},
+      {"aten::native_layer_norm_backward", layer_norm_backward},
+      {"aten::native_group_norm_backward", group_norm_backward},
       {"aten::max_pool2d_with_indices", max_pool(2)},
       {"aten::max_pool3d_with_indices", max_pool(3)},
       {"aten::avg_pool2d", avg_pool(2)},
