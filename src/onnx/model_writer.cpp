@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <filesystem>
 #include <fstream>
 
@@ -64,9 +67,9 @@ void write_model(::onnx::ModelProto model, const std::map<std::string, Tensor>& 
     std::ofstream data;
     if (external) data.open(data_path + suffix, std::ios::binary);
     XPORT_CHECK(out.good() && (!external || data.good()), InvalidInput,
-                "onnx::save: cannot write ", path);
+                "onnx::save: cannot write ", path, ": ", std::strerror(errno));
     XPORT_CHECK(model.SerializeToOstream(&out), InvalidInput, "onnx::save: writing ", path,
-                " failed");
+                " failed: ", std::strerror(errno));
     int64_t offset = 0;
     for (::onnx::TensorProto& t : initializers) {
       const Tensor w = weights.at(t.name()).contiguous();
@@ -92,8 +95,9 @@ void write_model(::onnx::ModelProto model, const std::map<std::string, Tensor>& 
     }
     out.close();
     if (external) data.close();
+    // errno says why (a full disk: "No space left on device").
     XPORT_CHECK(out.good() && (!external || data.good()), InvalidInput, "onnx::save: writing ",
-                path, " failed");
+                path, " failed: ", std::strerror(errno));
     // A file replaced by rename is flushed to disk first by ext4 (auto_da_alloc): the old one
     // is removed instead, so the new one is written back when the kernel chooses.
     std::filesystem::remove(path);

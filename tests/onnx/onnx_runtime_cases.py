@@ -168,6 +168,12 @@ def main():
             except Exception as e:  # the checker or ONNX Runtime refused the model
                 problem = "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[0])
             seconds = time.time() - t0
+            if problem is None:
+                # Models that passed are removed: all of them together are several GB, more than
+                # a CI machine's disk may hold. A failing one stays to be inspected.
+                for leftover in (onnx_path, onnx_path + ".data"):
+                    if os.path.exists(leftover):
+                        os.remove(leftover)
             if name in refusals:
                 if problem is None:
                     status = "FAILED: converts and runs now; remove it from %s" % args.refusals
