@@ -217,6 +217,11 @@ std::string GraphBuilder::cast(const std::string& value, DType from, DType to) {
   return add("Cast", {value}, {attr("to", static_cast<int64_t>(onnx_type(to)))}, "cast");
 }
 
+std::string GraphBuilder::sym_scalar(sym::ExprPtr e) {
+  if (auto v = sym::as_int(e)) return integer(DType::Int64, *v);
+  return add("Reshape", {sym_int(e), ints({})}, {}, "scalar");
+}
+
 std::string GraphBuilder::sym_int(sym::ExprPtr e) {
   using sym::ExprKind;
   if (auto v = sym::as_int(e)) return ints({*v});

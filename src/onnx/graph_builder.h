@@ -88,6 +88,8 @@ class GraphBuilder {
   /// An integer expression over the program's symbols as a one-element int64 tensor (shape
   /// [1]); floor division and modulo as Python's (exact for any signs).
   std::string sym_int(sym::ExprPtr e);
+  /// The same as a 0-D int64 tensor.
+  std::string sym_scalar(sym::ExprPtr e);
   /// A boolean expression as a one-element bool tensor (shape [1]).
   std::string sym_bool(sym::ExprPtr e);
   /// Sizes as a 1-D int64 tensor (constants folded into one Constant when all are).

@@ -22,6 +22,18 @@ std::string node_label(const ir::Node& node) {
 
 }  // namespace
 
+std::vector<int64_t> per_dim(const NodeLowering& n, const char* name, size_t count) {
+  std::vector<int64_t> v = n.integers(name);
+  if (v.size() == 1 && count > 1) v.assign(count, v[0]);
+  return v;
+}
+
+std::vector<int64_t> twice(const std::vector<int64_t>& v) {
+  std::vector<int64_t> out = v;
+  out.insert(out.end(), v.begin(), v.end());
+  return out;
+}
+
 void NodeLowering::refuse(const std::string& why) const {
   XPORT_FAIL(UnsupportedOp, "onnx: ", node_label(node_), ": ", why);
 }
@@ -185,7 +197,7 @@ std::string NodeLowering::scalar(const char* name, DType dtype) const {
   }
   if (std::optional<double> v = constant_scalar(name)) return g.scalar(dtype, *v);
   if (const auto* e = std::get_if<sym::ExprPtr>(&a.value)) {
-    const std::string v = g.add("Reshape", {g.sym_int(*e), g.ints({})}, {}, "scalar");
+    const std::string v = g.sym_scalar(*e);
     return g.cast(v, DType::Int64, dtype);
   }
   if (const auto* ref = std::get_if<ir::ValueRef>(&a.value)) {
@@ -229,6 +241,7 @@ struct Table {
   std::unordered_map<const OpDef*, LowerFn> lowerings;
   Table() {
     for (auto list : {pointwise_lowerings, shape_lowerings, reduction_lowerings, nn_lowerings,
+                      convolution_lowerings, pooling_lowerings, embedding_lowerings,
                       factory_lowerings, control_flow_lowerings, spectral_lowerings}) {
       for (auto& [name, fn] : list()) {
         const auto [it, added] = lowerings.emplace(&find_op(name), std::move(fn));

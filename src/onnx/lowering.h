@@ -14,6 +14,11 @@
 
 namespace xport::onnx {
 
+/// A dim counted from the front (a negative dim counts from the end of `rank` dims).
+inline int64_t wrap_dim(int64_t dim, size_t rank) {
+  return dim < 0 ? dim + static_cast<int64_t>(rank) : dim;
+}
+
 /// The values some node or the output reads, as (node, result index).
 using UsedValues = std::set<std::pair<const ir::Node*, int>>;
 
@@ -43,6 +48,11 @@ class NodeLowering {
   int64_t integer(const char* name) const;
   std::optional<int64_t> optional_integer(const char* name) const;
   std::vector<int64_t> integers(const char* name) const;
+  /// An int dim argument counted from the front: a negative one wraps by the rank of tensor
+  /// argument `of`.
+  int64_t dim(const char* name = "dim", const char* of = "self") const {
+    return wrap_dim(integer(name), spec(of).sizes.size());
+  }
   /// A size, possibly symbolic.
   sym::ExprPtr size(const char* name) const;
   std::vector<sym::ExprPtr> sizes(const char* name) const;
@@ -96,6 +106,12 @@ class NodeLowering {
 
 using LowerFn = std::function<void(NodeLowering&)>;
 
+/// An `int[N]` argument with one entry per spatial dim: a single value (`int[2] stride=1`) is
+/// repeated to `count` entries.
+std::vector<int64_t> per_dim(const NodeLowering& n, const char* name, size_t count);
+/// `v` then `v` again: ONNX's pads (every dim's start, then every dim's end).
+std::vector<int64_t> twice(const std::vector<int64_t>& v);
+
 /// The lowering of `op`, or null when it has none.
 const LowerFn* find_lowering(const OpDef& op);
 
@@ -109,6 +125,9 @@ LoweringList pointwise_lowerings();
 LoweringList shape_lowerings();
 LoweringList reduction_lowerings();
 LoweringList nn_lowerings();
+LoweringList convolution_lowerings();
+LoweringList pooling_lowerings();
+LoweringList embedding_lowerings();
 LoweringList factory_lowerings();
 LoweringList control_flow_lowerings();
 LoweringList spectral_lowerings();

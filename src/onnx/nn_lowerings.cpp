@@ -1,4 +1,4 @@
-// Matrix products, convolution, normalization, pooling and resizing.
+// Matrix products, normalization, resizing, distances and dropout.
 #include <cmath>
 
 #include "onnx/lowering.h"
@@ -33,36 +33,6 @@ void addmm(NodeLowering& n) {
 void matmul(NodeLowering& n) {
   const DType t = n.out_dtype();
   n.emit("MatMul", {n.tensor_as("self", t), n.tensor_as("mat2", t)});
-}
-
-// A list of ints, repeated to `count` entries when one is given (`int[2] stride=1`).
-std::vector<int64_t> per_dim(NodeLowering& n, const char* name, size_t count) {
-  std::vector<int64_t> v = n.integers(name);
-  if (v.size() == 1 && count > 1) v.assign(count, v[0]);
-  return v;
-}
-
-std::vector<int64_t> twice(const std::vector<int64_t>& v) {
-  std::vector<int64_t> out = v;
-  out.insert(out.end(), v.begin(), v.end());
-  return out;
-}
-
-void convolution(NodeLowering& n) {
-  const size_t spatial = n.spec("input").sizes.size() - 2;
-  std::vector<std::string> inputs{n.tensor("input"), n.tensor("weight")};
-  if (!n.is_none("bias")) inputs.push_back(n.tensor("bias"));
-  std::vector<::onnx::AttributeProto> attrs{
-      attr("strides", per_dim(n, "stride", spatial)),
-      attr("pads", twice(per_dim(n, "padding", spatial))),
-      attr("dilations", per_dim(n, "dilation", spatial)),
-      attr("group", n.integer("groups")),
-  };
-  if (n.flag("transposed")) {
-    attrs.push_back(attr("output_padding", per_dim(n, "output_padding", spatial)));
-    return n.emit("ConvTranspose", std::move(inputs), std::move(attrs));
-  }
-  n.emit("Conv", std::move(inputs), std::move(attrs));
 }
 
 // `value` (1 or 0) broadcast to `sizes`: a missing weight or bias.
@@ -267,104 +237,6 @@ void group_norm(NodeLowering& n) {
   n.set(2, g.add("Reshape", {rstd, stats_shape}));
 }
 
-// Pooling wants a batch dim: an input of `spatial` + 1 dims (C, H, W) gets one for the op.
-std::string batched(NodeLowering& n, const std::string& x, size_t rank, size_t spatial) {
-  return rank == spatial + 1 ? n.g.add("Unsqueeze", {x, n.g.ints({0})}) : x;
-}
-
-// ONNX Runtime's pooling with ceil_mode keeps a last window that starts in the padding, where
-// PyTorch drops it: the result is cut to the node's sizes.
-std::string cropped(NodeLowering& n, const std::string& y, size_t spatial) {
-  if (!n.flag("ceil_mode")) return y;
-  const std::vector<sym::ExprPtr>& out = n.out_spec().sizes;
-  const std::vector<sym::ExprPtr> sizes(out.end() - static_cast<std::ptrdiff_t>(spatial),
-                                        out.end());
-  std::vector<int64_t> axes;
-  for (size_t d = 0; d < spatial; ++d) axes.push_back(static_cast<int64_t>(2 + d));
-  return n.g.add("Slice", {y, n.g.ints(std::vector<int64_t>(spatial, 0)), n.g.shape(sizes),
-                           n.g.ints(axes)});
-}
-
-// The pooled value as the node's result: without the batch dim batched() added.
-void unbatched(NodeLowering& n, const std::string& y, size_t rank, size_t spatial) {
-  if (rank == spatial + 1) return n.emit("Reshape", {y, n.g.shape(n.out_spec().sizes)});
-  n.set(y);
-}
-
-// max_pool2d / max_pool3d_with_indices over `spatial` dims.
-LowerFn max_pool(size_t spatial) {
-  return [spatial](NodeLowering& n) {
-    const ir::TensorSpec& self = n.spec("self");
-    const size_t rank = self.sizes.size();
-    const std::vector<int64_t> kernel = per_dim(n, "kernel_size", spatial);
-    std::vector<int64_t> stride = per_dim(n, "stride", spatial);
-    if (stride.empty()) stride = kernel;
-    GraphBuilder& g = n.g;
-    // The indices only when read: without them ONNX Runtime takes its faster pooling kernels.
-    std::vector<std::string> outs{g.model().fresh(n.node().name())};
-    if (!n.unused(1)) outs.push_back(g.model().fresh(n.node().name() + "_indices"));
-    g.add_to("MaxPool", {batched(n, n.tensor("self"), rank, spatial)}, outs,
-             {attr("kernel_shape", kernel), attr("strides", stride),
-              attr("pads", twice(per_dim(n, "padding", spatial))),
-              attr("dilations", per_dim(n, "dilation", spatial)),
-              attr("ceil_mode", static_cast<int64_t>(n.flag("ceil_mode")))});
-    const bool unbatch = rank == spatial + 1;
-    const std::string out_shape = unbatch ? g.shape(n.out_spec().sizes) : std::string();
-    const std::string y = cropped(n, outs[0], spatial);
-    n.set(0, unbatch ? g.add("Reshape", {y, out_shape}) : y);
-    if (outs.size() == 1) return;
-    // ONNX's index counts over the whole tensor, PyTorch's within each plane (volume).
-    sym::ExprPtr plane = sym::integer(1);
-    for (size_t d = rank - spatial; d < rank; ++d) plane = sym::mul(plane, self.sizes[d]);
-    const std::string within =
-        g.add("Mod", {cropped(n, outs[1], spatial), g.sym_int(plane)}, {attr("fmod", int64_t{0})});
-    n.set(1, unbatch ? g.add("Reshape", {within, out_shape}) : within);
-  };
-}
-
-LowerFn avg_pool(size_t spatial) {
-  return [spatial](NodeLowering& n) {
-    if (!n.is_none("divisor_override")) n.refuse("divisor_override has no ONNX equivalent");
-    const size_t rank = n.spec("self").sizes.size();
-    const std::vector<int64_t> kernel = per_dim(n, "kernel_size", spatial);
-    std::vector<int64_t> stride = per_dim(n, "stride", spatial);
-    if (stride.empty()) stride = kernel;
-    const std::string y = n.g.add(
-        "AveragePool", {batched(n, n.tensor("self"), rank, spatial)},
-        {attr("kernel_shape", kernel), attr("strides", stride),
-         attr("pads", twice(per_dim(n, "padding", spatial))),
-         attr("ceil_mode", static_cast<int64_t>(n.flag("ceil_mode"))),
-         attr("count_include_pad", static_cast<int64_t>(n.flag("count_include_pad")))});
-    unbatched(n, cropped(n, y, spatial), rank, spatial);
-  };
-}
-
-// Adaptive average pooling to all-ones is a global average; to a size that divides the input's,
-// a plain average pool. Other sizes have windows of varying size, which ONNX has no op for.
-LowerFn adaptive_avg_pool(size_t spatial) {
-  return [spatial](NodeLowering& n) {
-    const ir::TensorSpec& self = n.spec("self");
-    const size_t rank = self.sizes.size();
-    const std::vector<int64_t> out = n.integers("output_size");
-    const std::string x = batched(n, n.tensor("self"), rank, spatial);
-    std::string y;
-    if (out == std::vector<int64_t>(spatial, 1)) {
-      y = n.g.add("GlobalAveragePool", {x});
-    } else {
-      std::vector<int64_t> kernel;
-      for (size_t d = 0; d < spatial; ++d) {
-        const auto in = sym::as_int(self.sizes[rank - spatial + d]);
-        if (!in || out[d] <= 0 || *in % out[d] != 0) {
-          n.refuse("an output size that does not divide the input's (windows of varying size)");
-        }
-        kernel.push_back(*in / out[d]);
-      }
-      y = n.g.add("AveragePool", {x}, {attr("kernel_shape", kernel), attr("strides", kernel)});
-    }
-    unbatched(n, y, rank, spatial);
-  };
-}
-
 // grid_sampler_2d's modes, by PyTorch's numbering, as GridSample (opset 16) names them.
 void grid_sample(NodeLowering& n) {
   static const char* const kModes[] = {"bilinear", "nearest", "bicubic"};
@@ -462,13 +334,21 @@ void pdist(NodeLowering& n) {
   n.emit("Compress", {flat, g.add("Reshape", {upper, g.ints({-1})})}, {attr("axis", int64_t{0})});
 }
 
+// native_dropout: in training (train=None means training, as in PyTorch) ONNX's Dropout, which
+// zeroes the same share of elements at random and scales the rest by 1 / (1 - p), as PyTorch
+// does (other elements than PyTorch's: random values are not part of what a program computes).
 void dropout(NodeLowering& n) {
-  // train=None means training, as in PyTorch; dropping nothing (p = 0) is the input either way.
-  if ((n.is_none("train") || n.flag("train")) && n.real("p") != 0) {
-    n.refuse("dropout in training mode (random)");
+  GraphBuilder& g = n.g;
+  const double p = n.real("p");
+  if ((n.is_none("train") || n.flag("train")) && p != 0) {
+    const DType t = n.out_dtype();
+    if (!is_floating(t)) n.refuse("dropout of dtype " + std::string(dtype_name(t)));
+    return n.emit("Dropout",
+                  {n.tensor("input"), g.scalar(DType::Float32, p), g.scalar(DType::Bool, 1)});
   }
-  n.set(0, n.g.add("Identity", {n.tensor("input")}, {}, n.node().name()));
-  n.set(1, n.g.add("Expand", {n.g.scalar(DType::Bool, 1), n.g.shape(n.out_spec(1).sizes)}));
+  // Dropping nothing: the input, all kept.
+  n.set(0, g.add("Identity", {n.tensor("input")}, {}, n.node().name()));
+  n.set(1, g.add("Expand", {g.scalar(DType::Bool, 1), g.shape(n.out_spec(1).sizes)}));
 }
 
 }  // namespace
@@ -478,7 +358,6 @@ LoweringList nn_lowerings() {
       {"aten::addmm", addmm},
       {"aten::mm", matmul},
       {"aten::bmm", matmul},
-      {"aten::convolution", convolution},
       {"aten::native_layer_norm", layer_norm},
       {"aten::_native_batch_norm_legit_no_training", batch_norm_inference},
       {"aten::_native_batch_norm_legit_functional", batch_norm_training},
@@ -486,12 +365,6 @@ LoweringList nn_lowerings() {
       {"aten::native_group_norm", group_norm},
       {"aten::native_layer_norm_backward", layer_norm_backward},
       {"aten::native_group_norm_backward", group_norm_backward},
-      {"aten::max_pool2d_with_indices", max_pool(2)},
-      {"aten::max_pool3d_with_indices", max_pool(3)},
-      {"aten::avg_pool2d", avg_pool(2)},
-      {"aten::avg_pool3d", avg_pool(3)},
-      {"aten::_adaptive_avg_pool2d", adaptive_avg_pool(2)},
-      {"aten::_adaptive_avg_pool3d", adaptive_avg_pool(3)},
       {"aten::grid_sampler_2d", grid_sample},
       {"aten::upsample_nearest2d.vec", resize("nearest")},
       {"aten::upsample_bilinear2d.vec", resize("linear")},

@@ -13,7 +13,7 @@ std::vector<int64_t> reduced_dims(NodeLowering& n, const char* name) {
   if (dims.empty()) {
     for (int64_t d = 0; d < rank; ++d) dims.push_back(d);
   }
-  for (int64_t& d : dims) d = d < 0 ? d + rank : d;
+  for (int64_t& d : dims) d = wrap_dim(d, static_cast<size_t>(rank));
   return dims;
 }
 
@@ -59,7 +59,7 @@ LowerFn arg_reduction(const char* op) {
     }
     const auto rank = static_cast<int64_t>(n.spec("self").sizes.size());
     if (rank == 0) return n.set(n.g.constant(DType::Int64, {0}, {}));  // the only element
-    const int64_t dim = n.integer("dim") < 0 ? n.integer("dim") + rank : n.integer("dim");
+    const int64_t dim = n.dim();
     n.emit(op, {n.tensor("self")},
            {attr("axis", dim), attr("keepdims", static_cast<int64_t>(keepdim))});
   };
@@ -74,8 +74,7 @@ LowerFn value_and_index(const char* reduce_op, const char* arg_op) {
       n.set(0, n.g.add("Identity", {x}, {}, n.node().name()));
       return n.set(1, n.g.constant(DType::Int64, {0}, {}));
     }
-    int64_t dim = n.integer("dim");
-    if (dim < 0) dim += rank;
+    const int64_t dim = n.dim();
     const bool keepdim = n.flag("keepdim");
     n.set(0, reduce(n.g, reduce_op, x, {dim}, keepdim, n.node().name()));
     n.set(1, n.g.add(arg_op, {x}, {attr("axis", dim), attr("keepdims", int64_t{keepdim})},
@@ -100,7 +99,8 @@ void var(NodeLowering& n) {
   const std::string ss = reduce(g, "ReduceSum", g.add("Mul", {d, d}), dims, n.flag("keepdim"));
   sym::ExprPtr count = sym::integer(1);
   for (int64_t dim : dims) count = sym::mul(count, n.spec("self").sizes[static_cast<size_t>(dim)]);
-  std::string denominator = g.cast(g.sym_int(count), DType::Int64, t);
+  // A 0-D count: a reduction over every dim is 0-D.
+  std::string denominator = g.cast(g.sym_scalar(count), DType::Int64, t);
   denominator = g.add("Sub", {denominator, g.scalar(t, correction)});
   denominator = g.add("Max", {denominator, g.scalar(t, 0)});  // N <= correction gives inf/nan
   n.emit("Div", {ss, denominator});
@@ -115,16 +115,14 @@ LowerFn softmax(const char* op) {
                                     {attr("axis", int64_t{0})});
       return n.emit("Reshape", {y, n.g.ints({})});
     }
-    int64_t dim = n.integer("dim");
-    if (dim < 0) dim += rank;
+    const int64_t dim = n.dim();
     n.emit(op, {x}, {attr("axis", dim)});
   };
 }
 
 void cumsum(NodeLowering& n) {
   const auto rank = static_cast<int64_t>(n.spec("self").sizes.size());
-  int64_t dim = n.integer("dim");
-  if (dim < 0) dim += rank;
+  const int64_t dim = n.dim();
   if (rank == 0) return n.emit("Identity", {n.tensor_as("self", n.out_dtype())});
   n.emit("CumSum", {n.tensor_as("self", n.out_dtype()), n.g.ints({dim})});
 }
@@ -138,8 +136,7 @@ void sort(NodeLowering& n) {
     n.set(1, n.g.constant(DType::Int64, {0}, {}));
     return;
   }
-  int64_t dim = n.integer("dim");
-  if (dim < 0) dim += rank;
+  const int64_t dim = n.dim();
   const std::string k = n.g.sym_int(n.spec("self").sizes[static_cast<size_t>(dim)]);
   n.emit("TopK", {n.tensor("self"), k},
          {attr("axis", dim), attr("largest", static_cast<int64_t>(n.flag("descending"))),
@@ -147,9 +144,7 @@ void sort(NodeLowering& n) {
 }
 
 void topk(NodeLowering& n) {
-  const auto rank = static_cast<int64_t>(n.spec("self").sizes.size());
-  int64_t dim = n.integer("dim");
-  if (dim < 0) dim += rank;
+  const int64_t dim = n.dim();
   n.emit("TopK", {n.tensor("self"), n.g.sym_int(n.size("k"))},
          {attr("axis", dim), attr("largest", static_cast<int64_t>(n.flag("largest"))),
           attr("sorted", static_cast<int64_t>(n.flag("sorted")))});

@@ -8,10 +8,6 @@
 namespace xport::onnx {
 namespace {
 
-int64_t wrap(int64_t dim, size_t rank) {
-  return dim < 0 ? dim + static_cast<int64_t>(rank) : dim;
-}
-
 // The value reshaped to the node's result sizes (view, squeeze, unsqueeze: exact, since the
 // result's sizes are known).
 void reshape_to_result(NodeLowering& n) {
@@ -26,15 +22,8 @@ void to_copy(NodeLowering& n) {
   n.emit("Cast", {n.tensor("self")}, {attr("to", static_cast<int64_t>(onnx_type(to)))});
 }
 
-// A position as a 0-D int64 tensor (a constant, or computed from the symbols).
-std::string index_scalar(NodeLowering& n, sym::ExprPtr e) {
-  if (auto v = sym::as_int(e)) return n.g.constant(DType::Int64, {static_cast<double>(*v)}, {});
-  return n.g.add("Reshape", {n.g.sym_int(e), n.g.ints({})});
-}
-
 void slice(NodeLowering& n) {
-  const size_t rank = n.spec("self").sizes.size();
-  const int64_t dim = wrap(n.integer("dim"), rank);
+  const int64_t dim = n.dim();
   GraphBuilder& g = n.g;
   const std::string start = n.is_none("start") ? g.ints({0}) : g.sym_int(n.size("start"));
   const std::string end = n.is_none("end") ? g.ints({std::numeric_limits<int64_t>::max()})
@@ -43,14 +32,14 @@ void slice(NodeLowering& n) {
 }
 
 void select(NodeLowering& n) {
-  const int64_t dim = wrap(n.integer("dim"), n.spec("self").sizes.size());
-  n.emit("Gather", {n.tensor("self"), index_scalar(n, n.size("index"))},
+  const int64_t dim = n.dim();
+  n.emit("Gather", {n.tensor("self"), n.g.sym_scalar(n.size("index"))},
          {attr("axis", dim)});
 }
 
 void permute(NodeLowering& n) {
   std::vector<int64_t> perm = n.integers("dims");
-  for (int64_t& d : perm) d = wrap(d, perm.size());
+  for (int64_t& d : perm) d = wrap_dim(d, perm.size());
   n.emit("Transpose", {n.tensor("self")}, {attr("perm", perm)});
 }
 
@@ -66,11 +55,11 @@ void cat(NodeLowering& n) {
     if (sizes.size() == 1 && rank != 1 && sym::as_int(sizes[0]) == 0) continue;
     inputs.push_back(n.g.cast(values[i], specs[i]->dtype, t));
   }
-  n.emit("Concat", std::move(inputs), {attr("axis", wrap(n.integer("dim"), rank))});
+  n.emit("Concat", std::move(inputs), {attr("axis", wrap_dim(n.integer("dim"), rank))});
 }
 
 void split_with_sizes(NodeLowering& n) {
-  const int64_t dim = wrap(n.integer("dim"), n.spec("self").sizes.size());
+  const int64_t dim = n.dim();
   n.emit("Split", {n.tensor("self"), n.g.shape(n.sizes("split_sizes"))}, {attr("axis", dim)});
 }
 
@@ -121,7 +110,7 @@ LowerFn mode_pad(const char* mode) {
 void flip(NodeLowering& n) {
   const size_t rank = n.spec("self").sizes.size();
   std::vector<int64_t> axes = n.integers("dims");
-  for (int64_t& d : axes) d = wrap(d, rank);
+  for (int64_t& d : axes) d = wrap_dim(d, rank);
   const int64_t lowest = std::numeric_limits<int64_t>::min();
   const std::vector<int64_t> starts(axes.size(), -1), ends(axes.size(), lowest),
       steps(axes.size(), -1);
@@ -282,21 +271,21 @@ void index_put(NodeLowering& n) {
 }
 
 void index_select(NodeLowering& n) {
-  const int64_t dim = wrap(n.integer("dim"), n.spec("self").sizes.size());
+  const int64_t dim = n.dim();
   const std::string idx = n.g.add("Reshape", {n.tensor_as("index", DType::Int64), n.g.ints({-1})});
   const std::string out = n.g.add("Gather", {n.tensor("self"), idx}, {attr("axis", dim)});
   n.emit("Reshape", {out, n.g.shape(n.out_spec().sizes)});
 }
 
 void gather(NodeLowering& n) {
-  const int64_t dim = wrap(n.integer("dim"), n.spec("self").sizes.size());
+  const int64_t dim = n.dim();
   n.emit("GatherElements", {n.tensor("self"), n.tensor_as("index", DType::Int64)},
          {attr("axis", dim)});
 }
 
 LowerFn scatter(const char* reduction) {
   return [reduction](NodeLowering& n) {
-    const int64_t dim = wrap(n.integer("dim"), n.spec("self").sizes.size());
+    const int64_t dim = n.dim();
     const DType t = n.out_dtype();
     const OpDef& op = *n.node().op();
     std::string src;
@@ -337,16 +326,16 @@ std::string along(NodeLowering& n, const std::string& positions, const std::stri
 // slice_scatter: src written over self[start:end:step] along dim.
 void slice_scatter(NodeLowering& n) {
   const size_t rank = n.spec("self").sizes.size();
-  const int64_t dim = wrap(n.integer("dim"), rank);
+  const int64_t dim = n.dim();
   GraphBuilder& g = n.g;
   const sym::ExprPtr start =
       n.is_none("start") ? sym::integer(0) : wrapped_position(n, n.size("start"), dim);
   const sym::ExprPtr count = n.spec("src").sizes[static_cast<size_t>(dim)];
-  auto scalar = [&](sym::ExprPtr e) { return g.add("Reshape", {g.sym_int(e), g.ints({})}); };
   const std::string zero = g.constant(DType::Int64, {0}, {});
   const std::string one = g.constant(DType::Int64, {1}, {});
-  std::string positions = g.add("Range", {zero, scalar(count), one});
-  positions = g.add("Add", {g.add("Mul", {positions, scalar(n.size("step"))}), scalar(start)});
+  std::string positions = g.add("Range", {zero, g.sym_scalar(count), one});
+  positions = g.add("Add", {g.add("Mul", {positions, g.sym_scalar(n.size("step"))}),
+                            g.sym_scalar(start)});
   const std::string src = n.tensor_as("src", n.out_dtype());
   n.emit("ScatterElements", {n.tensor("self"), along(n, positions, src, rank, dim), src},
          {attr("axis", dim)});
@@ -355,7 +344,7 @@ void slice_scatter(NodeLowering& n) {
 // select_scatter: src written over self.select(dim, index).
 void select_scatter(NodeLowering& n) {
   const size_t rank = n.spec("self").sizes.size();
-  const int64_t dim = wrap(n.integer("dim"), rank);
+  const int64_t dim = n.dim();
   GraphBuilder& g = n.g;
   const std::string src =
       g.add("Unsqueeze", {n.tensor_as("src", n.out_dtype()), g.ints({dim})});
@@ -416,7 +405,7 @@ void as_strided(NodeLowering& n) {
   const std::string zero = g.constant(DType::Int64, {0}, {});
   const std::string one = g.constant(DType::Int64, {1}, {});
   for (size_t d = 0; d < sizes.size(); ++d) {
-    const std::string size = g.add("Reshape", {g.sym_int(sizes[d]), g.ints({})});
+    const std::string size = g.sym_scalar(sizes[d]);
     std::string steps = g.add("Mul", {g.add("Range", {zero, size, one}), g.sym_int(strides[d])});
     std::vector<int64_t> shape(sizes.size(), 1);
     shape[d] = -1;

@@ -32,7 +32,7 @@ std::string normalized(NodeLowering& n, const std::string& y, sym::ExprPtr size,
   // Exponent of n in the scale: inverse undoes -1, then by_root_n -1/2, by_n -1.
   const double power = (inverse ? 1.0 : 0.0) - (mode == 1 ? 0.5 : mode == 2 ? 1.0 : 0.0);
   if (power == 0) return y;
-  const std::string count = g.cast(g.add("Reshape", {g.sym_int(size), g.ints({})}),
+  const std::string count = g.cast(g.sym_scalar(size),
                                    DType::Int64, t);
   return g.add("Mul", {y, g.add("Pow", {count, g.scalar(t, power)})});
 }

@@ -217,6 +217,83 @@ std::vector<OpCase> cases() {
                },
                {{randn({2, 3, 4}, 35)}, {randn({5, 3, 4}, 36)}},
                {{{0, batch}}}});
+  // Gradients: of a grouped, strided convolution and a dilated one (every output_mask entry),
+  // max and average pooling (ceil_mode, count_include_pad off, divisor_override), adaptive
+  // pooling to sizes that do not divide the input's, an embedding with a padding row and
+  // scale_grad_by_freq; and the forward ops' matrix forms.
+  c.push_back({"gradients",
+               [](auto& in) {
+                 const Tensor& x = in[0];
+                 const Tensor y = aten::convolution(x, in[1], std::nullopt, {2, 2}, {1, 1},
+                                                    {1, 1}, false, {0, 0}, 2);
+                 auto [dx, dw, db] = aten::convolution_backward(
+                     y, x, in[1], std::vector<SymInt>{6}, {2, 2}, {1, 1}, {1, 1}, false, {0, 0},
+                     2, {true, true, true});
+                 const Tensor z = aten::convolution(x, in[2], std::nullopt, {1, 1}, {2, 0},
+                                                    {2, 1}, false, {0, 0}, 1);
+                 auto [dx2, dw2, db2] = aten::convolution_backward(
+                     z, x, in[2], std::nullopt, {1, 1}, {2, 0}, {2, 1}, false, {0, 0}, 1,
+                     {true, true, false});
+                 auto [pooled, where] = aten::max_pool2d_with_indices(x, {3, 3}, {2, 2}, {1, 1});
+                 const Tensor dmax = aten::max_pool2d_with_indices_backward(
+                     pooled, x, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, where);
+                 const Tensor avg = aten::avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}, true, false);
+                 const Tensor davg = aten::avg_pool2d_backward(avg, x, {3, 3}, {2, 2}, {1, 1},
+                                                               true, false, std::nullopt);
+                 const Tensor over = aten::avg_pool2d(x, {2, 2}, {2, 2}, {1, 0}, false, true, 3);
+                 const Tensor dover =
+                     aten::avg_pool2d_backward(over, x, {2, 2}, {2, 2}, {1, 0}, false, true, 3);
+                 const Tensor adaptive = aten::_adaptive_avg_pool2d(x, {3, 4});
+                 const Tensor dadaptive = aten::_adaptive_avg_pool2d_backward(adaptive, x);
+                 const Tensor demb = aten::embedding_dense_backward(in[3], in[4], 10, 2, true);
+                 return std::vector{dx,  dw,   db,  dx2,      dw2,       dmax,
+                                    avg, davg, over, dover, adaptive, dadaptive, demb};
+               },
+               {{randn({2, 4, 7, 6}, 52), randn({6, 2, 3, 3}, 53), randn({3, 4, 2, 3}, 54),
+                 randn({5, 3, 4}, 55), ints({5, 3}, 0, 10, 56)},
+                {randn({3, 4, 7, 6}, 57), randn({6, 2, 3, 3}, 58), randn({3, 4, 2, 3}, 59),
+                 randn({5, 3, 4}, 60), ints({5, 3}, 0, 10, 61)}},
+               {{{0, batch}}, {}, {}, {}, {}}});
+  // Bags of embeddings (sum with per-sample weights, mean with a padding row and an empty bag,
+  // include_last_offset) and col2im (padding, stride, dilation; batched and not).
+  c.push_back({"bags_and_folds",
+               [](auto& in) {
+                 const Tensor& w = in[0];
+                 const Tensor sum = std::get<0>(aten::_embedding_bag(
+                     w, in[1], in[2], false, 0, false, in[3], false, -1));
+                 const Tensor mean = std::get<0>(aten::_embedding_bag(
+                     w, in[1], in[2], false, 1, false, std::nullopt, false, 3));
+                 const Tensor last = std::get<0>(aten::_embedding_bag(
+                     w, in[1], in[2], false, 0, false, std::nullopt, true, -1));
+                 const Tensor folded = aten::col2im(in[4], {5, 6}, {2, 3}, {1, 2}, {1, 1}, {2, 1});
+                 const Tensor one = aten::col2im(in[4].select(0, 0), {5, 6}, {2, 3}, {1, 2},
+                                                 {1, 1}, {2, 1});
+                 return std::vector{sum, mean, last, folded, one};
+               },
+               {{randn({10, 4}, 62), from_vector(std::vector<int64_t>{1, 3, 3, 0, 9, 2, 3, 5}, {8}),
+                 from_vector(std::vector<int64_t>{0, 3, 3, 6}, {4}), randn({8}, 63),
+                 randn({2, 12, 12}, 64)}}});
+  // Random values: what a run can check is their distribution and shape, so the outputs are
+  // the checks (a uniform draw in [0, 1); a normal draw's mean and deviation; a permutation
+  // sorted; dropout's kept share and its scale), each false with a chance below 1e-9.
+  c.push_back({"random",
+               [](auto& in) {
+                 const Tensor& x = in[0];
+                 const Tensor u = aten::rand({x.size(0), 4000});
+                 const Tensor uniform = aten::all(aten::logical_and(u.ge(0.0), u.lt(1.0)));
+                 const Tensor nd = aten::randn({4000, x.size(0)});
+                 const Tensor centred = aten::mean(nd).abs().lt(0.1);
+                 const Tensor spread = aten::std(nd).sub(1.0).abs().lt(0.1);
+                 const Tensor order = std::get<0>(aten::sort(aten::randperm(x.size(1) * 3)));
+                 auto [dropped, kept] = aten::native_dropout(x.mul(0.0).add(1.0), 0.5, true);
+                 const Tensor scaled =
+                     aten::all(aten::logical_or(dropped.eq(0.0), dropped.eq(2.0)));
+                 const Tensor share =
+                     aten::mean(kept.to(DType::Float32)).sub(0.5).abs().lt(0.05);
+                 return std::vector{uniform, u.mul(0.0), centred, spread, order, scaled, share};
+               },
+               {{randn({2, 4000}, 65)}, {randn({3, 4000}, 66)}},
+               {{{0, batch}}}});
   return c;
 }
 
