@@ -15,7 +15,7 @@ CMAKE_PYTHON := -DXPORT_PYTHON=$(PYTHON)
 .PHONY: all deps venv build build-asan build-fuzz build-tsan demo test test-release test-asan test-tsan \
   test-fuzz bench \
   bench-models bench-export bench-archive bench-peers bench-onnx bench-control-flow bench-decode \
-  bench-sentences install clean
+  bench-sentences bench-python install clean
 
 all: build
 
@@ -124,6 +124,12 @@ bench-peers: build venv
 # file size, ONNX Runtime latency of both files (interleaved); ARGS go to bench/onnx/run.sh.
 bench-onnx: build venv
 	BUILD=$(BUILD) PYTHON=$(PYTHON) bench/onnx/run.sh $(ARGS)
+
+# The Python package beside torch.export.load(...).module() and the C++ runtime: import, load,
+# first call, per-call latency, peak RSS (interleaved); ARGS go to bench/python/compare_python.py.
+bench-python: build venv
+	bash tests/python/build_package.sh $(BUILD) $(PYTHON)
+	$(PYTHON) bench/python/compare_python.py --build $(BUILD) $(ARGS)
 
 install: build
 	cmake --install $(BUILD)

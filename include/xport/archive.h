@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "xport/program.h"
 
@@ -21,6 +22,13 @@ struct ArchiveInfo {
   int64_t constant_bytes = 0;
   int64_t file_bytes = 0;
   bool written_by_xport = false;  ///< the xport contract metadata is present
+  /// The root module's call signature (module_call_graph), for callers that rebuild its Python
+  /// structure: the pytree specs of its inputs ((args, kwargs)) and outputs as the JSON text
+  /// torch.export writes (`[1, {"type": "builtins.tuple", ...}]`), and its argument names.
+  /// Empty when the archive has none.
+  std::string in_spec;
+  std::string out_spec;
+  std::vector<std::string> forward_arg_names;
 };
 
 /// Writes `program` to `path` (through a temporary file renamed into place). Entries are stored

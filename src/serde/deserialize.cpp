@@ -71,6 +71,7 @@ class ProgramReader {
     std::vector<InputContract> contract;
     std::vector<SymbolSpec> symbols;
     read_contract(module, signature, contract, symbols);
+    read_call_signature(module);
     try {
       return ExportedProgram(std::move(graph_), std::move(signature), std::move(contract),
                              std::move(symbols), std::move(state));
@@ -1237,6 +1238,26 @@ class ProgramReader {
       c["kind"].fail("unknown input kind '" + kind + "'");
     }
     return out;
+  }
+
+  // The root module's entry of module_call_graph (fqn ""): its pytree specs and argument names.
+  void read_call_signature(const Field& module) {
+    const auto calls = module.optional("module_call_graph");
+    if (!calls) return;
+    for (size_t i = 0; i < calls->size(); ++i) {
+      const Field call = calls->at(i);
+      if (!call["fqn"].to_string().empty()) continue;
+      const auto sig = call.optional("signature");
+      if (!sig) return;
+      info_.in_spec = (*sig)["in_spec"].to_string();
+      info_.out_spec = (*sig)["out_spec"].to_string();
+      if (const auto names = sig->optional("forward_arg_names")) {
+        for (size_t k = 0; k < names->size(); ++k) {
+          info_.forward_arg_names.push_back(names->at(k).to_string());
+        }
+      }
+      return;
+    }
   }
 
   void read_contract(const Field& module, const GraphSignature& sig,

@@ -122,6 +122,17 @@ TEST_F(Archive, RoundTripsPrintingRunningAndBytes) {
   EXPECT_EQ(info.weight_count, 7);    // fc1/fc2 weight+bias, scale, offset, second_row
   EXPECT_EQ(info.constant_count, 1);  // first_row
   EXPECT_TRUE(info.written_by_xport);
+  // The root module's call signature: one positional input, the outputs as a tuple.
+  EXPECT_EQ(info.forward_arg_names, std::vector<std::string>{"x"});
+  const Json in_spec = Json::parse(info.in_spec), out_spec = Json::parse(info.out_spec);
+  EXPECT_EQ(in_spec[1]["type"], "builtins.tuple");
+  EXPECT_EQ(in_spec[1]["children_spec"][0]["children_spec"].size(), 1u);
+  EXPECT_EQ(out_spec[1]["type"], "builtins.tuple");
+  size_t user_outputs = 0;
+  for (const OutputSpec& o : q.signature().outputs) {
+    user_outputs += o.kind == OutputSpec::Kind::UserOutput;
+  }
+  EXPECT_EQ(out_spec[1]["children_spec"].size(), user_outputs);
   // The loaded program still refuses inputs outside the contract, with the same message.
   try {
     q.run({randn({1, 4}, 0)});

@@ -1,0 +1,163 @@
+"""xport: run a .pt2 program (written by xport or by torch.export.save) from Python, without
+PyTorch.
+
+    import xport
+    program = xport.load("model.pt2")
+    outputs = program(x)              # NumPy arrays (or DLPack tensors, Python numbers) in
+
+Inputs are NumPy arrays, Python numbers, or any tensor on the CPU that speaks DLPack (a torch
+tensor, a CuPy array on the host), taken without a copy where the layout allows; outputs are NumPy
+arrays over the runtime's memory, in the structure the program returns (a tuple, a dict, ...).
+An input outside the program's contract raises xport.InvalidInput with the runtime's message.
+"""
+import os
+
+import numpy as np
+
+from . import _xport
+from ._errors import (ConstraintViolation, DataDependent, Error, Internal, InvalidArchive,
+                      InvalidInput, InvalidSpec, UnsupportedOp)
+from ._pytree import TUPLE, Spec
+
+__version__ = "0.1.0"
+__all__ = ["load", "Program", "Error", "InvalidInput", "InvalidArchive", "UnsupportedOp",
+           "ConstraintViolation", "DataDependent", "InvalidSpec", "Internal"]
+
+
+def load(path, *, threads=None, fuse=True):
+    """Loads a .pt2 archive written by xport or by torch.export.save.
+
+    threads: kernel threads per call (default: the machine's cores).
+    fuse: rewrite the graph at load where one kernel can do the work of several (results agree
+      with the unfused graph to float rounding; fuse=False gives the graph's own ops bit for bit).
+    """
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or threads < 1):
+        raise InvalidInput("xport.load: threads must be a positive int or None, got %r"
+                           % (threads,))
+    path = os.fspath(path)
+    return Program(_xport.load(path, threads or 0, bool(fuse)), path)
+
+
+class Program:
+    """A loaded program. Call it (or .run) with the inputs the program was exported with,
+    positionally or by name; a program that updates buffers keeps them across calls. Calls from
+    several threads run in parallel (the GIL is released while the program runs)."""
+
+    def __init__(self, impl, path):
+        self._impl = impl
+        self.path = path
+        self.inputs = impl.inputs
+        """One dict per input: name, kind, dtype, shape (dynamic dims by their names)."""
+        self.outputs = impl.outputs
+        """One dict per output: name, dtype, shape."""
+        self.contract = impl.contract
+        """The shape contract: symbols with their ranges, input dims, equalities, and `text`."""
+        self._in_spec = _parse_spec(impl.in_spec)
+        self._out_spec = _parse_spec(impl.out_spec)
+        self._arg_names = list(impl.forward_arg_names)
+        self._names = [i["name"] for i in self.inputs]
+        self._no_specs = [None] * len(self._names)
+        self._kinds = [i["kind"] for i in self.inputs]
+        spec = self._in_spec
+        if spec is not None and (spec.kind != TUPLE or len(spec.children) != 2
+                                 or spec.leaf_count() != len(self.inputs)):
+            self._in_spec = None  # not (args, kwargs) of this program: inputs by their names
+        if self._out_spec is not None and self._out_spec.leaf_count() != len(self.outputs):
+            self._out_spec = None
+
+    def __call__(self, *args, **kwargs):
+        return self.run(*args, **kwargs)
+
+    def run(self, *args, **kwargs):
+        """Runs the program; returns its outputs in the program's structure."""
+        if self._in_spec is not None:
+            leaves = self._flatten(args, kwargs)
+        else:
+            leaves = _bind(self._names, self._no_specs, args, kwargs, flatten=False)
+        outputs = self._impl.run(self._prepare(leaves))
+        if self._out_spec is not None:
+            return self._out_spec.build(iter(outputs))
+        return tuple(outputs)
+
+    def run_flat(self, inputs):
+        """Runs the program on its inputs in the order of `program.inputs` (a sequence), or by
+        their names there (a dict); returns the outputs as a list, in the order of
+        `program.outputs`."""
+        if isinstance(inputs, dict):
+            leaves = _bind(self._names, self._no_specs, (), inputs, flatten=False)
+        else:
+            leaves = list(inputs)
+            if len(leaves) != len(self._names):
+                raise TypeError("the program takes %d input(s) (%s), got %d"
+                                % (len(self._names), ", ".join(self._names), len(leaves)))
+        return self._impl.run(self._prepare(leaves))
+
+    def _prepare(self, leaves):
+        return [_as_input(leaf, kind) for leaf, kind in zip(leaves, self._kinds)]
+
+    def __str__(self):
+        return str(self._impl)
+
+    def __repr__(self):
+        return "<xport.Program %r: inputs %s, %d output(s)>" % (
+            self.path, [i["name"] for i in self.inputs], len(self.outputs))
+
+    def _flatten(self, args, kwargs):
+        """The leaves of (args, kwargs) by the archive's input spec."""
+        args_spec, kwargs_spec = self._in_spec.children
+        count = len(args_spec.children)
+        names = self._arg_names[:count]
+        names += ["input %d" % i for i in range(len(names), count)]
+        keys = kwargs_spec.keys() or []
+        leaves = _bind(names + keys, args_spec.children + kwargs_spec.children, args, kwargs,
+                       flatten=True, positional=count)
+        return leaves
+
+
+def _parse_spec(text):
+    """A pytree spec, or None when the archive has none or one of a format not known here (the
+    program then takes its inputs by their names and returns a tuple)."""
+    try:
+        return Spec.parse(text)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _bind(names, specs, args, kwargs, flatten, positional=None):
+    """The leaves of the arguments bound to `names` (positionally first, up to `positional`)."""
+    positional = len(names) if positional is None else positional
+    if len(args) > positional:
+        raise TypeError("the program takes %d positional input(s) (%s) but %d were given"
+                        % (positional, ", ".join(names[:positional]), len(args)))
+    unknown = sorted(set(kwargs) - set(names))
+    if unknown:
+        raise TypeError("the program has no input named %s; its inputs are %s"
+                        % (", ".join(map(repr, unknown)), ", ".join(names)))
+    leaves = []
+    for i, (name, spec) in enumerate(zip(names, specs)):
+        if i < len(args):
+            if name in kwargs:
+                raise TypeError("input %r given both by position and by name" % name)
+            value = args[i]
+        elif name in kwargs:
+            value = kwargs[name]
+        else:
+            raise TypeError("missing input %r" % name)
+        if flatten:
+            spec.flatten(value, name, leaves)
+        else:
+            leaves.append(value)
+    return leaves
+
+
+def _as_input(value, kind):
+    """A leaf as the runtime takes it: arrays and objects that speak DLPack as they are; NumPy
+    scalars and sequences for a tensor input as arrays; NumPy scalars for a number as numbers."""
+    if type(value) is np.ndarray:
+        return value
+    if kind == "tensor" and not hasattr(value, "__dlpack__"):
+        return np.asarray(value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value

@@ -1,0 +1,277 @@
+"""The xport Python package (python/): every archive of the build's data sets (xport's ExportDB
+cases, reference models and MiniLM; PyTorch's exports of the reference models, ExportDB and the
+Hugging Face architectures) gives the recorded outputs and refuses the recorded bad inputs;
+calls by structure and by name; errors as exceptions of their kinds; threads; DLPack inputs
+taken without a copy; a process that never imports torch."""
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import xport
+from conftest import BUILD, SETS, archive, leaf, set_cases
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def read_refusals():
+    refusals = {}
+    with open(os.path.join(HERE, "refusals.txt")) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                name, kind, _ = (part.strip() for part in line.split(":", 2))
+                refusals[name] = kind
+    return refusals
+
+
+REFUSALS = read_refusals()
+CASES = [(s, c) for s in SETS for c in set_cases(s)]
+
+
+def assert_close(got, expected, what):
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.shape == expected.shape, "%s: shape %s, expected %s" % (what, got.shape,
+                                                                      expected.shape)
+    if expected.dtype.kind in "biu":
+        assert got.dtype == expected.dtype, "%s: dtype %s, expected %s" % (what, got.dtype,
+                                                                          expected.dtype)
+        assert np.array_equal(got, expected), what
+        return
+    if expected.size == 0:
+        return
+    scale = max(1.0, float(np.max(np.abs(expected[np.isfinite(expected)]), initial=0)))
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-4 * scale, err_msg=what)
+
+
+@pytest.mark.parametrize("set_name,case", CASES, ids=["%s/%s" % (s, c["name"]) for s, c in CASES])
+def test_case_gives_the_recorded_outputs(set_name, case):
+    name = "%s/%s" % (set_name, case["name"])
+    if name in REFUSALS:
+        with pytest.raises(getattr(xport, REFUSALS[name])):
+            xport.load(archive(set_name, case))
+        return
+    program = xport.load(archive(set_name, case), threads=2)
+    # Runs in order: a program that updates buffers carries them from one run to the next.
+    for k, run in enumerate(case["runs"]):
+        inputs = [leaf(set_name, value) for value in run["inputs"]]
+        outputs = program.run_flat(grouped(program, inputs))
+        assert len(outputs) == len(run["outputs"]), "run %d: output count" % k
+        for i, (got, expected) in enumerate(zip(outputs, run["outputs"])):
+            assert_close(got, leaf(set_name, expected), "%s run %d output %d" % (name, k, i))
+        # An input the program updates in place is updated in the caller's array.
+        for i, after in enumerate(run.get("inputs_after", [])):
+            if "npy" in after:
+                assert_close(inputs[i], leaf(set_name, after),
+                             "%s run %d input %d after the call" % (name, k, i))
+    refused_sets = case.get("refused_inputs", [])
+    if refused_sets and isinstance(refused_sets[0], dict):
+        refused_sets = [refused_sets]  # PyTorch's sets record one
+    for refused in refused_sets:
+        if not refused:
+            continue  # an input set the manifest could not write (a wrong count)
+        with pytest.raises(xport.InvalidInput):
+            program.run_flat(grouped(program, [leaf(set_name, value) for value in refused]))
+
+
+def grouped(program, leaves):
+    """The manifest's flat leaves as the program's inputs: a tensor list's elements in a list
+    (the data sets have at most one list input; it takes the leaves the others leave over,
+    which is how a refused set gives a list of the wrong length)."""
+    out, rest = [], iter(leaves)
+    others = sum(spec["kind"] != "tensor_list" for spec in program.inputs)
+    for spec in program.inputs:
+        if spec["kind"] == "tensor_list":
+            out.append([next(rest) for _ in range(len(leaves) - others)])
+        else:
+            out.append(next(rest))
+    return out
+
+
+def test_a_refusal_says_what_the_cpp_runtime_says(bert, tmp_path):
+    path, case = bert
+    bad = np.zeros((2, 200, 768), np.float32)  # 200 tokens, past the contract's 128
+    with pytest.raises(xport.InvalidInput) as caught:
+        xport.load(path).run_flat([bad])
+    np.save(tmp_path / "x.npy", bad)
+    cli = subprocess.run([os.path.join(BUILD, "xport"), "run", path, "--input",
+                          "x=%s" % (tmp_path / "x.npy")], capture_output=True, text=True)
+    assert cli.returncode != 0
+    assert str(caught.value) in cli.stderr
+    assert "x.size(1)" in str(caught.value) and "128" in str(caught.value)
+    assert isinstance(caught.value, xport.Error) and isinstance(caught.value, ValueError)
+
+
+def case_named(set_name, name):
+    return next(c for c in set_cases(set_name) if c["name"] == name)
+
+
+def test_calls_by_the_programs_own_structure():
+    # fn_with_kwargs(pos0, tuple0, *myargs, mykw0, **mykwargs): nested, varargs and keywords.
+    case = case_named("torch_pt2", "fn_with_kwargs")
+    program = xport.load(archive("torch_pt2", case))
+    run = case["runs"][0]
+    a = [leaf("torch_pt2", v) for v in run["inputs"]]
+    got = program(a[0], (a[1], a[2]), a[3], a[4], mykw0=a[5], input0=a[6], input1=a[7])
+    assert_close(got, leaf("torch_pt2", run["outputs"][0]), "fn_with_kwargs")
+    with pytest.raises(TypeError, match="expected a sequence of 2"):
+        program(a[0], a[1], a[3], a[4], mykw0=a[5], input0=a[6], input1=a[7])
+    with pytest.raises(TypeError, match="missing input 'mykw0'"):
+        program(a[0], (a[1], a[2]), a[3], a[4], input0=a[6], input1=a[7])
+    # A dict result comes back as a dict.
+    case = case_named("torch_pt2", "dictionary")
+    program = xport.load(archive("torch_pt2", case))
+    run = case["runs"][0]
+    x, y = (leaf("torch_pt2", v) for v in run["inputs"])
+    got = program(x, y=y)
+    assert list(got) == ["y"]
+    assert_close(got["y"], leaf("torch_pt2", run["outputs"][0]), "dictionary")
+    # A list argument, and a dict with int keys inside a tuple.
+    case = case_named("torch_pt2", "list_unpack")
+    run = case["runs"][0]
+    args = [leaf("torch_pt2", v) for v in run["inputs"]]
+    got = xport.load(archive("torch_pt2", case))(args)
+    assert_close(got, leaf("torch_pt2", run["outputs"][0]), "list_unpack")
+    case = case_named("torch_pt2", "pytree_flatten")
+    run = case["runs"][0]
+    v1, v2 = (leaf("torch_pt2", v) for v in run["inputs"])
+    got = xport.load(archive("torch_pt2", case))(({1: v1, 2: v2},))
+    assert_close(got, leaf("torch_pt2", run["outputs"][0]), "pytree_flatten")
+
+
+def test_xport_archives_describe_their_contract_by_the_users_names():
+    case = next(c for c in set_cases("xport_pt2") if c["name"] == "mlp_dynamic")
+    program = xport.load(archive("xport_pt2", case))
+    assert program.inputs[0]["kind"] == "tensor"
+    assert program.inputs[0]["dtype"] == "float32"
+    assert program.inputs[0]["shape"][0] == "batch"
+    symbols = program.contract["symbols"]
+    assert [s["name"] for s in symbols] == ["batch"]
+    assert symbols[0]["min"] >= 1 and symbols[0]["max"] is not None
+    assert "batch in [" in program.contract["text"]
+    assert program.outputs[0]["shape"][0] == "batch"
+    assert "graph" in str(program) and "range" in str(program)
+    # A program run on inputs of other shapes.
+    for batch in (3, 2):
+        out = program.run_flat({program.inputs[0]["name"]: np.ones(
+            [batch] + program.inputs[0]["shape"][1:], np.float32)})
+        assert out[0].shape[0] == batch
+
+
+def test_equalities_between_inputs():
+    case = next(c for c in set_cases("torch_pt2") if c["name"] == "bert_dynamic")
+    contract = xport.load(archive("torch_pt2", case)).contract
+    assert contract["equalities"] == []
+    case = next(c for c in set_cases("hf_architectures") if c["name"] == "bert_dynamic")
+    contract = xport.load(archive("hf_architectures", case)).contract
+    # input_ids and attention_mask share their batch and sequence dims.
+    assert any(len(group) >= 2 for group in contract["equalities"]), contract["text"]
+
+
+def test_errors_are_exceptions_of_their_kinds(tmp_path):
+    with pytest.raises(xport.InvalidInput, match="cannot open the file"):
+        xport.load(tmp_path / "missing.pt2")
+    junk = tmp_path / "junk.pt2"
+    junk.write_bytes(b"not a zip file at all")
+    with pytest.raises(xport.InvalidArchive):
+        xport.load(junk)
+    with pytest.raises(xport.InvalidInput, match="threads"):
+        xport.load(junk, threads=0)
+    assert issubclass(xport.UnsupportedOp, xport.Error)
+
+
+def test_bad_arguments_are_type_errors(bert):
+    program = xport.load(bert[0])
+    x = leaf("torch_pt2", bert[1]["runs"][0]["inputs"][0])
+    with pytest.raises(TypeError, match="takes 1 positional input"):
+        program(x, x)
+    with pytest.raises(TypeError, match="no input named 'y'"):
+        program(x=x, y=x)
+    with pytest.raises(TypeError, match="expected a NumPy array"):
+        program.run_flat([object()])
+    with pytest.raises(xport.InvalidInput):
+        program(x.astype(np.float64))  # a float64 input for a float32 contract
+
+
+def test_outputs_are_views_of_the_runtimes_memory(bert):
+    program = xport.load(bert[0])
+    out = program.run_flat([leaf("torch_pt2", bert[1]["runs"][0]["inputs"][0])])[0]
+    assert not out.flags.owndata and out.base is not None
+    assert out.flags.writeable  # its own memory: nothing else reads it
+    del program
+    assert np.isfinite(out).all()  # the array keeps the memory alive
+
+
+def test_threads_run_one_program_at_once(bert):
+    path, case = bert
+    program = xport.load(path, threads=1)
+    inputs = [leaf("torch_pt2", run["inputs"][0]) for run in case["runs"]]
+    expected = [program.run_flat([x])[0].copy() for x in inputs]
+    failures = []
+
+    def work(seed):
+        for k in range(10):
+            i = (seed + k) % len(inputs)
+            got = program.run_flat([inputs[i]])[0]
+            if not np.array_equal(got, expected[i]):
+                failures.append((seed, k))
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+
+
+def test_the_gil_is_released_while_a_program_runs(bert):
+    import time
+    path, case = bert
+    program = xport.load(path, threads=1)
+    x = np.zeros((4, 64, 768), np.float32)
+    start = time.perf_counter()
+    program.run_flat([x])
+    call = time.perf_counter() - start
+    worker = threading.Thread(target=lambda: [program.run_flat([x]) for _ in range(3)])
+    longest, last = 0.0, time.perf_counter()
+    worker.start()
+    while worker.is_alive():  # Python runs here while the worker's program does
+        now = time.perf_counter()
+        longest, last = max(longest, now - last), now
+    # Holding the GIL through a call would stop this loop for the whole call.
+    assert longest < call / 2, "the loop stopped for %.3f s; a call takes %.3f s" % (longest, call)
+
+
+def test_dlpack_inputs_are_taken_without_a_copy():
+    torch = pytest.importorskip("torch")  # the test environment has it; the package does not
+    case = case_named("torch_pt2", "user_input_mutation")
+    run = case["runs"][0]
+    x = torch.from_numpy(leaf("torch_pt2", run["inputs"][0]).copy())
+    out = xport.load(archive("torch_pt2", case))(x)
+    assert_close(out, leaf("torch_pt2", run["outputs"][0]), "user_input_mutation")
+    # The program updates its input in place: the torch tensor itself changed.
+    assert_close(x.numpy(), leaf("torch_pt2", run["inputs_after"][0]), "the input after")
+
+
+SCRIPT = r"""
+import sys, numpy as np, xport
+program = xport.load(sys.argv[1])
+out = program.run_flat([np.load(sys.argv[2])])[0]
+np.testing.assert_allclose(out, np.load(sys.argv[3]), rtol=0, atol=1e-4)
+assert "torch" not in sys.modules, sorted(m for m in sys.modules if "torch" in m)
+print("ok")
+"""
+
+
+def test_a_process_that_runs_a_program_never_imports_torch(bert):
+    path, case = bert
+    run = case["runs"][0]
+    result = subprocess.run([sys.executable, "-c", SCRIPT, path,
+                             os.path.join(BUILD, "torch_pt2", run["inputs"][0]["npy"]),
+                             os.path.join(BUILD, "torch_pt2", run["outputs"][0]["npy"])],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
