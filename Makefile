@@ -15,7 +15,7 @@ CMAKE_PYTHON := -DXPORT_PYTHON=$(PYTHON)
 .PHONY: all deps venv build build-asan build-fuzz build-tsan demo test test-release test-asan test-tsan \
   test-fuzz bench \
   bench-models bench-export bench-archive bench-peers bench-onnx bench-control-flow bench-decode \
-  bench-sentences bench-python install clean
+  bench-sentences bench-python fuzz-soundness install clean
 
 all: build
 
@@ -130,6 +130,14 @@ bench-onnx: build venv
 bench-python: build venv
 	bash tests/python/build_package.sh $(BUILD) $(PYTHON)
 	$(PYTHON) bench/python/compare_python.py --build $(BUILD) $(ARGS)
+
+# The soundness fuzzer for SECONDS seconds (tests/soundness/): its regression cases, then new
+# programs from SEED on; prints the counts, and each finding minimised.
+SECONDS ?= 600
+SEED ?= 1
+fuzz-soundness: build
+	./$(BUILD)/tests/xport_soundness_fuzzer --seconds $(SECONDS) --seed $(SEED) \
+	  --replay tests/soundness/regressions.txt
 
 install: build
 	cmake --install $(BUILD)

@@ -151,11 +151,13 @@ class SymBool {
   SymNodePtr node_;
 };
 
-/// For layout decisions (strides of a view, contiguity) whose answer at size 0 or 1 is
-/// irrelevant or only more permissive: decides `b` as if every dynamic size were at least 2,
-/// without a guard, so a Dim whose range includes 0 or 1 keeps it. Falls back to a guard when
-/// that assumption does not decide `b`. Never use it where 0 or 1 changes the result
-/// (broadcasting, squeezing, reductions over an empty dim).
+/// For decisions whose answer at size 0 or 1 is irrelevant or only more permissive: decides `b`
+/// as if every dynamic size were at least 2, without a guard, so a Dim whose range includes 0 or
+/// 1 keeps it. Falls back to a guard when that assumption does not decide `b`. PyTorch takes the
+/// same decisions this way: layout (strides of a view, contiguity) and broadcasting (a dynamic
+/// size against a static 1 is that size, 1 or not; against another size the equality is
+/// guarded). Never use it where 0 or 1 changes the result (squeezing, reductions over an empty
+/// dim).
 inline bool guard_size_oblivious(const SymBool& b,
                                  const std::source_location& where =
                                      std::source_location::current()) {

@@ -63,11 +63,14 @@ std::vector<SymInt> broadcast_shapes(const OpArgs& args, const std::vector<SymIn
     const SymInt& sa = has_a ? a[a.size() - 1 - i] : b[b.size() - 1 - i];
     const SymInt& sb = has_b ? b[b.size() - 1 - i] : sa;
     SymInt r;
+    // Size-oblivious, as PyTorch's infer_size: a dynamic size is taken as not 1 without a
+    // guard, so a Dim whose range includes 1 keeps it. Sound: against a static 1 the result is
+    // that size whether or not it is 1; against another size, the equality below is guarded.
     if (sa.is_same(sb))
       r = sa;
-    else if (static_cast<bool>(sa == 1))
+    else if (guard_size_oblivious(sa == 1))
       r = sb;
-    else if (static_cast<bool>(sb == 1))
+    else if (guard_size_oblivious(sb == 1))
       r = sa;
     else if (static_cast<bool>(sa == sb))
       r = sa;

@@ -77,6 +77,38 @@ TEST(SizeOne, EveryReferenceModelRunsBatchOneAndBatchNFromOneProgram) {
   }
 }
 
+// Broadcasting a dynamic size against a static 1 takes no guard (PyTorch decides it
+// size-obliviously too): the result has that size whether or not it is 1, so a Dim from 1 keeps
+// its range, and batch 1 runs as eager does. The same for expand and for matmul's batch dims.
+TEST(SizeOne, BroadcastingAgainstAStaticOneKeepsARangeFromOne) {
+  const TracedFn fn = [](const std::vector<Value>& in) {
+    const Tensor x = in[0].to_tensor(), y = in[1].to_tensor(), w = in[2].to_tensor();
+    return std::vector<Tensor>{x + y, y.expand({x.size(0), 4}) * x,
+                               x.unsqueeze(1).matmul(w).squeeze(1)};
+  };
+  ExportOptions options;
+  options.dynamic_shapes = {{{0, Dim("n", 1, 32)}}, {}, {}};
+  const ExportedProgram p =
+      export_program(fn, {randn({7, 4}, 0), randn({1, 4}, 1), randn({1, 4, 3}, 2)}, options);
+  ASSERT_EQ(p.range_constraints().size(), 1u);
+  EXPECT_EQ(p.range_constraints().begin()->second.lo, 1);
+  EXPECT_EQ(p.range_constraints().begin()->second.hi, 32);
+  const runtime::Program rt = runtime::Program::from_exported(
+      export_program(fn, {randn({7, 4}, 0), randn({1, 4}, 1), randn({1, 4, 3}, 2)}, options));
+  for (int64_t n : {1, 32, 5}) {
+    const std::vector<Value> in = {randn({n, 4}, 3), randn({1, 4}, 4), randn({1, 4, 3}, 5)};
+    const std::vector<Tensor> want = fn(in);
+    const std::vector<Tensor> got = p.run(in), ran = rt.run_values(in);
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_TRUE(same(got[i], want[i])) << "n = " << n << ", output " << i;
+      EXPECT_TRUE(same(ran[i], want[i])) << "runtime, n = " << n << ", output " << i;
+    }
+  }
+  test_support::expect_error([&] { p.run({randn({33, 4}, 6), randn({1, 4}, 7),
+                                          randn({1, 4, 3}, 8)}); },
+                             ErrorKind::InvalidInput, {"Dim 'n'"});
+}
+
 TEST(SizeOne, AnExampleOfSizeOneExportsTheGeneralProgram) {
   auto m = models::mlp({16, 32, 8});
   expect_runs_like_eager(*m, randn({1, 16}, 0), batch_from(1, 64),

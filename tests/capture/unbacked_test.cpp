@@ -104,6 +104,23 @@ TEST(Unbacked, NonzeroMaskedSelectAndMaskIndexingHaveDataDependentSizes) {
   expect_matches_eager(p, fn, {{randn({3, 4}, 1)}, {-ones({3, 4})}, {ones({3, 4})}});
 }
 
+// Found by the soundness fuzzer (tests/soundness/regressions.txt, seed 58): a slice whose end
+// may be past a size only the data decides clamps as min(end, u0), with no guard, as PyTorch
+// does; the slice then has 0, 1 or 2 rows as the data says.
+TEST(Unbacked, ASliceOfADataDependentSizeClampsWithoutAGuard) {
+  const TracedFn fn = [](const std::vector<Value>& in) {
+    const Tensor rows = nonzero(in[0].to_tensor().gt(0.0));
+    return Tensors{rows.slice(0, 0, 2) * 2, rows.slice(0, 1, 3)};
+  };
+  const ExportedProgram p = export_program(fn, {randn({3, 4}, 0)});
+  EXPECT_NE(p.to_string().find("Min(2, u0)"), std::string::npos) << p.to_string();
+  expect_matches_eager(p, fn,
+                       {{randn({3, 4}, 1)}, {-ones({3, 4})}, {ones({3, 4})},
+                        {from_vector(std::vector<float>{1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                         -1, -1},
+                                     {3, 4})}});
+}
+
 TEST(Unbacked, TheRuntimePlansWhatIsKnownAndSizesTheRestWhenItRuns) {
   const TracedFn fn = [](const std::vector<Value>& in) {
     const Tensor x = in[0].to_tensor();

@@ -149,6 +149,28 @@ std::vector<TensorMeta> transpose_meta(const OpArgs& args) {
   return one(view_of(self, sizes, strides, self.storage_offset()));
 }
 
+// min(a, b) and max(a, b) for a slice's bounds: by a guard, as before, where one can be taken;
+// where the comparison depends on a size only the data decides (an unbacked one: nonzero's row
+// count, item()'s value) no guard can be, and the result stays symbolic, as PyTorch keeps it.
+// (The refused guard recorded nothing: trying it first keeps input sizes guarding as before.)
+SymInt bound_min(const SymInt& a, const SymInt& b) {
+  try {
+    return static_cast<bool>(a > b) ? b : a;
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::DataDependent) throw;
+    return sym_min(a, b);
+  }
+}
+
+SymInt bound_max(const SymInt& a, const SymInt& b) {
+  try {
+    return static_cast<bool>(a < b) ? b : a;
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::DataDependent) throw;
+    return sym_max(a, b);
+  }
+}
+
 std::vector<TensorMeta> slice_meta(const OpArgs& args) {
   const Tensor& self = args.tensor("self");
   XPORT_CHECK(self.dim() > 0, InvalidInput, args.name(), ": cannot slice a 0-dim tensor");
@@ -163,12 +185,10 @@ std::vector<TensorMeta> slice_meta(const OpArgs& args) {
     SymInt b = *v;
     if (static_cast<bool>(b < 0)) b = b + size;
     if (static_cast<bool>(b < 0)) b = 0;
-    if (static_cast<bool>(b > size)) b = size;
-    return b;
+    return bound_min(b, size);
   };
   const SymInt start = clamp_bound(args.optional_sym_int("start"), 0);
-  SymInt end = clamp_bound(args.optional_sym_int("end"), size);
-  if (static_cast<bool>(end < start)) end = start;
+  const SymInt end = bound_max(clamp_bound(args.optional_sym_int("end"), size), start);
   std::vector<SymInt> sizes = self.sizes(), strides = self.strides();
   sizes[d] = (end - start + step - 1) / step;
   strides[d] = strides[d] * step;
@@ -212,7 +232,7 @@ std::vector<TensorMeta> expand_meta(const OpArgs& args) {
     if (want.maybe_int() == std::optional<int64_t>(-1) || want.is_same(have)) {
       sizes[i] = have;
       strides[i] = self.strides()[j];
-    } else if (static_cast<bool>(have == 1)) {
+    } else if (guard_size_oblivious(have == 1)) {  // as broadcast_shapes decides it
       sizes[i] = want;
       strides[i] = 0;
     } else {

@@ -1,0 +1,137 @@
+// The soundness fuzzer (issue "random programs x random inputs"): generates programs from seeds,
+// exports each, and checks every input set inside its contract against eager through every
+// engine, and every set just outside it for a refusal. Prints the counts; on a finding prints
+// the minimised program and exits 1.
+//
+// Usage: xport_soundness_fuzzer [--seconds S] [--programs N] [--seed FIRST] [--inputs K]
+//                               [--replay FILE]
+//   --seconds S   run for S seconds (default 10); --programs N stops after N programs instead
+//   --seed FIRST  the first seed (default 1); programs use FIRST, FIRST + 1, ...
+//   --inputs K    input sets inside the contract per program (default 8)
+//   --replay FILE first the regression cases of FILE: one `SEED [STEP ...] [!exports]` a line
+//                 (the steps listed are removed, as minimisation left them; `!exports`: the
+//                 program must export), `#` starts a comment
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "soundness_oracle.h"
+
+using namespace xport::soundness;  // NOLINT: a test program
+
+namespace {
+
+struct Options {
+  double seconds = 10;
+  int64_t programs = 0;
+  uint64_t seed = 1;
+  int inputs = 8;
+  std::string replay;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--seconds") {
+      o.seconds = std::stod(next());
+    } else if (a == "--programs") {
+      o.programs = std::stoll(next());
+    } else if (a == "--seed") {
+      o.seed = std::stoull(next());
+    } else if (a == "--inputs") {
+      o.inputs = std::stoi(next());
+    } else if (a == "--replay") {
+      o.replay = next();
+    } else {
+      throw std::runtime_error("unknown argument " + a);
+    }
+  }
+  return o;
+}
+
+void report(const ProgramSpec& spec, const Finding& f, int inputs) {
+  const ProgramSpec small = minimise(spec, f, inputs);
+  std::cout << "FINDING: " << f.kind << "\n  " << f.detail << "\n" << small.str();
+  std::cout << "  regression case: " << small.seed;
+  for (size_t i = 0; i < small.steps.size(); ++i) {
+    if (small.steps[i].disabled) std::cout << " " << i;
+  }
+  std::cout << "\n" << std::flush;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const Options o = parse(argc, argv);
+  Stats stats;
+  const auto start = std::chrono::steady_clock::now();
+  int64_t replayed = 0;
+  if (!o.replay.empty()) {
+    std::ifstream in(o.replay);
+    if (!in) throw std::runtime_error("cannot read " + o.replay);
+    std::string line;
+    while (std::getline(in, line)) {
+      line = line.substr(0, line.find('#'));
+      std::istringstream fields(line);
+      uint64_t seed = 0;
+      if (!(fields >> seed)) continue;
+      ProgramSpec spec = generate(seed);
+      bool must_export = false;
+      std::string token;
+      while (fields >> token) {
+        if (token == "!exports") {
+          must_export = true;
+        } else if (const size_t step = std::stoul(token); step < spec.steps.size()) {
+          spec.steps[step].disabled = true;
+        }
+      }
+      ++replayed;
+      if (const Finding f = check_program(spec, o.inputs, stats, must_export)) {
+        ++stats.findings;
+        report(spec, f, o.inputs);
+      }
+    }
+  }
+  for (uint64_t seed = o.seed;; ++seed) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (o.programs > 0 ? stats.programs - replayed >= o.programs : elapsed >= o.seconds) break;
+    const ProgramSpec spec = generate(seed);
+    if (const Finding f = check_program(spec, o.inputs, stats)) {
+      ++stats.findings;
+      report(spec, f, o.inputs);
+    }
+  }
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "programs: " << stats.programs << " (" << replayed << " regression cases), "
+            << stats.exported << " exported, " << stats.invalid
+            << " not valid in eager (skipped)\n";
+  std::cout << "export refusals:";
+  if (stats.export_refusals.empty()) std::cout << " none";
+  for (const auto& [kind, count] : stats.export_refusals) std::cout << " " << kind << " " << count;
+  for (const auto& [kind, first] : stats.first_refusal) {
+    std::cout << "\n  first " << kind << ": " << first.substr(0, first.find('\n'));
+  }
+  std::cout << "\nprogram x input pairs: " << stats.inside_pairs << " inside the contract ("
+            << stats.eager_refused << " sets eager refuses too), " << stats.outside_pairs
+            << " outside it, each through 5 engines\n";
+  std::cout << "exported programs using each feature:\n";
+  for (int k = 0; k < kStepKinds; ++k) {
+    const int64_t n = stats.features[static_cast<size_t>(k)];
+    std::cout << "  " << kind_name(static_cast<StepKind>(k)) << ": " << n << " ("
+              << (stats.exported ? 100 * n / stats.exported : 0) << "%)\n";
+  }
+  std::cout << "findings: " << stats.findings << "; " << elapsed << " s\n";
+  return stats.findings == 0 ? 0 : 1;
+} catch (const std::exception& e) {
+  std::cerr << "xport_soundness_fuzzer: " << e.what() << "\n";
+  return 2;
+}

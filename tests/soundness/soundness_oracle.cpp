@@ -1,0 +1,324 @@
+#include "soundness_oracle.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <random>
+#include <sstream>
+
+namespace xport::soundness {
+namespace {
+
+using Engine = std::function<std::vector<Tensor>(const std::vector<Value>&)>;
+
+std::vector<Value> values_of(const std::vector<Tensor>& ts) {
+  return std::vector<Value>(ts.begin(), ts.end());
+}
+
+std::vector<Tensor> clones(const std::vector<Tensor>& ts) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : ts) out.push_back(t.clone());
+  return out;
+}
+
+std::string shape_str(const Tensor& t) {
+  std::ostringstream out;
+  out << "[";
+  const auto sizes = t.int_sizes();
+  for (size_t i = 0; i < sizes.size(); ++i) out << (i ? ", " : "") << sizes[i];
+  return out.str() + "] " + dtype_name(t.dtype());
+}
+
+std::string sets_str(const std::vector<Tensor>& ts) {
+  std::string out;
+  for (size_t i = 0; i < ts.size(); ++i) out += (i ? ", " : "") + shape_str(ts[i]);
+  return out;
+}
+
+// Equal sizes and dtypes; values within 1e-4 of the larger magnitude (fusion reorders float
+// sums), NaN where the other has NaN. Empty when equal, else what differs.
+std::string difference(const Tensor& got, const Tensor& want) {
+  if (got.int_sizes() != want.int_sizes() || got.dtype() != want.dtype()) {
+    return "got " + shape_str(got) + ", eager gives " + shape_str(want);
+  }
+  if (want.int_numel() == 0) return "";
+  const Tensor g = got.to(DType::Float64).contiguous(), w = want.to(DType::Float64).contiguous();
+  const auto* gp = static_cast<const double*>(g.raw_data());
+  const auto* wp = static_cast<const double*>(w.raw_data());
+  double scale = 1, worst = 0;
+  for (int64_t i = 0; i < w.int_numel(); ++i) {
+    if (std::isfinite(wp[i])) scale = std::max(scale, std::abs(wp[i]));
+  }
+  for (int64_t i = 0; i < w.int_numel(); ++i) {
+    if (std::isnan(wp[i]) != std::isnan(gp[i]) || std::isinf(wp[i]) != std::isinf(gp[i])) {
+      return "element " + std::to_string(i) + ": " + std::to_string(gp[i]) + " vs eager's " +
+             std::to_string(wp[i]);
+    }
+    if (std::isfinite(wp[i])) worst = std::max(worst, std::abs(gp[i] - wp[i]));
+  }
+  if (worst > 1e-4 * scale) {
+    return "max |difference| " + std::to_string(worst) + " (scale " + std::to_string(scale) + ")";
+  }
+  return "";
+}
+
+// Whether an error names something of the user's: an input (x0, x1, ...) or a Dim.
+bool names_the_user(const std::string& message, const ProgramSpec& spec) {
+  for (size_t i = 0; i < spec.inputs.size(); ++i) {
+    if (message.find("x" + std::to_string(i)) != std::string::npos) return true;
+  }
+  for (const DimRange& r : spec.dims) {
+    if (message.find("'" + r.name + "'") != std::string::npos ||
+        message.find("\"" + r.name + "\"") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Random sizes for each Dim inside its range: the ends often, small values mostly.
+std::vector<int64_t> inside_values(const ProgramSpec& spec, std::mt19937_64& rng) {
+  std::vector<int64_t> v;
+  for (const DimRange& r : spec.dims) {
+    const int pick = std::uniform_int_distribution<int>(0, 5)(rng);
+    if (pick == 0) {
+      v.push_back(r.min);
+    } else if (pick == 1) {
+      v.push_back(r.max);
+    } else {
+      v.push_back(std::uniform_int_distribution<int64_t>(r.min, std::min(r.max, r.min + 7))(rng));
+    }
+  }
+  return v;
+}
+
+std::vector<Tensor> random_inputs(const std::vector<std::vector<int64_t>>& sizes, uint64_t seed) {
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    out.push_back(randn(std::vector<SymInt>(sizes[i].begin(), sizes[i].end()), seed + i));
+  }
+  return out;
+}
+
+// Input sets just outside the contract: a Dim one past each end of its range, a shared Dim's
+// occurrences made unequal, a wrong dtype, a wrong rank.
+std::vector<std::pair<std::string, std::vector<Tensor>>> outside_sets(const ProgramSpec& spec,
+                                                                      uint64_t seed) {
+  std::vector<std::pair<std::string, std::vector<Tensor>>> out;
+  std::vector<int64_t> base;
+  for (const DimRange& r : spec.dims) base.push_back(std::min(r.max, r.min + 1));
+  for (size_t d = 0; d < spec.dims.size(); ++d) {
+    bool used = false;
+    for (const Shape& s : spec.inputs) {
+      for (const DimTerm& t : s) used |= t.root == static_cast<int>(d);
+    }
+    if (!used) continue;
+    for (int64_t past : {spec.dims[d].min - 1, spec.dims[d].max + 1}) {
+      if (past < 0) continue;
+      std::vector<int64_t> v = base;
+      v[d] = past;
+      out.emplace_back("Dim '" + spec.dims[d].name + "' = " + std::to_string(past),
+                       random_inputs(input_sizes(spec, v), seed));
+    }
+  }
+  // Two places of one Dim made unequal: the second occurrence one larger.
+  const std::vector<std::vector<int64_t>> sizes = input_sizes(spec, base);
+  for (size_t d = 0; d < spec.dims.size(); ++d) {
+    int seen = 0;
+    for (size_t i = 0; i < spec.inputs.size() && seen < 2; ++i) {
+      for (size_t k = 0; k < spec.inputs[i].size() && seen < 2; ++k) {
+        if (spec.inputs[i][k].root != static_cast<int>(d) || ++seen < 2) continue;
+        std::vector<std::vector<int64_t>> broken = sizes;
+        broken[i][k] += 1;
+        out.emplace_back("Dim '" + spec.dims[d].name + "' unequal at x" + std::to_string(i),
+                         random_inputs(broken, seed));
+      }
+    }
+  }
+  std::vector<Tensor> wrong_dtype = random_inputs(sizes, seed);
+  wrong_dtype[0] = wrong_dtype[0].to(DType::Float64);
+  out.emplace_back("x0 as float64", wrong_dtype);
+  std::vector<Tensor> wrong_rank = random_inputs(sizes, seed);
+  wrong_rank[0] = wrong_rank[0].unsqueeze(0);
+  out.emplace_back("x0 with one more dim", wrong_rank);
+  return out;
+}
+
+std::string temp_path() {
+  static std::atomic<int> counter{0};
+  return (std::filesystem::temp_directory_path() /
+          ("xport-soundness-" + std::to_string(::getpid()) + "-" +
+           std::to_string(counter++) + ".pt2"))
+      .string();
+}
+
+}  // namespace
+
+Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, bool must_export) {
+  ++stats.programs;
+  auto fn = [&spec](const std::vector<Value>& in) {
+    std::vector<Tensor> ts;
+    for (const Value& v : in) ts.push_back(v.to_tensor());
+    return run_program(spec, ts);
+  };
+  std::mt19937_64 rng(spec.seed * 7919 + 1);
+  // The example: each Dim at least 2 where its range allows (a size-1 example would work too).
+  std::vector<int64_t> example_values;
+  for (const DimRange& r : spec.dims) {
+    example_values.push_back(std::max<int64_t>(r.min, std::min<int64_t>(r.max, 3)));
+  }
+  const std::vector<Tensor> example = random_inputs(input_sizes(spec, example_values), spec.seed);
+  try {
+    run_program(spec, clones(example));
+  } catch (const Error&) {
+    ++stats.invalid;
+    return {};
+  } catch (const std::exception& e) {
+    return {"eager crashed", e.what()};
+  }
+
+  // Export: a refusal must be a well-formed error naming the user's inputs or Dims.
+  std::optional<ExportedProgram> ep;
+  try {
+    ep.emplace(export_program(fn, values_of(clones(example)), export_options(spec)));
+  } catch (const Error& e) {
+    stats.export_refusals[to_string(e.kind())]++;
+    if (e.kind() != ErrorKind::ConstraintViolation &&
+        !stats.first_refusal.count(to_string(e.kind()))) {
+      stats.first_refusal[to_string(e.kind())] =
+          "seed " + std::to_string(spec.seed) + ": " + e.what();
+    }
+    if (e.kind() == ErrorKind::Internal) return {"export: Internal error", e.what()};
+    if (must_export) return {"export refused", e.what()};
+    if ((e.kind() == ErrorKind::ConstraintViolation || e.kind() == ErrorKind::InvalidSpec) &&
+        !names_the_user(e.what(), spec)) {
+      return {"export: an error that names neither an input nor a Dim", e.what()};
+    }
+    return {};
+  } catch (const std::exception& e) {
+    return {"export: not an xport::Error", e.what()};
+  }
+  ++stats.exported;
+  for (StepKind k : kinds_used(spec)) stats.features[static_cast<size_t>(k)]++;
+
+  // Every way of running it.
+  const std::string path = temp_path();
+  struct Cleanup {
+    std::string path;
+    ~Cleanup() { std::filesystem::remove(path); }
+  } cleanup{path};
+  std::vector<std::pair<std::string, Engine>> engines;
+  std::optional<ExportedProgram> loaded, decomposed;
+  std::optional<runtime::Program> fused, unfused;
+  try {
+    save(*ep, path);
+    loaded.emplace(load(path));
+    decomposed.emplace(ep->run_decompositions());
+    fused.emplace(runtime::Program::load(path, runtime::Options{.num_threads = 1, .fuse = true}));
+    unfused.emplace(
+        runtime::Program::load(path, runtime::Options{.num_threads = 1, .fuse = false}));
+  } catch (const std::exception& e) {
+    return {"save, load, run_decompositions or the runtime's load failed", e.what()};
+  }
+  engines.emplace_back("ExportedProgram::run", [&](const auto& in) { return ep->run(in); });
+  engines.emplace_back("archive round trip", [&](const auto& in) { return loaded->run(in); });
+  engines.emplace_back("run_decompositions", [&](const auto& in) { return decomposed->run(in); });
+  engines.emplace_back("runtime (fused)", [&](const auto& in) { return fused->run_values(in); });
+  engines.emplace_back("runtime (unfused)",
+                       [&](const auto& in) { return unfused->run_values(in); });
+
+  for (int k = 0; k < input_sets; ++k) {
+    const std::vector<Tensor> inputs =
+        random_inputs(input_sizes(spec, inside_values(spec, rng)), spec.seed * 131 + k);
+    std::vector<Tensor> eager_inputs = clones(inputs);
+    std::vector<Tensor> want;
+    bool eager_ok = true;
+    try {
+      want = run_program(spec, eager_inputs);
+    } catch (const Error&) {
+      eager_ok = false;
+      ++stats.eager_refused;
+    }
+    for (const auto& [name, run] : engines) {
+      std::vector<Tensor> mine = clones(inputs);
+      std::vector<Tensor> got;
+      try {
+        got = run(values_of(mine));
+      } catch (const Error& e) {
+        if (eager_ok) {
+          return {name + " refuses an input inside the contract",
+                  "inputs " + sets_str(inputs) + ": " + e.what()};
+        }
+        continue;
+      } catch (const std::exception& e) {
+        return {name + " crashed", "inputs " + sets_str(inputs) + ": " + e.what()};
+      }
+      if (!eager_ok) {
+        return {name + " runs an input eager refuses", "inputs " + sets_str(inputs)};
+      }
+      if (got.size() != want.size()) {
+        return {name + ": output count", std::to_string(got.size()) + " outputs, eager gives " +
+                                             std::to_string(want.size())};
+      }
+      for (size_t i = 0; i < want.size(); ++i) {
+        if (std::string d = difference(got[i], want[i]); !d.empty()) {
+          return {name + " differs from eager",
+                  "inputs " + sets_str(inputs) + ", output " + std::to_string(i) + ": " + d};
+        }
+      }
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        if (std::string d = difference(mine[i], eager_inputs[i]); !d.empty()) {
+          return {name + ": an updated input differs from eager's",
+                  "inputs " + sets_str(inputs) + ", x" + std::to_string(i) + ": " + d};
+        }
+      }
+    }
+    ++stats.inside_pairs;
+  }
+
+  for (const auto& [what, inputs] : outside_sets(spec, spec.seed * 977)) {
+    for (const auto& [name, run] : engines) {
+      std::vector<Tensor> mine = clones(inputs);
+      try {
+        run(values_of(mine));
+        return {name + " runs an input outside the contract",
+                what + ": inputs " + sets_str(inputs)};
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::InvalidInput) {
+          return {name + " refuses an input outside the contract with " +
+                      to_string(e.kind()) + ", not InvalidInput",
+                  what + ": " + e.what()};
+        }
+        if (!names_the_user(e.what(), spec)) {
+          return {name + ": a refusal that names neither an input nor a Dim", e.what()};
+        }
+      } catch (const std::exception& e) {
+        return {name + " crashed on an input outside the contract", what + ": " + e.what()};
+      }
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        if (!difference(mine[i], inputs[i]).empty()) {
+          return {name + " wrote to an input it refused", what};
+        }
+      }
+    }
+    ++stats.outside_pairs;
+  }
+  return {};
+}
+
+ProgramSpec minimise(ProgramSpec spec, const Finding& finding, int input_sets) {
+  for (size_t i = spec.steps.size(); i-- > 0;) {
+    if (spec.steps[i].disabled) continue;
+    ProgramSpec candidate = spec;
+    candidate.steps[i].disabled = true;
+    Stats ignored;
+    const Finding f = check_program(candidate, input_sets, ignored);
+    if (f && f.kind == finding.kind) spec = candidate;
+  }
+  return spec;
+}
+
+}  // namespace xport::soundness

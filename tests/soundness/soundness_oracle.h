@@ -1,0 +1,48 @@
+#pragma once
+// The oracle of the soundness fuzzer: a program is exported from its eager C++; then inputs
+// inside the contract must give eager's results through every way of running it, and inputs
+// outside must be refused by every one of them with InvalidInput, leaving the inputs as they were.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "program_generator.h"
+
+namespace xport::soundness {
+
+struct Stats {
+  int64_t programs = 0;
+  int64_t invalid = 0;   // eager itself refuses the example (the generator's program is not valid)
+  int64_t exported = 0;
+  std::map<std::string, int64_t> export_refusals;  // by ErrorKind
+  /// The first export refusal of each kind other than ConstraintViolation (a Dim's range the
+  /// program narrows, which the generator makes on purpose): the seed and the message.
+  std::map<std::string, std::string> first_refusal;
+  int64_t inside_pairs = 0;    // program x input set inside the contract, every engine compared
+  int64_t outside_pairs = 0;   // program x input set outside it, every engine refusing
+  int64_t eager_refused = 0;   // inside sets eager refuses (every engine must refuse too)
+  std::array<int64_t, kStepKinds> features{};  // exported programs using each step kind
+  int64_t findings = 0;
+};
+
+/// What went wrong with one program: empty when nothing did. The first line names the class of
+/// failure (which engine, which check), so that minimisation can keep it.
+struct Finding {
+  std::string kind;
+  std::string detail;
+  explicit operator bool() const { return !kind.empty(); }
+};
+
+/// Checks one program on `input_sets` random sets inside its contract and on the sets just
+/// outside it; counts into `stats`. With `must_export`, a refused export is a finding too (a
+/// regression case of a program xport once refused where PyTorch exports it).
+Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats,
+                      bool must_export = false);
+
+/// A smaller program that fails the same way: steps removed (made the identity) one at a time
+/// while the failure stays.
+ProgramSpec minimise(ProgramSpec spec, const Finding& finding, int input_sets);
+
+}  // namespace xport::soundness
