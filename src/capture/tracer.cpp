@@ -291,7 +291,11 @@ std::vector<Tensor> Tracer::record(const OpArgs& args) {
       const std::shared_ptr<void>& info = outs.back().impl()->capture_info;
       auto view = std::static_pointer_cast<TracedValue>(info);
       view->is_view = true;
-      views_of(args[static_cast<size_t>(base)].to_tensor()).push_back(view);
+      const Tensor& of = args[static_cast<size_t>(base)].to_tensor();
+      views_of(of).push_back(view);
+      if (const TracedValue* parent = traced(of); parent != nullptr && parent->is_view) {
+        view->base_view = std::static_pointer_cast<TracedValue>(of.impl()->capture_info);
+      }
     }
   }
   return outs;

@@ -24,6 +24,9 @@ struct TracedValue {
   /// what the view now holds, so using it is refused.
   bool stale = false;
   std::vector<std::weak_ptr<TracedValue>> views;  // views taken of this value
+  /// The view this one was taken of, kept alive with it: a temporary in a chain
+  /// (x.reshape(...).slice(...)) must still pass its base's update on to the views of it.
+  std::shared_ptr<TracedValue> base_view;
 };
 
 /// A graph input (a buffer, a user input) updated in place while tracing.

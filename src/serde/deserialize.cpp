@@ -337,7 +337,7 @@ class ProgramReader {
       if (m != 1 && m != 4)
         v.fail("memory format " + std::to_string(m) +
                "; xport supports contiguous_format (1) and preserve_format (4)");
-      return {};
+      return std::string(m == 1 ? "contiguous_format" : "preserve_format");
     }
     v.fail("argument kind '" + kind + "' is not supported by xport");
   }

@@ -523,6 +523,9 @@ class GraphWriter {
         // A required Device (to.device) holds the device's name; PyTorch reads it as a Device.
         if (param && param->type.base == BaseType::Device)
           return Json{{"as_device", Json{{"type", s}, {"index", nullptr}}}};
+        // PyTorch's MemoryFormat enum (torch/_export/serde/schema.py): contiguous 1, preserve 4.
+        if (param && param->type.base == BaseType::MemoryFormat)
+          return Json{{"as_memory_format", s == "contiguous_format" ? 1 : 4}};
         return Json{{"as_string", s}};
       }
       Json operator()(DType d) const { return Json{{"as_scalar_type", scalar_type_id(d)}}; }

@@ -311,3 +311,32 @@ TEST(Mutation, UpdatesExportCannotExpressAreRefusedWithTheFix) {
 
 }  // namespace
 }  // namespace xport
+
+namespace xport {
+namespace {
+
+// Found by the soundness fuzzer (tests/soundness/regressions.txt, seed 117558): a view of an
+// input taken before the input is updated in place reads the new values in eager; the export
+// must refuse to use it afterwards, whether its size is static or only the data decides it.
+TEST(Mutation, AViewTakenBeforeAnInPlaceUpdateIsRefusedWhateverItsSize) {
+  for (const bool data_dependent : {false, true}) {
+    SCOPED_TRACE(data_dependent ? "narrow to a data-dependent length" : "narrow to 2");
+    const TracedFn fn = [data_dependent](const std::vector<Value>& in) {
+      Tensor x = in[0].to_tensor();
+      SymInt length = 2;
+      if (data_dependent) {
+        length = x.gt(0.0).sum().item_int();
+        constrain_as_size(length);
+        check(length <= x.size(0));
+      }
+      const Tensor head = x.reshape({-1}).narrow(0, 0, length);
+      x.mul_(1.5);
+      return Tensors{head * head};
+    };
+    expect_error([&] { export_program(fn, {randn({7}, 0)}); }, ErrorKind::UnsupportedOp,
+                 {"a view is used after the tensor it views was updated in place"});
+  }
+}
+
+}  // namespace
+}  // namespace xport

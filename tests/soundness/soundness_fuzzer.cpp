@@ -4,13 +4,15 @@
 // the minimised program and exits 1.
 //
 // Usage: xport_soundness_fuzzer [--seconds S] [--programs N] [--seed FIRST] [--inputs K]
-//                               [--replay FILE]
+//                               [--replay FILE] [--torch-cases DIR [--torch-every K]]
 //   --seconds S   run for S seconds (default 10); --programs N stops after N programs instead
 //   --seed FIRST  the first seed (default 1); programs use FIRST, FIRST + 1, ...
 //   --inputs K    input sets inside the contract per program (default 8)
 //   --replay FILE first the regression cases of FILE: one `SEED [STEP ...] [!exports]` a line
 //                 (the steps listed are removed, as minimisation left them; `!exports`: the
 //                 program must export), `#` starts a comment
+//   --torch-cases DIR  also write every k-th exported program (--torch-every K, default 10)
+//                 with its input sets to DIR for tests/serde/torch_load_cases.py
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -29,6 +31,8 @@ struct Options {
   uint64_t seed = 1;
   int inputs = 8;
   std::string replay;
+  std::string torch_dir;
+  int torch_every = 10;
 };
 
 Options parse(int argc, char** argv) {
@@ -49,6 +53,10 @@ Options parse(int argc, char** argv) {
       o.inputs = std::stoi(next());
     } else if (a == "--replay") {
       o.replay = next();
+    } else if (a == "--torch-cases") {
+      o.torch_dir = next();
+    } else if (a == "--torch-every") {
+      o.torch_every = std::stoi(next());
     } else {
       throw std::runtime_error("unknown argument " + a);
     }
@@ -71,6 +79,10 @@ void report(const ProgramSpec& spec, const Finding& f, int inputs) {
 int main(int argc, char** argv) try {
   const Options o = parse(argc, argv);
   Stats stats;
+  TorchCases torch_cases;
+  torch_cases.dir = o.torch_dir;
+  torch_cases.every = o.torch_every;
+  TorchCases* torch = o.torch_dir.empty() ? nullptr : &torch_cases;
   const auto start = std::chrono::steady_clock::now();
   int64_t replayed = 0;
   if (!o.replay.empty()) {
@@ -104,7 +116,7 @@ int main(int argc, char** argv) try {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (o.programs > 0 ? stats.programs - replayed >= o.programs : elapsed >= o.seconds) break;
     const ProgramSpec spec = generate(seed);
-    if (const Finding f = check_program(spec, o.inputs, stats)) {
+    if (const Finding f = check_program(spec, o.inputs, stats, false, torch)) {
       ++stats.findings;
       report(spec, f, o.inputs);
     }
@@ -128,6 +140,11 @@ int main(int argc, char** argv) try {
     const int64_t n = stats.features[static_cast<size_t>(k)];
     std::cout << "  " << kind_name(static_cast<StepKind>(k)) << ": " << n << " ("
               << (stats.exported ? 100 * n / stats.exported : 0) << "%)\n";
+  }
+  if (torch != nullptr) {
+    torch->finish();
+    std::cout << "written for PyTorch: " << torch->written << " programs in " << o.torch_dir
+              << " (tests/serde/torch_load_cases.py reads them)\n";
   }
   std::cout << "findings: " << stats.findings << "; " << elapsed << " s\n";
   return stats.findings == 0 ? 0 : 1;

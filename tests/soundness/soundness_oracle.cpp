@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <functional>
 #include <random>
 #include <sstream>
@@ -155,9 +157,65 @@ std::string temp_path() {
       .string();
 }
 
+using json = nlohmann::json;
+
+json leaves_json(const std::vector<Tensor>& ts, const std::string& dir, const std::string& stem) {
+  json out = json::array();
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const std::string file = stem + std::to_string(i) + ".npy";
+    save_npy(ts[i], (std::filesystem::path(dir) / file).string());
+    out.push_back({{"npy", file}, {"dtype", dtype_name(ts[i].dtype())},
+                   {"shape", ts[i].int_sizes()}});
+  }
+  return out;
+}
+
+// One program x its input sets, as they ran.
+struct Recorded {
+  std::vector<Tensor> inputs, outputs, inputs_after;
+};
+
+void write_torch_case(TorchCases& out, const ProgramSpec& spec, const ExportedProgram& ep,
+                      const std::string& archive, const std::vector<Recorded>& runs,
+                      const std::vector<std::vector<Tensor>>& refused) {
+  const std::string name = "p" + std::to_string(spec.seed);
+  std::filesystem::create_directories(std::filesystem::path(out.dir) / name);
+  std::filesystem::copy_file(archive, std::filesystem::path(out.dir) / name / "model.pt2",
+                             std::filesystem::copy_options::overwrite_existing);
+  json c = {{"name", name}, {"group", "soundness"}, {"pt2", name + "/model.pt2"}};
+  c["runs"] = json::array();
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const std::string stem = name + "/run" + std::to_string(k);
+    c["runs"].push_back({{"inputs", leaves_json(runs[k].inputs, out.dir, stem + "_in")},
+                         {"outputs", leaves_json(runs[k].outputs, out.dir, stem + "_out")},
+                         {"inputs_after",
+                          leaves_json(runs[k].inputs_after, out.dir, stem + "_after")}});
+  }
+  c["refused_inputs"] = json::array();
+  for (size_t k = 0; k < refused.size(); ++k) {
+    c["refused_inputs"].push_back(
+        leaves_json(refused[k], out.dir, name + "/refused" + std::to_string(k) + "_in"));
+  }
+  c["range_constraints"] = json::object();
+  for (const auto& [symbol, range] : ep.range_constraints()) {
+    c["range_constraints"][symbol] = {
+        range.lo, range.hi == sym::Range::kPosInf ? json(nullptr) : json(range.hi)};
+  }
+  out.cases.push_back(c.dump());
+  ++out.written;
+}
+
 }  // namespace
 
-Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, bool must_export) {
+void TorchCases::finish() const {
+  json manifest = {{"cases", json::array()}};
+  for (const std::string& c : cases) manifest["cases"].push_back(json::parse(c));
+  std::filesystem::create_directories(dir);
+  std::ofstream(std::filesystem::path(dir) / "manifest.json") << manifest.dump(1) << "\n";
+}
+
+Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, bool must_export,
+                      TorchCases* torch_cases) {
   ++stats.programs;
   auto fn = [&spec](const std::vector<Value>& in) {
     std::vector<Tensor> ts;
@@ -230,6 +288,7 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
   engines.emplace_back("runtime (unfused)",
                        [&](const auto& in) { return unfused->run_values(in); });
 
+  std::vector<Recorded> recorded;
   for (int k = 0; k < input_sets; ++k) {
     const std::vector<Tensor> inputs =
         random_inputs(input_sizes(spec, inside_values(spec, rng)), spec.seed * 131 + k);
@@ -277,9 +336,11 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
       }
     }
     ++stats.inside_pairs;
+    if (eager_ok) recorded.push_back({inputs, want, eager_inputs});
   }
 
-  for (const auto& [what, inputs] : outside_sets(spec, spec.seed * 977)) {
+  const auto outside = outside_sets(spec, spec.seed * 977);
+  for (const auto& [what, inputs] : outside) {
     for (const auto& [name, run] : engines) {
       std::vector<Tensor> mine = clones(inputs);
       try {
@@ -305,6 +366,11 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
       }
     }
     ++stats.outside_pairs;
+  }
+  if (torch_cases != nullptr && torch_cases->seen++ % torch_cases->every == 0) {
+    std::vector<std::vector<Tensor>> refused;
+    for (const auto& [what, inputs] : outside) refused.push_back(inputs);
+    write_torch_case(*torch_cases, spec, *ep, path, recorded, refused);
   }
   return {};
 }

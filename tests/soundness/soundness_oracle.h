@@ -35,11 +35,24 @@ struct Finding {
   explicit operator bool() const { return !kind.empty(); }
 };
 
+/// Where exported programs go for PyTorch: each written with its archive, the input sets inside
+/// its contract with eager's outputs, and the sets outside it, in the manifest layout
+/// tests/serde/torch_load_cases.py reads (torch.export.load of each archive must equal eager).
+struct TorchCases {
+  std::string dir;
+  int every = 1;      // every k-th exported program
+  int64_t seen = 0;   // exported programs so far
+  int64_t written = 0;
+  std::vector<std::string> cases;  // JSON of each case
+  /// Writes DIR/manifest.json.
+  void finish() const;
+};
+
 /// Checks one program on `input_sets` random sets inside its contract and on the sets just
 /// outside it; counts into `stats`. With `must_export`, a refused export is a finding too (a
 /// regression case of a program xport once refused where PyTorch exports it).
 Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats,
-                      bool must_export = false);
+                      bool must_export = false, TorchCases* torch_cases = nullptr);
 
 /// A smaller program that fails the same way: steps removed (made the identity) one at a time
 /// while the failure stays.

@@ -454,7 +454,11 @@ void register_view_ops() {
                      infer_size(args, args.sym_ints("shape"), self.numel());
                  if (view_strides(self.sizes(), self.strides(), sizes))
                    return single(self.view(sizes));
-                 return single(self.clone().view(sizes));
+                 // A contiguous copy, said so in the graph: PyTorch's clone keeps the input's
+                 // strides unless told, and the view after it would not run there.
+                 const Tensor copy = call1(XPORT_OP("aten::clone"),
+                                           {self, std::string("contiguous_format")});
+                 return single(copy.view(sizes));
                }});
   register_op(
       {.schema =
