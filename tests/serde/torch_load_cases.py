@@ -206,7 +206,10 @@ def run_case(root, case, progress, notes):
         inputs = [leaf_value(root, leaf) for leaf in run["inputs"]]
         args, kwargs = call_args(ep, inputs)
         try:
-            outputs.append(pytree.tree_leaves(module(*args, **kwargs)))
+            # Copies: an output may be a buffer itself (a program that returns the new value
+            # of its state), which the next run updates.
+            outputs.append([leaf.clone() if isinstance(leaf, torch.Tensor) else leaf
+                            for leaf in pytree.tree_leaves(module(*args, **kwargs))])
         except Exception as e:
             raise CaseFailure("run %d: ep.module(): %s" % (k, first_line(e))) from e
         # Inputs the program updates in place must hold what xport's eager call left in them.

@@ -54,7 +54,8 @@ class Builder {
         {StepKind::Flatten, 2},   {StepKind::Slice, 3},      {StepKind::MatmulSelf, 2},
         {StepKind::CatSelf, 2},   {StepKind::ShapeIf, 2},    {StepKind::CondData, 2},
         {StepKind::CondShape, 2}, {StepKind::Map, 1},        {StepKind::WhileLoop, 1},
-        {StepKind::ItemNarrow, 1}, {StepKind::Nonzero, 1},   {StepKind::InplaceInput, 1}};
+        {StepKind::ItemNarrow, 1}, {StepKind::Nonzero, 1},   {StepKind::InplaceInput, 1},
+        {StepKind::BufferUpdate, 1}};
     int total = 0;
     for (const auto& [k, w] : kWeights) total += w;
     int64_t r = uniform(rng_, 0, total - 1);
@@ -232,6 +233,8 @@ class Builder {
         return Shape{opaque()};
       case StepKind::Nonzero:
         return Shape{opaque(), DimTerm{-1, 1, std::max<int64_t>(rank, 1), 0}};
+      case StepKind::BufferUpdate:
+        return Shape{DimTerm{-1, 1, 3, 0}};
       case StepKind::InplaceInput:
         if (spec_.inputs.empty()) return std::nullopt;
         s.a = static_cast<int>(uniform(rng_, 0, static_cast<int64_t>(spec_.inputs.size()) - 1));
@@ -332,7 +335,9 @@ ProgramSpec generate(uint64_t seed) {
   return spec;
 }
 
-std::vector<Tensor> run_program(const ProgramSpec& spec, const std::vector<Tensor>& inputs) {
+std::vector<Tensor> run_program(const ProgramSpec& spec, const std::vector<Tensor>& inputs,
+                                FuzzModule& module) {
+  nn::ModuleScope scope(module);
   std::vector<Tensor> v(inputs.begin(), inputs.end());
   for (const Step& s : spec.steps) {
     const Tensor& a = v[static_cast<size_t>(s.a)];
@@ -429,6 +434,10 @@ std::vector<Tensor> run_program(const ProgramSpec& spec, const std::vector<Tenso
         v[static_cast<size_t>(s.a)].mul_(1.5);
         v.push_back(v[static_cast<size_t>(s.a)]);
         break;
+      case StepKind::BufferUpdate:
+        module.state.add_(a.mean());
+        v.push_back(module.state);
+        break;
     }
   }
   std::vector<Tensor> out;
@@ -471,7 +480,7 @@ const char* kind_name(StepKind kind) {
   static const char* const kNames[] = {
       "pointwise", "broadcast", "scalar", "reduction", "transpose", "unsqueeze",
       "reshape", "slice", "matmul", "cat", "shape if", "cond (data)", "cond (shape)",
-      "map", "while_loop", "item_int + check", "nonzero", "in-place input"};
+      "map", "while_loop", "item_int + check", "nonzero", "in-place input", "buffer update"};
   return kNames[static_cast<int>(kind)];
 }
 
@@ -564,6 +573,9 @@ std::string ProgramSpec::str() const {
         break;
       case StepKind::InplaceInput:
         out << a << ".mul_(1.5)  // x" << s.a << " updated in place";
+        break;
+      case StepKind::BufferUpdate:
+        out << "state.add_(" << a << ".mean())  // the module's buffer updated in place";
         break;
     }
     out << "\n";

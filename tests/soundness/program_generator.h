@@ -49,6 +49,7 @@ enum class StepKind {
   ItemNarrow,    // u = count of positives (item_int, constrain_as_size), a.flatten()[:u]
   Nonzero,       // the positions of a's positive elements: a data-dependent row count
   InplaceInput,  // an input updated in place (mul_), read afterwards
+  BufferUpdate,  // the module's buffer `state` ([3]) updated in place (add_ of a's mean), read
 };
 
 struct Step {
@@ -71,8 +72,17 @@ struct ProgramSpec {
 
 ProgramSpec generate(uint64_t seed);
 
-/// The steps run eagerly on `inputs` (which InplaceInput steps update in place).
-std::vector<Tensor> run_program(const ProgramSpec& spec, const std::vector<Tensor>& inputs);
+/// The module the programs run in: one buffer, `state`, that BufferUpdate steps update.
+class FuzzModule : public nn::Module {
+ public:
+  FuzzModule() : nn::Module("FuzzModule") { state = register_buffer("state", zeros({3})); }
+  Tensor state;
+};
+
+/// The steps run eagerly on `inputs` (which InplaceInput steps update in place) in `module`
+/// (whose buffer BufferUpdate steps update).
+std::vector<Tensor> run_program(const ProgramSpec& spec, const std::vector<Tensor>& inputs,
+                                FuzzModule& module);
 
 /// The export options of the spec: its Dims on the inputs' dims, named x0, x1, ...
 ExportOptions export_options(const ProgramSpec& spec);
@@ -84,6 +94,6 @@ std::vector<std::vector<int64_t>> input_sizes(const ProgramSpec& spec,
 /// Which step kinds the spec uses (for the fuzzer's feature counts).
 std::vector<StepKind> kinds_used(const ProgramSpec& spec);
 const char* kind_name(StepKind kind);
-inline constexpr int kStepKinds = static_cast<int>(StepKind::InplaceInput) + 1;
+inline constexpr int kStepKinds = static_cast<int>(StepKind::BufferUpdate) + 1;
 
 }  // namespace xport::soundness

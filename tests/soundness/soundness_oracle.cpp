@@ -217,10 +217,13 @@ void TorchCases::finish() const {
 Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, bool must_export,
                       TorchCases* torch_cases) {
   ++stats.programs;
-  auto fn = [&spec](const std::vector<Value>& in) {
+  // The module the program is exported in, and eager's own: the exported program holds the
+  // former's buffer, and both go on from the same zeros, run by run.
+  FuzzModule module, eager_module;
+  auto fn = [&spec, &module](const std::vector<Value>& in) {
     std::vector<Tensor> ts;
     for (const Value& v : in) ts.push_back(v.to_tensor());
-    return run_program(spec, ts);
+    return run_program(spec, ts, module);
   };
   std::mt19937_64 rng(spec.seed * 7919 + 1);
   // The example: each Dim at least 2 where its range allows (a size-1 example would work too).
@@ -230,7 +233,8 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
   }
   const std::vector<Tensor> example = random_inputs(input_sizes(spec, example_values), spec.seed);
   try {
-    run_program(spec, clones(example));
+    FuzzModule scratch;
+    run_program(spec, clones(example), scratch);
   } catch (const Error&) {
     ++stats.invalid;
     return {};
@@ -241,7 +245,7 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
   // Export: a refusal must be a well-formed error naming the user's inputs or Dims.
   std::optional<ExportedProgram> ep;
   try {
-    ep.emplace(export_program(fn, values_of(clones(example)), export_options(spec)));
+    ep.emplace(export_program(module, fn, values_of(clones(example)), export_options(spec)));
   } catch (const Error& e) {
     stats.export_refusals[to_string(e.kind())]++;
     if (e.kind() != ErrorKind::ConstraintViolation &&
@@ -274,7 +278,9 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
   try {
     save(*ep, path);
     loaded.emplace(load(path));
-    decomposed.emplace(ep->run_decompositions());
+    // From its own load: a decomposed program shares its state (buffers) with the program
+    // it came from, as PyTorch's does, and each engine here must advance its own.
+    decomposed.emplace(load(path).run_decompositions());
     fused.emplace(runtime::Program::load(path, runtime::Options{.num_threads = 1, .fuse = true}));
     unfused.emplace(
         runtime::Program::load(path, runtime::Options{.num_threads = 1, .fuse = false}));
@@ -289,14 +295,46 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
                        [&](const auto& in) { return unfused->run_values(in); });
 
   std::vector<Recorded> recorded;
-  for (int k = 0; k < input_sets; ++k) {
+  // The inside sets, then the outside ones, then one inside set more: a refused call must not
+  // have advanced any engine's buffer.
+  const auto outside = outside_sets(spec, spec.seed * 977);
+  for (int k = 0; k <= input_sets; ++k) {
+    if (k == input_sets) {
+      for (const auto& [what, bad] : outside) {
+        for (const auto& [name, run] : engines) {
+          std::vector<Tensor> mine = clones(bad);
+          try {
+            run(values_of(mine));
+            return {name + " runs an input outside the contract",
+                    what + ": inputs " + sets_str(bad)};
+          } catch (const Error& e) {
+            if (e.kind() != ErrorKind::InvalidInput) {
+              return {name + " refuses an input outside the contract with " +
+                          to_string(e.kind()) + ", not InvalidInput",
+                      what + ": " + e.what()};
+            }
+            if (!names_the_user(e.what(), spec)) {
+              return {name + ": a refusal that names neither an input nor a Dim", e.what()};
+            }
+          } catch (const std::exception& e) {
+            return {name + " crashed on an input outside the contract", what + ": " + e.what()};
+          }
+          for (size_t i = 0; i < bad.size(); ++i) {
+            if (!difference(mine[i], bad[i]).empty()) {
+              return {name + " wrote to an input it refused", what};
+            }
+          }
+        }
+        ++stats.outside_pairs;
+      }
+    }
     const std::vector<Tensor> inputs =
         random_inputs(input_sizes(spec, inside_values(spec, rng)), spec.seed * 131 + k);
     std::vector<Tensor> eager_inputs = clones(inputs);
     std::vector<Tensor> want;
     bool eager_ok = true;
     try {
-      want = run_program(spec, eager_inputs);
+      want = run_program(spec, eager_inputs, eager_module);
     } catch (const Error&) {
       eager_ok = false;
       ++stats.eager_refused;
@@ -336,36 +374,8 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
       }
     }
     ++stats.inside_pairs;
-    if (eager_ok) recorded.push_back({inputs, want, eager_inputs});
-  }
-
-  const auto outside = outside_sets(spec, spec.seed * 977);
-  for (const auto& [what, inputs] : outside) {
-    for (const auto& [name, run] : engines) {
-      std::vector<Tensor> mine = clones(inputs);
-      try {
-        run(values_of(mine));
-        return {name + " runs an input outside the contract",
-                what + ": inputs " + sets_str(inputs)};
-      } catch (const Error& e) {
-        if (e.kind() != ErrorKind::InvalidInput) {
-          return {name + " refuses an input outside the contract with " +
-                      to_string(e.kind()) + ", not InvalidInput",
-                  what + ": " + e.what()};
-        }
-        if (!names_the_user(e.what(), spec)) {
-          return {name + ": a refusal that names neither an input nor a Dim", e.what()};
-        }
-      } catch (const std::exception& e) {
-        return {name + " crashed on an input outside the contract", what + ": " + e.what()};
-      }
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        if (!difference(mine[i], inputs[i]).empty()) {
-          return {name + " wrote to an input it refused", what};
-        }
-      }
-    }
-    ++stats.outside_pairs;
+    // Copies: an output may be the buffer itself, which later runs update.
+    if (eager_ok) recorded.push_back({inputs, clones(want), eager_inputs});
   }
   if (torch_cases != nullptr && torch_cases->seen++ % torch_cases->every == 0) {
     std::vector<std::vector<Tensor>> refused;
