@@ -54,6 +54,15 @@ std::string shape_str(const std::vector<SymInt>& sizes) {
   return out.str();
 }
 
+bool size_is_one(const SymInt& size) {
+  const SymBool one = size == 1;
+  if (one.is_symbolic()) {
+    const std::optional<bool> oblivious = one.node()->decide_size_oblivious();
+    if (oblivious && !*oblivious) return false;
+  }
+  return static_cast<bool>(one);
+}
+
 std::vector<SymInt> broadcast_shapes(const OpArgs& args, const std::vector<SymInt>& a,
                                      const std::vector<SymInt>& b) {
   const size_t n = std::max(a.size(), b.size());
@@ -63,14 +72,12 @@ std::vector<SymInt> broadcast_shapes(const OpArgs& args, const std::vector<SymIn
     const SymInt& sa = has_a ? a[a.size() - 1 - i] : b[b.size() - 1 - i];
     const SymInt& sb = has_b ? b[b.size() - 1 - i] : sa;
     SymInt r;
-    // Size-oblivious, as PyTorch's infer_size: a dynamic size is taken as not 1 without a
-    // guard, so a Dim whose range includes 1 keeps it. Sound: against a static 1 the result is
-    // that size whether or not it is 1; against another size, the equality below is guarded.
+    // A Dim whose range includes 1 keeps it (size_is_one).
     if (sa.is_same(sb))
       r = sa;
-    else if (guard_size_oblivious(sa == 1))
+    else if (size_is_one(sa))
       r = sb;
-    else if (guard_size_oblivious(sb == 1))
+    else if (size_is_one(sb))
       r = sa;
     else if (static_cast<bool>(sa == sb))
       r = sa;

@@ -24,6 +24,13 @@ std::vector<int64_t> wrap_dims(std::string_view op, const std::vector<int64_t>& 
                                int64_t ndim);
 std::vector<int64_t> wrap_dims(const OpArgs& args, const std::vector<int64_t>& dims, int64_t ndim);
 /// The broadcast of two shapes (NumPy rules); throws InvalidInput naming both shapes.
+/// Whether a size is 1, for broadcasting: "not 1" is decided size-obliviously (a dynamic size
+/// taken as at least 2, no guard), as PyTorch's infer_size decides it, which is sound because the
+/// caller then guards the equality with the other size, or takes this size against a static 1,
+/// which is right whether it is 1 or not. "1" is never assumed that way (min(1, u0) is 0 when u0
+/// is): it takes a guard.
+bool size_is_one(const SymInt& size);
+
 std::vector<SymInt> broadcast_shapes(const OpArgs& args, const std::vector<SymInt>& a,
                                      const std::vector<SymInt>& b);
 std::string shape_str(const std::vector<SymInt>& sizes);

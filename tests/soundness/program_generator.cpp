@@ -20,7 +20,10 @@ bool chance(Rng& rng, double p) { return std::bernoulli_distribution(p)(rng); }
 class Builder {
  public:
   Builder(ProgramSpec& spec, Rng& rng) : spec_(spec), rng_(rng) {
-    for (const Shape& s : spec.inputs) shapes_.push_back(s);
+    for (const Shape& s : spec.inputs) {
+      shapes_.push_back(s);
+      bounds_.push_back(max_numel(s, 0));
+    }
   }
 
   void add_step() {
@@ -31,8 +34,13 @@ class Builder {
       const int n = static_cast<int>(shapes_.size());
       step.a = chance(rng_, 0.6) ? n - 1 : static_cast<int>(uniform(rng_, 0, n - 1));
       if (auto shape = plan(step)) {
+        // Values stay small at every size the spec allows: broadcasting a flattened value
+        // against itself would otherwise reach billions of elements at the ranges' ends.
+        const double bound = max_numel(*shape, operand_bound(step));
+        if (bound > kMaxElements) continue;
         spec_.steps.push_back(step);
         shapes_.push_back(*shape);
+        bounds_.push_back(bound);
         return;
       }
     }
@@ -44,7 +52,29 @@ class Builder {
   ProgramSpec& spec_;
   Rng& rng_;
   std::vector<Shape> shapes_;
+  std::vector<double> bounds_;  // the most elements each value can have
   int64_t next_opaque_ = 1;
+  static constexpr double kMaxElements = 1e6;
+
+  // The most elements a shape can have; an opaque dim (a slice, a flattening, a data-dependent
+  // count) has at most `opaque` (the operands' bound).
+  double max_numel(const Shape& shape, double opaque) const {
+    double n = 1;
+    for (const DimTerm& t : shape) {
+      if (t.root >= 0) {
+        n *= static_cast<double>(t.coefficient * spec_.dims[static_cast<size_t>(t.root)].max);
+      } else {
+        n *= t.opaque ? opaque : static_cast<double>(t.size);
+      }
+    }
+    return n;
+  }
+
+  double operand_bound(const Step& s) const {
+    double b = bounds_[static_cast<size_t>(s.a)];
+    if (s.kind == StepKind::Binary) b = std::max(b, bounds_[static_cast<size_t>(s.b)]);
+    return std::max(b, 1.0);
+  }
 
   StepKind pick_kind() {
     // Pointwise and shape ops most often; control flow and data-dependent steps now and then.

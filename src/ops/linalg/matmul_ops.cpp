@@ -41,7 +41,7 @@ void check_expandable(const OpArgs& args, const Tensor& self, const std::vector<
   bool ok = self.dim() <= static_cast<int64_t>(target.size());
   for (int64_t i = 1; ok && i <= self.dim(); ++i) {
     const SymInt& s = self.sizes()[self.dim() - i];
-    ok = guard_size_oblivious(s == 1) || same_size(s, target[target.size() - i]);
+    ok = size_is_one(s) || same_size(s, target[target.size() - i]);
   }
   XPORT_CHECK(ok, InvalidInput, args.name(), ": self of shape ", shape_str(self.sizes()),
               " cannot be broadcast to the product's shape ", shape_str(target));

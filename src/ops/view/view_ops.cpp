@@ -232,7 +232,7 @@ std::vector<TensorMeta> expand_meta(const OpArgs& args) {
     if (want.maybe_int() == std::optional<int64_t>(-1) || want.is_same(have)) {
       sizes[i] = have;
       strides[i] = self.strides()[j];
-    } else if (guard_size_oblivious(have == 1)) {  // as broadcast_shapes decides it
+    } else if (size_is_one(have)) {  // as broadcast_shapes decides it
       sizes[i] = want;
       strides[i] = 0;
     } else {
