@@ -61,6 +61,10 @@ struct InputContract {
   double float_value = 0;               ///< Float
 };
 
+/// "tensor", "tensor_list", "int", "float" or "bool": the kind's name in archives, ONNX metadata
+/// and the Python package.
+const char* to_string(InputContract::Kind kind);
+
 /// A symbol's meaning for error messages and for binding it at run time.
 struct SymbolSpec {
   std::string name;      ///< `s0`, or `u0` for an unbacked symbol

@@ -32,26 +32,10 @@ nb::list shape_of(const runtime::Program& program, const std::vector<sym::ExprPt
   return shape;
 }
 
-const char* kind_name(InputContract::Kind kind) {
-  switch (kind) {
-    case InputContract::Kind::Tensor:
-      return "tensor";
-    case InputContract::Kind::TensorList:
-      return "tensor_list";
-    case InputContract::Kind::Int:
-      return "int";
-    case InputContract::Kind::Float:
-      return "float";
-    case InputContract::Kind::Bool:
-      return "bool";
-  }
-  return "?";
-}
-
 nb::dict describe_input(const runtime::Program& program, const InputContract& c) {
   nb::dict d;
   d["name"] = c.name;
-  d["kind"] = kind_name(c.kind);
+  d["kind"] = to_string(c.kind);
   switch (c.kind) {
     case InputContract::Kind::Tensor:
       d["dtype"] = dtype_name(c.dtype);

@@ -29,7 +29,7 @@ nlohmann::json input_json(const InputContract& in,
   nlohmann::json j{{"name", in.name}};
   switch (in.kind) {
     case InputContract::Kind::Tensor: {
-      j["kind"] = "tensor";
+      j["kind"] = to_string(in.kind);
       j["dtype"] = dtype_name(in.dtype);
       nlohmann::json sizes = nlohmann::json::array();
       for (sym::ExprPtr s : in.sizes) {
@@ -43,7 +43,7 @@ nlohmann::json input_json(const InputContract& in,
       break;
     }
     case InputContract::Kind::TensorList: {
-      j["kind"] = "tensor_list";
+      j["kind"] = to_string(in.kind);
       nlohmann::json elements = nlohmann::json::array();
       for (const InputContract& e : in.elements) elements.push_back(input_json(e, dim_name));
       j["elements"] = elements;
@@ -51,11 +51,11 @@ nlohmann::json input_json(const InputContract& in,
     }
     case InputContract::Kind::Int:
     case InputContract::Kind::Bool:
-      j["kind"] = in.kind == InputContract::Kind::Int ? "int" : "bool";
+      j["kind"] = to_string(in.kind);
       j["value"] = in.int_value;  // specialised: the model was exported for this value
       break;
     case InputContract::Kind::Float:
-      j["kind"] = "float";
+      j["kind"] = to_string(in.kind);
       j["value"] = in.float_value;
       break;
   }

@@ -3,6 +3,22 @@
 #include <sstream>
 
 namespace xport {
+
+const char* to_string(InputContract::Kind kind) {
+  switch (kind) {
+    case InputContract::Kind::Tensor:
+      return "tensor";
+    case InputContract::Kind::TensorList:
+      return "tensor_list";
+    case InputContract::Kind::Int:
+      return "int";
+    case InputContract::Kind::Float:
+      return "float";
+    case InputContract::Kind::Bool:
+      return "bool";
+  }
+  return "?";
+}
 namespace {
 
 std::string dim_name(const std::string& input, size_t d) {

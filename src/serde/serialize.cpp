@@ -689,25 +689,9 @@ class GraphWriter {
   }
 };
 
-const char* contract_kind(InputContract::Kind k) {
-  switch (k) {
-    case InputContract::Kind::Tensor:
-      return "tensor";
-    case InputContract::Kind::TensorList:
-      return "tensor_list";
-    case InputContract::Kind::Int:
-      return "int";
-    case InputContract::Kind::Float:
-      return "float";
-    case InputContract::Kind::Bool:
-      return "bool";
-  }
-  return "?";
-}
-
 Json contract_json(const InputContract& c) {
   Json j;
-  j["kind"] = contract_kind(c.kind);
+  j["kind"] = to_string(c.kind);
   j["name"] = c.name;
   switch (c.kind) {
     case InputContract::Kind::Tensor: {
