@@ -63,6 +63,9 @@ class SymNode {
   /// The value, decided without a guard on the assumption that every size symbol is at least 2;
   /// nullopt when that does not decide it. See guard_size_oblivious().
   virtual std::optional<bool> decide_size_oblivious() const { return std::nullopt; }
+  /// The value where what is known (the Dims' ranges, the guards taken so far) decides it,
+  /// without recording a guard; nullopt when only a new guard or the data could.
+  virtual std::optional<bool> decide_without_guard() const;
 };
 
 class SymBool;
@@ -164,6 +167,15 @@ inline bool guard_size_oblivious(const SymBool& b,
   if (!b.is_symbolic()) return b.guard_bool(where);
   if (const std::optional<bool> v = b.node()->decide_size_oblivious()) return *v;
   return b.guard_bool(where);
+}
+
+/// `b` where what is known decides it, without a guard; nullopt where only a new guard (or the
+/// data) could. For decisions with a symbolic way out: a slice's end is min(end, size) when
+/// neither is known to be the smaller, valid at every size, where a guard would narrow the
+/// contract to the example's side (PyTorch's statically_known_true, both ways).
+inline std::optional<bool> decide_without_guard(const SymBool& b) {
+  if (!b.is_symbolic()) return b.maybe_bool();
+  return b.node()->decide_without_guard();
 }
 
 /// A floating value that may be symbolic (e.g. the result of item_float during capture).

@@ -187,6 +187,12 @@ std::vector<Tensor> map(MapFn fn, const Tensor& xs, std::vector<Tensor> args) {
   XPORT_CHECK(xs.defined() && xs.dim() >= 1, InvalidSpec,
               "map: xs must be a tensor with at least one dim to map over, got ",
               xs.defined() ? Value(xs).str() : "an undefined tensor", at_user_line());
+  // map's kernel refuses an empty leading dim (it has no row to learn the results' shapes from;
+  // PyTorch's refuses too): a guard, so that a spec allowing 0 rows is refused at export, naming
+  // the Dim, rather than left to a refusal at run time that dead-code elimination may remove.
+  XPORT_CHECK(static_cast<bool>(xs.size(0) > 0), InvalidInput,
+              "map: xs has no elements along its leading dim; map needs at least one",
+              at_user_line());
   std::vector<Tensor> closures;
   const std::vector<Traced> traced =
       trace_functions(*tracer, {body}, concat({xs}, args), 1, closures);

@@ -90,6 +90,10 @@ std::optional<bool> ExprNode::decide_size_oblivious() const {
   return env_->decide_size_oblivious(expr_);
 }
 
+std::optional<bool> ExprNode::decide_without_guard() const {
+  return env_->decide_without_guard(expr_);
+}
+
 sym::ExprPtr expr_of(const SymInt& v) {
   return v.is_symbolic() ? expr_of_node(v.node()) : sym::integer(v.as_int_unchecked());
 }

@@ -28,6 +28,7 @@ class ExprNode : public SymNode {
   std::string str() const override;
   bool is_same_as(const SymNode& other) const override;
   std::optional<bool> decide_size_oblivious() const override;
+  std::optional<bool> decide_without_guard() const override;
 
  private:
   SymNodePtr make(sym::ExprPtr e) const;

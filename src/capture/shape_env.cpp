@@ -160,12 +160,18 @@ std::optional<bool> ShapeEnv::decide_size_oblivious(sym::ExprPtr e) const {
   });
 }
 
-bool ShapeEnv::evaluate_bool(sym::ExprPtr e, const std::source_location& where) {
+std::optional<bool> ShapeEnv::decide_without_guard(sym::ExprPtr e) const {
   e = simplify(e);
-  if (auto v = sym::as_bool(e)) return *v;
-  if (auto v = sym::decide(e, [this](sym::ExprPtr s) { return range(s); })) return *v;
+  if (auto v = sym::as_bool(e)) return v;
+  if (auto v = sym::decide(e, [this](sym::ExprPtr s) { return range(s); })) return v;
   if (auto it = known_.find(e); it != known_.end()) return it->second;  // guarded already
   if (auto it = known_.find(sym::logical_not(e)); it != known_.end()) return !it->second;
+  return std::nullopt;
+}
+
+bool ShapeEnv::evaluate_bool(sym::ExprPtr e, const std::source_location& where) {
+  e = simplify(e);
+  if (auto v = decide_without_guard(e)) return *v;
   refuse_unbacked(e, "could not decide");
   const bool value = hint(e) != 0;
   known_[e] = value;

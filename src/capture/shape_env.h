@@ -68,6 +68,9 @@ class ShapeEnv : public std::enable_shared_from_this<ShapeEnv> {
   /// Turns a symbolic bool into a C++ bool: decided by the ranges when they can (no guard);
   /// otherwise evaluated on the hints and recorded as a guard.
   bool evaluate_bool(sym::ExprPtr e, const std::source_location& where);
+  /// `e` decided by the ranges and the guards taken so far; nullopt when only a new guard (or
+  /// the data) could decide it. Records nothing.
+  std::optional<bool> decide_without_guard(sym::ExprPtr e) const;
   /// `e` decided by the ranges with every size symbol (one whose range starts at 0 or more)
   /// taken to be at least 2; nullopt when they do not decide it. Records nothing.
   std::optional<bool> decide_size_oblivious(sym::ExprPtr e) const;

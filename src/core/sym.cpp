@@ -102,6 +102,11 @@ XPORT_SYMINT_COMPARE(>, Gt)
 XPORT_SYMINT_COMPARE(>=, Ge)
 #undef XPORT_SYMINT_COMPARE
 
+std::optional<bool> SymNode::decide_without_guard() const {
+  if (auto v = maybe_int()) return *v != 0;
+  return std::nullopt;
+}
+
 std::optional<bool> SymBool::maybe_bool() const {
   if (!node_) return value_;
   if (auto v = node_->maybe_int()) return *v != 0;

@@ -109,6 +109,69 @@ TEST(SizeOne, BroadcastingAgainstAStaticOneKeepsARangeFromOne) {
                              ErrorKind::InvalidInput, {"Dim 'n'"});
 }
 
+// Found by the soundness fuzzer's comparison with torch.export (v1 700001): x[0:2] with
+// x: [m], m in [1, 25] guarded m >= 2 and refused the spec; PyTorch exports it. The size is
+// now min(2, m), with no guard, and right at m = 1.
+TEST(SizeOne, ASliceEndInsideTheRangeIsAMinNotAGuard) {
+  const TracedFn fn = [](const std::vector<Value>& in) {
+    const Tensor x = in[0].to_tensor();
+    return std::vector<Tensor>{x.slice(0, 0, 2) * 2.0, x.slice(0, 1, 30) + 1.0,
+                               x.slice(0, 0, 1) + ones({3})};
+  };
+  ExportOptions options;
+  options.dynamic_shapes = {{{0, Dim("m", 1, 25)}}};
+  const ExportedProgram p = export_program(fn, {randn({5}, 0)}, options);
+  EXPECT_NE(p.to_string().find("f32[Min(2, s0)]"), std::string::npos) << p.to_string();
+  EXPECT_EQ(p.range_constraints().begin()->second.lo, 1);
+  const runtime::Program rt =
+      runtime::Program::from_exported(export_program(fn, {randn({5}, 0)}, options));
+  for (int64_t m : {1, 2, 25, 7}) {
+    const std::vector<Value> in = {randn({m}, static_cast<uint64_t>(m))};
+    const std::vector<Tensor> want = fn(in);
+    const std::vector<Tensor> got = p.run(in), ran = rt.run_values(in);
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_TRUE(same(got[i], want[i])) << "m = " << m << ", output " << i;
+      EXPECT_TRUE(same(ran[i], want[i])) << "runtime, m = " << m << ", output " << i;
+    }
+  }
+}
+
+// Found the same way (v1 700224): cat of a data-dependent 1-D narrow asked "u0 == 0" (PyTorch
+// skips empty 1-D inputs) and refused; it is decided as PyTorch decides it, size-obliviously,
+// which gives the same result when u0 is 0.
+TEST(SizeOne, CatOfAMaybeEmptyDataDependentLengthExports) {
+  const TracedFn fn = [](const std::vector<Value>& in) {
+    const Tensor x = in[0].to_tensor();
+    const SymInt u = x.gt(0.0).sum().item_int();
+    constrain_as_size(u);
+    check(u <= x.size(0));
+    const Tensor head = x.narrow(0, 0, u);
+    return std::vector<Tensor>{cat({head, head * 2.0}, 0)};
+  };
+  const ExportedProgram p = export_program(fn, {randn({5}, 0)});
+  for (const Tensor& x : {randn({5}, 1), -ones({5}), ones({5})}) {
+    EXPECT_TRUE(same(p.run({x}).at(0), fn({x}).at(0))) << Value(x).str();
+  }
+}
+
+// map refuses 0 rows in eager (as PyTorch's does), so a spec that allows 0 rows is refused at
+// export, naming the Dim, even where the map's result is unused and would be removed from the
+// graph (found by the soundness fuzzer: v2 500235 1 2).
+TEST(SizeOne, MapOverADimThatMayBeEmptyIsRefusedAtExport) {
+  const TracedFn fn = [](const std::vector<Value>& in) {
+    const Tensor x = in[0].to_tensor();
+    map([](const Tensor& row, const std::vector<Tensor>&) { return std::vector{row.tanh()}; },
+        x);
+    return std::vector<Tensor>{x + 1.0};
+  };
+  ExportOptions options;
+  options.dynamic_shapes = {{{0, Dim("n", 0, 21)}}};
+  expect_error([&] { export_program(fn, {randn({3, 2}, 0)}, options); },
+               ErrorKind::ConstraintViolation, {"n >= 1", "Dim n(\"n\", 1, 21)"});
+  options.dynamic_shapes = {{{0, Dim("n", 1, 21)}}};
+  EXPECT_NO_THROW(export_program(fn, {randn({3, 2}, 0)}, options));
+}
+
 TEST(SizeOne, AnExampleOfSizeOneExportsTheGeneralProgram) {
   auto m = models::mlp({16, 32, 8});
   expect_runs_like_eager(*m, randn({1, 16}, 0), batch_from(1, 64),

@@ -78,14 +78,17 @@ class Builder {
 
   StepKind pick_kind() {
     // Pointwise and shape ops most often; control flow and data-dependent steps now and then.
-    static const std::vector<std::pair<StepKind, int>> kWeights = {
+    static const std::vector<std::pair<StepKind, int>> kAllWeights = {
         {StepKind::Unary, 6},     {StepKind::Binary, 10},    {StepKind::Scalar, 4},
         {StepKind::Reduce, 5},    {StepKind::Transpose, 3},  {StepKind::Unsqueeze, 3},
         {StepKind::Flatten, 2},   {StepKind::Slice, 3},      {StepKind::MatmulSelf, 2},
         {StepKind::CatSelf, 2},   {StepKind::ShapeIf, 2},    {StepKind::CondData, 2},
         {StepKind::CondShape, 2}, {StepKind::Map, 1},        {StepKind::WhileLoop, 1},
         {StepKind::ItemNarrow, 1}, {StepKind::Nonzero, 1},   {StepKind::InplaceInput, 1},
-        {StepKind::BufferUpdate, 1}};
+        {StepKind::BufferUpdate, 1}, {StepKind::IntBool, 2}};
+    // Version 1 had no IntBool steps (the last entry).
+    const std::vector<std::pair<StepKind, int>> kWeights(
+        kAllWeights.begin(), spec_.version >= 2 ? kAllWeights.end() : kAllWeights.end() - 1);
     int total = 0;
     for (const auto& [k, w] : kWeights) total += w;
     int64_t r = uniform(rng_, 0, total - 1);
@@ -256,6 +259,8 @@ class Builder {
       case StepKind::WhileLoop:
         s.variant = static_cast<int>(uniform(rng_, 0, 1));
         return a;
+      case StepKind::IntBool:
+        return a;
       case StepKind::Map:
         if (rank < 1 || a[0].opaque) return std::nullopt;
         return a;
@@ -324,15 +329,20 @@ Tensor binary(int variant, const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
-ProgramSpec generate(uint64_t seed) {
+ProgramSpec generate(uint64_t seed, int version) {
+  XPORT_CHECK(version >= 1 && version <= kGeneratorVersion, InvalidSpec,
+              "the soundness fuzzer's generator has versions 1 to ", kGeneratorVersion,
+              ", not ", version);
   Rng rng(seed);
   ProgramSpec spec;
   spec.seed = seed;
+  spec.version = version;
   const int64_t dims = uniform(rng, 1, 2);
   for (int64_t d = 0; d < dims; ++d) {
     DimRange r;
     r.name = d == 0 ? "n" : "m";
-    r.min = uniform(rng, 1, 2);
+    // Ranges start at 0 now and then: empty tensors, and the decisions that differ at 0.
+    r.min = version >= 2 && chance(rng, 0.2) ? 0 : uniform(rng, 1, 2);
     r.max = r.min + uniform(rng, 2, 30);
     spec.dims.push_back(r);
   }
@@ -424,7 +434,13 @@ std::vector<Tensor> run_program(const ProgramSpec& spec, const std::vector<Tenso
       case StepKind::CondShape: {
         auto twice = [](const std::vector<Tensor>& o) { return std::vector{o[0].relu() * 2.0}; };
         auto less = [](const std::vector<Tensor>& o) { return std::vector{o[0] - 1.0}; };
-        if (s.kind == StepKind::CondData) {
+        // Variant 1: a cond inside the true branch.
+        auto nested = [&](const std::vector<Tensor>& o) {
+          return cond(o[0].mean().gt(0.5), twice, less, {o[0]});
+        };
+        if (s.kind == StepKind::CondData && s.variant == 1 && spec.version >= 2) {
+          v.push_back(cond(a.sum().gt(0.0), nested, less, {a}).at(0));
+        } else if (s.kind == StepKind::CondData) {
           v.push_back(cond(a.sum().gt(0.0), twice, less, {a}).at(0));
         } else {
           v.push_back(cond(a.size(s.p) > s.q, twice, less, {a}).at(0));
@@ -468,6 +484,13 @@ std::vector<Tensor> run_program(const ProgramSpec& spec, const std::vector<Tenso
         module.state.add_(a.mean());
         v.push_back(module.state);
         break;
+      case StepKind::IntBool: {
+        const Tensor i = (a * 4.0).to(DType::Int64);
+        const Tensor three = full({}, 3, DType::Int64);
+        const Tensor m = remainder(i, three) + div(i, three, "floor");
+        v.push_back(where(a.gt(-0.5), m, -m).to(DType::Float32));
+        break;
+      }
     }
   }
   std::vector<Tensor> out;
@@ -510,7 +533,8 @@ const char* kind_name(StepKind kind) {
   static const char* const kNames[] = {
       "pointwise", "broadcast", "scalar", "reduction", "transpose", "unsqueeze",
       "reshape", "slice", "matmul", "cat", "shape if", "cond (data)", "cond (shape)",
-      "map", "while_loop", "item_int + check", "nonzero", "in-place input", "buffer update"};
+      "map", "while_loop", "item_int + check", "nonzero", "in-place input", "buffer update",
+      "int64 and bool"};
   return kNames[static_cast<int>(kind)];
 }
 
@@ -526,7 +550,7 @@ std::vector<StepKind> kinds_used(const ProgramSpec& spec) {
 
 std::string ProgramSpec::str() const {
   std::ostringstream out;
-  out << "program " << seed << ":";
+  out << "program " << seed << " (generator v" << version << "):";
   for (const DimRange& r : dims) {
     out << " Dim(\"" << r.name << "\", " << r.min << ", " << r.max << ")";
   }
@@ -582,7 +606,11 @@ std::string ProgramSpec::str() const {
             << " - 1";
         break;
       case StepKind::CondData:
-        out << "cond(" << a << ".sum() > 0, relu * 2, minus 1, {" << a << "})";
+        out << "cond(" << a << ".sum() > 0, "
+            << (s.variant == 1 && version >= 2
+                    ? "o -> cond(o.mean() > 0.5, relu * 2, minus 1, {o})"
+                    : "relu * 2")
+            << ", minus 1, {" << a << "})";
         break;
       case StepKind::CondShape:
         out << "cond(" << a << ".size(" << s.p << ") > " << s.q << ", relu * 2, minus 1, {" << a
@@ -606,6 +634,10 @@ std::string ProgramSpec::str() const {
         break;
       case StepKind::BufferUpdate:
         out << "state.add_(" << a << ".mean())  // the module's buffer updated in place";
+        break;
+      case StepKind::IntBool:
+        out << "where(" << a << " > -0.5, m, -m).to(float32)  // i = (" << a
+            << " * 4).to(int64), m = i % 3 + i // 3";
         break;
     }
     out << "\n";

@@ -1,10 +1,11 @@
 #pragma once
 // Random programs for the soundness fuzzer: a seed gives inputs with a dynamic-shape spec (Dims
-// whose ranges start at 1 or 2, shared between inputs and derived as k * d) and a list of steps
-// over registered ops, control flow and data-dependent values. run_program() executes the steps
-// as ordinary eager C++, so the tracer captures them as it captures user code. The generator
-// tracks each value's dims symbolically (static, k * Dim, or unknown) to pick operands that fit
-// at every size the spec allows, not only at the example's.
+// whose ranges start at 0, 1 or 2, shared between inputs and derived as k * d) and a list of
+// steps over registered ops, control flow and data-dependent values. run_program() executes the
+// steps as ordinary eager C++, so the tracer captures them as it captures user code;
+// torch_program.h writes the same steps in PyTorch. The generator tracks each value's dims
+// symbolically (static, k * Dim, or unknown) to pick operands that fit at every size the spec
+// allows, not only at the example's.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -42,7 +43,7 @@ enum class StepKind {
   MatmulSelf,    // a @ a^T over the last two dims
   CatSelf,       // cat(a, 2 * a) along one dim
   ShapeIf,       // a C++ if on a size (a guard)
-  CondData,      // cond(a.sum() > 0, ...)
+  CondData,      // cond(a.sum() > 0, ...); variant 1 nests a cond in the true branch
   CondShape,     // cond(a.size(d) > t, ...): no guard
   Map,           // map over the leading dim
   WhileLoop,     // a counter and a value carried three times round
@@ -50,6 +51,7 @@ enum class StepKind {
   Nonzero,       // the positions of a's positive elements: a data-dependent row count
   InplaceInput,  // an input updated in place (mul_), read afterwards
   BufferUpdate,  // the module's buffer `state` ([3]) updated in place (add_ of a's mean), read
+  IntBool,       // a through int64 and bool: truncation, remainder, floor division, where
 };
 
 struct Step {
@@ -60,8 +62,14 @@ struct Step {
   bool disabled = false;  // minimisation: the step is the identity on `a`
 };
 
+/// The generator's version: a seed gives the same program under one version forever, so that the
+/// regression cases (`v1 58`) keep theirs when the generator learns more. 1: Dims from 1 or 2;
+/// 2: Dims from 0 too, nested cond, IntBool steps.
+inline constexpr int kGeneratorVersion = 2;
+
 struct ProgramSpec {
   uint64_t seed = 0;
+  int version = kGeneratorVersion;
   std::vector<DimRange> dims;
   std::vector<Shape> inputs;  // float32 tensors
   std::vector<Step> steps;     // value i (i >= inputs.size()) is the result of step i - inputs
@@ -70,7 +78,7 @@ struct ProgramSpec {
   std::string str() const;
 };
 
-ProgramSpec generate(uint64_t seed);
+ProgramSpec generate(uint64_t seed, int version = kGeneratorVersion);
 
 /// The module the programs run in: one buffer, `state`, that BufferUpdate steps update.
 class FuzzModule : public nn::Module {
@@ -94,6 +102,6 @@ std::vector<std::vector<int64_t>> input_sizes(const ProgramSpec& spec,
 /// Which step kinds the spec uses (for the fuzzer's feature counts).
 std::vector<StepKind> kinds_used(const ProgramSpec& spec);
 const char* kind_name(StepKind kind);
-inline constexpr int kStepKinds = static_cast<int>(StepKind::BufferUpdate) + 1;
+inline constexpr int kStepKinds = static_cast<int>(StepKind::IntBool) + 1;
 
 }  // namespace xport::soundness

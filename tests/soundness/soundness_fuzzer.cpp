@@ -5,14 +5,18 @@
 //
 // Usage: xport_soundness_fuzzer [--seconds S] [--programs N] [--seed FIRST] [--inputs K]
 //                               [--replay FILE] [--torch-cases DIR [--torch-every K]]
+//                               [--torch-accept DIR]
 //   --seconds S   run for S seconds (default 10); --programs N stops after N programs instead
 //   --seed FIRST  the first seed (default 1); programs use FIRST, FIRST + 1, ...
 //   --inputs K    input sets inside the contract per program (default 8)
-//   --replay FILE first the regression cases of FILE: one `SEED [STEP ...] [!exports]` a line
-//                 (the steps listed are removed, as minimisation left them; `!exports`: the
-//                 program must export), `#` starts a comment
+//   --replay FILE first the regression cases of FILE: one `vVERSION SEED [STEP ...] [!exports]`
+//                 a line (the program of the generator's version; the steps listed are removed,
+//                 as minimisation left them; `!exports`: the program must export), `#` starts a
+//                 comment
 //   --torch-cases DIR  also write every k-th exported program (--torch-every K, default 10)
 //                 with its input sets to DIR for tests/serde/torch_load_cases.py
+//   --torch-accept DIR  also write every program (exported or refused) in PyTorch to DIR for
+//                 tests/soundness/torch_acceptance.py, with xport's verdict
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -33,6 +37,7 @@ struct Options {
   std::string replay;
   std::string torch_dir;
   int torch_every = 10;
+  std::string accept_dir;
 };
 
 Options parse(int argc, char** argv) {
@@ -55,6 +60,8 @@ Options parse(int argc, char** argv) {
       o.replay = next();
     } else if (a == "--torch-cases") {
       o.torch_dir = next();
+    } else if (a == "--torch-accept") {
+      o.accept_dir = next();
     } else if (a == "--torch-every") {
       o.torch_every = std::stoi(next());
     } else {
@@ -67,7 +74,7 @@ Options parse(int argc, char** argv) {
 void report(const ProgramSpec& spec, const Finding& f, int inputs) {
   const ProgramSpec small = minimise(spec, f, inputs);
   std::cout << "FINDING: " << f.kind << "\n  " << f.detail << "\n" << small.str();
-  std::cout << "  regression case: " << small.seed;
+  std::cout << "  regression case: v" << small.version << " " << small.seed;
   for (size_t i = 0; i < small.steps.size(); ++i) {
     if (small.steps[i].disabled) std::cout << " " << i;
   }
@@ -83,6 +90,9 @@ int main(int argc, char** argv) try {
   torch_cases.dir = o.torch_dir;
   torch_cases.every = o.torch_every;
   TorchCases* torch = o.torch_dir.empty() ? nullptr : &torch_cases;
+  AcceptanceCases acceptance_cases;
+  acceptance_cases.dir = o.accept_dir;
+  AcceptanceCases* acceptance = o.accept_dir.empty() ? nullptr : &acceptance_cases;
   const auto start = std::chrono::steady_clock::now();
   int64_t replayed = 0;
   if (!o.replay.empty()) {
@@ -92,9 +102,13 @@ int main(int argc, char** argv) try {
     while (std::getline(in, line)) {
       line = line.substr(0, line.find('#'));
       std::istringstream fields(line);
+      std::string version;
       uint64_t seed = 0;
-      if (!(fields >> seed)) continue;
-      ProgramSpec spec = generate(seed);
+      if (!(fields >> version)) continue;
+      if (version.size() < 2 || version[0] != 'v' || !(fields >> seed)) {
+        throw std::runtime_error(o.replay + ": expected `vVERSION SEED ...`, got: " + line);
+      }
+      ProgramSpec spec = generate(seed, std::stoi(version.substr(1)));
       bool must_export = false;
       std::string token;
       while (fields >> token) {
@@ -116,7 +130,7 @@ int main(int argc, char** argv) try {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (o.programs > 0 ? stats.programs - replayed >= o.programs : elapsed >= o.seconds) break;
     const ProgramSpec spec = generate(seed);
-    if (const Finding f = check_program(spec, o.inputs, stats, false, torch)) {
+    if (const Finding f = check_program(spec, o.inputs, stats, false, torch, acceptance)) {
       ++stats.findings;
       report(spec, f, o.inputs);
     }
@@ -145,6 +159,11 @@ int main(int argc, char** argv) try {
     torch->finish();
     std::cout << "written for PyTorch: " << torch->written << " programs in " << o.torch_dir
               << " (tests/serde/torch_load_cases.py reads them)\n";
+  }
+  if (acceptance != nullptr) {
+    acceptance->finish();
+    std::cout << "written in PyTorch: " << acceptance->cases.size() << " programs in "
+              << o.accept_dir << " (tests/soundness/torch_acceptance.py reads them)\n";
   }
   std::cout << "findings: " << stats.findings << "; " << elapsed << " s\n";
   return stats.findings == 0 ? 0 : 1;

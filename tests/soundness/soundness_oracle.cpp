@@ -1,5 +1,7 @@
 #include "soundness_oracle.h"
 
+#include "torch_program.h"
+
 #include <unistd.h>
 
 #include <atomic>
@@ -205,17 +207,52 @@ void write_torch_case(TorchCases& out, const ProgramSpec& spec, const ExportedPr
   ++out.written;
 }
 
-}  // namespace
+// The program in PyTorch with its example and eager's outputs, and xport's verdict: "exported",
+// or the kind and first line of the export's error.
+void write_acceptance_case(AcceptanceCases& out, const ProgramSpec& spec,
+                           const std::vector<Tensor>& example, const std::vector<Tensor>& outputs,
+                           const std::optional<Error>& refusal) {
+  const std::string name = "p" + std::to_string(spec.seed);
+  std::filesystem::create_directories(std::filesystem::path(out.dir) / name);
+  std::ofstream(std::filesystem::path(out.dir) / name / "program.py") << torch_source(spec);
+  json c = {{"name", name}, {"program", name + "/program.py"},
+            {"inputs", leaves_json(example, out.dir, name + "/example_in")},
+            {"outputs", leaves_json(outputs, out.dir, name + "/eager_out")}};
+  // Each Dim's range and each input's sizes: a number, or [k, "n"] for k * n.
+  for (const DimRange& r : spec.dims) c["dims"][r.name] = {r.min, r.max};
+  c["shapes"] = json::array();
+  for (const Shape& shape : spec.inputs) {
+    json sizes = json::array();
+    for (const DimTerm& t : shape) {
+      const std::string& dim = t.root < 0 ? "" : spec.dims[static_cast<size_t>(t.root)].name;
+      sizes.push_back(t.root < 0 ? json(t.size) : json{t.coefficient, dim});
+    }
+    c["shapes"].push_back(sizes);
+  }
+  if (refusal) {
+    const std::string message = refusal->what();
+    c["xport"] = {{"exported", false}, {"kind", to_string(refusal->kind())},
+                  {"message", message}};
+  } else {
+    c["xport"] = {{"exported", true}};
+  }
+  out.cases.push_back(c.dump());
+}
 
-void TorchCases::finish() const {
+void write_manifest(const std::string& dir, const std::vector<std::string>& cases) {
   json manifest = {{"cases", json::array()}};
   for (const std::string& c : cases) manifest["cases"].push_back(json::parse(c));
   std::filesystem::create_directories(dir);
   std::ofstream(std::filesystem::path(dir) / "manifest.json") << manifest.dump(1) << "\n";
 }
 
+}  // namespace
+
+void TorchCases::finish() const { write_manifest(dir, cases); }
+void AcceptanceCases::finish() const { write_manifest(dir, cases); }
+
 Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, bool must_export,
-                      TorchCases* torch_cases) {
+                      TorchCases* torch_cases, AcceptanceCases* acceptance) {
   ++stats.programs;
   // The module the program is exported in, and eager's own: the exported program holds the
   // former's buffer, and both go on from the same zeros, run by run.
@@ -232,9 +269,10 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
     example_values.push_back(std::max<int64_t>(r.min, std::min<int64_t>(r.max, 3)));
   }
   const std::vector<Tensor> example = random_inputs(input_sizes(spec, example_values), spec.seed);
+  std::vector<Tensor> example_outputs;
   try {
     FuzzModule scratch;
-    run_program(spec, clones(example), scratch);
+    example_outputs = clones(run_program(spec, clones(example), scratch));
   } catch (const Error&) {
     ++stats.invalid;
     return {};
@@ -247,6 +285,9 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
   try {
     ep.emplace(export_program(module, fn, values_of(clones(example)), export_options(spec)));
   } catch (const Error& e) {
+    if (acceptance != nullptr) {
+      write_acceptance_case(*acceptance, spec, example, example_outputs, e);
+    }
     stats.export_refusals[to_string(e.kind())]++;
     if (e.kind() != ErrorKind::ConstraintViolation &&
         !stats.first_refusal.count(to_string(e.kind()))) {
@@ -264,6 +305,9 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
     return {"export: not an xport::Error", e.what()};
   }
   ++stats.exported;
+  if (acceptance != nullptr) {
+    write_acceptance_case(*acceptance, spec, example, example_outputs, std::nullopt);
+  }
   for (StepKind k : kinds_used(spec)) stats.features[static_cast<size_t>(k)]++;
 
   // Every way of running it.

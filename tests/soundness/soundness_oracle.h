@@ -48,11 +48,22 @@ struct TorchCases {
   void finish() const;
 };
 
+/// Where programs go for the comparison with what torch.export accepts: each program's PyTorch
+/// source (torch_program.h), its example inputs, eager's outputs on them, and whether xport
+/// exported it or with which error, in DIR/manifest.json for tests/soundness/torch_acceptance.py.
+struct AcceptanceCases {
+  std::string dir;
+  std::vector<std::string> cases;  // JSON of each case
+  /// Writes DIR/manifest.json.
+  void finish() const;
+};
+
 /// Checks one program on `input_sets` random sets inside its contract and on the sets just
 /// outside it; counts into `stats`. With `must_export`, a refused export is a finding too (a
 /// regression case of a program xport once refused where PyTorch exports it).
 Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats,
-                      bool must_export = false, TorchCases* torch_cases = nullptr);
+                      bool must_export = false, TorchCases* torch_cases = nullptr,
+                      AcceptanceCases* acceptance = nullptr);
 
 /// A smaller program that fails the same way: steps removed (made the identity) one at a time
 /// while the failure stays.

@@ -9,9 +9,13 @@ namespace cpu = kernels::cpu;
 
 namespace {
 
-// PyTorch still skips 1-D empty tensors in cat, whatever the other inputs'
-// shapes.
-bool legacy_empty(const Tensor& t) { return t.dim() == 1 && static_cast<bool>(t.sizes()[0] == 0); }
+// PyTorch still skips 1-D empty tensors in cat, whatever the other inputs' shapes. Decided
+// size-obliviously, as PyTorch does: a 1-D input that may be empty (a data-dependent count)
+// takes part, which gives the same result when it is empty beside other 1-D inputs, and a rank
+// error at export (not a wrong result) beside inputs of another rank.
+bool legacy_empty(const Tensor& t) {
+  return t.dim() == 1 && guard_size_oblivious(t.sizes()[0] == 0);
+}
 
 // The inputs that take part and the wrapped dim; checks ranks and sizes.
 std::pair<std::vector<Tensor>, int64_t> cat_inputs(std::string_view op,

@@ -149,26 +149,18 @@ std::vector<TensorMeta> transpose_meta(const OpArgs& args) {
   return one(view_of(self, sizes, strides, self.storage_offset()));
 }
 
-// min(a, b) and max(a, b) for a slice's bounds: by a guard, as before, where one can be taken;
-// where the comparison depends on a size only the data decides (an unbacked one: nonzero's row
-// count, item()'s value) no guard can be, and the result stays symbolic, as PyTorch keeps it.
-// (The refused guard recorded nothing: trying it first keeps input sizes guarding as before.)
+// min(a, b) and max(a, b) for a slice's bounds: one of them where what is known decides which;
+// otherwise symbolic, with no guard. A guard would narrow the contract to the example's side
+// (x[0:2] with x: [m], m in [1, 25], to m >= 2), and where the comparison depends on a size only
+// the data decides (nonzero's row count, item()'s value) no guard can be taken at all.
 SymInt bound_min(const SymInt& a, const SymInt& b) {
-  try {
-    return static_cast<bool>(a > b) ? b : a;
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::DataDependent) throw;
-    return sym_min(a, b);
-  }
+  if (const std::optional<bool> greater = decide_without_guard(a > b)) return *greater ? b : a;
+  return sym_min(a, b);
 }
 
 SymInt bound_max(const SymInt& a, const SymInt& b) {
-  try {
-    return static_cast<bool>(a < b) ? b : a;
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::DataDependent) throw;
-    return sym_max(a, b);
-  }
+  if (const std::optional<bool> less = decide_without_guard(a < b)) return *less ? b : a;
+  return sym_max(a, b);
 }
 
 std::vector<TensorMeta> slice_meta(const OpArgs& args) {
