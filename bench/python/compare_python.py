@@ -8,7 +8,9 @@ tests/python/build_package.sh):
   compare_python.py [--build DIR] [--rows REGEX] [--rounds R] [--calls N] [--threads T]
 
 Each measurement is a fresh process: import (of `xport`, NumPy included, or of `torch`), load,
-the first call, then N calls (the median); its peak RSS (ru_maxrss). In each of R rounds every
+the first call, then N calls (the median); its peak RSS (ru_maxrss) and, after the calls, its
+anonymous RSS (RssAnon: memory the process owns, where mapped archive pages are page cache that
+the kernel can drop and that every process mapping the file shares). In each of R rounds every
 row runs xport, torch and the C++ runtime in an order rotated from round to round; a figure is
 the median over rounds. All use T threads (default 2). The wheel sizes are the package's (built
 in BUILD/python/wheel) and torch's CPU wheel.
@@ -62,7 +64,12 @@ for _ in range(calls):
     call()
     times.append(time.perf_counter() - s)
 times.sort()
-print(json.dumps({"import_s": t1 - t0, "load_s": t3 - t2, "first_s": t4 - t3,
+anon_kb = 0
+with open("/proc/self/status") as f:
+    for line in f:
+        if line.startswith("RssAnon:"):
+            anon_kb = int(line.split()[1])
+print(json.dumps({"anon_mb": anon_kb / 1024, "import_s": t1 - t0, "load_s": t3 - t2, "first_s": t4 - t3,
                   "call_ms": 1e3 * times[len(times) // 2],
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
@@ -124,12 +131,14 @@ def main():
     print("machine: %s, %d cores; %d threads; %d round(s), median of %d calls each"
           % (cpu, os.cpu_count(), args.threads, args.rounds, args.calls))
     print()
-    line = "%-28s %8s %8s | %8s %8s | %9s %9s %7s | %9s %9s %9s | %7s %7s"
+    line = ("%-28s %8s %8s | %8s %8s | %9s %9s %7s | %9s %9s %9s | %7s %7s %5s"
+            " | %7s %7s %5s")
     print(line % ("archive (torch.export.save)", "import", "", "load", "", "start", "", "",
-                  "call", "", "", "RSS", ""))
+                  "call", "", "", "peak RSS", "", "", "anonymous RSS", "", ""))
     print(line % ("", "xport s", "torch s", "xport s", "torch s", "xport s", "torch s", "ratio",
-                  "xport ms", "C++ ms", "torch ms", "xport", "torch"))
-    print("-" * 140)
+                  "xport ms", "C++ ms", "torch ms", "xport", "torch", "ratio", "xport", "torch",
+                  "ratio"))
+    print("-" * 170)
     for row in rows:
         start = {e: med(row, e, "import_s") + med(row, e, "load_s") + med(row, e, "first_s")
                  for e in ("xport", "torch")}
@@ -142,9 +151,15 @@ def main():
                       "%.3f" % statistics.median(results[row]["cpp"]),
                       "%.3f" % med(row, "torch", "call_ms"),
                       "%.0f MB" % med(row, "xport", "rss_mb"),
-                      "%.0f MB" % med(row, "torch", "rss_mb")))
+                      "%.0f MB" % med(row, "torch", "rss_mb"),
+                      "%.2f" % (med(row, "xport", "rss_mb") / med(row, "torch", "rss_mb")),
+                      "%.0f MB" % med(row, "xport", "anon_mb"),
+                      "%.0f MB" % med(row, "torch", "anon_mb"),
+                      "%.2f" % (med(row, "xport", "anon_mb") / med(row, "torch", "anon_mb"))))
     print()
-    print("start = import + load + first call. RSS: the process's peak.")
+    print("start = import + load + first call. peak RSS: the process's peak (ru_maxrss), mapped")
+    print("archive pages included. anonymous RSS: RssAnon after the calls, what each process adds")
+    print("beyond the page cache that processes mapping the same archive share.")
     wheels = glob.glob(os.path.join(args.build, "python", "wheel", "xport-*.whl"))
     torch_wheels = glob.glob("/opt/wheels/torch-2.13.0*.whl")
     if wheels:
