@@ -91,17 +91,6 @@ ir::TensorSpec Tracer::spec_of(const TensorMeta& meta) const {
 
 ir::ValueRef Tracer::value_of(const Tensor& t) {
   TracedValue* v = traced(t);
-  if (v != nullptr && v->stale) {
-    const std::string line = user_source(capture_call_site());
-    xport::detail::throw_error_with_case(
-        ErrorKind::UnsupportedOp,
-        xport::detail::concat(
-            "a view is used after the tensor it views was updated in place",
-            line.empty() ? "" : " (" + line + ")",
-            "; export cannot tell what the view holds now: take the view again after the "
-            "update, or clone() the tensor before updating it"),
-        "inplace_after_view");
-  }
   if (v != nullptr && owns(v->ref)) return v->ref;
   if (auto it = lifted_.find(t.impl()); it != lifted_.end()) return it->second;
   const bool from_enclosing_graph = v != nullptr && outer_ != nullptr && outer_->in_scope(v->ref);
@@ -291,6 +280,9 @@ std::vector<Tensor> Tracer::record(const OpArgs& args) {
       const std::shared_ptr<void>& info = outs.back().impl()->capture_info;
       auto view = std::static_pointer_cast<TracedValue>(info);
       view->is_view = true;
+      view->view_op = &op;
+      view->view_args = args.values();
+      view->view_output = i;
       const Tensor& of = args[static_cast<size_t>(base)].to_tensor();
       views_of(of).push_back(view);
       if (const TracedValue* parent = traced(of); parent != nullptr && parent->is_view) {
@@ -383,24 +375,39 @@ std::vector<std::weak_ptr<TracedValue>>& Tracer::views_of(const Tensor& t) {
 }
 
 void Tracer::rebind(const Tensor& t, const Tensor& next) {
-  // Views taken before the update would still read the old value: they go stale. The new value
-  // itself may be such a view (detach_, whose functional form is an alias): it holds the value.
+  // Views taken before the update would still read the old value: each is taken again from the
+  // new one, bases before their views. The new value itself may be such a view (detach_, whose
+  // functional form is an alias): it holds the value.
   const TracedValue* replacement = traced(next);
   std::vector<std::weak_ptr<TracedValue>> pending = std::move(views_of(t));
   views_of(t).clear();
-  while (!pending.empty()) {
-    const std::shared_ptr<TracedValue> view = pending.back().lock();
-    pending.pop_back();
-    if (view == nullptr || view.get() == replacement) continue;
-    view->stale = true;
-    for (auto& w : view->views) pending.push_back(std::move(w));
-    view->views.clear();
-  }
   if (traced(t) != nullptr) {
     t.impl()->capture_info = next.impl()->capture_info;
   } else {
     lifted_[t.impl()] = value_of(next);
   }
+  for (size_t k = 0; k < pending.size(); ++k) {
+    const std::shared_ptr<TracedValue> view = pending[k].lock();
+    if (view == nullptr || view.get() == replacement) continue;
+    std::vector<std::weak_ptr<TracedValue>> views_of_view = std::move(view->views);
+    view->views.clear();
+    retake(view);
+    for (auto& w : views_of_view) pending.push_back(std::move(w));
+  }
+}
+
+void Tracer::retake(const std::shared_ptr<TracedValue>& view) {
+  XPORT_CHECK(view->view_op != nullptr, Internal, "a view of an updated tensor has no view op");
+  // The base argument is the tensor the view was taken of, which now stands for its new value.
+  const std::vector<Tensor> again = call_tensors(*view->view_op, view->view_args);
+  const TracedValue* fresh = traced(again.at(view->view_output));
+  XPORT_CHECK(fresh != nullptr, Internal, view->view_op->qualified_name,
+              ": a view taken again after an in-place update has no graph value");
+  view->ref = fresh->ref;
+  // The user's handle, not the fresh copy, is what a later update of the base must reach.
+  const int base = view->view_op->parsed.aliased_argument(
+      view->view_op->parsed.returns_list ? 0 : view->view_output);
+  views_of(view->view_args.at(static_cast<size_t>(base)).to_tensor()).push_back(view);
 }
 
 }  // namespace xport::capture

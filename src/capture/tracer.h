@@ -20,9 +20,13 @@ namespace xport::capture {
 struct TracedValue {
   ir::ValueRef ref;
   bool is_view = false;  // made by a view op: shares memory with its base
-  /// Set when its base was updated in place after the view was taken: the graph cannot say
-  /// what the view now holds, so using it is refused.
-  bool stale = false;
+  /// How the view was made: its op, the arguments (its base among them) and which output it is.
+  /// An in-place update of the base takes the view again from the new value, so that the view
+  /// shows the update as it does in eager (PyTorch's functionalization replays views the same
+  /// way).
+  const OpDef* view_op = nullptr;
+  std::vector<Value> view_args;
+  size_t view_output = 0;
   std::vector<std::weak_ptr<TracedValue>> views;  // views taken of this value
   /// The view this one was taken of, kept alive with it: a temporary in a chain
   /// (x.reshape(...).slice(...)) must still pass its base's update on to the views of it.
@@ -96,9 +100,12 @@ class Tracer : public DispatchInterceptor {
   std::vector<Tensor> record(const OpArgs& args);
   std::vector<Tensor> functionalize(const OpArgs& args);
   void check_mutable(const Tensor& t, const std::string& op_name);
-  // Makes `t` stand for `next` from now on (t was updated in place); views of it go stale.
+  // Makes `t` stand for `next` from now on (t was updated in place); views of it are taken
+  // again from `next`.
   void rebind(const Tensor& t, const Tensor& next);
   std::vector<std::weak_ptr<TracedValue>>& views_of(const Tensor& t);
+  /// Records `view` again from its base's current value (see TracedValue::view_op).
+  void retake(const std::shared_ptr<TracedValue>& view);
   ir::Argument to_argument(const Value& v, const xport::Argument& schema_arg);
   /// The graph value of a symbolic float (its one-element tensor); refused when another graph
   /// (outside this subgraph) computes it.

@@ -252,6 +252,8 @@ class Builder {
         // naming the Dim); below it, the condition holds at every size.
         s.q = chance(rng_, 0.5) ? t.coefficient * uniform(rng_, r.min, r.max)
                                 : t.coefficient * r.min - 1;
+        s.splits_range = s.kind == StepKind::ShapeIf && s.q >= t.coefficient * r.min &&
+                         s.q < t.coefficient * r.max;
         s.variant = static_cast<int>(uniform(rng_, 0, 1));
         return a;
       }
@@ -346,7 +348,7 @@ ProgramSpec generate(uint64_t seed, int version) {
     r.max = r.min + uniform(rng, 2, 30);
     spec.dims.push_back(r);
   }
-  const int64_t inputs = uniform(rng, 1, 3);
+  const int64_t inputs = uniform(rng, 1, version >= 3 ? 4 : 3);
   bool any_dynamic = false;
   for (int64_t i = 0; i < inputs; ++i) {
     Shape s;

@@ -60,12 +60,15 @@ struct Step {
   int a = 0, b = 0;  // operand values
   int64_t p = 0, q = 0;  // dims, thresholds, sizes
   bool disabled = false;  // minimisation: the step is the identity on `a`
+  /// ShapeIf: the condition differs inside the Dim's range (export must refuse: the program's
+  /// own decision narrows the spec).
+  bool splits_range = false;
 };
 
 /// The generator's version: a seed gives the same program under one version forever, so that the
-/// regression cases (`v1 58`) keep theirs when the generator learns more. 1: Dims from 1 or 2;
-/// 2: Dims from 0 too, nested cond, IntBool steps.
-inline constexpr int kGeneratorVersion = 2;
+/// regression cases (`v1 58`) keep theirs when the generator learns more. 1: Dims from 1 or 2,
+/// 1-3 inputs; 2: Dims from 0 too, nested cond, IntBool steps; 3: 1-4 inputs.
+inline constexpr int kGeneratorVersion = 3;
 
 struct ProgramSpec {
   uint64_t seed = 0;

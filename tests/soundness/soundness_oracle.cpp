@@ -218,6 +218,9 @@ void write_acceptance_case(AcceptanceCases& out, const ProgramSpec& spec,
   json c = {{"name", name}, {"program", name + "/program.py"},
             {"inputs", leaves_json(example, out.dir, name + "/example_in")},
             {"outputs", leaves_json(outputs, out.dir, name + "/eager_out")}};
+  c["splits_range"] = std::any_of(spec.steps.begin(), spec.steps.end(), [](const Step& s) {
+    return s.splits_range && !s.disabled;
+  });
   // Each Dim's range and each input's sizes: a number, or [k, "n"] for k * n.
   for (const DimRange& r : spec.dims) c["dims"][r.name] = {r.min, r.max};
   c["shapes"] = json::array();

@@ -1,4 +1,6 @@
 // cat and stack: joining tensors along a dim.
+#include <algorithm>
+
 #include "kernels/cpu/shape.h"
 #include "ops/shape/shape_ops.h"
 #include "ops/typed_kernel.h"
@@ -9,12 +11,12 @@ namespace cpu = kernels::cpu;
 
 namespace {
 
-// PyTorch still skips 1-D empty tensors in cat, whatever the other inputs' shapes. Decided
-// size-obliviously, as PyTorch does: a 1-D input that may be empty (a data-dependent count)
-// takes part, which gives the same result when it is empty beside other 1-D inputs, and a rank
-// error at export (not a wrong result) beside inputs of another rank.
-bool legacy_empty(const Tensor& t) {
-  return t.dim() == 1 && guard_size_oblivious(t.sizes()[0] == 0);
+// PyTorch still skips 1-D empty tensors in cat, whatever the other inputs' shapes. Among 1-D
+// inputs only, skipping an empty one changes nothing, so nothing is decided (a data-dependent
+// length stays symbolic); beside inputs of another rank it is decided size-obliviously, as
+// PyTorch does: a 1-D input that may be empty takes part, and its rank is refused at export.
+bool legacy_empty(const Tensor& t, bool all_1d) {
+  return t.dim() == 1 && !all_1d && guard_size_oblivious(t.sizes()[0] == 0);
 }
 
 // The inputs that take part and the wrapped dim; checks ranks and sizes.
@@ -22,18 +24,20 @@ std::pair<std::vector<Tensor>, int64_t> cat_inputs(std::string_view op,
                                                    const std::vector<Tensor>& tensors,
                                                    int64_t dim_arg) {
   XPORT_CHECK(!tensors.empty(), InvalidInput, op, ": expected a non-empty list of tensors");
+  const bool all_1d =
+      std::all_of(tensors.begin(), tensors.end(), [](const Tensor& t) { return t.dim() == 1; });
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < tensors.size(); ++i) {
     XPORT_CHECK(tensors[i].dim() > 0, InvalidInput, op, ": zero-dimensional tensor (at position ",
                 i, ") cannot be concatenated; unsqueeze it to 1-D first");
-    if (!legacy_empty(tensors[i])) inputs.push_back(tensors[i]);
+    if (!legacy_empty(tensors[i], all_1d)) inputs.push_back(tensors[i]);
   }
   if (inputs.empty()) return {inputs, 0};
   const Tensor& ref = inputs[0];
   const int64_t dim = wrap_dim(op, dim_arg, ref.dim());
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
-    if (legacy_empty(t)) continue;
+    if (legacy_empty(t, all_1d)) continue;
     XPORT_CHECK(t.dim() == ref.dim(), InvalidInput, op,
                 ": tensors must have the same number of dims: got ", ref.dim(), " and ", t.dim(),
                 " (tensor ", i, ", shape ", shape_str(t.sizes()), ")");
