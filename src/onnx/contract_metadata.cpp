@@ -26,10 +26,9 @@ const char* output_kind(OutputSpec::Kind kind) {
 
 nlohmann::json input_json(const InputContract& in,
                           const std::function<std::string(sym::ExprPtr)>& dim_name) {
-  nlohmann::json j{{"name", in.name}};
+  nlohmann::json j{{"name", in.name}, {"kind", to_string(in.kind)}};
   switch (in.kind) {
     case InputContract::Kind::Tensor: {
-      j["kind"] = to_string(in.kind);
       j["dtype"] = dtype_name(in.dtype);
       nlohmann::json sizes = nlohmann::json::array();
       for (sym::ExprPtr s : in.sizes) {
@@ -43,7 +42,6 @@ nlohmann::json input_json(const InputContract& in,
       break;
     }
     case InputContract::Kind::TensorList: {
-      j["kind"] = to_string(in.kind);
       nlohmann::json elements = nlohmann::json::array();
       for (const InputContract& e : in.elements) elements.push_back(input_json(e, dim_name));
       j["elements"] = elements;
@@ -51,11 +49,9 @@ nlohmann::json input_json(const InputContract& in,
     }
     case InputContract::Kind::Int:
     case InputContract::Kind::Bool:
-      j["kind"] = to_string(in.kind);
       j["value"] = in.int_value;  // specialised: the model was exported for this value
       break;
     case InputContract::Kind::Float:
-      j["kind"] = to_string(in.kind);
       j["value"] = in.float_value;
       break;
   }
