@@ -378,9 +378,15 @@ void Tracer::rebind(const Tensor& t, const Tensor& next) {
   // Views taken before the update would still read the old value: each is taken again from the
   // new one, bases before their views. The new value itself may be such a view (detach_, whose
   // functional form is an alias): it holds the value.
-  const TracedValue* replacement = traced(next);
+  TracedValue* replacement = traced(next);
   std::vector<std::weak_ptr<TracedValue>> pending = std::move(views_of(t));
   views_of(t).clear();
+  if (replacement != nullptr) {
+    // The new value of `t` (transpose_'s transpose of it) is taken from nothing else now; its
+    // arguments name `t` itself, which would keep both alive in a cycle.
+    replacement->view_op = nullptr;
+    replacement->view_args.clear();
+  }
   if (traced(t) != nullptr) {
     t.impl()->capture_info = next.impl()->capture_info;
   } else {
