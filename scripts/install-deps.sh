@@ -6,8 +6,8 @@
 set -euo pipefail
 
 packages=(
-  # build
-  build-essential cmake ninja-build pkg-config clang ccache
+  # build; mold links the libraries `xport compile` makes (ahead-of-time compilation) fast
+  build-essential cmake ninja-build pkg-config clang ccache mold
   # library dependencies (oneDNN's CMake package asks for OpenCL even for CPU use)
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers libhwy-dev nlohmann-json3-dev libcli11-dev
   # call-site symbolization (DWARF line tables of the running process)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The peer benchmark: the same models with the same weights in PyTorch eager, torch.compile,
-AOTInductor, ONNX Runtime and the xport runtime, interleaved in one run; prints one table of
-median latencies.
+AOTInductor, ONNX Runtime, the xport runtime and xport's ahead-of-time compiled library,
+interleaved in one run; prints one table of median latencies and one of compile times.
 
 Usage (bench/peers/run.sh calls this with the test environment's Python):
   peers.py [--build DIR] [--rows REGEX] [--rounds R] [--runs K] [--warmup W] [--min-time S]
@@ -20,7 +20,10 @@ comes from that file: eager loads it (torch.compile compiles that model in its o
 the warm-up runs), the PyTorch model loaded from it is exported with torch.export and compiled
 ahead of time (torch._inductor.aoti_compile_and_package) and exported to ONNX
 (torch.onnx.export), and xport_peer_bench builds xport's model, loads the file and exports the PT2
-archive.
+archive, which `xport compile` compiles ahead of time (model.aot.so). The compile table gives
+AOTInductor's time (torch.export.export plus aoti_compile_and_package) and `xport compile`'s
+(the whole command: reading the archive, planning, the C++ compiler and linker), each measured
+once when the row is prepared, and the library's size.
 
 Then R rounds: in each, every row runs each engine in a fresh process (eager, compile, AOTInductor
 and ONNX Runtime: torch_peer.py; xport: xport_peer_bench time), in an order rotated
@@ -60,15 +63,15 @@ ROWS = {
     "bert_b8_t128": ("bert", 8, 128),
     "gpt2_b1_t128": ("gpt2", 1, 128),
 }
-ENGINES = ("eager", "compile", "aoti", "ort", "xport")
-PEERS = ENGINES[:-1]
+ENGINES = ("eager", "compile", "aoti", "ort", "xport", "aot")
+PEERS = ENGINES[:4]
 LABELS = {"eager": "eager", "compile": "compile", "aoti": "AOTI", "ort": "ORT", "xport": "xport",
-          "baseline": "xport@B"}
+          "aot": "xp-aot", "baseline": "xport@B"}
 # The reference models (and their weights) come from reference_models.py; the prepared files of a
 # row are stale when it, torch_peer.py or PREPARE_VERSION (bump it when prepare() changes what it
 # writes) changes. The xport archive also follows the xport_peer_bench binary.
 REFERENCE = os.path.join(ROOT, "tests", "models", "reference_models.py")
-PREPARE_VERSION = 2
+PREPARE_VERSION = 3
 
 
 def log(msg):
@@ -112,6 +115,7 @@ class Row:
         self.aoti = os.path.join(self.dir, "model.aoti.pt2")
         self.onnx = os.path.join(self.dir, "model.onnx")
         self.archive = os.path.join(self.dir, "model.pt2")
+        self.aot = os.path.join(self.dir, "model.aot.so")
         self.baseline_archive = os.path.join(self.dir, "model.baseline.pt2")
         self.manifest = os.path.join(self.dir, "manifest.json")
         self.flops = None
@@ -163,6 +167,21 @@ def export_archive(row, manifest, binary, archive, stamp_key):
     log("  %s: xport archive %s (%.1f s)" % (row.name, archive, time.perf_counter() - start))
 
 
+def compile_library(row, manifest, args):
+    """The row's archive compiled ahead of time by `xport compile`, unless it is up to date."""
+    stamp = binary_stamp(args.xport_cli) + "/" + manifest.get("xport_binary", "")
+    if manifest.get("aot_stamp") == stamp and os.path.exists(row.aot):
+        return
+    start = time.perf_counter()
+    subprocess.run([args.xport_cli, "compile", row.archive, row.aot], check=True,
+                   stdout=subprocess.DEVNULL)
+    manifest["aot_compile_s"] = time.perf_counter() - start
+    manifest["aot_bytes"] = os.path.getsize(row.aot)
+    manifest["aot_stamp"] = stamp
+    write_json(row.manifest, manifest)
+    log("  %s: xport compile %s (%.1f s)" % (row.name, row.aot, manifest["aot_compile_s"]))
+
+
 def prepare(row, args, source_digest):
     """Writes the row's input, AOTInductor package, ONNX file and xport archive(s) unless they
     are up to date; sets row.flops."""
@@ -181,19 +200,22 @@ def prepare(row, args, source_digest):
         with torch.no_grad():
             program = torch.export.export(model, (x,))
             torch._inductor.aoti_compile_and_package(program, package_path=row.aoti)
-        log("  %s: AOTInductor %s (%.1f s)" % (row.name, row.aoti, time.perf_counter() - start))
+        aoti_s = time.perf_counter() - start
+        log("  %s: AOTInductor %s (%.1f s)" % (row.name, row.aoti, aoti_s))
         start = time.perf_counter()
         with torch.no_grad():
             torch.onnx.export(model, (x,), row.onnx, input_names=["x"], output_names=["y"],
                               dynamo=True, external_data=False)
         log("  %s: ONNX %s (%.1f s)" % (row.name, row.onnx, time.perf_counter() - start))
-        manifest = {"sources": source_digest, "flops": flops}
+        manifest = {"sources": source_digest, "flops": flops, "aoti_compile_s": aoti_s}
         write_json(row.manifest, manifest)
     export_archive(row, manifest, args.xport_bin, row.archive, "xport_binary")
+    compile_library(row, manifest, args)
     if args.baseline_bin:
         # The baseline build exports its own archive: it reads what it writes.
         export_archive(row, manifest, args.baseline_bin, row.baseline_archive, "baseline_binary")
     row.flops = manifest["flops"]
+    row.compile = {k: manifest.get(k) for k in ("aoti_compile_s", "aot_compile_s", "aot_bytes")}
 
 
 # ---- timing --------------------------------------------------------------------------------------
@@ -210,6 +232,8 @@ def engine_command(engine, row, args, out):
         return peer + ["--package", row.aoti] + timing
     if engine == "ort":
         return peer + ["--onnx", row.onnx] + timing
+    if engine == "aot":
+        return [args.xport_bin, "time", row.aot, "--input", row.input] + timing
     if engine == "baseline":
         return [args.baseline_bin, "time", row.baseline_archive, "--input", row.input] + timing
     return [args.xport_bin, "time", row.archive, "--input", row.input] + timing
@@ -287,6 +311,22 @@ def print_table(rows, medians, diffs, versions, args):
     print()
     print("max rel diff: max over every engine of max|y - y_eager| / max|y_eager| (limit %.0e)"
           % args.tolerance)
+    print()
+    print("%-13s %9s %9s %7s %9s %9s" % ("row", "AOTI", "xport", "xport/", ".so", "xp-aot/"))
+    print("%-13s %9s %9s %7s %9s %9s" % ("", "compile s", "compile s", "AOTI", "MB", "xport"))
+    print("-" * 62)
+    for row in rows:
+        c, ms = row.compile, medians[row.name]
+        ratio = (c["aot_compile_s"] / c["aoti_compile_s"]
+                 if c["aot_compile_s"] and c["aoti_compile_s"] else None)
+        speed = (ms["aot"] / ms["xport"]
+                 if ms.get("aot") is not None and ms.get("xport") is not None else None)
+        print("%-13s %9s %9s %7s %9s %9s" % (
+            row.name, fmt(c["aoti_compile_s"], "%.1f"), fmt(c["aot_compile_s"], "%.2f"),
+            fmt(ratio, "%.3f"), fmt(c["aot_bytes"] and c["aot_bytes"] / 1e6, "%.1f"),
+            fmt(speed, "%.3f")))
+    print("compile times measured once when each row was prepared (AOTI: torch.export.export and "
+          "aoti_compile_and_package; xport: the whole `xport compile` command)")
 
 
 def parse_args():
@@ -314,6 +354,7 @@ def parse_args():
         parser.error("--rounds, --runs and --threads take positive counts, --warmup >= 0")
     args.peers_dir = os.path.join(args.build, "peers")
     args.xport_bin = os.path.join(args.build, "bench", "xport_peer_bench")
+    args.xport_cli = os.path.join(args.build, "xport")
     args.baseline_bin = (os.path.join(os.path.abspath(args.baseline), "bench", "xport_peer_bench")
                          if args.baseline else None)
     if args.baseline_bin and not os.access(args.baseline_bin, os.X_OK):

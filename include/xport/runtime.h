@@ -61,9 +61,16 @@ struct OpTime {
   double ms = 0;      ///< kernel time per run (median run), milliseconds
 };
 
+/// Whether `path` is a model compiled ahead of time (a shared library), not an archive.
+bool is_compiled_model(const std::string& path);
+/// The archive a compiled model NAME.so reads: NAME.pt2 beside it.
+std::string compiled_model_archive(const std::string& so_path);
+
 class Program {
  public:
-  /// Loads and validates an archive (xport::load), then resolves every node to its kernel.
+  /// Loads and validates an archive (xport::load), then resolves every node to its kernel. A
+  /// model compiled ahead of time (NAME.so, xport/aot.h) runs in its library, with NAME.pt2
+  /// beside it describing it; run() gives the same results and errors.
   static Program load(const std::string& path, Options options = {});
   /// A runtime program over an in-memory one (a loaded archive, or a capture's result).
   static Program from_exported(ExportedProgram program, Options options = {});

@@ -8,8 +8,6 @@
 #include "ir/argument_value.h"
 #include "ir/ir_util.h"
 #include "ir/passes/constant_folding.h"
-#include "kernels/cpu/conv.h"
-#include "kernels/cpu/packed_linear.h"
 #include "ops/fused/fused_ops.h"
 #include "runtime/compiled_graph.h"
 #include "runtime/pointwise_chain.h"
@@ -83,6 +81,7 @@ class KernelMaker {
     epilogue.relu = std::get<bool>(node.arg("relu").value);
     auto packed = std::make_shared<kernels::cpu::PackedConv2d>(weight, bias, params, epilogue);
     out_.kernels[&node] = conv_kernel(packed);
+    out_.packed[&node] = PackedCall{.conv = params, .epilogue = epilogue};
     convolutions_.push_back({&node, std::move(packed), params.groups});
   }
 
@@ -121,6 +120,7 @@ class KernelMaker {
     for (size_t i = 0; i < convolutions_.size(); ++i) {
       convolutions_[i].packed->set_layouts(layouts[i]);
       convolutions_[i].layouts = layouts[i];
+      out_.packed.at(convolutions_[i].node).layouts = layouts[i];
     }
   }
 
@@ -157,6 +157,8 @@ class KernelMaker {
       g_.graph.replace_all_uses(node->out(), in_place->out());
       out_.kernels[in_place] = conv_kernel(c.packed);
       out_.kernels.erase(node);
+      out_.packed[in_place] = out_.packed.at(node);
+      out_.packed.erase(node);
       g_.graph.erase(node);
       written_over.insert(in_place);
       ++out_.stats.residuals_in_place;
@@ -177,6 +179,7 @@ class KernelMaker {
     out_.kernels[&node] = [packed](const OpArgs& a, std::vector<Tensor>& outs) {
       packed->run(a.tensor("input"), outs[0]);
     };
+    out_.packed[&node] = PackedCall{.kind = PackedCall::Kind::Linear, .activation = activation};
   }
 
   // The subgraph's calls as PointwiseChain steps: each reads the body's inputs and the call
@@ -209,6 +212,7 @@ class KernelMaker {
     out_.kernels[&node] = [chain](const OpArgs& a, std::vector<Tensor>& outs) {
       chain->run(a.tensors("inputs"), outs[0]);
     };
+    out_.packed[&node] = PackedCall{.kind = PackedCall::Kind::PointwiseChain};
   }
 };
 

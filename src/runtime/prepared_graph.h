@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "ir/passes/fusion.h"
+#include "kernels/cpu/conv.h"
+#include "kernels/cpu/packed_linear.h"
 #include "ir/passes/reinplace.h"
 #include "xport/ir.h"
 #include "xport/op_registry.h"
@@ -27,12 +29,24 @@ struct PreparedStats {
   std::string str() const;
 };
 
+/// How the runtime made its own kernel for a fused call, so that a code generator can make the
+/// same one (xport::aot): the node's arguments name the weights, this says the rest.
+struct PackedCall {
+  enum class Kind { Conv2d, Linear, PointwiseChain };
+  Kind kind = Kind::Conv2d;
+  kernels::cpu::Conv2dParams conv = {};
+  kernels::cpu::ConvEpilogue epilogue = {};
+  kernels::cpu::ConvLayouts layouts = {};
+  kernels::cpu::LinearActivation activation = kernels::cpu::LinearActivation::None;
+};
+
 struct PreparedGraph {
   ir::Graph graph;
   std::vector<Tensor> placeholders;  ///< the program's, then the constants the passes made
   std::vector<bool> is_user_input;
   /// The runtime's kernel for a call, where it has its own (packed weights, chains).
   std::unordered_map<const ir::Node*, KernelFn> kernels;
+  std::unordered_map<const ir::Node*, PackedCall> packed;  ///< what each of `kernels` is
   std::vector<size_t> in_place_outputs;  ///< graph outputs now updated where they lie
   PreparedStats stats;
 };

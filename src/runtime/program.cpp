@@ -11,6 +11,8 @@
 #include "runtime/compiled_graph.h"
 #include "runtime/execution_plan.h"
 #include "runtime/prepared_graph.h"
+#include "runtime/run_inputs.h"
+#include "runtime/shared_model.h"
 #include "xport/runtime.h"
 
 namespace xport::runtime {
@@ -34,12 +36,24 @@ struct Program::Impl {
   mutable std::map<std::vector<int64_t>, std::shared_ptr<const ExecutionPlan>> plans;
   mutable std::deque<std::vector<int64_t>> plan_order;  // oldest first
 
-  Impl(ExportedProgram p, Options o) : program(std::move(p)), options(o) {
+  // A model compiled ahead of time runs in its library, which plans nothing here.
+  std::unique_ptr<SharedModel> compiled;
+  std::string compiled_path;
+
+  static void check_options(const Options& options) {
     XPORT_CHECK(options.num_threads >= 0, InvalidInput, "runtime::Options: num_threads is ",
                 options.num_threads, "; give a positive count, or 0 for the machine's cores");
     XPORT_CHECK(options.max_cached_plans >= 1, InvalidInput,
                 "runtime::Options: max_cached_plans is ", options.max_cached_plans,
                 "; give at least 1");
+  }
+
+  Impl(ExportedProgram p, Options o, std::unique_ptr<SharedModel> model, std::string path)
+      : program(std::move(p)), options(o), compiled(std::move(model)),
+        compiled_path(std::move(path)) {}
+
+  Impl(ExportedProgram p, Options o) : program(std::move(p)), options(o) {
+    check_options(options);
     const std::vector<BufferUpdate> updates = buffer_updates(program.signature());
     mutates_state = !updates.empty();
     std::vector<Tensor> placeholders;
@@ -59,18 +73,8 @@ struct Program::Impl {
   // the caller's tensors as given.
   std::vector<Tensor> bind_placeholders(const std::vector<Value>& inputs, Symbols& symbols,
                                         std::vector<Tensor>* user_out = nullptr) const {
-    std::vector<Tensor> user = check_inputs(program.contract(), program.symbols(), inputs, symbols);
-    if (user_out != nullptr) *user_out = user;
-    std::vector<Tensor> bound = prepared.placeholders;
-    size_t next = 0;
-    for (size_t p = 0; p < bound.size(); ++p) {
-      if (!prepared.is_user_input[p]) continue;
-      Tensor t = std::move(user.at(next++));
-      if (!t.is_contiguous()) t = t.contiguous();
-      if (t.storage_offset().maybe_int() != std::optional<int64_t>(0)) t = t.clone();
-      bound[p] = std::move(t);
-    }
-    return bound;
+    return bind_run_inputs(program, prepared.placeholders, prepared.is_user_input, inputs,
+                           symbols, user_out);
   }
 
   std::shared_ptr<const ExecutionPlan> plan_for(const std::vector<Tensor>& bound,
@@ -103,7 +107,13 @@ Program& Program::operator=(Program&&) noexcept = default;
 Program::~Program() = default;
 
 Program Program::load(const std::string& path, Options options) {
-  return from_exported(xport::load(path), options);
+  if (!is_compiled_model(path)) return from_exported(xport::load(path), options);
+  // A compiled model: its library runs it; the archive beside it describes it here.
+  Impl::check_options(options);
+  const std::string archive = compiled_model_archive(path);
+  auto model = std::make_unique<SharedModel>(path, archive, options.num_threads);
+  return Program(
+      std::make_unique<Impl>(xport::load(archive), options, std::move(model), path));
 }
 
 Program Program::from_exported(ExportedProgram program, Options options) {
@@ -115,6 +125,13 @@ std::vector<Tensor> Program::run(const std::vector<Tensor>& inputs) const {
 }
 
 std::vector<Tensor> Program::run_values(const std::vector<Value>& inputs) const {
+  if (impl_->compiled) {
+    // Checked here too, so that a call the C ABI cannot even flatten (a missing input) gets
+    // the runtime's message.
+    Symbols symbols;
+    check_inputs(impl_->program.contract(), impl_->program.symbols(), inputs, symbols);
+    return impl_->compiled->run(inputs);
+  }
   Symbols symbols;
   std::vector<Tensor> user;
   const std::vector<Tensor> bound = impl_->bind_placeholders(inputs, symbols, &user);
@@ -135,6 +152,13 @@ std::vector<Tensor> Program::run_values(const std::vector<Value>& inputs) const 
 }
 
 PlanStats Program::plan_stats(const std::vector<Value>& inputs) const {
+  if (impl_->compiled) {
+    PlanStats stats;
+    stats.planned = false;
+    stats.unplanned_reason = "compiled ahead of time (" + impl_->compiled_path +
+                             "): the plan is the library's code";
+    return stats;
+  }
   Symbols symbols;
   const std::vector<Tensor> bound = impl_->bind_placeholders(inputs, symbols);
   if (!impl_->graph.unplannable.empty()) {
@@ -151,6 +175,9 @@ PlanStats Program::plan_stats(const std::vector<Value>& inputs) const {
 std::vector<OpTime> Program::profile(const std::vector<Value>& inputs, int runs) const {
   XPORT_CHECK(runs >= 1, InvalidInput, "runtime::Program::profile: runs is ", runs,
               "; give at least 1");
+  XPORT_CHECK(!impl_->compiled, UnsupportedOp, "runtime::Program::profile: ",
+              impl_->compiled_path, " is compiled ahead of time and times no op; profile its "
+              "archive, ", compiled_model_archive(impl_->compiled_path));
   Symbols symbols;
   std::vector<Tensor> user;
   const std::vector<Tensor> bound = impl_->bind_placeholders(inputs, symbols, &user);

@@ -22,6 +22,7 @@ declare -A allowed=(
   [runtime]="core tensor kernels ops text ir ir/passes program serde"
   [nn]="core tensor kernels ops"
   [capture]="core tensor kernels ops ir program nn"
+  [aot]="core tensor kernels ops ir ir/passes program serde runtime"
 )
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

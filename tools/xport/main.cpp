@@ -17,6 +17,7 @@
 #include "xport/archive.h"
 #include "xport/exportdb.h"
 #include "xport/onnx.h"
+#include "xport/aot.h"
 #include "xport/xport.h"
 
 namespace {
@@ -116,6 +117,26 @@ int main(int argc, char** argv) {
     std::cout << "ExportDB: " << s.cases << " cases (" << s.exported << " supported, "
               << s.refused << " refused) written to " << site_dir << "/index.html\n";
   });
+  std::string compile_in, compile_out;
+  xport::aot::Options compile_options;
+  CLI::App* compile_cmd = app.add_subcommand(
+      "compile", "compile an archive (xport's or torch.export's) ahead of time into a shared "
+                 "library with a C ABI (xport/model_abi.h); OUT.pt2 is written beside it");
+  compile_cmd->add_option("FILE", compile_in, "the archive (.pt2)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  compile_cmd->add_option("OUT", compile_out, "the library to write (NAME.so)")->required();
+  compile_cmd->add_option("--cxx", compile_options.cxx, "the C++20 compiler (c++)");
+  compile_cmd->add_option("--flag", compile_options.flags,
+                          "an extra compiler flag, e.g. --flag=-march=native (repeatable)");
+  compile_cmd->add_option("--source", compile_options.keep_source,
+                          "also write the generated C++ here");
+  compile_cmd->add_flag("!--no-fuse", compile_options.fuse, "compile the graph unfused");
+  compile_cmd->callback([&] {
+    std::cout << xport::aot::compile(xport::load(compile_in), compile_out, compile_options).str()
+              << "\n";
+  });
+
   std::string onnx_in, onnx_out;
   xport::onnx::Options onnx_options;
   CLI::App* onnx_cmd = app.add_subcommand(

@@ -1,0 +1,56 @@
+#pragma once
+/// \file Ahead-of-time compilation: a program as a shared library of native code with a C ABI
+/// (xport/model_abi.h). The library runs the runtime's execution plan as generated C++ (direct
+/// calls of the typed kernels, the memory plan baked in, weights packed once at load) between
+/// the same contract check and write-back as runtime::Program; runtime::Program::load and
+/// `xport.load` open it like an archive. Needs a C++20 compiler where it compiles, nothing
+/// where the library runs but the libraries the runtime links (oneDNN).
+
+#include <string>
+#include <vector>
+
+#include "xport/program.h"
+
+namespace xport::aot {
+
+struct Options {
+  std::string cxx = "c++";         ///< the C++ compiler (g++ or clang++, C++20)
+  std::vector<std::string> flags;  ///< extra compiler flags (e.g. -march=native: recorded and
+                                   ///< checked against the CPU when the library loads)
+  /// Where xport's headers and libxport_runtime.a are (PREFIX/include, PREFIX/lib); empty: the
+  /// XPORT_HOME environment variable, else the build tree or the install prefix this library
+  /// was built for.
+  std::string prefix = {};
+  bool fuse = true;             ///< fuse as runtime::Options::fuse does
+  std::string keep_source = {};  ///< when set, the generated C++ is also written here
+  /// Where the headers the generated code includes are kept precompiled, per compiler, flags
+  /// and headers (GCC); empty: XPORT_AOT_CACHE, else $XDG_CACHE_HOME/xport/aot, else
+  /// ~/.cache/xport/aot; "none": nothing is precompiled.
+  std::string cache_dir = {};
+};
+
+/// What compile() made and how long it took.
+struct CompileReport {
+  std::string so_path;
+  std::string archive_path;  ///< the archive beside the library (weights, contract)
+  std::string header_path;   ///< NAME.h: the inputs' and outputs' names, dtypes and sizes, for C
+  int64_t so_bytes = 0;
+  int64_t embedded_bytes = 0;  ///< constants the load-time passes made, embedded in the library
+  int64_t kernel_calls = 0;    ///< typed kernel calls per run
+  int64_t packed_calls = 0;    ///< packed convolutions and matrix products per run
+  int64_t chains = 0;          ///< elementwise chains per run
+  double generate_s = 0;       ///< planning and printing C++
+  double compile_s = 0;        ///< the compiler and linker
+  std::string str() const;
+};
+
+/// Compiles `program` into the shared library `so_path` (NAME.so), saves the program beside it
+/// as NAME.pt2 (with its composite ops decomposed: PyTorch's training IR keeps aten::conv2d,
+/// aten::linear, ..., which the runtime can only interpret) (the library reads its weights and input contract from it when it loads) and
+/// writes NAME.h (the inputs and outputs as C arrays, for a C program calling the library).
+/// Throws UnsupportedOp naming the first node it cannot compile yet (before invoking the
+/// compiler), InvalidInput when the compiler fails (with its output).
+CompileReport compile(const ExportedProgram& program, const std::string& so_path,
+                      Options options = {});
+
+}  // namespace xport::aot

@@ -1,0 +1,243 @@
+// The C ABI of a compiled model (xport/model_abi.h): the generated code's graph, between the
+// same contract check and write-back as runtime::Program. Linked into every model library;
+// nothing else calls it.
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <mutex>
+
+#include "kernels/cpu/parallel.h"
+#include "program/write_back.h"
+#include "runtime/run_inputs.h"
+#include "xport/aot_model.h"
+#include "xport/archive.h"
+#include "xport/model_abi.h"
+
+// The generated code defines it; weak, so that a program linking the whole runtime library
+// (the xport tool) links without one.
+__attribute__((weak)) xport::aot::CompiledModel* xport_aot_new_model();
+
+struct xport_model {
+  explicit xport_model(xport::ExportedProgram p) : program(std::move(p)) {}
+  std::unique_ptr<xport::aot::CompiledModel> code;
+  xport::ExportedProgram program;
+  std::vector<xport::Tensor> placeholders;  // the archive's, then the constants the code embeds
+  std::vector<bool> is_user_input;
+  int num_threads = 0;
+  bool mutates_state = false;
+  mutable std::mutex state_mutex;  // a program that updates buffers runs one call at a time
+  size_t num_inputs = 0;
+  size_t num_outputs = 0;
+};
+
+struct xport_outputs {
+  std::vector<xport::Tensor> tensors;
+  std::vector<std::vector<int64_t>> sizes;
+};
+
+namespace {
+
+using namespace xport;
+
+thread_local std::string last_error;
+
+// Runs `body`, turning what it throws into a status and this thread's message.
+template <class F>
+xport_status guarded(F&& body) {
+  try {
+    body();
+    return XPORT_OK;
+  } catch (const Error& e) {
+    last_error = e.what();
+    return static_cast<xport_status>(static_cast<int>(e.kind()) + 1);
+  } catch (const std::exception& e) {
+    last_error = e.what();
+    return XPORT_INTERNAL;
+  }
+}
+
+// NAME.pt2 beside this library (NAME.so).
+std::string archive_beside_library() {
+  Dl_info info{};
+  XPORT_CHECK(dladdr(reinterpret_cast<void*>(&xport_model_load), &info) != 0 &&
+                  info.dli_fname != nullptr,
+              InvalidArchive, "xport_model_load: cannot tell where this library lies; give the "
+              "archive's path");
+  std::string path = info.dli_fname;
+  const size_t dot = path.rfind('.');
+  const size_t slash = path.rfind('/');
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) path.resize(dot);
+  return path + ".pt2";
+}
+
+size_t flat_input_count(const std::vector<InputContract>& contract) {
+  size_t n = 0;
+  for (const InputContract& c : contract) {
+    n += c.kind == InputContract::Kind::TensorList ? c.elements.size() : 1;
+  }
+  return n;
+}
+
+Tensor tensor_of(const xport_tensor& t, size_t index) {
+  XPORT_CHECK(t.dtype >= 0 && t.dtype < kNumDTypes && t.ndim >= 0 &&
+                  (t.ndim == 0 || t.sizes != nullptr),
+              InvalidInput, "xport_model_run: input ", index, " has dtype ", t.dtype, " and ",
+              t.ndim, " dims", t.ndim > 0 && t.sizes == nullptr ? " but no sizes" : "",
+              "; give an xport_dtype and the sizes");
+  TensorMeta meta;
+  meta.dtype = static_cast<DType>(t.dtype);
+  std::vector<int64_t> sizes(t.sizes, t.sizes + t.ndim);
+  std::vector<int64_t> strides =
+      t.strides != nullptr ? std::vector<int64_t>(t.strides, t.strides + t.ndim)
+                           : contiguous_strides(sizes);
+  int64_t last = 0;  // the farthest element, to size the storage
+  bool empty = false;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    XPORT_CHECK(sizes[d] >= 0 && strides[d] >= 0, InvalidInput, "xport_model_run: input ", index,
+                " has a negative size or stride in dim ", d);
+    empty = empty || sizes[d] == 0;
+    if (sizes[d] > 0) last += (sizes[d] - 1) * strides[d];
+  }
+  XPORT_CHECK(t.data != nullptr || empty, InvalidInput, "xport_model_run: input ", index,
+              " has no data");
+  meta.sizes.assign(sizes.begin(), sizes.end());
+  meta.strides.assign(strides.begin(), strides.end());
+  const int64_t bytes = empty ? 0 : (last + 1) * static_cast<int64_t>(element_size(meta.dtype));
+  return Tensor::make(aot::unowned_storage(t.data, bytes), std::move(meta));
+}
+
+// The contract's inputs from the flat list: lists from their elements, numbers from 0-d
+// tensors.
+std::vector<Value> values_of(const std::vector<InputContract>& contract,
+                             const xport_tensor* inputs, size_t count) {
+  XPORT_CHECK(count == flat_input_count(contract) && (inputs != nullptr || count == 0),
+              InvalidInput, "xport_model_run: ", count, " inputs given, the model takes ",
+              flat_input_count(contract), " (lists flattened, numbers as 0-d tensors)");
+  std::vector<Value> values;
+  size_t next = 0;
+  for (const InputContract& c : contract) {
+    if (c.kind == InputContract::Kind::TensorList) {
+      std::vector<Tensor> list;
+      for (size_t e = 0; e < c.elements.size(); ++e, ++next) {
+        list.push_back(tensor_of(inputs[next], next));
+      }
+      values.emplace_back(std::move(list));
+      continue;
+    }
+    Tensor t = tensor_of(inputs[next], next);
+    ++next;
+    if (c.kind == InputContract::Kind::Tensor) {
+      values.emplace_back(std::move(t));
+      continue;
+    }
+    XPORT_CHECK(t.dim() == 0, InvalidInput, "xport_model_run: input '", c.name, "' is a ",
+                to_string(c.kind), "; pass it as a 0-d tensor, not one of ", t.dim(), " dims");
+    const Scalar s = t.item_scalar();
+    if (c.kind == InputContract::Kind::Int) values.emplace_back(s.to_int());
+    if (c.kind == InputContract::Kind::Float) values.emplace_back(s.to_double());
+    if (c.kind == InputContract::Kind::Bool) values.emplace_back(s.to_bool());
+  }
+  return values;
+}
+
+}  // namespace
+
+extern "C" {
+
+uint32_t xport_model_abi_version(void) { return XPORT_MODEL_ABI_VERSION; }
+
+xport_status xport_model_load(const char* archive_path, int32_t num_threads,
+                              xport_model** model) {
+  return guarded([&] {
+    XPORT_CHECK(model != nullptr, InvalidInput, "xport_model_load: model is NULL");
+    *model = nullptr;
+    XPORT_CHECK(xport_aot_new_model != nullptr, InvalidArchive,
+                "xport_model_load: this library holds no compiled model");
+    XPORT_CHECK(num_threads >= 0, InvalidInput, "xport_model_load: num_threads is ", num_threads,
+                "; give a positive count, or 0 for the machine's cores");
+    const std::string path = archive_path != nullptr ? archive_path : archive_beside_library();
+    auto m = std::make_unique<xport_model>(load(path));
+    m->code.reset(xport_aot_new_model());
+    m->num_threads = num_threads;
+    for (const InputSpec& spec : m->program.signature().inputs) {
+      const bool user = spec.kind == InputSpec::Kind::UserInput;
+      m->is_user_input.push_back(user);
+      m->placeholders.push_back(user ? Tensor() : m->program.state().at(spec.target));
+    }
+    m->code->load(m->placeholders);
+    m->is_user_input.resize(m->placeholders.size(), false);
+    m->mutates_state = !buffer_updates(m->program.signature()).empty();
+    m->num_inputs = flat_input_count(m->program.contract());
+    for (const OutputSpec& o : m->program.signature().outputs) {
+      m->num_outputs += o.kind == OutputSpec::Kind::UserOutput ? 1 : 0;
+    }
+    *model = m.release();
+  });
+}
+
+size_t xport_model_num_inputs(const xport_model* model) {
+  return model != nullptr ? model->num_inputs : 0;
+}
+
+size_t xport_model_num_outputs(const xport_model* model) {
+  return model != nullptr ? model->num_outputs : 0;
+}
+
+xport_status xport_model_run(const xport_model* model, const xport_tensor* inputs,
+                             size_t num_inputs, xport_outputs** outputs) {
+  return guarded([&] {
+    XPORT_CHECK(model != nullptr && outputs != nullptr, InvalidInput,
+                "xport_model_run: model and outputs must not be NULL");
+    *outputs = nullptr;
+    const std::vector<Value> values = values_of(model->program.contract(), inputs, num_inputs);
+    std::unordered_map<sym::ExprPtr, int64_t> symbols;
+    std::vector<Tensor> user;
+    const std::vector<Tensor> bound = runtime::bind_run_inputs(
+        model->program, model->placeholders, model->is_user_input, values, symbols, &user);
+    const kernels::cpu::ThreadCountScope threads(model->num_threads);
+    std::unique_lock<std::mutex> state_lock(model->state_mutex, std::defer_lock);
+    if (model->mutates_state) state_lock.lock();
+    std::vector<Tensor> results = write_back_mutations(
+        model->program.signature(), model->code->run(bound), model->program.state(), user);
+    auto out = std::make_unique<xport_outputs>();
+    for (Tensor& t : results) {
+      if (!t.is_contiguous() || t.storage_offset().maybe_int() != std::optional<int64_t>(0)) {
+        t = t.clone();
+      }
+      out->sizes.push_back(t.int_sizes());
+      out->tensors.push_back(std::move(t));
+    }
+    *outputs = out.release();
+  });
+}
+
+size_t xport_outputs_count(const xport_outputs* outputs) {
+  return outputs != nullptr ? outputs->tensors.size() : 0;
+}
+
+xport_tensor xport_outputs_get(const xport_outputs* outputs, size_t index) {
+  if (outputs == nullptr || index >= outputs->tensors.size()) return xport_tensor{};
+  const Tensor& t = outputs->tensors[index];
+  return xport_tensor{.data = t.defined() ? t.storage()->data() : nullptr,
+                      .dtype = static_cast<int32_t>(t.dtype()),
+                      .ndim = static_cast<int32_t>(t.dim()),
+                      .sizes = outputs->sizes[index].data(),
+                      .strides = nullptr};
+}
+
+void xport_outputs_free(xport_outputs* outputs) { delete outputs; }
+
+void xport_model_free(xport_model* model) { delete model; }
+
+const char* xport_last_error(void) { return last_error.c_str(); }
+
+const char* xport_model_isa(void) {
+  static const std::string isa =
+      xport_aot_new_model != nullptr
+          ? std::unique_ptr<aot::CompiledModel>(xport_aot_new_model())->isa()
+          : std::string();
+  return isa.c_str();
+}
+
+}  // extern "C"

@@ -1,0 +1,153 @@
+#include "runtime/shared_model.h"
+
+#include <dlfcn.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "xport/error.h"
+#include "xport/functions.h"
+#include "xport/model_abi.h"
+
+namespace xport::runtime {
+
+// The library's C functions, found by name.
+struct SharedModel::Api {
+  void* handle = nullptr;
+  xport_model* model = nullptr;
+  decltype(&::xport_model_load) load = nullptr;
+  decltype(&::xport_model_run) run = nullptr;
+  decltype(&::xport_outputs_count) count = nullptr;
+  decltype(&::xport_outputs_get) get = nullptr;
+  decltype(&::xport_outputs_free) free_outputs = nullptr;
+  decltype(&::xport_model_free) free_model = nullptr;
+  decltype(&::xport_last_error) last_error = nullptr;
+  decltype(&::xport_model_isa) isa = nullptr;
+  decltype(&::xport_model_abi_version) version = nullptr;
+
+  Api() = default;
+  Api(const Api&) = delete;
+  Api& operator=(const Api&) = delete;
+  ~Api() {
+    if (model != nullptr) free_model(model);
+    if (handle != nullptr) dlclose(handle);
+  }
+
+  // Throws the library's error as xport::Error.
+  void check(xport_status status) const {
+    if (status == XPORT_OK) return;
+    const int kind = static_cast<int>(status) - 1;
+    const ErrorKind error_kind = kind >= 0 && kind <= static_cast<int>(ErrorKind::Internal)
+                                     ? static_cast<ErrorKind>(kind)
+                                     : ErrorKind::Internal;
+    throw Error(error_kind, last_error());
+  }
+};
+
+namespace {
+
+template <class F>
+void find(void* handle, const char* name, F& fn, const std::string& path) {
+  fn = reinterpret_cast<F>(dlsym(handle, name));
+  XPORT_CHECK(fn != nullptr, InvalidArchive, "'", path, "' is a shared library but not a model "
+              "compiled by xport (no ", name, "); compile one with `xport compile FILE.pt2 "
+              "OUT.so`");
+}
+
+xport_tensor abi_tensor(const Tensor& t, std::vector<int64_t>& sizes,
+                        std::vector<int64_t>& strides) {
+  sizes = t.int_sizes();
+  strides = t.int_strides();
+  auto* base = static_cast<char*>(t.storage() ? t.storage()->data() : nullptr);
+  if (base != nullptr) base += *t.storage_offset().maybe_int() * t.element_size();
+  return xport_tensor{.data = base,
+                      .dtype = static_cast<int32_t>(t.dtype()),
+                      .ndim = static_cast<int32_t>(sizes.size()),
+                      .sizes = sizes.data(),
+                      .strides = strides.data()};
+}
+
+}  // namespace
+
+// An ELF file (a shared library).
+bool is_compiled_model(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  return in.gcount() == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' &&
+         magic[3] == 'F';
+}
+
+std::string compiled_model_archive(const std::string& so_path) {
+  return std::filesystem::path(so_path).replace_extension(".pt2").string();
+}
+
+SharedModel::SharedModel(const std::string& so_path, const std::string& archive_path,
+                         int num_threads)
+    : api_(std::make_shared<Api>()) {
+  const std::string path = std::filesystem::absolute(so_path).string();
+  api_->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  XPORT_CHECK(api_->handle != nullptr, InvalidArchive, "cannot open the compiled model '", so_path,
+              "': ", dlerror());
+  // On a throw, api_'s destructor closes the library.
+  find(api_->handle, "xport_model_abi_version", api_->version, path);
+  XPORT_CHECK(api_->version() == XPORT_MODEL_ABI_VERSION, InvalidArchive, "'", so_path,
+              "' has model ABI version ", api_->version(), "; this runtime reads version ",
+              XPORT_MODEL_ABI_VERSION, ": compile it again with this xport");
+  find(api_->handle, "xport_model_load", api_->load, path);
+  find(api_->handle, "xport_model_run", api_->run, path);
+  find(api_->handle, "xport_outputs_count", api_->count, path);
+  find(api_->handle, "xport_outputs_get", api_->get, path);
+  find(api_->handle, "xport_outputs_free", api_->free_outputs, path);
+  find(api_->handle, "xport_model_free", api_->free_model, path);
+  find(api_->handle, "xport_last_error", api_->last_error, path);
+  find(api_->handle, "xport_model_isa", api_->isa, path);
+  api_->check(api_->load(archive_path.c_str(), num_threads, &api_->model));
+}
+
+SharedModel::~SharedModel() = default;
+
+std::string SharedModel::isa() const { return api_->isa(); }
+
+std::vector<Tensor> SharedModel::run(const std::vector<Value>& inputs) const {
+  // Flattened as the ABI takes them: list elements in order, numbers as 0-d tensors.
+  std::vector<Tensor> flat;
+  for (const Value& v : inputs) {
+    if (v.is_list()) {
+      for (const Tensor& t : v.to_tensor_list()) flat.push_back(t);
+    } else if (v.is_tensor()) {
+      flat.push_back(v.to_tensor());
+    } else if (v.is_bool()) {
+      flat.push_back(full(std::vector<int64_t>{}, Scalar(v.to_bool()), DType::Bool));
+    } else if (v.is_int()) {
+      flat.push_back(full(std::vector<int64_t>{}, Scalar(v.to_int()), DType::Int64));
+    } else if (v.is_double()) {
+      flat.push_back(full(std::vector<int64_t>{}, Scalar(v.to_double()), DType::Float64));
+    } else {
+      XPORT_FAIL(InvalidInput, "runtime::Program::run: an input of type ", v.type_name(),
+                 "; a compiled model takes tensors, tensor lists, ints, floats and bools");
+    }
+  }
+  std::vector<std::vector<int64_t>> sizes(flat.size()), strides(flat.size());
+  std::vector<xport_tensor> abi;
+  for (size_t i = 0; i < flat.size(); ++i) abi.push_back(abi_tensor(flat[i], sizes[i], strides[i]));
+  xport_outputs* raw = nullptr;
+  api_->check(api_->run(api_->model, abi.data(), abi.size(), &raw));
+  // Every output's storage keeps the library's outputs alive, and the library loaded; the last
+  // one frees them.
+  const std::shared_ptr<xport_outputs> outputs(
+      raw, [api = api_](xport_outputs* o) { api->free_outputs(o); });
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < api_->count(raw); ++i) {
+    const xport_tensor t = api_->get(raw, i);
+    TensorMeta meta;
+    meta.dtype = static_cast<DType>(t.dtype);
+    const std::vector<int64_t> dims(t.sizes, t.sizes + t.ndim);
+    meta.sizes.assign(dims.begin(), dims.end());
+    meta.strides = contiguous_strides(meta.sizes);
+    out.push_back(Tensor::make(Storage::wrap(t.data, storage_bytes(meta), outputs), meta));
+  }
+  return out;
+}
+
+}  // namespace xport::runtime

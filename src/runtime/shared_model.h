@@ -1,0 +1,35 @@
+#pragma once
+// A model compiled ahead of time (a shared library with xport/model_abi.h's C ABI), opened so
+// that runtime::Program runs it as it runs an archive: tensors in, tensors out, errors as
+// xport::Error. The library holds its own copy of the runtime; only the C ABI crosses.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "xport/runtime.h"
+#include "xport/value.h"
+
+namespace xport::runtime {
+
+class SharedModel {
+ public:
+  /// Opens `so_path` and loads it with `archive_path`. Throws InvalidArchive when it is not a
+  /// compiled model, and what its load reports.
+  SharedModel(const std::string& so_path, const std::string& archive_path, int num_threads);
+  ~SharedModel();
+  SharedModel(const SharedModel&) = delete;
+  SharedModel& operator=(const SharedModel&) = delete;
+
+  /// The contract's inputs (lists, numbers and tensors); thread-safe.
+  std::vector<Tensor> run(const std::vector<Value>& inputs) const;
+  /// The instruction-set extensions the library was compiled for.
+  std::string isa() const;
+
+ private:
+  struct Api;
+  // Shared with every output's storage: the library stays loaded while its outputs live.
+  std::shared_ptr<Api> api_;
+};
+
+}  // namespace xport::runtime

@@ -1,0 +1,328 @@
+// Ahead-of-time compilation: programs compiled into shared libraries run through
+// runtime::Program::load("m.so") and through the C ABI from a C program, and give what the
+// runtime gives on the same archive; inputs outside the contract get the runtime's errors.
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "aot_paths.h"
+#include "xport/aot.h"
+#include "xport/archive.h"
+#include "xport/models.h"
+#include "xport/nn/module.h"
+#include "xport/runtime.h"
+#include "xport/xport.h"
+
+namespace xport {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A directory of its own per test, removed afterwards.
+class AotTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Precompiled headers in the build tree, not the user's cache.
+    setenv("XPORT_AOT_CACHE", (fs::current_path() / "aot-cache").c_str(), 0);
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("xport-aot-" + std::to_string(getpid()) + "-" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // Compiles `program` as NAME.so and checks it against the runtime on `inputs`.
+  runtime::Program compile_and_compare(const ExportedProgram& program, const std::string& name,
+                                       const std::vector<Value>& inputs) {
+    const aot::CompileReport report = aot::compile(program, path(name + ".so"));
+    EXPECT_TRUE(fs::exists(report.so_path) && fs::exists(report.archive_path) &&
+                fs::exists(report.header_path))
+        << report.str();
+    runtime::Program compiled = runtime::Program::load(report.so_path);
+    const runtime::Program reference = runtime::Program::load(report.archive_path);
+    const std::vector<Tensor> want = reference.run_values(inputs);
+    const std::vector<Tensor> got = compiled.run_values(inputs);
+    EXPECT_EQ(got.size(), want.size()) << name;
+    for (size_t i = 0; i < got.size() && i < want.size(); ++i) {
+      EXPECT_TRUE(allclose(got[i], want[i], 1e-5, 1e-6)) << name << " output " << i;
+    }
+    return compiled;
+  }
+
+  fs::path dir_;
+};
+
+Tensor token_ids(int64_t batch, int64_t seq, int64_t vocab) {
+  std::vector<int64_t> v(static_cast<size_t>(batch * seq));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int64_t>((i * 131 + 7) % vocab);
+  return from_vector(v, {batch, seq});
+}
+
+TEST_F(AotTest, ReferenceModelsEqualTheRuntime) {
+  auto mlp = models::mlp({16, 32, 8});
+  mlp->eval();
+  const Tensor x = randn({4, 16}, 0);
+  compile_and_compare(export_program(*mlp, [&](const Tensor& t) { return mlp->forward(t); }, {x}),
+                      "mlp", {x});
+
+  auto resnet = models::resnet18(10);
+  resnet->eval();
+  const Tensor image = randn({1, 3, 32, 32}, 1);
+  compile_and_compare(
+      export_program(*resnet, [&](const Tensor& t) { return resnet->forward(t); }, {image}),
+      "resnet18", {image});
+
+  models::BertConfig bert_config;
+  bert_config.num_layers = 2;
+  bert_config.hidden = 64;
+  bert_config.heads = 4;
+  bert_config.feedforward = 128;
+  auto bert = models::bert_encoder(bert_config);
+  bert->eval();
+  const Tensor tokens = randn({2, 8, 64}, 2);
+  compile_and_compare(
+      export_program(*bert, [&](const Tensor& t) { return bert->forward(t); }, {tokens}), "bert",
+      {tokens});
+
+  models::Gpt2Config gpt2_config;
+  gpt2_config.vocab_size = 50;
+  gpt2_config.n_positions = 32;
+  gpt2_config.n_embd = 16;
+  gpt2_config.n_layer = 2;
+  gpt2_config.n_head = 2;
+  auto gpt2 = models::gpt2(gpt2_config);
+  gpt2->eval();
+  const Tensor ids = token_ids(2, 5, 50);
+  compile_and_compare(
+      export_program(*gpt2, [&](const Tensor& t) { return gpt2->forward(t); }, {ids}), "gpt2",
+      {ids});
+}
+
+// A small program with a buffer the program updates, a view output and a scalar input.
+struct Counter : nn::Module {
+  Counter() { count = register_buffer("count", zeros({3})); }
+  Tensor count;
+  std::vector<Tensor> forward(const Tensor& x, double scale) {
+    count.add_(x.sum(0));
+    const Tensor y = (x * scale).relu();
+    return {y, y.transpose(0, 1), count * 2};
+  }
+};
+
+TEST_F(AotTest, BufferUpdatesPersistAcrossCallsAsInTheRuntime) {
+  Counter counter;
+  const Tensor x = randn({4, 3}, 3);
+  const ExportedProgram p = export_program(
+      counter, [&](const Tensor& t, double s) { return counter.forward(t, s); }, {x, 0.5});
+  aot::compile(p, path("counter.so"));
+  const runtime::Program compiled = runtime::Program::load(path("counter.so"));
+  const runtime::Program reference = runtime::Program::load(path("counter.pt2"));
+  for (int call = 0; call < 3; ++call) {
+    const Tensor input = randn({4, 3}, static_cast<uint64_t>(10 + call));
+    const std::vector<Tensor> want = reference.run_values({input, 0.5});
+    const std::vector<Tensor> got = compiled.run_values({input, 0.5});
+    ASSERT_EQ(got.size(), 3u);
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_TRUE(allclose(got[i], want[i], 1e-6, 1e-6)) << "call " << call << " output " << i;
+    }
+  }
+}
+
+// The runtime's message for the same bad call, or "" when it accepts it.
+std::string runtime_error(const runtime::Program& program, const std::vector<Value>& inputs) {
+  try {
+    program.run_values(inputs);
+  } catch (const Error& e) {
+    return std::string(to_string(e.kind())) + ": " + e.what();
+  }
+  return "";
+}
+
+TEST_F(AotTest, InputsOutsideTheContractGetTheRuntimesErrors) {
+  auto mlp = models::mlp({16, 32, 8});
+  mlp->eval();
+  const ExportedProgram p = export_program(
+      *mlp, [&](const Tensor& t) { return mlp->forward(t); }, {randn({4, 16}, 0)});
+  aot::compile(p, path("mlp.so"));
+  const runtime::Program compiled = runtime::Program::load(path("mlp.so"));
+  const runtime::Program reference = runtime::Program::load(path("mlp.pt2"));
+  const std::vector<std::vector<Value>> bad = {
+      {randn({5, 16}, 0)},                     // a static dim differs
+      {randn({4, 16}, 0).to(DType::Float64)},  // dtype
+      {randn({4, 16, 1}, 0)},                  // rank
+      {},                                      // arity
+      {randn({4, 16}, 0), randn({4, 16}, 1)},
+  };
+  for (const std::vector<Value>& inputs : bad) {
+    const std::string want = runtime_error(reference, inputs);
+    ASSERT_FALSE(want.empty());
+    EXPECT_EQ(runtime_error(compiled, inputs), want);
+  }
+}
+
+TEST_F(AotTest, OutputsOutliveTheProgramThatMadeThem) {
+  auto mlp = models::mlp({16, 8});
+  mlp->eval();
+  const Tensor x = randn({4, 16}, 0);
+  aot::compile(export_program(*mlp, [&](const Tensor& t) { return mlp->forward(t); }, {x}),
+               path("mlp.so"));
+  Tensor y;
+  {
+    const runtime::Program compiled = runtime::Program::load(path("mlp.so"));
+    y = compiled.run({x}).at(0);
+  }  // the library stays loaded while its outputs live
+  EXPECT_TRUE(allclose(y, runtime::Program::load(path("mlp.pt2")).run({x}).at(0), 1e-5, 1e-6));
+}
+
+TEST_F(AotTest, ManyThreadsShareOneLoadedModel) {
+  auto mlp = models::mlp({64, 256, 64});
+  mlp->eval();
+  const ExportedProgram p = export_program(
+      *mlp, [&](const Tensor& t) { return mlp->forward(t); }, {randn({8, 64}, 0)});
+  aot::compile(p, path("mlp.so"));
+  const runtime::Program compiled =
+      runtime::Program::load(path("mlp.so"), runtime::Options{.num_threads = 1});
+  const runtime::Program reference = runtime::Program::load(path("mlp.pt2"));
+  std::vector<Tensor> inputs, want;
+  for (int i = 0; i < 8; ++i) {
+    inputs.push_back(randn({8, 64}, static_cast<uint64_t>(i)));
+    want.push_back(reference.run({inputs.back()}).at(0));
+  }
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < 25; ++r) {
+        const auto i = static_cast<size_t>((t + r) % 8);
+        if (!allclose(compiled.run({inputs[i]}).at(0), want[i], 1e-5, 1e-6)) ++wrong;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST_F(AotTest, RefusesWhatItCannotCompileNamingItBeforeCompiling) {
+  auto mlp = models::mlp({16, 8});
+  mlp->eval();
+  ExportOptions dynamic;
+  dynamic.dynamic_shapes = {{{0, Dim("batch", 1, 64)}}};
+  const ExportedProgram p = export_program(
+      *mlp, [&](const Tensor& t) { return mlp->forward(t); }, {randn({4, 16}, 0)}, dynamic);
+  try {
+    aot::compile(p, path("dynamic.so"));
+    FAIL() << "a dynamic program compiled";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::UnsupportedOp);
+    EXPECT_NE(std::string(e.what()).find("Dim 'batch'"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(path("dynamic.so")));
+
+  const ExportedProgram with_cond = export_program(
+      [](const Tensor& x) {
+        return cond(
+            x.sum() > 0, [](const std::vector<Tensor>& a) { return std::vector{a[0] * 2}; },
+            [](const std::vector<Tensor>& a) { return std::vector{a[0] - 1}; }, {x});
+      },
+      {randn({3}, 0)});
+  try {
+    aot::compile(with_cond, path("cond.so"));
+    FAIL() << "a program with control flow compiled";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::UnsupportedOp);
+    EXPECT_NE(std::string(e.what()).find("node %cond"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(path("cond.so")));
+
+  try {
+    aot::compile(p, path("model.dylib"));
+    FAIL() << "a library not named .so";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidInput);
+  }
+}
+
+TEST_F(AotTest, CompilerErrorsAreReportedWithTheCompilersOutput) {
+  auto mlp = models::mlp({16, 8});
+  mlp->eval();
+  const ExportedProgram p = export_program(
+      *mlp, [&](const Tensor& t) { return mlp->forward(t); }, {randn({4, 16}, 0)});
+  aot::Options options;
+  options.flags = {"-fno-such-flag-for-xport"};
+  try {
+    aot::compile(p, path("m.so"), options);
+    FAIL() << "compiled with a flag the compiler does not know";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidInput);
+    EXPECT_NE(std::string(e.what()).find("-fno-such-flag-for-xport"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(fs::exists(path("m.so")));
+  options.flags = {};
+  options.cxx = "/nonexistent/c++";
+  EXPECT_THROW(aot::compile(p, path("m.so"), options), Error);
+}
+
+TEST_F(AotTest, ALibraryRefusesAnArchiveItWasNotCompiledFor) {
+  auto small = models::mlp({16, 8});
+  auto other = models::mlp({16, 12, 8});
+  small->eval();
+  other->eval();
+  const Tensor x = randn({4, 16}, 0);
+  aot::compile(export_program(*small, [&](const Tensor& t) { return small->forward(t); }, {x}),
+               path("m.so"));
+  save(export_program(*other, [&](const Tensor& t) { return other->forward(t); }, {x}),
+       path("m.pt2"));
+  try {
+    runtime::Program::load(path("m.so"));
+    FAIL() << "loaded with another archive";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArchive) << e.what();
+    EXPECT_NE(std::string(e.what()).find("compiled"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(runtime::Program::load(path("m.pt2")).run({x, x}), Error);
+}
+
+// The C consumer (tests/aot/c_consumer.c), compiled as C11 against the model's header.
+TEST_F(AotTest, ACProgramRunsTheModelFromManyThreads) {
+  auto mlp = models::mlp({16, 32, 8});
+  mlp->eval();
+  const ExportedProgram p = export_program(
+      *mlp, [&](const Tensor& t) { return mlp->forward(t); }, {randn({4, 16}, 0)});
+  aot::compile(p, path("mlp.so"));
+  const std::string consumer = path("consumer");
+  const std::string build = std::string("cc -std=c11 -Wall -Wextra -Werror -pedantic ") +
+                            XPORT_AOT_SANITIZER_FLAGS + " -I" XPORT_AOT_SOURCE_INCLUDE " -I" +
+                            dir_.string() + " -DMODEL_HEADER='\"mlp.h\"' -DMODEL=mlp " +
+                            XPORT_TESTS_DIR "/aot/c_consumer.c " + path("mlp.so") +
+                            " -Wl,-rpath," + dir_.string() + " -lpthread -lm -o " + consumer +
+                            " > " + path("cc.log") + " 2>&1";
+  ASSERT_EQ(std::system(build.c_str()), 0) << build << "\n"
+                                           << std::ifstream(path("cc.log")).rdbuf();
+  const std::string run = consumer + " " + path("out.bin") + " > " + path("run.log") + " 2>&1";
+  ASSERT_EQ(std::system(run.c_str()), 0) << std::ifstream(path("run.log")).rdbuf();
+  // The consumer's input: sin(i) per element.
+  std::vector<float> values(64);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = std::sin(static_cast<float>(i));
+  const Tensor want =
+      runtime::Program::load(path("mlp.pt2")).run({from_vector(values, {4, 16})}).at(0);
+  std::ifstream in(path("out.bin"), std::ios::binary);
+  std::vector<float> got(32);
+  in.read(reinterpret_cast<char*>(got.data()), 32 * sizeof(float));
+  ASSERT_EQ(in.gcount(), static_cast<std::streamsize>(32 * sizeof(float)));
+  EXPECT_TRUE(allclose(from_vector(got, {4, 8}), want, 1e-5, 1e-6));
+}
+
+}  // namespace
+}  // namespace xport

@@ -1,0 +1,72 @@
+"""Ahead-of-time compilation of every archive of the build's data sets (xport's ExportDB cases and
+reference models; PyTorch's exports of the reference models, ExportDB and the Hugging Face
+architectures): `xport compile` makes a library, `xport.load` runs it, and it gives the recorded
+outputs, keeps buffers across runs and refuses the recorded bad inputs, as the archive does.
+
+A case the compiler refuses must be refused for a limitation it has today (symbolic sizes,
+control flow, sizes only the data decides, composite ops whose decomposition fails to trace, an
+op without a named kernel), and a case refused for symbolic sizes must have symbols: such cases
+are reported as xfail with the reason; any other refusal fails."""
+import os
+import re
+import subprocess
+
+import pytest
+
+import xport
+from conftest import BUILD, archive, leaf
+from test_package import CASES, REFUSALS, assert_close, grouped
+
+XPORT = os.path.join(BUILD, "xport")
+
+# What the compiler cannot do yet, as its messages say it.
+LIMITS = (
+    ("symbolic sizes", r"the program's sizes are symbolic"),
+    ("control flow", r"control flow \(subgraphs\)"),
+    ("data-dependent sizes", r"sizes are known only when it runs|defines a data-dependent size|"
+                             r"sizes depend on|data-dependent|depend on data"),
+    ("composite ops that do not decompose", r"decomposing them failed"),
+    ("no named kernel", r"has no named C\+\+ function|no CPU kernel|with no meta function"),
+)
+
+
+def limitation(message):
+    for name, pattern in LIMITS:
+        if re.search(pattern, message):
+            return name
+    return None
+
+
+@pytest.mark.parametrize("set_name,case", CASES, ids=["%s/%s" % (s, c["name"]) for s, c in CASES])
+def test_compiled_case_gives_the_recorded_outputs(set_name, case, tmp_path):
+    name = "%s/%s" % (set_name, case["name"])
+    library = tmp_path / "model.so"
+    compiled = subprocess.run([XPORT, "compile", archive(set_name, case), str(library)],
+                              capture_output=True, text=True)
+    if name in REFUSALS:  # archives the runtime refuses to load are refused here too
+        assert compiled.returncode != 0, name
+        return
+    if compiled.returncode != 0:
+        reason = limitation(compiled.stderr)
+        assert reason, "%s refused for no known limitation:\n%s" % (name, compiled.stderr)
+        if reason == "symbolic sizes":
+            assert case["range_constraints"], "%s: refused as symbolic, has no symbols" % name
+        pytest.xfail("%s: %s" % (reason, compiled.stderr.strip().splitlines()[-1][:200]))
+    program = xport.load(str(library), threads=2)
+    for k, run in enumerate(case["runs"]):
+        inputs = [leaf(set_name, value) for value in run["inputs"]]
+        outputs = program.run_flat(grouped(program, inputs))
+        assert len(outputs) == len(run["outputs"]), "run %d: output count" % k
+        for i, (got, expected) in enumerate(zip(outputs, run["outputs"])):
+            assert_close(got, leaf(set_name, expected), "%s run %d output %d" % (name, k, i))
+        for i, after in enumerate(run.get("inputs_after", [])):
+            if "npy" in after:
+                assert_close(inputs[i], leaf(set_name, after),
+                             "%s run %d input %d after the call" % (name, k, i))
+    refused_sets = case.get("refused_inputs", [])
+    if refused_sets and isinstance(refused_sets[0], dict):
+        refused_sets = [refused_sets]
+    for refused in refused_sets:
+        if refused:
+            with pytest.raises(xport.InvalidInput):
+                program.run_flat(grouped(program, [leaf(set_name, value) for value in refused]))
