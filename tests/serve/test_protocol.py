@@ -69,6 +69,13 @@ def test_json_data_flat_or_nested(datatype, data, expected):
     np.testing.assert_array_equal(got, expected)
 
 
+def test_a_binary_bool_byte_other_than_one_is_true():
+    header = json.dumps({"inputs": [{"name": "a", "datatype": "BOOL", "shape": [3],
+                                     "parameters": {"binary_data_size": 3}}]}).encode()
+    got = protocol.decode_request(header + bytes([0, 1, 7]), str(len(header))).inputs["a"]
+    np.testing.assert_array_equal(got.view(np.uint8), [0, 1, 1])
+
+
 @pytest.mark.parametrize("datatype,data,field", [
     ("BOOL", [1, 0], "values of BOOL must be true or false"),
     ("INT32", [1.5, 2], "values of INT32 must be integers"),

@@ -12,7 +12,7 @@ from .replica import XportReplica
 
 def application(path, *, name=None, replicas=1, threads_per_replica=1, max_batch=1,
                 batch_wait_ms=5.0, cpus_per_replica=None, max_replicas_per_node=None,
-                health_check_period_s=2.0):
+                health_check_period_s=2.0, loader=None):
     """A Ray Serve application whose `replicas` each load the archive at `path` with
     xport.load(threads=threads_per_replica) and answer the Open Inference Protocol for the
     model `name` (default: the file's name without .pt2).
@@ -23,6 +23,9 @@ def application(path, *, name=None, replicas=1, threads_per_replica=1, max_batch
       independently, which the server cannot check.
     cpus_per_replica: the Ray CPUs each replica reserves (default threads_per_replica).
     max_replicas_per_node: spread replicas over nodes (Ray Serve's option of that name).
+    loader: a function (path, threads) -> a program with xport.Program's inputs, outputs,
+      contract and run_flat, that the replicas serve instead of xport.load's: another engine
+      behind the same server, for comparisons (bench/serve).
     The archive must exist at `path` on every node that runs a replica. It is loaded here
     first, so that an archive the server cannot serve fails now, not in the replicas.
     """
@@ -44,7 +47,7 @@ def application(path, *, name=None, replicas=1, threads_per_replica=1, max_batch
     if max_replicas_per_node is not None:
         options["max_replicas_per_node"] = max_replicas_per_node
     return XportReplica.options(**options).bind(path, name, threads_per_replica, max_batch,
-                                                batch_wait_ms)
+                                                batch_wait_ms, loader)
 
 
 def run(path, *, host="127.0.0.1", port=8000, route_prefix="/", app_name=None,

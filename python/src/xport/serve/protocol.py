@@ -129,6 +129,8 @@ def _decode_input(tensor, where, binary, offset):
                                % (where, size, datatype, shape, count * dtype.itemsize))
         # A copy: the runtime takes writable arrays, and the body goes away.
         array = np.frombuffer(binary, dtype.newbyteorder("<"), count, offset).astype(dtype)
+        if dtype.kind == "b":  # a byte other than 0 or 1 is true, as a stored bool must be 1
+            array = array.view(np.uint8) != 0
         return name, array.reshape(shape), offset + size
     if "data" not in tensor:
         raise RequestError("%s.data: missing (or give parameters.binary_data_size)" % where)

@@ -22,8 +22,9 @@ _CLIENT_ERRORS = (xport.InvalidInput, xport.ConstraintViolation, xport.DataDepen
 
 @serve.deployment
 class XportReplica:
-    def __init__(self, path, name, threads, max_batch, batch_wait_ms):
-        self.model = ServedModel(xport.load(path, threads=threads), name, max_batch)
+    def __init__(self, path, name, threads, max_batch, batch_wait_ms, loader=None):
+        program = (loader or _load)(path, threads)
+        self.model = ServedModel(program, name, max_batch)
         # One run at a time, off the event loop: health checks and metadata stay answered
         # while the program runs on its own `threads` kernel threads.
         self._runner = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="xport")
@@ -130,6 +131,10 @@ class XportReplica:
             return RequestError(str(e))
         except (RequestError, xport.Error) as e:
             return e
+
+
+def _load(path, threads):
+    return xport.load(path, threads=threads)
 
 
 def _full_path(request):
