@@ -1,13 +1,16 @@
 """xport.serve on a two-node Ray cluster (conftest.py): a real Open Inference Protocol client
 (tritonclient.http) reads metadata and infers; replicas run on both nodes; concurrent requests
 batch and equal unbatched runs; bad requests get 400/404 naming what is wrong and no replica
-dies; a load of 2000 requests keeps 0 wrong answers while a replica's process is killed."""
+dies; a load of 2000 requests keeps 0 wrong answers while a replica's process is killed; and
+`python -m xport.serve` joins the cluster and serves until interrupted."""
 import concurrent.futures
 import http.client
 import json
 import os
 import random
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -21,6 +24,7 @@ from tritonclient.utils import InferenceServerException
 
 import xport
 from conftest import BATCH_ROWS, get, post
+from local_ray_cluster import free_ports
 
 PAIR_REPLICA = "ServeReplica:pair:xport_pair"
 
@@ -318,3 +322,40 @@ def test_load_with_a_replica_killed(server, programs):
     assert wrong == 0
     assert recovered is not None, "the killed replica was not replaced within 120 s"
     assert {node for _, node in replicas(PAIR_REPLICA)} == {node for _, node in before}
+
+
+def test_the_command_line_serves_on_the_cluster(server, cluster, archives, programs):
+    """python -m xport.serve joins the cluster and serves until interrupted (last: it takes
+    Serve over, after the applications above are shut down)."""
+    serve.shutdown()
+    (port,) = free_ports(1)
+    command = [sys.executable, "-m", "xport.serve", archives["window"], "--name", "cli",
+               "--address", cluster.address, "--port", str(port), "--replicas", "2"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, start_new_session=True)
+    ready = "xport.serve: %s at http://127.0.0.1:%d/v2" % (archives["window"], port)
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(process.stdout))
+    reader.start()
+    try:
+        deadline = time.monotonic() + 120
+        while not any(ready in line for line in lines) and time.monotonic() < deadline:
+            assert process.poll() is None, "".join(lines)
+            time.sleep(0.2)
+        assert any(ready in line for line in lines), "".join(lines)
+        client = triton.InferenceServerClient("127.0.0.1:%d" % port)
+        assert client.is_server_ready() and client.is_model_ready("cli")
+        w = np.random.default_rng(5).standard_normal((3, 9), dtype=np.float32)
+        window_input = triton.InferInput("x", [3, 9], "FP32")
+        window_input.set_data_from_numpy(w)
+        got = client.infer("cli", [window_input]).as_numpy("mul")
+        np.testing.assert_allclose(got, programs["window"].run_flat([w])[0], rtol=1e-6,
+                                   atol=1e-6)
+        assert len(replicas("ServeReplica:cli:xport_cli")) == 2
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=60) == 0, "".join(lines)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        reader.join()

@@ -6,6 +6,7 @@ import argparse
 import sys
 import time
 
+import ray
 from ray import serve
 
 import xport
@@ -39,15 +40,15 @@ def main(argv=None):
         run(args.model, address=args.address, host=args.host, port=args.port, name=args.name,
             replicas=args.replicas, threads_per_replica=args.threads_per_replica,
             max_batch=args.max_batch, batch_wait_ms=args.batch_wait_ms)
-    except (xport.Error, ValueError) as e:  # an archive it cannot serve, a bad option
-        sys.exit("xport.serve: %s: %s" % (e.kind, e) if isinstance(e, xport.Error) else str(e))
-    print("xport.serve: %s at http://%s:%d/v2 (Ctrl-C stops)" % (args.model, args.host,
-                                                                  args.port), flush=True)
-    try:
+        print("xport.serve: %s at http://%s:%d/v2 (Ctrl-C stops)" % (args.model, args.host,
+                                                                      args.port), flush=True)
         while True:
             time.sleep(3600)
-    except KeyboardInterrupt:
-        serve.shutdown()
+    except (xport.Error, ValueError) as e:  # an archive it cannot serve, a bad option
+        sys.exit("xport.serve: %s: %s" % (e.kind, e) if isinstance(e, xport.Error) else str(e))
+    except KeyboardInterrupt:  # also while deploying
+        if ray.is_initialized():
+            serve.shutdown()
 
 
 if __name__ == "__main__":
