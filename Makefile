@@ -15,7 +15,7 @@ CMAKE_PYTHON := -DXPORT_PYTHON=$(PYTHON)
 .PHONY: all deps venv build build-asan build-fuzz build-tsan demo test test-release test-asan test-tsan \
   test-fuzz bench \
   bench-models bench-export bench-archive bench-peers bench-onnx bench-control-flow bench-decode \
-  bench-sentences bench-python fuzz-soundness install clean
+  bench-sentences bench-python bench-serve fuzz-soundness install clean
 
 all: build
 
@@ -130,6 +130,12 @@ bench-onnx: build venv
 bench-python: build venv
 	bash tests/python/build_package.sh $(BUILD) $(PYTHON)
 	$(PYTHON) bench/python/compare_python.py --build $(BUILD) $(ARGS)
+
+# xport.serve beside the same Ray Serve application serving torch.export.load(...).module(): 1, 2
+# and 4 replicas, MiniLM sentences and ResNet-50; ARGS go to bench/serve/compare_serve.py.
+bench-serve: build venv
+	bash tests/python/build_package.sh $(BUILD) $(PYTHON)
+	$(PYTHON) bench/serve/compare_serve.py --build $(BUILD) $(ARGS)
 
 # The soundness fuzzer for SECONDS seconds (tests/soundness/): its regression cases, then new
 # programs from SEED on; prints the counts, and each finding minimised.

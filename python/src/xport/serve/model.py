@@ -1,0 +1,141 @@
+"""A loaded program as the Open Inference Protocol sees it: its inputs and outputs with
+datatypes and shapes (dynamic dims as -1), the contract's ranges as metadata parameters, the
+batch dim that dynamic batching concatenates along (if the program has one), and a run by
+input names."""
+import re
+
+from .protocol import XPORT_DATATYPES, RequestError
+
+VERSION = "1"
+# Scalar inputs (a program exported with an int, float or bool argument) travel as tensors of
+# shape [] (or [1]).
+_SCALAR_DATATYPES = {"int": "INT64", "float": "FP64", "bool": "BOOL"}
+
+
+class ServedModel:
+    """`program` (an xport.Program) served under `name`; batching along its batch dim joins at
+    most `max_batch` rows per run (1: no batching)."""
+
+    def __init__(self, program, name, max_batch=1):
+        self.program = program
+        self.name = name
+        self.inputs = [_describe_input(i) for i in program.inputs]
+        self.outputs = [_describe_output(o) for o in program.outputs]
+        self.input_names = [i["name"] for i in self.inputs]
+        self.output_names = [o["name"] for o in self.outputs]
+        self._scalars = {i["name"]: i["kind"] for i in program.inputs if i["kind"] != "tensor"}
+        self.symbols = {s["symbol"]: s for s in program.contract["symbols"]}
+        self.batch_dim = _batch_dim(program, self.symbols)
+        self.max_batch = max_batch if self.batch_dim is not None else 1
+        if self.batch_dim is not None:
+            limit = self.batch_dim["max"]
+            self.max_batch = min(max_batch, limit) if limit is not None else max_batch
+
+    @property
+    def batching(self):
+        return self.max_batch > 1
+
+    def metadata(self):
+        """GET /v2/models/NAME: inputs and outputs, and the contract in "parameters"."""
+        parameters = {"contract": self.program.contract["text"]}
+        for s in self.symbols.values():
+            parameters[s["name"] + ".min"] = s["min"]
+            if s["max"] is not None:  # None: unbounded
+                parameters[s["name"] + ".max"] = s["max"]
+            if s["source"]:
+                parameters[s["name"] + ".source"] = s["source"]
+        if self.batching:
+            parameters["batch_dim"] = self.batch_dim["name"]
+            parameters["max_batch_rows"] = self.max_batch
+        return {"name": self.name, "versions": [VERSION], "platform": "xport",
+                "inputs": [_public(i) for i in self.inputs],
+                "outputs": [_public(o) for o in self.outputs], "parameters": parameters}
+
+    def check(self, request):
+        """A request's inputs and requested outputs against the program's names; the arrays
+        themselves are the runtime's to check."""
+        missing = [n for n in self.input_names if n not in request.inputs]
+        if missing:
+            raise RequestError("inputs: missing input %s; the model takes %s"
+                               % (", ".join(map(repr, missing)), ", ".join(self.input_names)))
+        for i, name in enumerate(request.inputs):
+            if name not in self.input_names:
+                raise RequestError("inputs[%d].name: the model has no input %r; its inputs are %s"
+                                   % (i, name, ", ".join(self.input_names)))
+        for i, (name, _) in enumerate(request.outputs or []):
+            if name not in self.output_names:
+                raise RequestError("outputs[%d].name: the model has no output %r; its outputs "
+                                   "are %s" % (i, name, ", ".join(self.output_names)))
+
+    def run(self, inputs):
+        """Runs the program on {input name: array}; returns {output name: array}. A scalar
+        input's one-element array becomes its number."""
+        leaves = []
+        for name in self.input_names:
+            value = inputs[name]
+            if name in self._scalars:
+                if value.size != 1:
+                    raise RequestError("input %r: expected one value (the program takes a %s), "
+                                       "got shape %s" % (name, self._scalars[name],
+                                                         list(value.shape)))
+                value = value.reshape(()).item()
+            leaves.append(value)
+        return dict(zip(self.output_names, self.program.run_flat(leaves)))
+
+
+def _describe_input(spec):
+    if spec["kind"] in _SCALAR_DATATYPES:
+        return {"name": spec["name"], "kind": spec["kind"],
+                "datatype": _SCALAR_DATATYPES[spec["kind"]], "shape": [], "symbolic": []}
+    if spec["kind"] != "tensor":
+        raise ValueError("xport.serve: input %r is a %s, which the Open Inference Protocol has "
+                         "no tensor for" % (spec["name"], spec["kind"].replace("_", " ")))
+    return _describe_tensor(spec, "input")
+
+
+def _describe_output(spec):
+    if "dtype" not in spec:
+        raise ValueError("xport.serve: output %r is the constant %s, not a tensor"
+                         % (spec["name"], spec.get("value")))
+    return _describe_tensor(spec, "output")
+
+
+def _describe_tensor(spec, role):
+    dtype = spec["dtype"]
+    if dtype == "bfloat16" and role == "output":
+        dtype = "float32"  # the package returns bfloat16 outputs as float32
+    if dtype not in XPORT_DATATYPES:
+        raise ValueError("xport.serve: %s %r is %s, which the Open Inference Protocol has no "
+                         "datatype for here" % (role, spec["name"], dtype))
+    return {"name": spec["name"], "kind": "tensor", "datatype": XPORT_DATATYPES[dtype],
+            "shape": [d if isinstance(d, int) else -1 for d in spec["shape"]],
+            "symbolic": list(spec["shape"])}
+
+
+def _public(tensor):
+    """An input's or output's metadata: the symbolic shape (which -1 is which Dim) as a
+    parameter."""
+    return {"name": tensor["name"], "datatype": tensor["datatype"], "shape": tensor["shape"],
+            "parameters": {"shape": "[%s]" % ", ".join(map(str, tensor["symbolic"]))}}
+
+
+def _batch_dim(program, symbols):
+    """The contract's symbol (its dict) that is dim 0 of every input and every output and
+    appears nowhere else, or None: only then can requests be concatenated along dim 0 and the
+    outputs split back by rows."""
+    tensors = list(program.inputs) + list(program.outputs)
+    if any(t.get("kind", "tensor") != "tensor" or not t.get("shape") for t in tensors):
+        return None
+    first = tensors[0]["shape"][0]
+    if isinstance(first, int):
+        return None
+    symbol = next((s for s in symbols.values() if first in (s["symbol"], s["name"])), None)
+    if symbol is None or symbol["unbacked"]:
+        return None
+    mention = re.compile(r"\b%s\b" % re.escape(first))
+    for t in tensors:
+        if t["shape"][0] != first:
+            return None
+        if any(mention.search(str(d)) for d in t["shape"][1:]):
+            return None
+    return symbol

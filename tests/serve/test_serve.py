@@ -1,0 +1,361 @@
+"""xport.serve on a two-node Ray cluster (conftest.py): a real Open Inference Protocol client
+(tritonclient.http) reads metadata and infers; replicas run on both nodes; concurrent requests
+batch and equal unbatched runs; bad requests get 400/404 naming what is wrong and no replica
+dies; a load of 2000 requests keeps 0 wrong answers while a replica's process is killed; and
+`python -m xport.serve` joins the cluster and serves until interrupted."""
+import concurrent.futures
+import http.client
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+import ray
+import tritonclient.http as triton
+from ray import serve
+from ray.util.state import list_actors
+from tritonclient.utils import InferenceServerException
+
+import xport
+from conftest import BATCH_ROWS, get, post
+from local_ray_cluster import free_ports
+
+PAIR_REPLICA = "ServeReplica:pair:xport_pair"
+
+
+def pair_inputs(rows, seed):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((rows, 16), dtype=np.float32),
+            rng.standard_normal((rows, 8), dtype=np.float32))
+
+
+def infer_body(x, y):
+    return {"inputs": [{"name": "x", "datatype": "FP32", "shape": list(x.shape),
+                        "data": x.reshape(-1).tolist()},
+                       {"name": "y", "datatype": "FP32", "shape": list(y.shape),
+                        "data": y.reshape(-1).tolist()}]}
+
+
+def outputs_of(response):
+    return {o["name"]: np.asarray(o["data"], np.float32).reshape(o["shape"])
+            for o in response["outputs"]}
+
+
+def assert_equal_unbatched(got, program, x, y, what):
+    expected = program.run_flat([x, y])
+    for name, want in zip(("add", "sum_1"), expected):
+        np.testing.assert_allclose(got[name], want, rtol=1e-5, atol=1e-5, err_msg=what)
+
+
+def replicas(class_name):
+    """The live replicas of a deployment: [(pid, node id)]."""
+    actors = list_actors(filters=[("class_name", "=", class_name), ("state", "=", "ALIVE")])
+    return sorted((a.pid, a.node_id) for a in actors)
+
+
+def test_replicas_run_on_both_nodes(server, cluster):
+    placed = replicas(PAIR_REPLICA)
+    nodes = {n["NodeID"] for n in ray.nodes() if n["Alive"]}
+    print("\npair's replicas (pid, node): %s" % placed)
+    assert len(placed) == 2
+    assert {node for _, node in placed} == nodes and len(nodes) == 2
+
+
+def test_tritonclient_reads_health_and_metadata(server):
+    client = triton.InferenceServerClient(server)
+    assert client.is_server_live() and client.is_server_ready()
+    assert client.is_model_ready("pair") and client.is_model_ready("window")
+    meta = client.get_model_metadata("pair")
+    assert [(i["name"], i["datatype"], i["shape"]) for i in meta["inputs"]] == [
+        ("x", "FP32", [-1, 16]), ("y", "FP32", [-1, 8])]
+    assert [(o["name"], o["shape"]) for o in meta["outputs"]] == [("add", [-1, 8]),
+                                                                  ("sum_1", [-1])]
+    batch = meta["parameters"]["batch_dim"]
+    assert meta["parameters"][batch + ".min"] == 1 and meta["parameters"][batch + ".max"] == 64
+    assert meta["parameters"]["max_batch_rows"] == BATCH_ROWS
+    window = client.get_model_metadata("window")
+    assert window["inputs"][0]["shape"] == [3, -1]
+    assert "batch_dim" not in window["parameters"]
+    width = window["inputs"][0]["parameters"]["shape"].strip("[]").split(", ")[1]
+    assert (window["parameters"][width + ".min"], window["parameters"][width + ".max"]) == (2, 32)
+
+
+@pytest.mark.parametrize("binary", [True, False], ids=["binary", "json"])
+def test_tritonclient_infers(server, programs, binary):
+    client = triton.InferenceServerClient(server)
+    x, y = pair_inputs(3, seed=1)
+    inputs = [triton.InferInput("x", list(x.shape), "FP32"),
+              triton.InferInput("y", list(y.shape), "FP32")]
+    inputs[0].set_data_from_numpy(x, binary_data=binary)
+    inputs[1].set_data_from_numpy(y, binary_data=binary)
+    outputs = [triton.InferRequestedOutput(n, binary_data=binary) for n in ("add", "sum_1")]
+    result = client.infer("pair", inputs, outputs=outputs)
+    got = {n: result.as_numpy(n) for n in ("add", "sum_1")}
+    assert got["add"].dtype == np.float32 and got["add"].shape == (3, 8)
+    assert_equal_unbatched(got, programs["pair"], x, y, "tritonclient binary=%s" % binary)
+    # The model without a batch dim, all outputs by default.
+    w = np.random.default_rng(2).standard_normal((3, 7), dtype=np.float32)
+    window_input = triton.InferInput("x", [3, 7], "FP32")
+    window_input.set_data_from_numpy(w, binary_data=binary)
+    result = client.infer("window", [window_input])
+    np.testing.assert_allclose(result.as_numpy("mul"), programs["window"].run_flat([w])[0],
+                               rtol=1e-6, atol=1e-6)
+
+
+def test_tritonclient_sees_the_runtimes_refusal(server, programs):
+    client = triton.InferenceServerClient(server)
+    w = np.zeros((3, 40), np.float32)  # width 40, past the contract's 32
+    window_input = triton.InferInput("x", [3, 40], "FP32")
+    window_input.set_data_from_numpy(w)
+    with pytest.raises(xport.InvalidInput) as local:
+        programs["window"].run_flat([w])
+    with pytest.raises(InferenceServerException) as remote:
+        client.infer("window", [window_input])
+    assert remote.value.message() == str(local.value)
+    assert "32" in str(local.value)
+
+
+def test_concurrent_requests_batch_and_equal_unbatched_runs(server, programs):
+    cases = [pair_inputs(1 + k % 4, seed=100 + k) for k in range(48)]
+    with concurrent.futures.ThreadPoolExecutor(16) as pool:
+        answers = list(pool.map(lambda c: post(server, "/v2/models/pair/infer", infer_body(*c)),
+                                cases))
+    sizes = []
+    for k, ((status, response), (x, y)) in enumerate(zip(answers, cases)):
+        assert status == 200, response
+        assert_equal_unbatched(outputs_of(response), programs["pair"], x, y, "request %d" % k)
+        sizes.append(response["parameters"]["batch_size"])
+    print("\nrequests per run: %s" % sorted(sizes))
+    assert max(sizes) > 1, "no two requests ran together"
+
+
+def bad_requests():
+    """(what, path, body, headers, status, what the message must contain)."""
+    x = {"name": "x", "datatype": "FP32", "shape": [1, 16], "data": [0.5] * 16}
+    y = {"name": "y", "datatype": "FP32", "shape": [1, 8], "data": [0.5] * 8}
+    infer = "/v2/models/pair/infer"
+    header = json.dumps({"inputs": [{k: v for k, v in x.items() if k != "data"} | {
+        "parameters": {"binary_data_size": 64}}, y]}).encode()
+    return [
+        ("not JSON", infer, b"{inputs:", {}, 400, "request body"),
+        ("a JSON list", infer, b"[]", {}, 400, "request body: expected a JSON object"),
+        ("no inputs", infer, {"outputs": []}, {}, 400, "inputs:"),
+        ("inputs not a list", infer, {"inputs": {"x": 1}}, {}, 400, "inputs:"),
+        ("an input not an object", infer, {"inputs": [3]}, {}, 400, "inputs[0]:"),
+        ("a nameless input", infer, {"inputs": [dict(x, name=None), y]}, {}, 400,
+         "inputs[0].name"),
+        ("a negative dim", infer, {"inputs": [dict(x, shape=[-1, 16]), y]}, {}, 400,
+         "inputs[0].shape"),
+        ("a shape of strings", infer, {"inputs": [x, dict(y, shape="1x8")]}, {}, 400,
+         "inputs[1].shape"),
+        ("an unknown datatype", infer, {"inputs": [dict(x, datatype="FP8"), y]}, {}, 400,
+         "inputs[0].datatype"),
+        ("too few values", infer, {"inputs": [dict(x, data=[0.5] * 15), y]}, {}, 400,
+         "inputs[0].data: 15 value(s)"),
+        ("strings as data", infer, {"inputs": [dict(x, data=["a"] * 16), y]}, {}, 400,
+         "inputs[0].data"),
+        ("ragged data", infer, {"inputs": [dict(x, data=[[1.0], [1.0, 2.0]]), y]}, {}, 400,
+         "inputs[0].data"),
+        ("no data", infer, {"inputs": [{k: v for k, v in x.items() if k != "data"}, y]}, {},
+         400, "inputs[0].data: missing"),
+        ("an INT8 overflow", infer, {"inputs": [dict(x, datatype="INT8", data=[300] * 16), y]},
+         {}, 400, "inputs[0].data"),
+        ("a missing input", infer, {"inputs": [x]}, {}, 400, "missing input 'y'"),
+        ("an unknown input", infer, {"inputs": [x, y, dict(y, name="z")]}, {}, 400,
+         "inputs[2].name"),
+        ("an input twice", infer, {"inputs": [x, y, y]}, {}, 400, "inputs[2].name"),
+        ("an unknown output", infer, {"inputs": [x, y], "outputs": [{"name": "out"}]}, {}, 400,
+         "outputs[0].name"),
+        ("binary_data_output not a bool", infer,
+         {"inputs": [x, y], "parameters": {"binary_data_output": "yes"}}, {}, 400,
+         "parameters.binary_data_output"),
+        ("a header length past the body", infer, {"inputs": [x, y]},
+         {"Inference-Header-Content-Length": "100000"}, 400, "Inference-Header-Content-Length"),
+        ("binary data cut short", infer, header + bytes(21),
+         {"Inference-Header-Content-Length": str(len(header))}, 400,
+         "inputs[0].parameters.binary_data_size"),
+        ("a compressed body", infer, {"inputs": [x, y]}, {"Content-Encoding": "gzip"}, 400,
+         "Content-Encoding"),
+        ("an unknown model", "/v2/models/nope/infer", {"inputs": [x, y]}, {}, 404,
+         "unknown model 'nope'"),
+        ("an unknown version", "/v2/models/pair/versions/7/infer", {"inputs": [x, y]}, {}, 404,
+         "no version"),
+        ("an unknown route", "/v2/models/pair/explain", {"inputs": [x, y]}, {}, 404, "no route"),
+        ("a POST to metadata", "/v2/models/pair", {"inputs": [x, y]}, {}, 405, "takes GET"),
+    ]
+
+
+def contract_refusals(programs):
+    """Inputs the runtime refuses: (what, body, the runtime's own message)."""
+    cases = [("too many rows", np.zeros((65, 16), np.float32), np.zeros((65, 8), np.float32)),
+             ("unequal batch dims", np.zeros((2, 16), np.float32), np.zeros((3, 8), np.float32)),
+             ("a wrong width", np.zeros((2, 15), np.float32), np.zeros((2, 8), np.float32)),
+             ("a wrong dtype", np.zeros((2, 16), np.float64), np.zeros((2, 8), np.float32)),
+             ("a wrong rank", np.zeros((2, 16, 1), np.float32), np.zeros((2, 8), np.float32))]
+    refusals = []
+    for what, x, y in cases:
+        with pytest.raises(xport.InvalidInput) as caught:
+            programs["pair"].run_flat([x, y])
+        body = infer_body(x, y)
+        body["inputs"][0]["datatype"] = "FP64" if x.dtype == np.float64 else "FP32"
+        refusals.append((what, body, str(caught.value)))
+    return refusals
+
+
+def test_bad_requests_are_refused_and_no_replica_dies(server, programs):
+    before = replicas(PAIR_REPLICA)
+    for what, path, body, headers, status, message in bad_requests():
+        got_status, got = post(server, path, body, headers)
+        assert got_status == status, "%s: %s %s" % (what, got_status, got)
+        assert message in got["error"], "%s: %r" % (what, got["error"])
+    for what, body, message in contract_refusals(programs):
+        # Concurrently, so that they meet good requests in one batch.
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            good = [pool.submit(post, server, "/v2/models/pair/infer",
+                                infer_body(*pair_inputs(2, seed=k))) for k in range(3)]
+            got_status, got = post(server, "/v2/models/pair/infer", body)
+            assert all(f.result()[0] == 200 for f in good), what
+        assert got_status == 400 and got["error"] == message, "%s: %s %s" % (what, got_status,
+                                                                             got)
+    assert get(server, "/v2/health/ready")[0] == 200
+    assert replicas(PAIR_REPLICA) == before, "a replica restarted"
+
+
+class LoadClient:
+    """Requests from `concurrency` threads, each with its own keep-alive connection; a request
+    that fails (a 5xx, a dropped connection) is sent again, up to `attempts` times."""
+
+    def __init__(self, server, concurrency, attempts=50):
+        self.server = server
+        self.concurrency = concurrency
+        self.attempts = attempts
+        self.retried = 0
+        self.failures = []
+        self.done = 0
+        self.lock = threading.Lock()
+        self.local = threading.local()
+
+    def send(self, body):
+        for attempt in range(self.attempts):
+            try:
+                status, data = self._post(body)
+            except (OSError, http.client.HTTPException) as e:
+                status, data = None, repr(e)
+                self.local.connection = None
+            if status == 200:
+                with self.lock:
+                    self.done += 1
+                    self.retried += attempt > 0
+                return json.loads(data)
+            with self.lock:
+                self.failures.append((status, data[:200]))
+            if status is not None and status < 500:
+                break  # a refusal is an answer: not retried
+            time.sleep(0.1)
+        raise AssertionError("request lost after %d attempt(s): %s" % (attempt + 1, data[:300]))
+
+    def _post(self, body):
+        connection = getattr(self.local, "connection", None)
+        if connection is None:
+            connection = self.local.connection = http.client.HTTPConnection(self.server,
+                                                                            timeout=60)
+        connection.request("POST", "/v2/models/pair/infer", body,
+                           {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        return response.status, response.read()
+
+
+def test_load_with_a_replica_killed(server, programs):
+    total, concurrency, kill_after = 2000, 8, 500
+    rng = random.Random(32)
+    cases = [pair_inputs(rng.randint(1, 4), seed=10_000 + k) for k in range(total)]
+    bodies = [json.dumps(infer_body(x, y)).encode() for x, y in cases]
+    client = LoadClient(server, concurrency)
+    before = replicas(PAIR_REPLICA)
+    victim_pid, victim_node = before[0]
+    killed = {}
+
+    def killer():
+        while client.done < kill_after:
+            time.sleep(0.01)
+        os.kill(victim_pid, signal.SIGKILL)
+        killed["at"] = time.monotonic()
+
+    kill_thread = threading.Thread(target=killer)
+    kill_thread.start()
+    start = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
+        answers = list(pool.map(client.send, bodies))
+    elapsed = time.monotonic() - start
+    kill_thread.join()
+
+    # Recovery: a new replica on the victim's node, and the deployment healthy again.
+    deadline, recovered = killed["at"] + 120, None
+    while time.monotonic() < deadline:
+        now = replicas(PAIR_REPLICA)
+        status = serve.status().applications["pair"].deployments["xport_pair"].status
+        if len(now) == 2 and victim_pid not in {p for p, _ in now} and status == "HEALTHY":
+            recovered = time.monotonic() - killed["at"]
+            break
+        time.sleep(0.1)
+
+    wrong = 0
+    for (x, y), answer in zip(cases, answers):
+        expected = programs["pair"].run_flat([x, y])
+        got = outputs_of(answer)
+        wrong += not all(np.allclose(got[n], e, rtol=1e-5, atol=1e-5)
+                         for n, e in zip(("add", "sum_1"), expected))
+    print("\nload: %d requests at concurrency %d in %.1f s (%.0f/s); replica pid %d on node %s "
+          "killed after %d; %d request(s) retried (%d failed attempt(s): %s); %d wrong; "
+          "recovered (new replica running, deployment healthy) %s after the kill; replicas "
+          "now %s" % (total, concurrency, elapsed, total / elapsed, victim_pid, victim_node[:8],
+                      kill_after, client.retried, len(client.failures),
+                      sorted({str(s) for s, _ in client.failures}), wrong,
+                      "%.1f s" % recovered if recovered else "NOT", replicas(PAIR_REPLICA)))
+    assert len(answers) == total and client.done == total
+    assert wrong == 0
+    assert recovered is not None, "the killed replica was not replaced within 120 s"
+    assert {node for _, node in replicas(PAIR_REPLICA)} == {node for _, node in before}
+
+
+def test_the_command_line_serves_on_the_cluster(server, cluster, archives, programs):
+    """python -m xport.serve joins the cluster and serves until interrupted (last: it takes
+    Serve over, after the applications above are shut down)."""
+    serve.shutdown()
+    (port,) = free_ports(1)
+    command = [sys.executable, "-m", "xport.serve", archives["window"], "--name", "cli",
+               "--address", cluster.address, "--port", str(port), "--replicas", "2"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, start_new_session=True)
+    ready = "xport.serve: %s at http://127.0.0.1:%d/v2" % (archives["window"], port)
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(process.stdout))
+    reader.start()
+    try:
+        deadline = time.monotonic() + 120
+        while not any(ready in line for line in lines) and time.monotonic() < deadline:
+            assert process.poll() is None, "".join(lines)
+            time.sleep(0.2)
+        assert any(ready in line for line in lines), "".join(lines)
+        client = triton.InferenceServerClient("127.0.0.1:%d" % port)
+        assert client.is_server_ready() and client.is_model_ready("cli")
+        w = np.random.default_rng(5).standard_normal((3, 9), dtype=np.float32)
+        window_input = triton.InferInput("x", [3, 9], "FP32")
+        window_input.set_data_from_numpy(w)
+        got = client.infer("cli", [window_input]).as_numpy("mul")
+        np.testing.assert_allclose(got, programs["window"].run_flat([w])[0], rtol=1e-6,
+                                   atol=1e-6)
+        assert len(replicas("ServeReplica:cli:xport_cli")) == 2
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=60) == 0, "".join(lines)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        reader.join()
