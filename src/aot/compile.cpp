@@ -384,17 +384,19 @@ std::string CompileReport::str() const {
   return out.str();
 }
 
-CompileReport compile(const ExportedProgram& program, const std::string& so_path,
-                      Options options) {
-  const fs::path so = fs::absolute(so_path);
-  XPORT_CHECK(so.extension() == ".so", InvalidInput, "aot::compile: '", so_path,
-              "' does not end in .so; name the library NAME.so (NAME.pt2 is written beside it)");
-  CompileReport report;
-  report.so_path = so.string();
-  report.archive_path = fs::path(so).replace_extension(".pt2").string();
+namespace {
 
-  // Planned from the archive as the library will read it, so that weights' layouts match.
-  const auto generate_start = std::chrono::steady_clock::now();
+// Writes NAME.pt2 beside the library: the program (its composite ops decomposed), or, when
+// `source` names the archive `program` was loaded from and nothing needs decomposing, a copy of
+// that file (faster than writing the weights again, and the same bytes).
+void write_archive(const ExportedProgram& program, const std::string* source,
+                   const std::string& archive) {
+  // Written aside and renamed: the program's weights may be mapped from the file it replaces.
+  const auto save_over = [&](const ExportedProgram& p) {
+    const std::string partial = archive + ".partial";
+    save(p, partial);
+    fs::rename(partial, archive);
+  };
   if (has_composite_op(program.graph())) {
     std::optional<ExportedProgram> decomposed;
     try {
@@ -404,10 +406,29 @@ CompileReport compile(const ExportedProgram& program, const std::string& so_path
                  "function: the runtime interprets them), and decomposing them failed: ",
                  e.what());
     }
-    save(*decomposed, report.archive_path);
+    save_over(*decomposed);
+  } else if (source != nullptr) {
+    std::error_code error;
+    if (!fs::equivalent(*source, archive, error)) {
+      fs::copy_file(*source, archive, fs::copy_options::overwrite_existing);
+    }
   } else {
-    save(program, report.archive_path);
+    save_over(program);
   }
+}
+
+CompileReport compile_program(const ExportedProgram& program, const std::string* archive,
+                              const std::string& so_path, const Options& options) {
+  const fs::path so = fs::absolute(so_path);
+  XPORT_CHECK(so.extension() == ".so", InvalidInput, "aot::compile: '", so_path,
+              "' does not end in .so; name the library NAME.so (NAME.pt2 is written beside it)");
+  CompileReport report;
+  report.so_path = so.string();
+  report.archive_path = fs::path(so).replace_extension(".pt2").string();
+
+  // Planned from the archive as the library will read it, so that weights' layouts match.
+  const auto generate_start = std::chrono::steady_clock::now();
+  write_archive(program, archive, report.archive_path);
   const ExportedProgram saved = load(report.archive_path);
   const GeneratedModel model = generate(saved, options.fuse);
   report.generate_s = seconds_since(generate_start);
@@ -464,6 +485,18 @@ CompileReport compile(const ExportedProgram& program, const std::string& so_path
   report.compile_s = seconds_since(compile_start);
   report.so_bytes = static_cast<int64_t>(fs::file_size(so));
   return report;
+}
+
+}  // namespace
+
+CompileReport compile(const ExportedProgram& program, const std::string& so_path,
+                      Options options) {
+  return compile_program(program, nullptr, so_path, options);
+}
+
+CompileReport compile_archive(const std::string& archive, const std::string& so_path,
+                              Options options) {
+  return compile_program(load(archive), &archive, so_path, options);
 }
 
 }  // namespace xport::aot

@@ -86,7 +86,9 @@ SharedModel::SharedModel(const std::string& so_path, const std::string& archive_
                          int num_threads)
     : api_(std::make_shared<Api>()) {
   const std::string path = std::filesystem::absolute(so_path).string();
-  api_->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // Never unloaded (RTLD_NODELETE): the library's code may still be referenced after the last
+  // Program closes it (its static objects, the thread-local state of the threads that ran it).
+  api_->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   XPORT_CHECK(api_->handle != nullptr, InvalidArchive, "cannot open the compiled model '", so_path,
               "': ", dlerror());
   // On a throw, api_'s destructor closes the library.

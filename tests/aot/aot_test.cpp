@@ -2,6 +2,7 @@
 // runtime::Program::load("m.so") and through the C ABI from a C program, and give what the
 // runtime gives on the same archive; inputs outside the contract get the runtime's errors.
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -292,6 +293,32 @@ TEST_F(AotTest, ALibraryRefusesAnArchiveItWasNotCompiledFor) {
     EXPECT_NE(std::string(e.what()).find("compiled"), std::string::npos) << e.what();
   }
   EXPECT_THROW(runtime::Program::load(path("m.pt2")).run({x, x}), Error);
+}
+
+TEST_F(AotTest, TheLibraryRecordsTheInstructionSetItWasCompiledFor) {
+  auto mlp = models::mlp({16, 8});
+  mlp->eval();
+  const Tensor x = randn({4, 16}, 0);
+  const ExportedProgram p =
+      export_program(*mlp, [&](const Tensor& t) { return mlp->forward(t); }, {x});
+  aot::Options options;
+  options.flags = {"-mavx2", "-mfma"};  // every x86-64 machine these tests run on has both
+  aot::compile(p, path("avx2.so"), options);
+  aot::compile(p, path("baseline.so"));
+  const auto isa_of = [](const std::string& so) {
+    void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    EXPECT_NE(handle, nullptr) << dlerror();
+    if (handle == nullptr) return std::string();
+    using IsaFn = const char* (*)();
+    const auto isa = reinterpret_cast<IsaFn>(dlsym(handle, "xport_model_isa"));
+    std::string out = isa != nullptr ? isa() : "no xport_model_isa";
+    dlclose(handle);
+    return out;
+  };
+  EXPECT_NE(isa_of(path("avx2.so")).find("avx2 fma"), std::string::npos) << isa_of(path("avx2.so"));
+  EXPECT_EQ(isa_of(path("baseline.so")), "");
+  EXPECT_TRUE(allclose(runtime::Program::load(path("avx2.so")).run({x}).at(0),
+                       runtime::Program::load(path("baseline.so")).run({x}).at(0), 1e-6, 1e-6));
 }
 
 // The C consumer (tests/aot/c_consumer.c), compiled as C11 against the model's header.

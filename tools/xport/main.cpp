@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
                           "also write the generated C++ here");
   compile_cmd->add_flag("!--no-fuse", compile_options.fuse, "compile the graph unfused");
   compile_cmd->callback([&] {
-    std::cout << xport::aot::compile(xport::load(compile_in), compile_out, compile_options).str()
+    std::cout << xport::aot::compile_archive(compile_in, compile_out, compile_options).str()
               << "\n";
   });
 
