@@ -15,7 +15,7 @@ CMAKE_PYTHON := -DXPORT_PYTHON=$(PYTHON)
 .PHONY: all deps venv build build-asan build-fuzz build-tsan demo test test-release test-asan test-tsan \
   test-fuzz bench \
   bench-models bench-export bench-archive bench-peers bench-onnx bench-control-flow bench-decode \
-  bench-sentences bench-python bench-serve fuzz-soundness install clean
+  bench-sentences bench-python bench-serve bench-aot fuzz-soundness install clean
 
 all: build
 
@@ -124,6 +124,11 @@ bench-peers: build venv
 # file size, ONNX Runtime latency of both files (interleaved); ARGS go to bench/onnx/run.sh.
 bench-onnx: build venv
 	BUILD=$(BUILD) PYTHON=$(PYTHON) bench/onnx/run.sh $(ARGS)
+
+# The runtime against the same archives compiled ahead of time (`xport compile`): per-call
+# latency (interleaved), compile time, library size; ARGS go to bench/aot/compare_aot.py.
+bench-aot: build venv
+	$(PYTHON) bench/aot/compare_aot.py --build $(BUILD) $(ARGS)
 
 # The Python package beside torch.export.load(...).module() and the C++ runtime: import, load,
 # first call, per-call latency, peak RSS (interleaved); ARGS go to bench/python/compare_python.py.
