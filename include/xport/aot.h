@@ -52,8 +52,8 @@ struct CompileReport {
 /// compiler), InvalidInput when the compiler fails (with its output).
 CompileReport compile(const ExportedProgram& program, const std::string& so_path,
                       Options options = {});
-/// The same for the archive at `archive` (xport's or torch.export.save's), which is copied
-/// beside the library rather than written again when nothing in it needs decomposing.
+/// The same for the archive at `archive` (xport's or torch.export.save's), which is linked (or
+/// copied) beside the library rather than written again when nothing in it needs decomposing.
 CompileReport compile_archive(const std::string& archive, const std::string& so_path,
                               Options options = {});
 

@@ -150,12 +150,7 @@ class Generator {
   void refuse_what_needs_run_time_sizes() {
     XPORT_CHECK(graph_.unplannable.empty(), UnsupportedOp, "aot::compile: ",
                 graph_.unplannable, "; such programs run in the runtime (runtime::Program)");
-    for (const SymbolSpec& s : program_.symbols()) {
-      XPORT_CHECK(false, UnsupportedOp, "aot::compile: the program's sizes are symbolic (",
-                  s.name, " is ", s.source, s.dim_name.empty() ? "" : ", Dim '" + s.dim_name + "'",
-                  "); this version compiles programs of static shapes only: export with static "
-                  "shapes, or run the archive in the runtime (runtime::Program)");
-    }
+    refuse_symbolic_sizes(program_);
   }
 
   void refuse(const ir::Node& node, const std::string& why) const {
@@ -659,6 +654,15 @@ class Generator {
 };
 
 }  // namespace
+
+void refuse_symbolic_sizes(const ExportedProgram& program) {
+  for (const SymbolSpec& s : program.symbols()) {
+    XPORT_FAIL(UnsupportedOp, "aot::compile: the program's sizes are symbolic (", s.name, " is ",
+               s.source, s.dim_name.empty() ? "" : ", Dim '" + s.dim_name + "'",
+               "); this version compiles programs of static shapes only: export with static "
+               "shapes, or run the archive in the runtime (runtime::Program)");
+  }
+}
 
 GeneratedModel generate(const ExportedProgram& program, bool fuse) {
   return Generator(program, fuse).run();

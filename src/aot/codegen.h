@@ -28,6 +28,9 @@ struct GeneratedModel {
   int64_t arena_bytes = 0;
 };
 
+/// Throws UnsupportedOp when `program`'s sizes are symbolic (not generated yet).
+void refuse_symbolic_sizes(const ExportedProgram& program);
+
 /// Generates `program` (as loaded from the archive the library will read: weights' layouts are
 /// checked against it at load), fused as runtime::Options::fuse does when `fuse`. Throws
 /// UnsupportedOp naming the first node it cannot generate, before anything is compiled.

@@ -387,8 +387,8 @@ std::string CompileReport::str() const {
 namespace {
 
 // Writes NAME.pt2 beside the library: the program (its composite ops decomposed), or, when
-// `source` names the archive `program` was loaded from and nothing needs decomposing, a copy of
-// that file (faster than writing the weights again, and the same bytes).
+// `source` names the archive `program` was loaded from and nothing needs decomposing, that file
+// (linked or copied: faster than writing the weights again, and the same bytes).
 void write_archive(const ExportedProgram& program, const std::string* source,
                    const std::string& archive) {
   // Written aside and renamed: the program's weights may be mapped from the file it replaces.
@@ -408,10 +408,12 @@ void write_archive(const ExportedProgram& program, const std::string* source,
     }
     save_over(*decomposed);
   } else if (source != nullptr) {
+    // A hard link where the file system allows one (no bytes copied), else a copy.
     std::error_code error;
-    if (!fs::equivalent(*source, archive, error)) {
-      fs::copy_file(*source, archive, fs::copy_options::overwrite_existing);
-    }
+    if (fs::equivalent(*source, archive, error)) return;
+    fs::remove(archive, error);
+    fs::create_hard_link(*source, archive, error);
+    if (error) fs::copy_file(*source, archive, fs::copy_options::overwrite_existing);
   } else {
     save_over(program);
   }
@@ -426,6 +428,7 @@ CompileReport compile_program(const ExportedProgram& program, const std::string*
   report.so_path = so.string();
   report.archive_path = fs::path(so).replace_extension(".pt2").string();
 
+  refuse_symbolic_sizes(program);  // before anything is written
   // Planned from the archive as the library will read it, so that weights' layouts match.
   const auto generate_start = std::chrono::steady_clock::now();
   write_archive(program, archive, report.archive_path);
