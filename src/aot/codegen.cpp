@@ -13,6 +13,7 @@
 #include "runtime/compiled_graph.h"
 #include "runtime/execution_plan.h"
 #include "runtime/prepared_graph.h"
+#include "runtime/run_inputs.h"
 
 namespace xport::aot {
 namespace {
@@ -110,17 +111,13 @@ enum class Home {
 class Generator {
  public:
   Generator(const ExportedProgram& program, bool fuse) : program_(program) {
-    std::vector<Tensor> placeholders;
-    std::vector<bool> is_user_input;
     for (const InputSpec& spec : program.signature().inputs) {
-      const bool user = spec.kind == InputSpec::Kind::UserInput;
-      is_user_input.push_back(user);
-      placeholders.push_back(user ? Tensor() : program.state().at(spec.target));
-      names_.push_back(user ? spec.name : spec.target);
+      names_.push_back(spec.kind == InputSpec::Kind::UserInput ? spec.name : spec.target);
     }
-    program_placeholders_ = placeholders.size();
-    prepared_ = runtime::prepare_graph(program.graph(), std::move(placeholders),
-                                       std::move(is_user_input),
+    runtime::ProgramPlaceholders placeholders = runtime::program_placeholders(program);
+    program_placeholders_ = placeholders.tensors.size();
+    prepared_ = runtime::prepare_graph(program.graph(), std::move(placeholders.tensors),
+                                       std::move(placeholders.is_user_input),
                                        buffer_updates(program.signature()), fuse);
     graph_ = runtime::compile_graph(prepared_.graph, &prepared_.kernels);
   }

@@ -1,11 +1,9 @@
 // The runtime services that generated code calls (xport/aot_model.h).
 
-#include <algorithm>
-
 #include "ir/argument_value.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/packed_linear.h"
-#include "kernels/cpu/parallel.h"
+#include "runtime/pointwise_chain.h"
 #include "xport/aot_model.h"
 #include "xport/error.h"
 
@@ -132,39 +130,10 @@ void run_linear(const PackedKernel& kernel, const Tensor& input, const Tensor& o
   kernel.linear->run(input, out);
 }
 
-namespace {
-
-// 16K floats: a chunk and its two intermediates stay well inside L2 (as runtime::PointwiseChain).
-constexpr int64_t kChunk = 16384;
-
-Tensor flat_view(const Tensor& t, int64_t lo, int64_t n) {
-  TensorMeta meta;
-  meta.sizes = {n};
-  meta.strides = {1};
-  meta.storage_offset = *t.storage_offset().maybe_int() + lo;
-  meta.dtype = t.dtype();
-  return Tensor::make(t.storage(), std::move(meta));
-}
-
-}  // namespace
-
 void run_chunked(const std::vector<Tensor>& inputs, const Tensor& out, ChainFn chain) {
-  std::vector<Tensor> contiguous;
-  contiguous.reserve(inputs.size());
-  for (const Tensor& t : inputs) contiguous.push_back(t.is_contiguous() ? t : t.contiguous());
-  const int64_t numel = out.int_numel();
-  const int64_t chunks = (numel + kChunk - 1) / kChunk;
-  kernels::cpu::parallel_for(0, chunks, 1, [&](int64_t first, int64_t last) {
-    const Tensor scratch[2] = {Tensor::empty_contiguous({kChunk}, DType::Float32),
-                               Tensor::empty_contiguous({kChunk}, DType::Float32)};
-    std::vector<Tensor> in(contiguous.size());
-    for (int64_t c = first; c < last; ++c) {
-      const int64_t lo = c * kChunk, n = std::min(kChunk, numel - lo);
-      for (size_t i = 0; i < in.size(); ++i) in[i] = flat_view(contiguous[i], lo, n);
-      const Tensor parts[2] = {flat_view(scratch[0], 0, n), flat_view(scratch[1], 0, n)};
-      chain(in.data(), parts, flat_view(out, lo, n));
-    }
-  });
+  runtime::for_each_chunk(inputs, out,
+                          [chain](const std::vector<Tensor>& in, const Tensor* scratch,
+                                  const Tensor& piece) { chain(in.data(), scratch, piece); });
 }
 
 }  // namespace xport::aot

@@ -160,11 +160,9 @@ xport_status xport_model_load(const char* archive_path, int32_t num_threads,
     auto m = std::make_unique<xport_model>(load(path));
     m->code.reset(xport_aot_new_model());
     m->num_threads = num_threads;
-    for (const InputSpec& spec : m->program.signature().inputs) {
-      const bool user = spec.kind == InputSpec::Kind::UserInput;
-      m->is_user_input.push_back(user);
-      m->placeholders.push_back(user ? Tensor() : m->program.state().at(spec.target));
-    }
+    runtime::ProgramPlaceholders placeholders = runtime::program_placeholders(m->program);
+    m->placeholders = std::move(placeholders.tensors);
+    m->is_user_input = std::move(placeholders.is_user_input);
     m->code->load(m->placeholders);
     m->is_user_input.resize(m->placeholders.size(), false);
     m->mutates_state = !buffer_updates(m->program.signature()).empty();

@@ -4,6 +4,7 @@
 // next chunk starts, so intermediates never leave the cache. The kernels are the ops' own, so the
 // result is what running the ops one by one gives.
 
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,13 @@
 #include "xport/value.h"
 
 namespace xport::runtime {
+
+/// Runs `chunk` on cache-sized 1-D pieces of `out` (contiguous float32) and of `inputs` (each of
+/// out's sizes, made contiguous first), in parallel, with two scratch tensors of the piece's
+/// size for intermediates: what PointwiseChain and the chains of compiled models run on.
+using ChunkFn = std::function<void(const std::vector<Tensor>& inputs, const Tensor* scratch,
+                                   const Tensor& out)>;
+void for_each_chunk(const std::vector<Tensor>& inputs, const Tensor& out, const ChunkFn& chunk);
 
 struct PointwiseStep {
   const OpDef* op = nullptr;

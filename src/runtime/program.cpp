@@ -89,15 +89,9 @@ struct Program::Impl {
     check_options(options);
     const std::vector<BufferUpdate> updates = buffer_updates(program.signature());
     mutates_state = !updates.empty();
-    std::vector<Tensor> placeholders;
-    std::vector<bool> is_user_input;
-    for (const InputSpec& spec : program.signature().inputs) {
-      const bool user = spec.kind == InputSpec::Kind::UserInput;
-      is_user_input.push_back(user);
-      placeholders.push_back(user ? Tensor() : program.state().at(spec.target));
-    }
-    prepared = prepare_graph(program.graph(), std::move(placeholders), std::move(is_user_input),
-                             updates, options.fuse);
+    ProgramPlaceholders placeholders = program_placeholders(program);
+    prepared = prepare_graph(program.graph(), std::move(placeholders.tensors),
+                             std::move(placeholders.is_user_input), updates, options.fuse);
     graph = compile_graph(prepared.graph, &prepared.kernels);
     for (const SymbolSpec& s : program.symbols()) symbol_exprs.push_back(sym::symbol(s.name));
   }

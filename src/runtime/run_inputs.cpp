@@ -4,6 +4,16 @@
 
 namespace xport::runtime {
 
+ProgramPlaceholders program_placeholders(const ExportedProgram& program) {
+  ProgramPlaceholders out;
+  for (const InputSpec& spec : program.signature().inputs) {
+    const bool user = spec.kind == InputSpec::Kind::UserInput;
+    out.is_user_input.push_back(user);
+    out.tensors.push_back(user ? Tensor() : program.state().at(spec.target));
+  }
+  return out;
+}
+
 std::vector<Tensor> bind_run_inputs(const ExportedProgram& program,
                                     const std::vector<Tensor>& placeholders,
                                     const std::vector<bool>& is_user_input,

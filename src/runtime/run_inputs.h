@@ -9,6 +9,14 @@
 
 namespace xport::runtime {
 
+/// A program's placeholders before a run: the tensors of its weights, buffers and constants
+/// (from its state), undefined for the user's inputs, which `is_user_input` marks.
+struct ProgramPlaceholders {
+  std::vector<Tensor> tensors;
+  std::vector<bool> is_user_input;
+};
+ProgramPlaceholders program_placeholders(const ExportedProgram& program);
+
 /// `placeholders` (weights, buffers and constants; undefined where `is_user_input`) with the
 /// user inputs in their places, each made contiguous at offset 0 (the layout plans assume).
 /// Checks `inputs` against `program`'s contract (InvalidInput) and binds its symbols in

@@ -15,8 +15,8 @@ import tempfile
 import pytest
 
 import xport
-from conftest import BUILD, archive, leaf
-from test_package import CASES, REFUSALS, assert_close, grouped
+from conftest import BUILD, archive
+from test_package import CASES, REFUSALS, check_recorded_runs
 
 XPORT = os.path.join(BUILD, "xport")
 
@@ -59,21 +59,4 @@ def check_compiled_case(set_name, case, library):
         if reason == "symbolic sizes":
             assert case["range_constraints"], "%s: refused as symbolic, has no symbols" % name
         pytest.xfail("%s: %s" % (reason, compiled.stderr.strip().splitlines()[-1][:200]))
-    program = xport.load(library, threads=2)
-    for k, run in enumerate(case["runs"]):
-        inputs = [leaf(set_name, value) for value in run["inputs"]]
-        outputs = program.run_flat(grouped(program, inputs))
-        assert len(outputs) == len(run["outputs"]), "run %d: output count" % k
-        for i, (got, expected) in enumerate(zip(outputs, run["outputs"])):
-            assert_close(got, leaf(set_name, expected), "%s run %d output %d" % (name, k, i))
-        for i, after in enumerate(run.get("inputs_after", [])):
-            if "npy" in after:
-                assert_close(inputs[i], leaf(set_name, after),
-                             "%s run %d input %d after the call" % (name, k, i))
-    refused_sets = case.get("refused_inputs", [])
-    if refused_sets and isinstance(refused_sets[0], dict):
-        refused_sets = [refused_sets]
-    for refused in refused_sets:
-        if refused:
-            with pytest.raises(xport.InvalidInput):
-                program.run_flat(grouped(program, [leaf(set_name, value) for value in refused]))
+    check_recorded_runs(xport.load(library, threads=2), set_name, case)

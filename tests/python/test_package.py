@@ -54,8 +54,14 @@ def test_case_gives_the_recorded_outputs(set_name, case):
         with pytest.raises(getattr(xport, REFUSALS[name])):
             xport.load(archive(set_name, case))
         return
-    program = xport.load(archive(set_name, case), threads=2)
-    # Runs in order: a program that updates buffers carries them from one run to the next.
+    check_recorded_runs(xport.load(archive(set_name, case), threads=2), set_name, case)
+
+
+def check_recorded_runs(program, set_name, case):
+    """The case's runs in order (a program that updates buffers carries them from one run to
+    the next) give the recorded outputs and update the inputs it updates; its refused input
+    sets are refused."""
+    name = "%s/%s" % (set_name, case["name"])
     for k, run in enumerate(case["runs"]):
         inputs = [leaf(set_name, value) for value in run["inputs"]]
         outputs = program.run_flat(grouped(program, inputs))
