@@ -1,7 +1,8 @@
 #pragma once
 /// \file Ahead-of-time compilation: a program as a shared library of native code with a C ABI
 /// (xport/model_abi.h). The library runs the runtime's execution plan as generated C++ (direct
-/// calls of the typed kernels, the memory plan baked in, weights packed once at load) between
+/// calls of the typed kernels; per tuple of symbol values, the runtime's memory plan, made once;
+/// weights packed once at load) between
 /// the same contract check and write-back as runtime::Program; runtime::Program::load and
 /// `xport.load` open it like an archive. Needs a C++20 compiler where it compiles, nothing
 /// where the library runs but the libraries the runtime links (oneDNN).
@@ -35,7 +36,6 @@ struct CompileReport {
   std::string archive_path;  ///< the archive beside the library (weights, contract)
   std::string header_path;   ///< NAME.h: the inputs' and outputs' names, dtypes and sizes, for C
   int64_t so_bytes = 0;
-  int64_t embedded_bytes = 0;  ///< constants the load-time passes made, embedded in the library
   int64_t kernel_calls = 0;    ///< typed kernel calls per run
   int64_t packed_calls = 0;    ///< packed convolutions and matrix products per run
   int64_t chains = 0;          ///< elementwise chains per run
@@ -45,9 +45,9 @@ struct CompileReport {
 };
 
 /// Compiles `program` into the shared library `so_path` (NAME.so), saves the program beside it
-/// as NAME.pt2 (with its composite ops decomposed: PyTorch's training IR keeps aten::conv2d,
-/// aten::linear, ..., which the runtime can only interpret) (the library reads its weights and input contract from it when it loads) and
-/// writes NAME.h (the inputs and outputs as C arrays, for a C program calling the library).
+/// as NAME.pt2 (the library reads its weights, contract and graph from it when it loads; with
+/// composite ops decomposed: PyTorch's training IR keeps aten::conv2d, aten::linear, ..., which
+/// the runtime can only interpret) and writes NAME.h (the inputs and outputs as C arrays, for a C program calling the library).
 /// Throws UnsupportedOp naming the first node it cannot compile yet (before invoking the
 /// compiler), InvalidInput when the compiler fails (with its output).
 CompileReport compile(const ExportedProgram& program, const std::string& so_path,

@@ -12,25 +12,33 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "xport/program.h"
 #include "xport/scalar.h"
 #include "xport/tensor.h"
+#include "xport/value.h"
 
 namespace xport::aot {
+
+/// The values of a program's symbols in one run, as the contract check binds them.
+using SymbolValues = std::unordered_map<sym::ExprPtr, int64_t>;
 
 /// A compiled graph: the generated code's class. The runtime binds the archive's state and the
 /// caller's inputs around it exactly as runtime::Program does.
 class CompiledModel {
  public:
   virtual ~CompiledModel() = default;
-  /// `placeholders` holds the program's placeholders (weights and buffers from the archive,
-  /// user inputs undefined); the model checks the archive's tensors are the ones it was compiled
-  /// for, appends the constants it embeds, and packs its kernels' weights. Throws
-  /// InvalidArchive.
-  virtual void load(std::vector<Tensor>& placeholders) = 0;
-  /// Runs the graph on every placeholder (user inputs contiguous at offset 0); thread-safe.
-  virtual std::vector<Tensor> run(const std::vector<Tensor>& placeholders) const = 0;
+  /// `placeholders` holds `program`'s placeholders (weights and buffers from the archive, user
+  /// inputs undefined); the model checks the archive's tensors are the ones it was compiled
+  /// for and prepares the graph as the runtime does, which appends the constants the load-time
+  /// passes make (LoadedGraph). Throws InvalidArchive.
+  virtual void load(const ExportedProgram& program, std::vector<Tensor>& placeholders) = 0;
+  /// Runs the graph on every placeholder (user inputs contiguous at offset 0) with the symbols'
+  /// values the inputs gave; thread-safe.
+  virtual std::vector<Tensor> run(const std::vector<Tensor>& placeholders,
+                                  const SymbolValues& symbols) const = 0;
   /// The instruction-set extensions the code was compiled for ("avx2 fma"), or "".
   virtual std::string isa() const = 0;
 };
@@ -43,8 +51,8 @@ inline Tensor tensor_in(const std::shared_ptr<Storage>& storage, const TensorMet
 }
 /// A freshly allocated tensor of `meta`'s layout.
 Tensor fresh_tensor(const TensorMeta& meta);
-/// Storage over memory that something else keeps alive (the library's embedded constants, a
-/// caller's input during a run): it frees nothing.
+/// Storage over memory that something else keeps alive (a caller's input during a run): it
+/// frees nothing.
 std::shared_ptr<Storage> unowned_storage(const void* data, int64_t bytes);
 /// Throws InvalidArchive unless the archive has `expected` placeholders.
 void expect_placeholders(size_t count, size_t expected);
@@ -59,18 +67,6 @@ struct ArchiveTensor {
 void expect_archive(const std::vector<Tensor>& placeholders, const ArchiveTensor* tensors,
                     size_t count, const std::vector<TensorMeta>& layouts);
 
-/// A constant the load-time passes made, appended to the placeholders in order: a view of
-/// placeholder `view_of` (a transposed weight), or, when it is -1, `bytes` embedded at `offset`.
-struct ConstantTensor {
-  int view_of;
-  int layout;
-  int64_t offset;
-  int64_t bytes;
-};
-void add_constants(std::vector<Tensor>& placeholders, const ConstantTensor* constants,
-                   size_t count, const std::vector<TensorMeta>& layouts,
-                   const unsigned char* embedded);
-
 /// A graph-computed number (a 0-d tensor) as a kernel's Scalar argument.
 Scalar scalar_of(const Tensor& t);
 /// A `Tensor?[]` argument: undefined tensors are None.
@@ -78,20 +74,8 @@ std::vector<std::optional<Tensor>> optional_tensors(std::initializer_list<Tensor
 /// Throws InvalidInput naming the CPU feature this code needs and the CPU lacks.
 void require_cpu_feature(bool present, const char* feature);
 
-/// Kernels whose weights are reordered once at load (the runtime's own), opaque here.
+/// A kernel whose weights were reordered once at load (the runtime's own), opaque here.
 struct PackedKernel;
-/// One to pack: a convolution (`kind` 0; `params`: stride h, w, padding h, w, dilation h, w,
-/// groups, residual, relu, and whether the input, residual and result are channels-last) or a
-/// matrix product (`kind` 1; params[0]: the activation, kernels::cpu::LinearActivation), with
-/// the placeholders holding its weight and bias (-1: none).
-struct PackedSpec {
-  int kind;
-  int weight;
-  int bias;
-  int64_t params[12];
-};
-std::vector<std::shared_ptr<const PackedKernel>> pack_kernels(
-    const std::vector<Tensor>& placeholders, const PackedSpec* specs, size_t count);
 void run_conv2d(const PackedKernel& kernel, const Tensor& input, const Tensor& residual,
                 const Tensor& out);
 void run_linear(const PackedKernel& kernel, const Tensor& input, const Tensor& out);
@@ -142,6 +126,67 @@ class FramePool {
   std::function<std::unique_ptr<Frame>()> make_;
   mutable std::mutex mutex_;
   mutable std::vector<std::unique_ptr<Frame>> free_;
+};
+
+/// One run's memory: the arena and the tensors that live in it (or view a weight), made when
+/// the frame is and reused by every run of one shape that gets the frame.
+struct Frame {
+  std::shared_ptr<Storage> arena;
+  std::vector<Tensor> t;
+};
+
+/// A tensor every frame holds: step `step`'s output `out`, over the frame's arena (`base` -1) or
+/// over placeholder `base`'s storage (a view of a weight).
+struct FrameTensor {
+  int step;
+  int out;
+  int base;
+};
+
+/// The runtime's plan of the graph for one tuple of symbol values (runtime::make_plan, the same
+/// as runtime::Program's): each step's outputs' layouts, its arguments as bound for these
+/// values, whether it runs (an empty result needs no kernel), and its frames, pooled.
+class Shape {
+ public:
+  const TensorMeta& layout(size_t step, size_t out) const { return layouts_[step][out]; }
+  const Value& arg(size_t step, size_t index) const { return args_[step][index]; }
+  bool runs(size_t step) const { return runs_[step] != 0; }
+  FramePool<Frame>::Lease frame() const { return frames_.acquire(); }
+
+ private:
+  friend class LoadedGraph;
+  explicit Shape(std::function<std::unique_ptr<Frame>()> make) : frames_(std::move(make)) {}
+  std::vector<std::vector<TensorMeta>> layouts_;
+  std::vector<std::vector<Value>> args_;
+  std::vector<char> runs_;
+  FramePool<Frame> frames_;
+};
+
+/// The runtime's side of a compiled model: the program's graph prepared once at load exactly as
+/// runtime::Program prepares it (constants folded, batch norms folded into convolutions, weights
+/// packed for oneDNN), and its Shape for each tuple of symbol values the inputs give, made on
+/// first use and kept (64 at most, the oldest dropped). The generated code is this graph's
+/// steps, in order, as direct calls.
+class LoadedGraph {
+ public:
+  /// `placeholders` (the program's) gets the constants the load-time passes make appended.
+  /// Throws InvalidArchive when the prepared graph is not the one the code was generated from
+  /// (`fingerprint`, runtime's plan_fingerprint).
+  LoadedGraph(const ExportedProgram& program, std::vector<Tensor>& placeholders, bool fuse,
+              uint64_t fingerprint, const FrameTensor* frame, size_t frame_count);
+  ~LoadedGraph();
+  LoadedGraph(const LoadedGraph&) = delete;
+  LoadedGraph& operator=(const LoadedGraph&) = delete;
+
+  /// The Shape of these placeholders (user inputs contiguous at offset 0) and symbol values.
+  std::shared_ptr<const Shape> shape(const std::vector<Tensor>& placeholders,
+                                     const SymbolValues& symbols) const;
+  /// Step `step`'s packed convolution or matrix product.
+  const PackedKernel& packed(size_t step) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace xport::aot

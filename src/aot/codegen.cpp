@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "ir/argument_value.h"
@@ -22,8 +23,6 @@ using runtime::PackedCall;
 using runtime::Placement;
 using runtime::PlannedStep;
 using runtime::StepKind;
-
-constexpr int64_t kAlign = 64;  // each embedded constant starts on a cache line
 
 const char* enumerator(DType d) {  // xport::DType::NAME
   static const char* const kNames[] = {"Bool",     "UInt8",   "Int8",      "Int16",
@@ -102,15 +101,31 @@ std::string unwrap_optional(const std::string& type) {
 
 enum class Home {
   UserInput,  // a user input placeholder: per run
-  Weight,     // a weight, buffer or constant placeholder, or a view of one: made at load
-  Frame,      // in the pooled arena, or a view of it: made once per frame
-  Run,        // a fresh output, or a view of one: made per run
+  Weight,     // a weight, buffer or constant placeholder: the model's
+  Frame,      // in the frame's arena, or a view of it or of a weight: made once per frame
+  Run,        // a fresh output, or a view of one or of an input: made per run
   None,       // an undefined tensor
 };
 
+// Whether an argument's value depends on the symbols (a size, a list of sizes).
+bool mentions_symbol(const ir::Argument& a) {
+  if (const auto* e = std::get_if<sym::ExprPtr>(&a.value)) return !sym::free_symbols(*e).empty();
+  const auto* list = std::get_if<std::vector<ir::Argument>>(&a.value);
+  return list != nullptr && std::any_of(list->begin(), list->end(), mentions_symbol);
+}
+
+bool sizes_mention_symbol(const ir::Node& node) {
+  for (const ir::TensorSpec& spec : node.outputs()) {
+    for (sym::ExprPtr size : spec.sizes) {
+      if (!sym::free_symbols(size).empty()) return true;
+    }
+  }
+  return false;
+}
+
 class Generator {
  public:
-  Generator(const ExportedProgram& program, bool fuse) : program_(program) {
+  Generator(const ExportedProgram& program, bool fuse) : program_(program), fuse_(fuse) {
     for (const InputSpec& spec : program.signature().inputs) {
       names_.push_back(spec.kind == InputSpec::Kind::UserInput ? spec.name : spec.target);
     }
@@ -123,16 +138,16 @@ class Generator {
   }
 
   GeneratedModel run() {
-    refuse_what_needs_run_time_sizes();
+    XPORT_CHECK(graph_.unplannable.empty(), UnsupportedOp, "aot::compile: ",
+                graph_.unplannable, "; such programs run in the runtime (runtime::Program)");
     make_plan();
     home_.assign(static_cast<size_t>(graph_.num_slots), Home::None);
     expr_.assign(static_cast<size_t>(graph_.num_slots), "");
     bind_placeholders();
-    for (size_t i = 0; i < plan_->steps.size(); ++i) emit_step(plan_->steps[i]);
+    for (size_t i = 0; i < plan_->steps.size(); ++i) emit_step(i);
     emit_outputs();
     GeneratedModel out;
     out.source = assemble();
-    out.constants = std::move(constants_);
     out.kernel_calls = kernel_calls_;
     out.packed_calls = packed_calls_;
     out.chains = chains_;
@@ -142,37 +157,57 @@ class Generator {
   }
 
  private:
-  // ---- what this generator does not do yet, refused before anything is compiled ----------------
-
-  void refuse_what_needs_run_time_sizes() {
-    XPORT_CHECK(graph_.unplannable.empty(), UnsupportedOp, "aot::compile: ",
-                graph_.unplannable, "; such programs run in the runtime (runtime::Program)");
-    refuse_symbolic_sizes(program_);
-  }
-
   void refuse(const ir::Node& node, const std::string& why) const {
     XPORT_FAIL(UnsupportedOp, "aot::compile: node ", ir::detail::node_label(node), ": ", why,
                "; run the archive in the runtime (runtime::Program) instead");
   }
 
-  // ---- the plan, for the inputs' one shape ------------------------------------------------------
+  // ---- the plan -----------------------------------------------------------------------------
 
+  // Where each value lives (the arena, a fresh allocation, its base's storage) and which
+  // arguments are graph values do not depend on the symbols' values; the sizes, strides and
+  // offsets do, and the library takes them from the runtime's plan of each run's values
+  // (aot::LoadedGraph). So the structure is planned here for values the symbols' ranges admit.
   void make_plan() {
-    std::vector<Tensor> fakes = prepared_.placeholders;
+    std::string why;
+    for (const int64_t candidate : {8, 3, 2, 16, 1, 0}) {
+      std::unordered_map<sym::ExprPtr, int64_t> symbols;
+      for (const SymbolSpec& s : program_.symbols()) {
+        if (s.unbacked) continue;
+        symbols[sym::symbol(s.name)] = std::clamp(candidate, s.range.lo, s.range.hi);
+      }
+      try {
+        plan_ = runtime::make_plan(graph_, fakes(symbols), prepared_.is_user_input, symbols);
+        break;
+      } catch (const Error& e) {
+        why = e.what();
+      }
+    }
+    XPORT_CHECK(plan_ != nullptr, UnsupportedOp, "aot::compile: the program cannot be planned "
+                "for any values of its symbols tried (8, 3, 2, 16, 1, 0 within their ranges): ",
+                why);
+    for (size_t o : prepared_.in_place_outputs) plan_->copy_output.at(o) = false;
+  }
+
+  // The placeholders with user inputs as layouts (contiguous, sizes from `symbols`).
+  std::vector<Tensor> fakes(const std::unordered_map<sym::ExprPtr, int64_t>& symbols) const {
+    std::vector<Tensor> out = prepared_.placeholders;
     const std::vector<const ir::Node*> nodes = graph_.graph->placeholders();
-    for (size_t p = 0; p < fakes.size(); ++p) {
+    for (size_t p = 0; p < out.size(); ++p) {
       if (!prepared_.is_user_input[p]) continue;
       const ir::TensorSpec& spec = nodes.at(p)->outputs().at(0);
       TensorMeta meta;
       meta.dtype = spec.dtype;
       for (sym::ExprPtr size : spec.sizes) {
-        meta.sizes.emplace_back(ir::passes::constant_int(size));
+        const std::optional<int64_t> v = ir::detail::evaluate_with(size, symbols);
+        XPORT_CHECK(v.has_value(), UnsupportedOp, "aot::compile: input ", names_.at(p),
+                    "'s size ", sym::str(size), " is not a function of the input symbols");
+        meta.sizes.emplace_back(*v);
       }
       meta.strides = contiguous_strides(meta.sizes);
-      fakes[p] = Tensor::make(nullptr, std::move(meta));
+      out[p] = Tensor::make(nullptr, std::move(meta));
     }
-    plan_ = runtime::make_plan(graph_, fakes, prepared_.is_user_input, {});
-    for (size_t o : prepared_.in_place_outputs) plan_->copy_output.at(o) = false;
+    return out;
   }
 
   void bind_placeholders() {
@@ -182,42 +217,17 @@ class Generator {
       expr_[s] = "p[" + std::to_string(p) + "]";
       home_[s] = prepared_.is_user_input[p] ? Home::UserInput : Home::Weight;
       root_[s] = static_cast<int>(p);
-      if (prepared_.is_user_input[p]) continue;
-      const Tensor& t = prepared_.placeholders[p];
-      if (p < program_placeholders_) {
-        archive_ << "    {" << p << ", " << layout(t.meta()) << ", " << string_literal(names_[p])
-                 << "},\n";
-        ++archive_count_;
-      } else {
-        add_constant(t);
-      }
+      if (prepared_.is_user_input[p] || p >= program_placeholders_) continue;
+      archive_ << "    {" << p << ", " << layout(prepared_.placeholders[p].meta()) << ", "
+               << string_literal(names_[p]) << "},\n";
+      ++archive_count_;
     }
   }
 
-  // A constant the load-time passes made: a view of an archive's tensor (a transposed weight)
-  // is made again over it; a computed one (a batch norm folded into weights) is embedded.
-  void add_constant(const Tensor& t) {
-    ++constant_count_;
-    for (size_t q = 0; q < program_placeholders_; ++q) {
-      const Tensor& source = prepared_.placeholders[q];
-      if (source.defined() && source.storage() == t.storage()) {
-        constants_table_ << "    {" << q << ", " << layout(t.meta()) << ", 0, 0},  // a view of "
-                         << names_[q] << "\n";
-        return;
-      }
-    }
-    const int64_t offset = static_cast<int64_t>(constants_.size());
-    const int64_t bytes = storage_bytes(t.meta());
-    const auto* data = static_cast<const unsigned char*>(t.storage()->data());
-    constants_.insert(constants_.end(), data, data + bytes);
-    constants_.resize((constants_.size() + kAlign - 1) / kAlign * kAlign, 0);
-    constants_table_ << "    {-1, " << layout(t.meta()) << ", " << offset << ", " << bytes
-                     << "},\n";
-  }
+  // ---- steps --------------------------------------------------------------------------------
 
-  // ---- steps ------------------------------------------------------------------------------------
-
-  void emit_step(const PlannedStep& planned) {
+  void emit_step(size_t index) {
+    const PlannedStep& planned = plan_->steps[index];
     const runtime::CompiledStep& step = *planned.step;
     const ir::Node& node = *step.node;
     if (planned.sized_at_run) refuse(node, "its sizes are known only when it runs");
@@ -228,70 +238,79 @@ class Generator {
     const auto first = static_cast<size_t>(step.first_slot);
     if (step.kind == StepKind::View) {
       for (size_t o = 0; o < planned.outputs.size(); ++o) {
-        view(first + o, static_cast<size_t>(planned.alias_slot), planned.outputs[o]);
+        view(index, o, static_cast<size_t>(planned.alias_slot));
       }
       return;
     }
-    for (size_t o = 0; o < planned.outputs.size(); ++o) {
-      place(first + o, planned, o);
-    }
-    if (!planned.run_kernel) return;
+    for (size_t o = 0; o < planned.outputs.size(); ++o) place(index, o);
+    const bool sized_by_symbols = sizes_mention_symbol(node);
+    if (!planned.run_kernel && !sized_by_symbols) return;
     run_ << "  // " << ir::detail::node_label(node)
          << (node.meta().source.empty() ? "" : " at " + node.meta().source) << "\n";
+    // A result empty for some values of the symbols runs no kernel, as in the runtime.
+    const std::string guard =
+        sized_by_symbols ? "if (sh.runs(" + std::to_string(index) + ")) " : "";
     std::vector<std::string> outs;
     for (size_t o = 0; o < planned.outputs.size(); ++o) outs.push_back(expr_[first + o]);
     if (const auto it = prepared_.packed.find(&node); it != prepared_.packed.end()) {
-      emit_packed(planned, it->second, outs);
+      emit_packed(index, it->second, outs, guard);
       return;
     }
     const KernelSymbol& symbol = step.op->kernel.symbol;
     if (step.kernel != &step.op->kernel.fn || symbol.name.empty()) {
       refuse(node, "its kernel (" + step.op->qualified_name + ") has no named C++ function");
     }
-    run_ << "  " << call(symbol, planned.args, hole_exprs(planned), outs) << ";\n";
+    std::set<size_t> sized;  // arguments the symbols decide: bound for each run's values
+    for (size_t a = 0; a < node.args().size(); ++a) {
+      if (mentions_symbol(node.args()[a])) sized.insert(a);
+    }
+    run_ << "  " << guard
+         << call(symbol, planned.args, hole_exprs(planned), outs, index, sized) << ";\n";
     ++kernel_calls_;
   }
 
-  // A view's tensor: made where its base lives (once at load, once per frame, or per run).
-  void view(size_t slot, size_t base, const TensorMeta& layout_of) {
-    const Home home = home_[base] == Home::UserInput ? Home::Run : home_[base];
-    home_[slot] = home;
-    const std::string storage = expr_[base] + ".storage()";
-    const std::string made = "xport::aot::tensor_in(" + storage + ", " + meta(layout_of) + ")";
-    switch (home) {
-      case Home::Weight:
-        root_[slot] = root_[base];
-        expr_[slot] = "w_[" + std::to_string(weight_views_) + "]";
-        weight_views_table_ << "    {" << root_[base] << ", " << layout(layout_of) << "},\n";
-        ++weight_views_;
-        break;
-      case Home::Frame:
-        expr_[slot] = frame_tensor(layout_of);
-        break;
-      default:
-        expr_[slot] = "v" + std::to_string(slot);
-        run_ << "  const xport::Tensor " << expr_[slot] << " = " << made << ";\n";
-        ++run_views_;
+  // Step `index`'s output `o` in its Shape: a layout the run's symbols decide.
+  static std::string shape_layout(size_t index, size_t o) {
+    return "sh.layout(" + std::to_string(index) + ", " + std::to_string(o) + ")";
+  }
+
+  // A view's tensor: made with each frame where its base lives there or is a weight, else per
+  // run.
+  void view(size_t index, size_t o, size_t base) {
+    const size_t slot = static_cast<size_t>(plan_->steps[index].step->first_slot) + o;
+    if (home_[base] == Home::Weight || home_[base] == Home::Frame) {
+      const int over = root_[base];  // a placeholder's storage, or -1: the arena
+      root_[slot] = over;
+      home_[slot] = Home::Frame;
+      expr_[slot] = frame_tensor(index, o, over);
+      return;
     }
+    home_[slot] = Home::Run;
+    expr_[slot] = "v" + std::to_string(slot);
+    run_ << "  const xport::Tensor " << expr_[slot] << " = xport::aot::tensor_in("
+         << expr_[base] << ".storage(), " << shape_layout(index, o) << ");\n";
+    ++run_views_;
   }
 
   // A kernel's output `o`: in the frame's arena, fresh per run, the argument it updates, or none.
-  void place(size_t slot, const PlannedStep& planned, size_t o) {
-    const TensorMeta& layout = planned.outputs[o];
+  void place(size_t index, size_t o) {
+    const PlannedStep& planned = plan_->steps[index];
+    const size_t slot = static_cast<size_t>(planned.step->first_slot) + o;
     switch (planned.placement[o]) {
       case Placement::Arena:
         home_[slot] = Home::Frame;
-        expr_[slot] = frame_tensor(layout);
+        expr_[slot] = frame_tensor(index, o, -1);
         break;
       case Placement::Heap:
         home_[slot] = Home::Run;
         expr_[slot] = "v" + std::to_string(slot);
         run_ << "  const xport::Tensor " << expr_[slot] << " = xport::aot::fresh_tensor("
-             << meta(layout) << ");\n";
+             << shape_layout(index, o) << ");\n";
         break;
       case Placement::Alias:
         home_[slot] = home_[static_cast<size_t>(planned.alias_slot)];
         expr_[slot] = expr_[static_cast<size_t>(planned.alias_slot)];
+        root_[slot] = root_[static_cast<size_t>(planned.alias_slot)];
         break;
       case Placement::None:
         home_[slot] = Home::None;
@@ -302,10 +321,10 @@ class Generator {
     }
   }
 
-  // A tensor of the frame's arena (the layout's offset is where it lies in the arena).
-  std::string frame_tensor(const TensorMeta& m) {
-    frame_layouts_.push_back(std::to_string(layout(m)));
-    return "f.t[" + std::to_string(frame_layouts_.size() - 1) + "]";
+  // A tensor every frame holds: over the arena (`over` -1) or over a placeholder's storage.
+  std::string frame_tensor(size_t index, size_t o, int over) {
+    frame_ << "    {" << index << ", " << o << ", " << over << "},\n";
+    return "f.t[" + std::to_string(frame_count_++) + "]";
   }
 
   // Each tensor argument's expression, by argument index (list arguments: "{a, b}").
@@ -329,9 +348,11 @@ class Generator {
 
   // `name(arguments..., outputs...)` for a typed kernel; literals of vectors and strings become
   // constants of the translation unit.
+  // Arguments in `sized` are the symbols' to decide: the run's Shape has them bound.
   std::string call(const KernelSymbol& symbol, const std::vector<Value>& args,
                    const std::map<size_t, std::string>& tensors,
-                   const std::vector<std::string>& outs) {
+                   const std::vector<std::string>& outs, size_t step = 0,
+                   const std::set<size_t>& sized = {}) {
     std::string out = symbol.name + "(";
     for (size_t i = 0; i < symbol.parameters.size(); ++i) {
       if (i) out += ", ";
@@ -339,9 +360,21 @@ class Generator {
         out += outs.at(i - args.size());
         continue;
       }
-      out += argument(bare_type(symbol.parameters[i]), args[i], tensors, i);
+      const std::string type = bare_type(symbol.parameters[i]);
+      out += sized.count(i) ? sized_argument(type, step, i) : argument(type, args[i], tensors, i);
     }
     return out + ")";
+  }
+
+  static std::string sized_argument(const std::string& type, size_t step, size_t index) {
+    const std::string inner = unwrap_optional(type);
+    const std::string value =
+        "sh.arg(" + std::to_string(step) + ", " + std::to_string(index) + ")";
+    if (inner == "int64_t") return value + ".to_int()";
+    if (inner == "std::vector<int64_t>") return value + ".to_int_list()";
+    if (inner == "xport::Scalar") return value + ".to_scalar()";
+    if (inner == "double") return value + ".to_double()";
+    XPORT_FAIL(Internal, "aot: no sized argument of type ", type);
   }
 
   std::string argument(const std::string& type, const Value& v,
@@ -396,9 +429,6 @@ class Generator {
     return name;
   }
 
-  // A layout as an expression: its entry in the translation unit's table of layouts.
-  std::string meta(const TensorMeta& m) { return "kMeta[" + std::to_string(layout(m)) + "]"; }
-
   // A layout's index in the table of layouts (kMeta), each layout once.
   size_t layout(const TensorMeta& m) {
     std::vector<int64_t> code = {static_cast<int64_t>(m.dtype),
@@ -413,62 +443,39 @@ class Generator {
 
   // ---- the runtime's own kernels ----------------------------------------------------------------
 
-  void emit_packed(const PlannedStep& planned, const PackedCall& packed,
-                   const std::vector<std::string>& outs) {
-    const ir::Node& node = *planned.step->node;
-    const std::string kernel = "k_[" + std::to_string(packed_kernels_) + "]";
+  // The runtime's packed convolution or matrix product of step `index` (made when the library
+  // loads, as the runtime makes it), or an elementwise chain.
+  void emit_packed(size_t index, const PackedCall& packed, const std::vector<std::string>& outs,
+                   const std::string& guard) {
+    const ir::Node& node = *plan_->steps[index].step->node;
     if (packed.kind == PackedCall::Kind::PointwiseChain) {
-      emit_chain(node, outs.at(0));
+      emit_chain(node, outs.at(0), guard);
       return;
     }
-    const int weight = load_placeholder(node, "weight");
-    const int bias = node.arg("bias").is_none() ? -1 : load_placeholder(node, "bias");
+    const std::string kernel = "*k_[" + std::to_string(packed_steps_.size()) + "]";
+    packed_steps_.push_back(std::to_string(index));
     const std::string input = arg_expr(node, "input");
-    std::vector<int64_t> params(12, 0);
     if (packed.kind == PackedCall::Kind::Conv2d) {
-      const PackedCall& c = packed;
-      params = {c.conv.stride[0],   c.conv.stride[1],        c.conv.padding[0],
-                c.conv.padding[1],  c.conv.dilation[0],      c.conv.dilation[1],
-                c.conv.groups,      c.epilogue.residual,     c.epilogue.relu,
-                c.layouts.src_nhwc, c.layouts.residual_nhwc, c.layouts.dst_nhwc};
       const std::string residual =
           node.arg("residual").is_none() ? "kNone" : arg_expr(node, "residual");
-      run_ << "  xport::aot::run_conv2d(*" << kernel << ", " << input << ", " << residual << ", "
-           << outs.at(0) << ");\n";
+      run_ << "  " << guard << "xport::aot::run_conv2d(" << kernel << ", " << input << ", "
+           << residual << ", " << outs.at(0) << ");\n";
     } else {
-      params[0] = static_cast<int64_t>(packed.activation);
-      run_ << "  xport::aot::run_linear(*" << kernel << ", " << input << ", " << outs.at(0)
-           << ");\n";
+      run_ << "  " << guard << "xport::aot::run_linear(" << kernel << ", " << input << ", "
+           << outs.at(0) << ");\n";
     }
-    packed_table_ << "    {" << (packed.kind == PackedCall::Kind::Conv2d ? 0 : 1) << ", "
-                  << weight << ", " << bias << ", " << list_literal(params, to_string_int)
-                  << "},\n";
-    ++packed_kernels_;
     ++packed_calls_;
   }
 
-  const ir::ValueRef& ref_arg(const ir::Node& node, const char* name) const {
+  std::string arg_expr(const ir::Node& node, const char* name) const {
     const auto* ref = std::get_if<ir::ValueRef>(&node.arg(name).value);
     if (ref == nullptr) refuse(node, std::string("its '") + name + "' is not a graph value");
-    return *ref;
-  }
-
-  std::string arg_expr(const ir::Node& node, const char* name) const {
-    return expr_[static_cast<size_t>(graph_.slot(ref_arg(node, name)))];
-  }
-
-  // A weight the load packs: a placeholder (the archive's, or a constant the passes made).
-  int load_placeholder(const ir::Node& node, const char* name) const {
-    const auto slot = static_cast<size_t>(graph_.slot(ref_arg(node, name)));
-    if (home_[slot] != Home::Weight || expr_[slot].rfind("p[", 0) != 0) {
-      refuse(node, std::string("its '") + name + "' is not a constant");
-    }
-    return root_[slot];
+    return expr_[static_cast<size_t>(graph_.slot(*ref))];
   }
 
   // An elementwise chain (xport::fused_pointwise): a function of the translation unit that runs
   // the body's kernels on one chunk, each writing the scratch the next reads.
-  void emit_chain(const ir::Node& node, const std::string& out) {
+  void emit_chain(const ir::Node& node, const std::string& out, const std::string& guard) {
     const ir::Graph& body = *std::get<ir::SubgraphRef>(node.arg("body").value).graph;
     std::vector<const ir::Node*> calls;
     for (const auto& n : body.nodes()) {
@@ -505,7 +512,7 @@ class Generator {
     }
     fn << "}\n";
     functions_ << fn.str();
-    run_ << "  xport::aot::run_chunked({";
+    run_ << "  " << guard << "xport::aot::run_chunked({";
     const auto& inputs = std::get<std::vector<ir::Argument>>(node.arg("inputs").value);
     for (size_t i = 0; i < inputs.size(); ++i) {
       const auto& ref = std::get<ir::ValueRef>(inputs[i].value);
@@ -531,57 +538,48 @@ class Generator {
     out << "// Generated by xport::aot::compile: the runtime's plan of one program as C++. Do not "
            "edit.\n"
         << kGeneratedIncludes << "\n"
-        << "extern \"C\" const unsigned char xport_aot_constants[];\n\n"
         << "namespace {\n\n"
         << "const xport::Tensor kNone;\n"
         << "// Each layout: dtype, rank, storage offset, sizes, strides.\n"
         << "constexpr int64_t kLayouts[] = " << table_literal(layouts_, to_string_int) << ";\n"
         << "const std::vector<xport::TensorMeta> kMeta = xport::aot::decode_layouts(kLayouts, "
         << layout_index_.size() << ");\n"
-        << "// The layout of each tensor in a frame's arena.\n"
-        << "constexpr int kFrameLayouts[] = " << table_literal(frame_layouts_, identity) << ";\n"
         << "// The archive's tensors the code reads, with the layout each must have.\n"
         << "constexpr xport::aot::ArchiveTensor kArchive[] = {\n" << table(archive_) << "};\n"
-        << "// The constants the load-time passes made, appended to the placeholders.\n"
-        << "constexpr xport::aot::ConstantTensor kConstants[] = {\n" << table(constants_table_)
-        << "};\n"
-        << "// Views of weights, made once: {placeholder, layout}.\n"
-        << "constexpr int kWeightViews[][2] = {\n" << table(weight_views_table_) << "};\n"
-        << "// Kernels packed at load.\n"
-        << "constexpr xport::aot::PackedSpec kPacked[] = {\n" << table(packed_table_) << "};\n"
+        << "// The tensors of a frame: {step, output, placeholder viewed or -1: the arena}.\n"
+        << "constexpr xport::aot::FrameTensor kFrame[] = {\n" << table(frame_) << "};\n"
+        << "// The steps that run a packed convolution or matrix product.\n"
+        << "constexpr size_t kPackedSteps[] = " << table_literal(packed_steps_, identity) << ";\n"
         << globals_.str() << "\n"
         << functions_.str() << "\n"
-        << "struct Frame {\n  std::shared_ptr<xport::Storage> arena;\n"
-        << "  xport::Tensor t[" << std::max<size_t>(frame_layouts_.size(), 1) << "];\n};\n\n"
-        << "std::unique_ptr<Frame> make_frame() {\n"
-        << "  auto f = std::make_unique<Frame>();\n"
-        << "  f->arena = xport::Storage::allocate(" << plan_->stats.arena_bytes << ");\n"
-        << "  for (size_t i = 0; i < " << frame_layouts_.size() << "; ++i) {\n"
-        << "    f->t[i] = xport::aot::tensor_in(f->arena, kMeta[kFrameLayouts[i]]);\n  }\n"
-        << "  return f;\n}\n\n"
         << "class Model final : public xport::aot::CompiledModel {\n public:\n"
-        << "  void load(std::vector<xport::Tensor>& p) override {\n"
+        << "  void load(const xport::ExportedProgram& program, std::vector<xport::Tensor>& p) "
+           "override {\n"
         << "    require_isa();\n"
         << "    xport::aot::expect_placeholders(p.size(), " << program_placeholders_ << ");\n"
         << "    xport::aot::expect_archive(p, kArchive, " << archive_count_ << ", kMeta);\n"
-        << "    xport::aot::add_constants(p, kConstants, " << constant_count_
-        << ", kMeta, xport_aot_constants);\n"
-        << "    for (size_t i = 0; i < " << weight_views_ << "; ++i) {\n"
-        << "      w_[i] = xport::aot::tensor_in(p[kWeightViews[i][0]].storage(), "
-           "kMeta[kWeightViews[i][1]]);\n    }\n"
-        << "    k_ = xport::aot::pack_kernels(p, kPacked, " << packed_kernels_ << ");\n"
+        << "    graph_ = std::make_unique<xport::aot::LoadedGraph>(program, p, "
+        << (fuse_ ? "true" : "false") << ", UINT64_C(" << runtime::plan_fingerprint(graph_)
+        << "), kFrame, " << frame_count_ << ");\n"
+        << "    for (size_t i = 0; i < " << packed_steps_.size() << "; ++i) {\n"
+        << "      k_.push_back(&graph_->packed(kPackedSteps[i]));\n    }\n"
         << "  }\n\n"
-        << "  std::vector<xport::Tensor> run(const std::vector<xport::Tensor>& p) const override "
-           "{\n"
-        << "    const auto lease = frames_.acquire();\n    Frame& f = *lease;\n    (void)f;\n"
+        << "  std::vector<xport::Tensor> run(const std::vector<xport::Tensor>& p,\n"
+        << "                                 const xport::aot::SymbolValues& symbols) const "
+           "override {\n"
+        << "    const std::shared_ptr<const xport::aot::Shape> shape = graph_->shape(p, "
+           "symbols);\n"
+        << "    const xport::aot::Shape& sh = *shape;\n"
+        << "    const auto lease = sh.frame();\n"
+        << "    const xport::aot::Frame& f = *lease;\n"
+        << "    (void)sh;\n    (void)f;\n"
         << indent(run_.str()) << "  }\n\n"
         << "  std::string isa() const override {\n    std::string s;\n" << isa_lines("s += \" ")
         << "    return s.empty() ? s : s.substr(1);\n  }\n\n"
         << " private:\n"
         << "  static void require_isa() {\n" << isa_checks() << "  }\n"
-        << "  xport::Tensor w_[" << std::max<int64_t>(weight_views_, 1) << "];\n"
-        << "  std::vector<std::shared_ptr<const xport::aot::PackedKernel>> k_;\n"
-        << "  xport::aot::FramePool<Frame> frames_{&make_frame};\n};\n\n"
+        << "  std::unique_ptr<xport::aot::LoadedGraph> graph_;\n"
+        << "  std::vector<const xport::aot::PackedKernel*> k_;\n};\n\n"
         << "}  // namespace\n\n"
         << "xport::aot::CompiledModel* xport_aot_new_model() { return new Model(); }\n";
     return out.str();
@@ -630,6 +628,7 @@ class Generator {
   }
 
   const ExportedProgram& program_;
+  bool fuse_;
   std::vector<std::string> names_;  // per program placeholder: its name or target
   size_t program_placeholders_ = 0;
   runtime::PreparedGraph prepared_;
@@ -637,29 +636,17 @@ class Generator {
   std::unique_ptr<runtime::ExecutionPlan> plan_;
   std::vector<Home> home_;          // per slot
   std::vector<std::string> expr_;   // per slot: its tensor's expression
-  std::ostringstream globals_, functions_, run_;
-  std::ostringstream archive_, constants_table_, weight_views_table_, packed_table_;
-  int64_t archive_count_ = 0, constant_count_ = 0;
-  std::vector<int> root_;  // per slot of a weight or a view of one: its placeholder
+  std::vector<int> root_;  // per slot: the placeholder whose storage it lies in, or -1
+  std::ostringstream globals_, functions_, run_, archive_, frame_;
+  int64_t archive_count_ = 0, frame_count_ = 0;
   std::map<std::vector<int64_t>, size_t> layout_index_;
-  std::vector<int64_t> layouts_;             // the layouts, encoded one after another
-  std::vector<std::string> frame_layouts_;  // per frame tensor: its layout's index
+  std::vector<int64_t> layouts_;  // the archive tensors' layouts, encoded one after another
+  std::vector<std::string> packed_steps_;
   std::map<std::string, std::string> constant_names_;
-  std::vector<unsigned char> constants_;
-  int64_t weight_views_ = 0, packed_kernels_ = 0;
   int64_t kernel_calls_ = 0, packed_calls_ = 0, chains_ = 0, run_views_ = 0;
 };
 
 }  // namespace
-
-void refuse_symbolic_sizes(const ExportedProgram& program) {
-  for (const SymbolSpec& s : program.symbols()) {
-    XPORT_FAIL(UnsupportedOp, "aot::compile: the program's sizes are symbolic (", s.name, " is ",
-               s.source, s.dim_name.empty() ? "" : ", Dim '" + s.dim_name + "'",
-               "); this version compiles programs of static shapes only: export with static "
-               "shapes, or run the archive in the runtime (runtime::Program)");
-  }
-}
 
 GeneratedModel generate(const ExportedProgram& program, bool fuse) {
   return Generator(program, fuse).run();

@@ -1,10 +1,12 @@
 #pragma once
-// Prints the runtime's execution plan of a program as one C++ translation unit: the plan's memory
-// baked in (an arena per run, pooled; views made once where their base is), a direct call of the
-// named typed kernel per step (xport/kernels.h), the runtime's packed convolutions and matrix
-// products, elementwise chains as chunked loops, and the constants the load-time passes made as
-// bytes the library embeds. The runtime checks inputs and writes back updates around it
-// (xport/aot_model.h), so a compiled model behaves as runtime::Program does.
+// Prints the runtime's execution plan of a program as one C++ translation unit: a direct call of
+// the named typed kernel per step (xport/kernels.h) with its literal arguments, the runtime's
+// packed convolutions and matrix products, elementwise chains as chunked loops, and which values
+// share a frame's arena (made once per frame and pooled) or are made per run. Sizes, strides,
+// arena offsets and the arguments the symbols decide are read from the runtime's plan of each
+// run's symbol values, which the library makes once per tuple of them (aot::LoadedGraph, the
+// graph prepared at load as the runtime prepares it). The runtime checks inputs and writes back
+// updates around it (xport/aot_model.h), so a compiled model behaves as runtime::Program does.
 
 #include <string>
 #include <vector>
@@ -20,16 +22,12 @@ inline constexpr const char* kGeneratedIncludes =
 
 struct GeneratedModel {
   std::string source;                    ///< the translation unit
-  std::vector<unsigned char> constants;  ///< embedded bytes (xport_aot_constants)
   int64_t kernel_calls = 0;              ///< typed kernel calls per run
   int64_t packed_calls = 0;              ///< packed convolutions and matrix products per run
   int64_t chains = 0;                    ///< elementwise chains per run
   int64_t views = 0;                     ///< views made per run (the rest are made once)
   int64_t arena_bytes = 0;
 };
-
-/// Throws UnsupportedOp when `program`'s sizes are symbolic (not generated yet).
-void refuse_symbolic_sizes(const ExportedProgram& program);
 
 /// Generates `program` (as loaded from the archive the library will read: weights' layouts are
 /// checked against it at load), fused as runtime::Options::fuse does when `fuse`. Throws

@@ -1,5 +1,5 @@
-// aot::compile: the generated C++ and its embedded constants, compiled and linked with the
-// runtime library into one shared library that exports the C ABI only.
+// aot::compile: the generated C++, compiled and linked with the runtime library into one shared
+// library that exports the C ABI only.
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -135,19 +135,6 @@ RuntimeFiles runtime_files(const Options& options) {
               prefix, "/", XPORT_AOT_INSTALL_LIBDIR,
               "; install xport there, or set aot::Options::prefix or XPORT_HOME to its prefix");
   return files;
-}
-
-// The data the generated code reads as `xport_aot_constants`.
-std::string constants_assembly(const fs::path& blob) {
-  return ".section .rodata.xport_aot_constants,\"a\"\n"
-         ".balign 64\n"
-         ".globl xport_aot_constants\n"
-         ".hidden xport_aot_constants\n"
-         ".type xport_aot_constants, @object\n"
-         "xport_aot_constants:\n"
-         ".incbin \"" + blob.string() + "\"\n"
-         ".byte 0\n"
-         ".section .note.GNU-stack,\"\",@progbits\n";
 }
 
 // The library exports the C ABI and nothing else.
@@ -377,8 +364,8 @@ DecompositionTable composite_decompositions() {
 
 std::string CompileReport::str() const {
   std::ostringstream out;
-  out << so_path << ": " << so_bytes << " bytes (" << embedded_bytes << " of constants), "
-      << kernel_calls << " kernel calls, " << packed_calls << " packed, " << chains
+  out << so_path << ": " << so_bytes << " bytes, " << kernel_calls << " kernel calls, "
+      << packed_calls << " packed, " << chains
       << " elementwise chains per run; generated in " << generate_s << " s, compiled in "
       << compile_s << " s; weights and contract from " << archive_path;
   return out.str();
@@ -428,14 +415,12 @@ CompileReport compile_program(const ExportedProgram& program, const std::string*
   report.so_path = so.string();
   report.archive_path = fs::path(so).replace_extension(".pt2").string();
 
-  refuse_symbolic_sizes(program);  // before anything is written
   // Planned from the archive as the library will read it, so that weights' layouts match.
   const auto generate_start = std::chrono::steady_clock::now();
   write_archive(program, archive, report.archive_path);
   const ExportedProgram saved = load(report.archive_path);
   const GeneratedModel model = generate(saved, options.fuse);
   report.generate_s = seconds_since(generate_start);
-  report.embedded_bytes = static_cast<int64_t>(model.constants.size());
   report.kernel_calls = model.kernel_calls;
   report.packed_calls = model.packed_calls;
   report.chains = model.chains;
@@ -445,8 +430,6 @@ CompileReport compile_program(const ExportedProgram& program, const std::string*
   const fs::path source = work.path() / "model.cpp";
   write_text(source, model.source);
   if (!options.keep_source.empty()) write_text(options.keep_source, model.source);
-  write_file(work.path() / "constants.bin", model.constants.data(), model.constants.size());
-  write_text(work.path() / "constants.s", constants_assembly(work.path() / "constants.bin"));
   write_text(work.path() / "exports.map", kExports);
   const RuntimeFiles runtime = runtime_files(options);
   const fs::path partial = fs::path(so).concat(".partial");
@@ -465,9 +448,8 @@ CompileReport compile_program(const ExportedProgram& program, const std::string*
   std::vector<std::string> argv = {options.cxx, "-shared"};
   argv.insert(argv.end(), flags.begin(), flags.end());
   if (!prelude.empty()) argv.insert(argv.end(), {"-include", prelude});
-  argv.insert(argv.end(), {source.string(), (work.path() / "constants.s").string(), "-o",
-                           partial.string(), "-Wl,--whole-archive", runtime.library,
-                           "-Wl,--no-whole-archive"});
+  argv.insert(argv.end(), {source.string(), "-o", partial.string(), "-Wl,--whole-archive",
+                           runtime.library, "-Wl,--no-whole-archive"});
   for (const std::string& lib : split(XPORT_AOT_SYSTEM_LIBS)) argv.push_back(lib);
   argv.insert(argv.end(), {"-fopenmp", "-ldl", "-lpthread",
                            "-Wl,--version-script=" + (work.path() / "exports.map").string(),

@@ -1,18 +1,11 @@
 // The runtime services that generated code calls (xport/aot_model.h).
 
 #include "ir/argument_value.h"
-#include "kernels/cpu/conv.h"
-#include "kernels/cpu/packed_linear.h"
 #include "runtime/pointwise_chain.h"
 #include "xport/aot_model.h"
 #include "xport/error.h"
 
 namespace xport::aot {
-
-struct PackedKernel {
-  std::shared_ptr<kernels::cpu::PackedConv2d> conv;
-  std::shared_ptr<kernels::cpu::PackedLinear> linear;
-};
 
 std::vector<TensorMeta> decode_layouts(const int64_t* code, size_t count) {
   std::vector<TensorMeta> out(count);
@@ -60,19 +53,6 @@ void expect_archive(const std::vector<Tensor>& placeholders, const ArchiveTensor
   }
 }
 
-void add_constants(std::vector<Tensor>& placeholders, const ConstantTensor* constants,
-                   size_t count, const std::vector<TensorMeta>& layouts,
-                   const unsigned char* embedded) {
-  for (size_t i = 0; i < count; ++i) {
-    const ConstantTensor& c = constants[i];
-    const TensorMeta& meta = layouts.at(static_cast<size_t>(c.layout));
-    placeholders.push_back(
-        c.view_of >= 0
-            ? Tensor::make(placeholders.at(static_cast<size_t>(c.view_of)).storage(), meta)
-            : Tensor::make(unowned_storage(embedded + c.offset, c.bytes), meta));
-  }
-}
-
 void expect_placeholders(size_t count, size_t expected) {
   XPORT_CHECK(count == expected, InvalidArchive, "the archive has ", count,
               " placeholders (parameters, buffers, constants and inputs); the compiled model was "
@@ -91,43 +71,6 @@ void require_cpu_feature(bool present, const char* feature) {
   XPORT_CHECK(present, InvalidInput, "this compiled model was built for CPUs with ", feature,
               ", which this CPU lacks: compile it again on (or for) this machine, without "
               "-march flags that name newer instruction sets");
-}
-
-std::vector<std::shared_ptr<const PackedKernel>> pack_kernels(
-    const std::vector<Tensor>& placeholders, const PackedSpec* specs, size_t count) {
-  std::vector<std::shared_ptr<const PackedKernel>> out;
-  for (size_t i = 0; i < count; ++i) {
-    const PackedSpec& s = specs[i];
-    const Tensor& weight = placeholders.at(static_cast<size_t>(s.weight));
-    const Tensor bias = s.bias < 0 ? Tensor() : placeholders.at(static_cast<size_t>(s.bias));
-    const int64_t* p = s.params;
-    auto kernel = std::make_shared<PackedKernel>();
-    if (s.kind == 0) {
-      kernels::cpu::Conv2dParams params;
-      params.stride = {p[0], p[1]};
-      params.padding = {p[2], p[3]};
-      params.dilation = {p[4], p[5]};
-      params.groups = p[6];
-      const kernels::cpu::ConvEpilogue epilogue{.residual = p[7] != 0, .relu = p[8] != 0};
-      kernel->conv = std::make_shared<kernels::cpu::PackedConv2d>(weight, bias, params, epilogue);
-      kernel->conv->set_layouts(
-          {.src_nhwc = p[9] != 0, .residual_nhwc = p[10] != 0, .dst_nhwc = p[11] != 0});
-    } else {
-      kernel->linear = std::make_shared<kernels::cpu::PackedLinear>(
-          weight, bias, static_cast<kernels::cpu::LinearActivation>(p[0]));
-    }
-    out.push_back(std::move(kernel));
-  }
-  return out;
-}
-
-void run_conv2d(const PackedKernel& kernel, const Tensor& input, const Tensor& residual,
-                const Tensor& out) {
-  kernel.conv->run(input, residual, out);
-}
-
-void run_linear(const PackedKernel& kernel, const Tensor& input, const Tensor& out) {
-  kernel.linear->run(input, out);
 }
 
 void run_chunked(const std::vector<Tensor>& inputs, const Tensor& out, ChainFn chain) {

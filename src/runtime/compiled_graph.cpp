@@ -1,5 +1,8 @@
 #include "runtime/compiled_graph.h"
 
+#include <string>
+#include <string_view>
+
 #include "ir/ir_util.h"
 #include "xport/error.h"
 
@@ -100,6 +103,25 @@ CompiledGraph compile_graph(const ir::Graph& graph, const NodeKernels* kernels) 
     out.num_slots += static_cast<int>(node.outputs().size());
   }
   return out;
+}
+
+uint64_t plan_fingerprint(const CompiledGraph& graph) {
+  uint64_t h = 14695981039346656037ull;  // FNV-1a
+  const auto mix = [&h](std::string_view bytes) {
+    for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  };
+  const auto number = [&mix](int64_t v) { mix(std::to_string(v) + ","); };
+  number(graph.num_slots);
+  number(static_cast<int64_t>(graph.placeholder_slots.size()));
+  for (const CompiledStep& step : graph.steps) {
+    mix(step.op->qualified_name);
+    number(static_cast<int64_t>(step.kind));
+    number(step.first_slot);
+    number(step.aliased_arg);
+    number(step.kernel != nullptr && step.kernel != &step.op->kernel.fn);
+  }
+  for (int slot : graph.output_slots) number(slot);
+  return h;
 }
 
 }  // namespace xport::runtime

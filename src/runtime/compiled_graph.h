@@ -59,4 +59,9 @@ using NodeKernels = std::unordered_map<const ir::Node*, KernelFn>;
 /// `kernels` runs it instead of its op's. Throws InvalidInput when an output is not a tensor.
 CompiledGraph compile_graph(const ir::Graph& graph, const NodeKernels* kernels = nullptr);
 
+/// A digest of `graph`'s steps (each op, kind, slots, aliased argument, and whether it runs the
+/// node's own kernel): graphs with the same digest run the same steps on the same slots. A
+/// compiled model checks at load that the runtime prepared the graph it was generated from.
+uint64_t plan_fingerprint(const CompiledGraph& graph);
+
 }  // namespace xport::runtime

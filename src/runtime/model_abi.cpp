@@ -22,7 +22,7 @@ struct xport_model {
   explicit xport_model(xport::ExportedProgram p) : program(std::move(p)) {}
   std::unique_ptr<xport::aot::CompiledModel> code;
   xport::ExportedProgram program;
-  std::vector<xport::Tensor> placeholders;  // the archive's, then the constants the code embeds
+  std::vector<xport::Tensor> placeholders;  // the archive's, then the load-time passes' constants
   std::vector<bool> is_user_input;
   int num_threads = 0;
   bool mutates_state = false;
@@ -163,7 +163,7 @@ xport_status xport_model_load(const char* archive_path, int32_t num_threads,
     runtime::ProgramPlaceholders placeholders = runtime::program_placeholders(m->program);
     m->placeholders = std::move(placeholders.tensors);
     m->is_user_input = std::move(placeholders.is_user_input);
-    m->code->load(m->placeholders);
+    m->code->load(m->program, m->placeholders);
     m->is_user_input.resize(m->placeholders.size(), false);
     m->mutates_state = !buffer_updates(m->program.signature()).empty();
     m->num_inputs = flat_input_count(m->program.contract());
@@ -197,7 +197,8 @@ xport_status xport_model_run(const xport_model* model, const xport_tensor* input
     std::unique_lock<std::mutex> state_lock(model->state_mutex, std::defer_lock);
     if (model->mutates_state) state_lock.lock();
     std::vector<Tensor> results = write_back_mutations(
-        model->program.signature(), model->code->run(bound), model->program.state(), user);
+        model->program.signature(), model->code->run(bound, symbols), model->program.state(),
+        user);
     auto out = std::make_unique<xport_outputs>();
     for (Tensor& t : results) {
       if (!t.is_contiguous() || t.storage_offset().maybe_int() != std::optional<int64_t>(0)) {

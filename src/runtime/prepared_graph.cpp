@@ -81,7 +81,7 @@ class KernelMaker {
     epilogue.relu = std::get<bool>(node.arg("relu").value);
     auto packed = std::make_shared<kernels::cpu::PackedConv2d>(weight, bias, params, epilogue);
     out_.kernels[&node] = conv_kernel(packed);
-    out_.packed[&node] = PackedCall{.conv = params, .epilogue = epilogue};
+    out_.packed[&node] = PackedCall{.conv = packed};
     convolutions_.push_back({&node, std::move(packed), params.groups});
   }
 
@@ -120,7 +120,6 @@ class KernelMaker {
     for (size_t i = 0; i < convolutions_.size(); ++i) {
       convolutions_[i].packed->set_layouts(layouts[i]);
       convolutions_[i].layouts = layouts[i];
-      out_.packed.at(convolutions_[i].node).layouts = layouts[i];
     }
   }
 
@@ -179,7 +178,7 @@ class KernelMaker {
     out_.kernels[&node] = [packed](const OpArgs& a, std::vector<Tensor>& outs) {
       packed->run(a.tensor("input"), outs[0]);
     };
-    out_.packed[&node] = PackedCall{.kind = PackedCall::Kind::Linear, .activation = activation};
+    out_.packed[&node] = PackedCall{.kind = PackedCall::Kind::Linear, .linear = packed};
   }
 
   // The subgraph's calls as PointwiseChain steps: each reads the body's inputs and the call

@@ -6,6 +6,7 @@
 // (PointwiseChain). Between fused convolutions, results stay in oneDNN's layout, and a
 // convolution that is the last reader of its residual writes over it (xport::fused_conv2d_).
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,15 +30,13 @@ struct PreparedStats {
   std::string str() const;
 };
 
-/// How the runtime made its own kernel for a fused call, so that a code generator can make the
-/// same one (xport::aot): the node's arguments name the weights, this says the rest.
+/// The runtime's own kernel of a fused call, as an object a code generator's output can call
+/// directly (xport::aot): a packed convolution or matrix product, or an elementwise chain.
 struct PackedCall {
   enum class Kind { Conv2d, Linear, PointwiseChain };
   Kind kind = Kind::Conv2d;
-  kernels::cpu::Conv2dParams conv = {};
-  kernels::cpu::ConvEpilogue epilogue = {};
-  kernels::cpu::ConvLayouts layouts = {};
-  kernels::cpu::LinearActivation activation = kernels::cpu::LinearActivation::None;
+  std::shared_ptr<const kernels::cpu::PackedConv2d> conv = {};
+  std::shared_ptr<const kernels::cpu::PackedLinear> linear = {};
 };
 
 struct PreparedGraph {

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -10,6 +9,7 @@
 #include "program/write_back.h"
 #include "runtime/compiled_graph.h"
 #include "runtime/execution_plan.h"
+#include "runtime/plan_cache.h"
 #include "runtime/prepared_graph.h"
 #include "runtime/run_inputs.h"
 #include "runtime/shared_model.h"
@@ -58,16 +58,13 @@ struct Program::Impl {
   // The graph the runtime plans: program's, optimized when options.fuse (prepare_graph).
   PreparedGraph prepared;
   CompiledGraph graph;
-  std::vector<sym::ExprPtr> symbol_exprs;
   // A program that updates buffers runs one call at a time: each call reads the state the
   // previous one left, as eager calls in sequence would.
   bool mutates_state = false;
   mutable std::mutex state_mutex;
 
   // Plans by symbol values (with every input contiguous, they fix every layout).
-  mutable std::mutex mutex;
-  mutable std::map<std::vector<int64_t>, std::shared_ptr<const ExecutionPlan>> plans;
-  mutable std::deque<std::vector<int64_t>> plan_order;  // oldest first
+  PlanCache<ExecutionPlan> plans;
 
   // A model compiled ahead of time runs in its library, which plans nothing here.
   std::unique_ptr<SharedModel> compiled;
@@ -82,10 +79,12 @@ struct Program::Impl {
   }
 
   Impl(ExportedProgram p, Options o, std::unique_ptr<SharedModel> model, std::string path)
-      : program(std::move(p)), options(o), compiled(std::move(model)),
-        compiled_path(std::move(path)) {}
+      : program(std::move(p)), options(o), plans(program.symbols(), 1),
+        compiled(std::move(model)), compiled_path(std::move(path)) {}
 
-  Impl(ExportedProgram p, Options o) : program(std::move(p)), options(o) {
+  Impl(ExportedProgram p, Options o)
+      : program(std::move(p)), options(o),
+        plans(program.symbols(), static_cast<size_t>(std::max(o.max_cached_plans, 1))) {
     check_options(options);
     const std::vector<BufferUpdate> updates = buffer_updates(program.signature());
     mutates_state = !updates.empty();
@@ -93,7 +92,6 @@ struct Program::Impl {
     prepared = prepare_graph(program.graph(), std::move(placeholders.tensors),
                              std::move(placeholders.is_user_input), updates, options.fuse);
     graph = compile_graph(prepared.graph, &prepared.kernels);
-    for (const SymbolSpec& s : program.symbols()) symbol_exprs.push_back(sym::symbol(s.name));
   }
 
   // The placeholder tensors for one run, user inputs made contiguous at offset 0; `user` gets
@@ -106,25 +104,14 @@ struct Program::Impl {
 
   std::shared_ptr<const ExecutionPlan> plan_for(const std::vector<Tensor>& bound,
                                                 const Symbols& symbols) const {
-    std::vector<int64_t> key;
-    key.reserve(symbol_exprs.size());
-    for (sym::ExprPtr s : symbol_exprs) {
-      const auto it = symbols.find(s);
-      key.push_back(it == symbols.end() ? -1 : it->second);
-    }
-    std::lock_guard<std::mutex> lock(mutex);
-    if (const auto it = plans.find(key); it != plans.end()) return it->second;
-    std::unique_ptr<ExecutionPlan> made = make_plan(graph, bound, prepared.is_user_input, symbols);
-    for (size_t o : prepared.in_place_outputs) made->copy_output.at(o) = false;
-    made->stats.buffers_updated_in_place = static_cast<int64_t>(prepared.in_place_outputs.size());
-    std::shared_ptr<const ExecutionPlan> plan = std::move(made);
-    if (plans.size() >= static_cast<size_t>(options.max_cached_plans)) {
-      plans.erase(plan_order.front());  // runs holding it keep it alive
-      plan_order.pop_front();
-    }
-    plans.emplace(key, plan);
-    plan_order.push_back(std::move(key));
-    return plan;
+    return plans.get(symbols, [&] {
+      std::unique_ptr<ExecutionPlan> made =
+          make_plan(graph, bound, prepared.is_user_input, symbols);
+      for (size_t o : prepared.in_place_outputs) made->copy_output.at(o) = false;
+      made->stats.buffers_updated_in_place =
+          static_cast<int64_t>(prepared.in_place_outputs.size());
+      return made;
+    });
   }
 };
 
@@ -253,17 +240,16 @@ const std::vector<SymbolSpec>& Program::symbols() const { return impl_->program.
 const ExportedProgram& Program::program() const { return impl_->program; }
 const Options& Program::options() const { return impl_->options; }
 
-size_t Program::cached_plans() const {
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  return impl_->plans.size();
-}
+size_t Program::cached_plans() const { return impl_->plans.size(); }
 
 std::string PlanStats::str() const {
   if (!planned) return "not planned: " + unplanned_reason;
   std::ostringstream out;
   out << kernel_steps << " kernel steps, " << view_steps << " views, ";
   if (run_time_steps > 0) out << run_time_steps << " steps sized when they run, ";
-  if (buffers_updated_in_place > 0) out << buffers_updated_in_place << " buffers updated in place, ";
+  if (buffers_updated_in_place > 0) {
+    out << buffers_updated_in_place << " buffers updated in place, ";
+  }
   out << arena_values
       << " intermediates in a " << arena_bytes << "-byte arena (lower bound " << lower_bound_bytes
       << "), " << output_bytes << " output bytes";

@@ -214,22 +214,72 @@ TEST_F(AotTest, ManyThreadsShareOneLoadedModel) {
   EXPECT_EQ(wrong.load(), 0);
 }
 
-TEST_F(AotTest, RefusesWhatItCannotCompileNamingItBeforeCompiling) {
-  auto mlp = models::mlp({16, 8});
-  mlp->eval();
-  ExportOptions dynamic;
-  dynamic.dynamic_shapes = {{{0, Dim("batch", 1, 64)}}};
-  const ExportedProgram p = export_program(
-      *mlp, [&](const Tensor& t) { return mlp->forward(t); }, {randn({4, 16}, 0)}, dynamic);
-  try {
-    aot::compile(p, path("dynamic.so"));
-    FAIL() << "a dynamic program compiled";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::UnsupportedOp);
-    EXPECT_NE(std::string(e.what()).find("Dim 'batch'"), std::string::npos) << e.what();
-  }
-  EXPECT_FALSE(fs::exists(path("dynamic.so")));
+// Programs of symbolic sizes: one library for every shape the contract admits, each run
+// planned by the runtime's planner for its symbols' values (kept per tuple of them).
+TEST_F(AotTest, DynamicModelsEqualTheRuntimeAtEveryShape) {
+  const auto compare_at = [&](const std::string& name, const runtime::Program& compiled,
+                              const std::vector<std::vector<Value>>& calls) {
+    const runtime::Program reference = runtime::Program::load(path(name + ".pt2"));
+    for (int round = 0; round < 2; ++round) {  // the second round reuses each shape's plan
+      for (size_t c = 0; c < calls.size(); ++c) {
+        const std::vector<Tensor> want = reference.run_values(calls[c]);
+        const std::vector<Tensor> got = compiled.run_values(calls[c]);
+        ASSERT_EQ(got.size(), want.size()) << name;
+        for (size_t i = 0; i < got.size(); ++i) {
+          EXPECT_EQ(got[i].int_sizes(), want[i].int_sizes()) << name << " call " << c;
+          EXPECT_TRUE(allclose(got[i], want[i], 1e-5, 1e-6)) << name << " call " << c;
+        }
+      }
+    }
+  };
 
+  auto mlp = models::mlp({16, 32, 8});
+  mlp->eval();
+  ExportOptions batch;
+  batch.dynamic_shapes = {{{0, Dim("batch", 1, 64)}}};
+  compare_at("mlp",
+             compile_and_compare(export_program(*mlp,
+                                                [&](const Tensor& t) { return mlp->forward(t); },
+                                                {randn({4, 16}, 0)}, batch),
+                                 "mlp", {randn({4, 16}, 1)}),
+             {{randn({1, 16}, 2)}, {randn({64, 16}, 3)}, {randn({7, 16}, 4)}});
+
+  auto resnet = models::resnet18(10);
+  resnet->eval();
+  ExportOptions image;
+  const Dim size("size", 32, 64);
+  image.dynamic_shapes = {{{0, Dim("batch", 1, 8)}, {2, size}, {3, size}}};
+  compare_at("resnet18",
+             compile_and_compare(
+                 export_program(*resnet, [&](const Tensor& t) { return resnet->forward(t); },
+                                {randn({2, 3, 32, 32}, 5)}, image),
+                 "resnet18", {randn({2, 3, 32, 32}, 6)}),
+             {{randn({1, 3, 48, 48}, 7)}, {randn({3, 3, 64, 64}, 8)}});
+
+  models::Gpt2Config gpt2_config;
+  gpt2_config.vocab_size = 50;
+  gpt2_config.n_positions = 32;
+  gpt2_config.n_embd = 16;
+  gpt2_config.n_layer = 2;
+  gpt2_config.n_head = 2;
+  auto gpt2 = models::gpt2(gpt2_config);
+  gpt2->eval();
+  ExportOptions tokens;
+  tokens.dynamic_shapes = {{{0, Dim("batch", 1, 8)}, {1, Dim("seq", 2, 32)}}};
+  const runtime::Program compiled = compile_and_compare(
+      export_program(*gpt2, [&](const Tensor& t) { return gpt2->forward(t); },
+                     {token_ids(2, 5, 50)}, tokens),
+      "gpt2", {token_ids(2, 5, 50)});
+  compare_at("gpt2", compiled,
+             {{token_ids(1, 2, 50)}, {token_ids(8, 32, 50)}, {token_ids(3, 17, 50)}});
+  // Outside the contract: the runtime's error.
+  const runtime::Program reference = runtime::Program::load(path("gpt2.pt2"));
+  const std::string want = runtime_error(reference, {token_ids(2, 33, 50)});
+  ASSERT_FALSE(want.empty());
+  EXPECT_EQ(runtime_error(compiled, {token_ids(2, 33, 50)}), want);
+}
+
+TEST_F(AotTest, RefusesWhatItCannotCompileNamingItBeforeCompiling) {
   const ExportedProgram with_cond = export_program(
       [](const Tensor& x) {
         return cond(
@@ -247,7 +297,7 @@ TEST_F(AotTest, RefusesWhatItCannotCompileNamingItBeforeCompiling) {
   EXPECT_FALSE(fs::exists(path("cond.so")));
 
   try {
-    aot::compile(p, path("model.dylib"));
+    aot::compile(with_cond, path("model.dylib"));
     FAIL() << "a library not named .so";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InvalidInput);
@@ -293,6 +343,17 @@ TEST_F(AotTest, ALibraryRefusesAnArchiveItWasNotCompiledFor) {
     EXPECT_NE(std::string(e.what()).find("compiled"), std::string::npos) << e.what();
   }
   EXPECT_THROW(runtime::Program::load(path("m.pt2")).run({x, x}), Error);
+
+  // The same weights in another program: the runtime prepares other steps than the library's.
+  save(export_program(*small, [&](const Tensor& t) { return small->forward(t).sigmoid(); }, {x}),
+       path("m.pt2"));
+  try {
+    runtime::Program::load(path("m.so"));
+    FAIL() << "loaded with another program over the same weights";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArchive) << e.what();
+    EXPECT_NE(std::string(e.what()).find("other steps"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(AotTest, TheLibraryRecordsTheInstructionSetItWasCompiledFor) {

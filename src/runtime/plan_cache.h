@@ -1,0 +1,61 @@
+#pragma once
+// What a program plans once per tuple of its symbols' values, kept by that tuple: the runtime's
+// execution plans, and a compiled model's shapes (xport/aot_model.h). The oldest is dropped past
+// a limit; runs holding one keep it alive.
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "xport/program.h"
+
+namespace xport::runtime {
+
+template <class T>
+class PlanCache {
+ public:
+  using Symbols = std::unordered_map<sym::ExprPtr, int64_t>;
+
+  PlanCache(const std::vector<SymbolSpec>& symbols, size_t capacity) : capacity_(capacity) {
+    for (const SymbolSpec& s : symbols) symbols_.push_back(sym::symbol(s.name));
+  }
+
+  /// The entry for `values` (the program's symbols; unbound ones count as -1), made by `make`
+  /// the first time, under the cache's lock.
+  template <class Make>
+  std::shared_ptr<const T> get(const Symbols& values, Make&& make) const {
+    std::vector<int64_t> key;
+    key.reserve(symbols_.size());
+    for (sym::ExprPtr s : symbols_) {
+      const auto it = values.find(s);
+      key.push_back(it == values.end() ? -1 : it->second);
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (const auto it = entries_.find(key); it != entries_.end()) return it->second;
+    std::shared_ptr<const T> made = make();
+    if (entries_.size() >= capacity_) {
+      entries_.erase(order_.front());
+      order_.pop_front();
+    }
+    entries_.emplace(key, made);
+    order_.push_back(std::move(key));
+    return made;
+  }
+
+  size_t size() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return entries_.size();
+  }
+
+ private:
+  std::vector<sym::ExprPtr> symbols_;
+  size_t capacity_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::vector<int64_t>, std::shared_ptr<const T>> entries_;
+  mutable std::deque<std::vector<int64_t>> order_;  // oldest first
+};
+
+}  // namespace xport::runtime
