@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """The runtime against the same archives compiled ahead of time (`xport compile`): per-call
 latency of runtime::Program on NAME.so and on the archive beside it, NAME.pt2, the same program
-(`xport_peer_bench time`, the same inputs), interleaved, with the compile time and the library's size. Small programs of many small ops show
-the per-call cost of the runtime's plan walk that the generated code removes; large ones, that
+(`xport_peer_bench time`, the same inputs), interleaved, with the compile time and the library's
+size. Small programs of many small ops show the per-call cost of the runtime's plan walk that the generated code removes; large ones, that
 the kernels are the same.
 
 Usage (make bench-aot):
   compare_aot.py [--build DIR] [--rows REGEX] [--rounds R] [--min-time S] [--threads T]
 
 Rows: tiny models exported by torch.export here (an MLP at batch 1, a 2-layer transformer
-encoder of width 64 over 16 tokens), static archives of the build's data sets (written by xport
-and by torch.export.save) and the peer benchmark's (bench/peers; `make bench-peers` writes them).
+encoder of width 64 over 16 tokens), archives of the build's data sets (written by xport and by
+torch.export.save: static ones, dynamic ones at their first recorded shape, and control flow) and the peer benchmark's (bench/peers; `make bench-peers` writes them).
 Each archive is compiled once into BUILD/aot_bench/; then in each of R rounds every row runs the
 runtime and the library in fresh processes, in an order alternating from round to round, each
 timing runs for S seconds after warm-up; a latency is the median over rounds of a round's
@@ -39,6 +39,12 @@ ROWS = {
                             ["torch_pt2/bert_static/run0_in0.npy"]),
     "gpt2_static (torch)": ("torch_pt2/gpt2_static/model.pt2",
                             ["torch_pt2/gpt2_static/run0_in0.npy"]),
+    "bert_dynamic (torch)": ("torch_pt2/bert_dynamic/model.pt2",
+                             ["torch_pt2/bert_dynamic/run0_in0.npy"]),
+    "gpt2_dynamic (torch)": ("torch_pt2/gpt2_dynamic/model.pt2",
+                             ["torch_pt2/gpt2_dynamic/run0_in0.npy"]),
+    "cond nested (xport)": ("xport_pt2/cond_branch_nested_function/model.pt2",
+                            ["xport_pt2/cond_branch_nested_function/run0_in0.npy"]),
     "peers mlp_b32": ("peers/mlp_b32/model.pt2", ["peers/mlp_b32/input.npy"]),
     "peers resnet50_b1": ("peers/resnet50_b1/model.pt2", ["peers/resnet50_b1/input.npy"]),
     "peers bert_b1_t128": ("peers/bert_b1_t128/model.pt2", ["peers/bert_b1_t128/input.npy"]),

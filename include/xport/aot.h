@@ -39,6 +39,9 @@ struct CompileReport {
   int64_t kernel_calls = 0;    ///< typed kernel calls per run
   int64_t packed_calls = 0;    ///< packed convolutions and matrix products per run
   int64_t chains = 0;          ///< elementwise chains per run
+  /// Steps the runtime runs per run: higher-order ops (control flow, with their subgraphs'
+  /// plans) and steps whose sizes only the data decides.
+  int64_t runtime_steps = 0;
   double generate_s = 0;       ///< planning and printing C++
   double compile_s = 0;        ///< the compiler and linker
   std::string str() const;

@@ -20,6 +20,10 @@
 #include "xport/tensor.h"
 #include "xport/value.h"
 
+namespace xport::runtime {
+class ExecutionPlan;
+}  // namespace xport::runtime
+
 namespace xport::aot {
 
 /// The values of a program's symbols in one run, as the contract check binds them.
@@ -156,6 +160,7 @@ class Shape {
  private:
   friend class LoadedGraph;
   explicit Shape(std::function<std::unique_ptr<Frame>()> make) : frames_(std::move(make)) {}
+  std::shared_ptr<const runtime::ExecutionPlan> plan_;
   std::vector<std::vector<TensorMeta>> layouts_;
   std::vector<std::vector<Value>> args_;
   std::vector<char> runs_;
@@ -183,6 +188,16 @@ class LoadedGraph {
                                      const SymbolValues& symbols) const;
   /// Step `step`'s packed convolution or matrix product.
   const PackedKernel& packed(size_t step) const;
+  /// Runs step `step` as the runtime runs it, for the steps the generated code leaves to the
+  /// runtime: higher-order ops (their subgraphs planned with `shape`'s symbols) and steps sized
+  /// when they run (data-dependent sizes). `slots` holds the tensor of each slot the step reads
+  /// (num_slots() of them); `symbols` gains the unbacked symbols it binds.
+  std::vector<Tensor> run_step(const Shape& shape, size_t step, const std::vector<Tensor>& slots,
+                               SymbolValues& symbols) const;
+  /// Binds the unbacked symbols step `step` defines (item(), a size read from data) from its
+  /// outputs `outs`.
+  void bind(size_t step, const std::vector<Tensor>& outs, SymbolValues& symbols) const;
+  size_t num_slots() const;
 
  private:
   struct Impl;

@@ -152,6 +152,7 @@ class Generator {
     out.packed_calls = packed_calls_;
     out.chains = chains_;
     out.views = run_views_;
+    out.runtime_steps = runtime_steps_;
     out.arena_bytes = plan_->stats.arena_bytes;
     return out;
   }
@@ -230,11 +231,10 @@ class Generator {
     const PlannedStep& planned = plan_->steps[index];
     const runtime::CompiledStep& step = *planned.step;
     const ir::Node& node = *step.node;
-    if (planned.sized_at_run) refuse(node, "its sizes are known only when it runs");
-    if (step.kind == StepKind::HigherOrder) {
-      refuse(node, "control flow (subgraphs) is not generated yet");
+    if (planned.sized_at_run || step.kind == StepKind::HigherOrder) {
+      emit_runtime_step(index);
+      return;
     }
-    if (step.binds) refuse(node, "it defines a data-dependent size");
     const auto first = static_cast<size_t>(step.first_slot);
     if (step.kind == StepKind::View) {
       for (size_t o = 0; o < planned.outputs.size(); ++o) {
@@ -267,6 +267,38 @@ class Generator {
     run_ << "  " << guard
          << call(symbol, planned.args, hole_exprs(planned), outs, index, sized) << ";\n";
     ++kernel_calls_;
+    if (step.binds) {  // item(): later sizes use the value it read
+      run_ << "  graph_->bind(" << index << ", " << list_literal(outs, identity)
+           << ", run_symbols);\n";
+      run_symbols_ = true;
+    }
+  }
+
+  // A step the runtime runs (aot::LoadedGraph::run_step): a higher-order op with its
+  // subgraphs' plans, or a step sized when it runs, as eager execution runs it. It reads its
+  // arguments from a table of slots.
+  void emit_runtime_step(size_t index) {
+    const PlannedStep& planned = plan_->steps[index];
+    const ir::Node& node = *planned.step->node;
+    run_ << "  // " << ir::detail::node_label(node)
+         << (node.meta().source.empty() ? "" : " at " + node.meta().source) << ": "
+         << (planned.sized_at_run ? "sized when it runs" : "subgraphs") << ", by the runtime\n";
+    for (const runtime::TensorHole& hole : planned.holes) {
+      const std::vector<int> read = hole.list ? hole.list_slots : std::vector<int>{hole.slot};
+      for (const int s : read) {
+        if (s >= 0) run_ << "  slots[" << s << "] = " << expr_[static_cast<size_t>(s)] << ";\n";
+      }
+    }
+    const std::string results = "r" + std::to_string(index);
+    run_ << "  const std::vector<xport::Tensor> " << results << " = graph_->run_step(sh, " << index
+         << ", slots, run_symbols);\n";
+    const auto first = static_cast<size_t>(planned.step->first_slot);
+    for (size_t o = 0; o < node.outputs().size(); ++o) {
+      home_[first + o] = Home::Run;
+      expr_[first + o] = results + "[" + std::to_string(o) + "]";
+    }
+    run_symbols_ = true;
+    ++runtime_steps_;
   }
 
   // Step `index`'s output `o` in its Shape: a layout the run's symbols decide.
@@ -573,6 +605,9 @@ class Generator {
         << "    const auto lease = sh.frame();\n"
         << "    const xport::aot::Frame& f = *lease;\n"
         << "    (void)sh;\n    (void)f;\n"
+        << (run_symbols_ ? "    std::vector<xport::Tensor> slots(graph_->num_slots());\n"
+                           "    xport::aot::SymbolValues run_symbols = symbols;\n"
+                         : "")
         << indent(run_.str()) << "  }\n\n"
         << "  std::string isa() const override {\n    std::string s;\n" << isa_lines("s += \" ")
         << "    return s.empty() ? s : s.substr(1);\n  }\n\n"
@@ -643,7 +678,8 @@ class Generator {
   std::vector<int64_t> layouts_;  // the archive tensors' layouts, encoded one after another
   std::vector<std::string> packed_steps_;
   std::map<std::string, std::string> constant_names_;
-  int64_t kernel_calls_ = 0, packed_calls_ = 0, chains_ = 0, run_views_ = 0;
+  int64_t kernel_calls_ = 0, packed_calls_ = 0, chains_ = 0, run_views_ = 0, runtime_steps_ = 0;
+  bool run_symbols_ = false;  // steps the runtime runs, or that bind symbols: a run's slots
 };
 
 }  // namespace

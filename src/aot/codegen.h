@@ -25,6 +25,7 @@ struct GeneratedModel {
   int64_t kernel_calls = 0;              ///< typed kernel calls per run
   int64_t packed_calls = 0;              ///< packed convolutions and matrix products per run
   int64_t chains = 0;                    ///< elementwise chains per run
+  int64_t runtime_steps = 0;  ///< steps the runtime runs: control flow, data-dependent sizes
   int64_t views = 0;                     ///< views made per run (the rest are made once)
   int64_t arena_bytes = 0;
 };

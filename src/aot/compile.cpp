@@ -365,8 +365,8 @@ DecompositionTable composite_decompositions() {
 std::string CompileReport::str() const {
   std::ostringstream out;
   out << so_path << ": " << so_bytes << " bytes, " << kernel_calls << " kernel calls, "
-      << packed_calls << " packed, " << chains
-      << " elementwise chains per run; generated in " << generate_s << " s, compiled in "
+      << packed_calls << " packed, " << chains << " elementwise chains, " << runtime_steps
+      << " steps by the runtime per run; generated in " << generate_s << " s, compiled in "
       << compile_s << " s; weights and contract from " << archive_path;
   return out.str();
 }
@@ -424,6 +424,7 @@ CompileReport compile_program(const ExportedProgram& program, const std::string*
   report.kernel_calls = model.kernel_calls;
   report.packed_calls = model.packed_calls;
   report.chains = model.chains;
+  report.runtime_steps = model.runtime_steps;
 
   const auto compile_start = std::chrono::steady_clock::now();
   const WorkDir work;

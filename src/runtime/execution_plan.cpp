@@ -403,6 +403,15 @@ std::vector<Tensor> run_sized_at_run(const CompiledStep& step, const CompiledGra
   return outs;
 }
 
+std::vector<Tensor> run_step_at_run(const PlannedStep& planned, const CompiledGraph& graph,
+                                    const std::vector<Tensor>& slots, Symbols& symbols) {
+  const CompiledStep& step = *planned.step;
+  std::vector<Tensor> outs = planned.sized_at_run ? run_sized_at_run(step, graph, slots, symbols)
+                                                  : run_higher_order(planned, slots);
+  if (step.binds) ir::detail::bind_unbacked(*step.node, outs, symbols);
+  return outs;
+}
+
 std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& graph,
                             const std::vector<Tensor>& placeholders, std::vector<double>* step_ms) {
   const ArenaLease lease(plan);  // outlives `slots`, whose tensors view the arena
@@ -437,10 +446,8 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& grap
       }
     };
     outs.clear();
-    if (planned.sized_at_run) {
-      timed([&] { outs = run_sized_at_run(step, graph, slots, run_symbols); });
-    } else if (step.kind == StepKind::HigherOrder) {
-      timed([&] { outs = run_higher_order(planned, slots); });
+    if (planned.sized_at_run || step.kind == StepKind::HigherOrder) {
+      timed([&] { outs = run_step_at_run(planned, graph, slots, run_symbols); });
     } else {
       for (size_t o = 0; o < planned.outputs.size(); ++o) {
         const TensorMeta& meta = planned.outputs[o];
@@ -465,8 +472,8 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& grap
         std::vector<Value> args = bound_args(planned, slots);
         timed([&] { (*step.kernel)(OpArgs(*step.op, std::move(args)), outs); });
       }
+      if (step.binds) ir::detail::bind_unbacked(*step.node, outs, run_symbols);
     }
-    if (step.binds) ir::detail::bind_unbacked(*step.node, outs, run_symbols);
     for (size_t o = 0; o < outs.size(); ++o) slots[first + o] = std::move(outs[o]);
   }
   std::vector<Tensor> results;

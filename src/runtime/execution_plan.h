@@ -70,6 +70,13 @@ std::unique_ptr<ExecutionPlan> make_plan(const CompiledGraph& graph,
                                          const std::vector<bool>& is_user_input,
                                          const std::unordered_map<sym::ExprPtr, int64_t>& symbols);
 
+/// Runs a step that is not planned as a kernel call: a higher-order op (with its subgraphs'
+/// plans) or a step sized when it runs (as eager execution runs it), over `slots` (each slot's
+/// tensor, those it reads at least); adds the unbacked symbols it binds to `symbols`.
+std::vector<Tensor> run_step_at_run(const PlannedStep& planned, const CompiledGraph& graph,
+                                    const std::vector<Tensor>& slots,
+                                    std::unordered_map<sym::ExprPtr, int64_t>& symbols);
+
 /// Runs a plan; thread-safe. With `step_ms` (one entry per plan step), adds each kernel step's
 /// wall time to it.
 std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& graph,

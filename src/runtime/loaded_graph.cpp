@@ -2,6 +2,7 @@
 // runtime::Program prepares it, and its plan per tuple of symbol values.
 #include <string>
 
+#include "ir/ir_util.h"
 #include "program/write_back.h"
 #include "runtime/compiled_graph.h"
 #include "runtime/execution_plan.h"
@@ -69,7 +70,7 @@ LoadedGraph::~LoadedGraph() = default;
 std::shared_ptr<const Shape> LoadedGraph::shape(const std::vector<Tensor>& placeholders,
                                                 const SymbolValues& symbols) const {
   return impl_->shapes.get(symbols, [&] {
-    const std::unique_ptr<runtime::ExecutionPlan> plan =
+    const std::shared_ptr<const runtime::ExecutionPlan> plan =
         runtime::make_plan(impl_->graph, placeholders, impl_->prepared.is_user_input, symbols);
     // Each frame tensor's base (null: the arena; weights outlive the runs) and layout.
     std::vector<std::pair<std::shared_ptr<Storage>, TensorMeta>> tensors;
@@ -88,6 +89,7 @@ std::shared_ptr<const Shape> LoadedGraph::shape(const std::vector<Tensor>& place
           }
           return f;
         }));
+    shape->plan_ = plan;
     for (const runtime::PlannedStep& step : plan->steps) {
       shape->layouts_.push_back(step.outputs);
       shape->args_.push_back(step.args);
@@ -96,6 +98,19 @@ std::shared_ptr<const Shape> LoadedGraph::shape(const std::vector<Tensor>& place
     return shape;
   });
 }
+
+std::vector<Tensor> LoadedGraph::run_step(const Shape& shape, size_t step,
+                                          const std::vector<Tensor>& slots,
+                                          SymbolValues& symbols) const {
+  return runtime::run_step_at_run(shape.plan_->steps.at(step), impl_->graph, slots, symbols);
+}
+
+void LoadedGraph::bind(size_t step, const std::vector<Tensor>& outs,
+                       SymbolValues& symbols) const {
+  ir::detail::bind_unbacked(*impl_->graph.steps.at(step).node, outs, symbols);
+}
+
+size_t LoadedGraph::num_slots() const { return static_cast<size_t>(impl_->graph.num_slots); }
 
 const PackedKernel& LoadedGraph::packed(size_t step) const {
   const PackedKernel& k = impl_->packed.at(step);
