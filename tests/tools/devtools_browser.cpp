@@ -147,14 +147,24 @@ json DevToolsBrowser::call(const std::string& method, json params, bool in_page)
   }
 }
 
-void DevToolsBrowser::open(const std::string& url) {
-  loaded_ = false;
-  call("Page.navigate", {{"url", url}});
+void DevToolsBrowser::wait_for_load(const std::string& what) {
   while (!loaded_) {
-    if (next_message("the load of " + url).value("method", "") == "Page.loadEventFired") {
+    if (next_message("the load of " + what).value("method", "") == "Page.loadEventFired") {
       loaded_ = true;
     }
   }
+}
+
+void DevToolsBrowser::open(const std::string& url) {
+  loaded_ = false;
+  call("Page.navigate", {{"url", url}});
+  wait_for_load(url);
+}
+
+void DevToolsBrowser::click_link(double x, double y) {
+  loaded_ = false;
+  click(x, y);
+  wait_for_load("a link's page");
 }
 
 json DevToolsBrowser::evaluate(const std::string& expression) {

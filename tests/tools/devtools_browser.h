@@ -25,6 +25,8 @@ class DevToolsBrowser {
   /// std::runtime_error with the page's exception when it throws.
   nlohmann::json evaluate(const std::string& expression);
   void click(double x, double y);
+  /// A click on a link: waits for the page it opens to load.
+  void click_link(double x, double y);
   /// A wheel turn at (x, y): negative `delta_y` scrolls up (d3 zooms in).
   void wheel(double x, double y, double delta_y);
   void drag(double x0, double y0, double x1, double y1);
@@ -38,6 +40,7 @@ class DevToolsBrowser {
   nlohmann::json call(const std::string& method, nlohmann::json params, bool in_page = true);
   nlohmann::json next_message(const std::string& waiting_for);
   void mouse(const std::string& type, double x, double y, int buttons);
+  void wait_for_load(const std::string& what);
 
   int pid_ = -1, to_browser_ = -1, from_browser_ = -1;
   int next_id_ = 1;
