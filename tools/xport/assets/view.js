@@ -34,6 +34,10 @@
     svg.call(zoom).on('dblclick.zoom', null);
     const box = vp.getBBox();
     mini.attr('viewBox', [box.x, box.y, box.width, box.height].join(' '));
+    // The minimap takes the graph's shape, within 180 x 140 pixels.
+    const aspect = box.width / Math.max(box.height, 1);
+    mini.style('width', Math.max(30, Math.min(180, 140 * aspect)) + 'px')
+        .style('height', Math.max(30, Math.min(140, 180 / aspect)) + 'px');
 
     function size() { const r = svgEl.getBoundingClientRect(); return [r.width, r.height]; }
     function apply() {
