@@ -225,6 +225,24 @@ void add_control_flow_cases(std::vector<Case>& cases) {
           }),
           .example_inputs = {randn({2, 3}, 0)},
           .expected_error = ErrorKind::InvalidSpec,
+          .fix = "cond_branch_mismatch_fixed",
+      });
+
+  add(cases,
+      {
+          .name = "cond_branch_mismatch_fixed",
+          .tags = {"control-flow", "cond"},
+          .description =
+              "The program of cond_branch_mismatch with both branches returning the same shape: "
+              "each reduces over dim 0 and returns one f32[3], so the program after the cond is "
+              "one graph whichever branch runs.",
+          .fn = adapt([](const Tensor& x) {
+            return cond(
+                x.sum().gt(0.0), [](const Tensors& o) { return Tensors{o[0].sum(0)}; },
+                [](const Tensors& o) { return Tensors{o[0].sum(0) * -1.0}; }, {x});
+          }),
+          .example_inputs = {randn({2, 3}, 0)},
+          .valid_inputs = {{ones({2, 3})}, {-ones({2, 3})}},
       });
 
   add(cases,
@@ -248,6 +266,24 @@ void add_control_flow_cases(std::vector<Case>& cases) {
           }),
           .example_inputs = {randn({2, 3}, 0)},
           .expected_error = ErrorKind::InvalidSpec,
+          .fix = "cond_mutates_input_fixed",
+      });
+
+  add(cases,
+      {
+          .name = "cond_mutates_input_fixed",
+          .tags = {"control-flow", "cond"},
+          .description =
+              "The program of cond_mutates_input with the branch computing a new tensor (o[0] + "
+              "1.0) instead of updating its operand in place: the subgraph changes nothing "
+              "outside it.",
+          .fn = adapt([](const Tensor& x) {
+            return cond(
+                x.sum().gt(0.0), [](const Tensors& o) { return Tensors{o[0] + 1.0}; },
+                [](const Tensors& o) { return Tensors{o[0] - 1.0}; }, {x});
+          }),
+          .example_inputs = {randn({2, 3}, 0)},
+          .valid_inputs = {{ones({2, 3})}, {-ones({2, 3})}},
       });
 
   add(cases,
@@ -271,6 +307,25 @@ void add_control_flow_cases(std::vector<Case>& cases) {
           }),
           .example_inputs = {randn({2, 3}, 0)},
           .expected_error = ErrorKind::InvalidSpec,
+          .fix = "cond_leaked_tensor_fixed",
+      });
+
+  add(cases,
+      {
+          .name = "cond_leaked_tensor_fixed",
+          .tags = {"control-flow", "cond"},
+          .description =
+              "The program of cond_leaked_tensor with the tensor returned from both branches "
+              "instead of kept in an outer variable: the cond has two results, and the second "
+              "is what the false branch used to leave in `kept` (x itself).",
+          .fn = adapt([](const Tensor& x) {
+            const Tensors out = cond(
+                x.sum().gt(0.0), [](const Tensors& o) { return Tensors{o[0], o[0] * 2.0}; },
+                [](const Tensors& o) { return Tensors{o[0], o[0]}; }, {x});
+            return out[0] + out[1];
+          }),
+          .example_inputs = {randn({2, 3}, 0)},
+          .valid_inputs = {{ones({2, 3})}, {-ones({2, 3})}},
       });
 
   add(cases,
@@ -340,6 +395,23 @@ void add_control_flow_cases(std::vector<Case>& cases) {
           }),
           .example_inputs = {randn({2, 3}, 0)},
           .expected_error = ErrorKind::InvalidSpec,
+          .fix = "while_loop_body_mismatch_fixed",
+      });
+
+  add(cases,
+      {
+          .name = "while_loop_body_mismatch_fixed",
+          .tags = {"control-flow", "while_loop"},
+          .description =
+              "The program of while_loop_body_mismatch with a body that keeps the carried "
+              "shape: it subtracts 1 from every element (f32[2, 3] in, f32[2, 3] out) until the "
+              "sum is not positive, so every iteration runs the same subgraph.",
+          .fn = adapt([](const Tensor& x) {
+            return while_loop([](const Tensors& c) { return c[0].sum().gt(0.0); },
+                              [](const Tensors& c) { return Tensors{c[0] - 1.0}; }, {x});
+          }),
+          .example_inputs = {randn({2, 3}, 0)},
+          .valid_inputs = {{ones({2, 3})}, {-ones({2, 3})}},
       });
 
   {

@@ -98,6 +98,7 @@ void add_custom_op_cases(std::vector<Case>& cases) {
           }),
           .example_inputs = {randn({3}, 0)},
           .expected_error = ErrorKind::UnsupportedOp,
+          .fix = "custom_op",
       });
 
   {

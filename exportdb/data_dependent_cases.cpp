@@ -20,6 +20,19 @@ void add_data_dependent_cases(std::vector<Case>& cases) {
           .fn = adapt([](const Tensor& x) { return x * x.sum().item<double>(); }),
           .example_inputs = {randn({2, 3}, 0)},
           .expected_error = ErrorKind::DataDependent,
+          .fix = "data_dependent_item_fixed",
+      });
+
+  add(cases,
+      {
+          .name = "data_dependent_item_fixed",
+          .tags = {"data-dependent"},
+          .description =
+              "The program of data_dependent_item with the value kept a tensor: x * x.sum() "
+              "broadcasts the 0-dim sum, so the graph computes it when the program runs.",
+          .fn = adapt([](const Tensor& x) { return x * x.sum(); }),
+          .example_inputs = {randn({2, 3}, 0)},
+          .valid_inputs = {{randn({2, 3}, 1)}},
       });
 
   add(cases,
@@ -38,6 +51,7 @@ void add_data_dependent_cases(std::vector<Case>& cases) {
           }),
           .example_inputs = {randn({2, 3}, 0)},
           .expected_error = ErrorKind::DataDependent,
+          .fix = "data_dependent_where",
       });
 
   add(cases, {
@@ -138,6 +152,7 @@ void add_data_dependent_cases(std::vector<Case>& cases) {
           .fn = adapt([](const Tensor& x) { return zeros({x.item_int(), 5}); }),
           .example_inputs = {full({}, 4, DType::Int64)},
           .expected_error = ErrorKind::DataDependent,
+          .fix = "constrain_as_size_example",
       });
 
   add(cases,
@@ -217,6 +232,22 @@ void add_data_dependent_cases(std::vector<Case>& cases) {
           }),
           .example_inputs = {randn({3}, 0), full({}, 2.5)},
           .expected_error = ErrorKind::DataDependent,
+          .fix = "item_float_decision_fixed",
+      });
+
+  add(cases,
+      {
+          .name = "item_float_decision_fixed",
+          .tags = {"data-dependent"},
+          .description =
+              "The program of item_float_decision with the decision made on tensors: "
+              "scale.gt(0.0) is a bool tensor, and where() picks x * 2.0 or -x by it when the "
+              "program runs.",
+          .fn = adapt([](const Tensor& x, const Tensor& scale) {
+            return where(scale.gt(0.0), x * 2.0, -x);
+          }),
+          .example_inputs = {randn({3}, 0), full({}, 2.5)},
+          .valid_inputs = {{randn({3}, 1), full({}, -1.0)}},
       });
 
   add(cases,

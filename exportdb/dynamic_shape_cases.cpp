@@ -68,6 +68,7 @@ void add_dynamic_shape_cases(std::vector<Case>& cases) {
           .example_inputs = {randn({8, 3}, 0)},
           .options = spec({{{0, Dim("batch", 2, 1024)}}}),
           .expected_error = ErrorKind::ConstraintViolation,
+          .fix = "dynamic_shape_if_guard_fixed",
       });
 
   add(cases, {
@@ -99,6 +100,7 @@ void add_dynamic_shape_cases(std::vector<Case>& cases) {
           .example_inputs = {randn({4, 6}, 0), randn({6, 3}, 1)},
           .options = spec({{{0, Dim("m")}, {1, Dim("k1")}}, {{0, Dim("k2")}}}, {"x", "y"}),
           .expected_error = ErrorKind::ConstraintViolation,
+          .fix = "dynamic_shape_matmul_shared_dim",
       });
 
   {
@@ -138,6 +140,23 @@ void add_dynamic_shape_cases(std::vector<Case>& cases) {
           .example_inputs = {randn({8, 3}, 0)},
           .options = spec({{{0, Dim("batch")}}}),
           .expected_error = ErrorKind::ConstraintViolation,
+          .fix = "dynamic_shape_specialized_int_fixed",
+      });
+
+  add(cases,
+      {
+          .name = "dynamic_shape_specialized_int_fixed",
+          .tags = {"dynamic-shape", "spec"},
+          .description =
+              "The program of dynamic_shape_specialized_int with the size kept a SymInt: n * 3 "
+              "is an expression of the batch symbol, so the reshape follows every batch.",
+          .fn = adapt([](const Tensor& x) {
+            const SymInt n = x.size(0);  // stays symbolic
+            return x.reshape({n * 3});
+          }),
+          .example_inputs = {randn({8, 3}, 0)},
+          .options = spec({{{0, Dim("batch")}}}),
+          .valid_inputs = {{randn({2, 3}, 1)}, {randn({5, 3}, 2)}},
       });
 
   add(cases,
@@ -155,6 +174,23 @@ void add_dynamic_shape_cases(std::vector<Case>& cases) {
           .example_inputs = {randn({4}, 0)},
           .options = spec({{{0, Dim("batch")}}}),
           .expected_error = ErrorKind::ConstraintViolation,
+          .fix = "dynamic_dim_specialized_by_broadcast_fixed",
+      });
+
+  add(cases,
+      {
+          .name = "dynamic_dim_specialized_by_broadcast_fixed",
+          .tags = {"dynamic-shape", "spec"},
+          .description =
+              "The program of dynamic_dim_specialized_by_broadcast with the dim declared static "
+              "(no spec): the program only works for 4 elements, and now the contract says so, "
+              "refusing any other size before a kernel runs.",
+          .fn = adapt([w = from_vector<float>({1.0f, 2.0f, 3.0f, 4.0f}, {4})](const Tensor& x) {
+            return x + w;
+          }),
+          .example_inputs = {randn({4}, 0)},
+          .valid_inputs = {{randn({4}, 1)}},
+          .invalid_inputs = {{randn({5}, 2)}},
       });
 
   add(cases,
@@ -174,6 +210,24 @@ void add_dynamic_shape_cases(std::vector<Case>& cases) {
           .example_inputs = {randn({8}, 0)},
           .options = spec({{{0, Dim("n")}}}),
           .expected_error = ErrorKind::ConstraintViolation,
+          .fix = "dynamic_shape_inexpressible_guard_fixed",
+      });
+
+  add(cases,
+      {
+          .name = "dynamic_shape_inexpressible_guard_fixed",
+          .tags = {"dynamic-shape", "spec"},
+          .description =
+              "The program of dynamic_shape_inexpressible_guard with the dim static: its two "
+              "branches give different shapes, so no data select can join them; exported for 8 "
+              "elements, the program takes the even branch and refuses other sizes.",
+          .fn = adapt([](const Tensor& x) {
+            if (x.size(0) % 2 == 0) return x.reshape({2, -1});
+            return x.unsqueeze(0);
+          }),
+          .example_inputs = {randn({8}, 0)},
+          .valid_inputs = {{randn({8}, 1)}},
+          .invalid_inputs = {{randn({7}, 2)}},
       });
 
   add(cases, {

@@ -81,7 +81,23 @@ void add_mutation_cases(std::vector<Case>& cases) {
                  }),
                  .example_inputs = {randn({3, 4}, 0)},
                  .expected_error = ErrorKind::UnsupportedOp,
+                 .fix = "inplace_view_update_fixed",
              });
+
+  add(cases,
+      {
+          .name = "inplace_view_update_fixed",
+          .tags = {"mutation"},
+          .description =
+              "The program of inplace_view_update writing the whole tensor: select_scatter puts "
+              "a row of zeros at row 0 of a new tensor, which is what filling the view meant.",
+          .fn = adapt([](const Tensor& x) {
+            const Tensor y = x * 2.0;
+            return select_scatter(y, zeros({4}), 0, 0);
+          }),
+          .example_inputs = {randn({3, 4}, 0)},
+          .valid_inputs = {{randn({3, 4}, 1)}},
+      });
 }
 
 }  // namespace xport::exportdb

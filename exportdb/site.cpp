@@ -55,6 +55,8 @@ td, th { text-align: left; padding: 0.3rem 0.6rem; border-bottom: 1px solid #d0d
 .tag { background: #ddf4ff; border-radius: 1em; padding: 0 0.5em; margin-right: 0.3em;
        font-size: 12px; white-space: nowrap; }
 .ok { color: #1a7f37; } .fails { color: #cf222e; }
+.sides { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
+.sides > div { min-width: 0; }
 )";
 
 std::string page(const std::string& title, const std::string& root, const std::string& body) {
@@ -92,12 +94,71 @@ std::string outcome_html(const Outcome& o) {
                     : "<span class=\"fails\">fails: " + std::string(to_string(o.kind)) + "</span>";
 }
 
-std::string case_html(const Case& c, const Outcome& o, const std::string& source) {
+// `f32[8, 3]` for a tensor, the value for anything else.
+std::string value_text(const Value& v) {
+  auto tensor = [](const Tensor& t) {
+    std::string s = std::string(dtype_short_name(t.dtype())) + "[";
+    for (int64_t d : t.int_sizes()) s += (s.back() == '[' ? "" : ", ") + std::to_string(d);
+    return s + "]";
+  };
+  if (v.is_tensor()) return tensor(v.to_tensor());
+  if (v.is_list()) {
+    std::string s = "[";
+    for (const Tensor& t : v.to_tensor_list()) s += (s.size() > 1 ? ", " : "") + tensor(t);
+    return s + "]";
+  }
+  return v.str();
+}
+
+// The example inputs, each with its name and the Dims the spec gives its dims.
+std::string inputs_html(const Case& c) {
+  std::string t = "<table class=\"inputs\"><tr><th>input</th><th>example</th><th>spec</th></tr>\n";
+  for (size_t i = 0; i < c.example_inputs.size(); ++i) {
+    const std::string name = i < c.options.input_names.size() ? c.options.input_names[i]
+                                                               : "input " + std::to_string(i);
+    std::string dims;
+    if (i < c.options.dynamic_shapes.size()) {
+      for (const auto& [d, dim] : c.options.dynamic_shapes[i]) {
+        dims += (dims.empty() ? "" : ", ") + ("dim " + std::to_string(d) + ": " + dim.str());
+      }
+    }
+    t += "<tr><td>" + escape_html(name) + "</td><td><code>" +
+         escape_html(value_text(c.example_inputs[i])) + "</code></td><td><code>" +
+         escape_html(dims.empty() ? "static" : dims) + "</code></td></tr>\n";
+  }
+  if (c.options.dynamic_shapes.size() > c.example_inputs.size()) {
+    t += "<tr><td colspan=\"3\">and " +
+         std::to_string(c.options.dynamic_shapes.size() - c.example_inputs.size()) +
+         " spec entries for inputs the program does not have</td></tr>\n";
+  }
+  return t + "</table>\n";
+}
+
+// What a case's page shows of its program: the code it exports, where it is written, its
+// example inputs and spec.
+struct CaseText {
+  std::string program;       // program_source, or the registration when that is empty
+  std::string registration;  // the add() call
+};
+
+std::string program_html(const Case& c, const CaseText& text, const std::string& id) {
+  return "<p><code>" + escape_html(c.file) + ":" + std::to_string(c.line) + "</code></p>\n" +
+         "<pre" + (id.empty() ? "" : " id=\"" + id + "\"") +
+         "><code class=\"language-cpp\">" + escape_html(text.program) + "</code></pre>\n" +
+         inputs_html(c);
+}
+
+std::string case_html(const Case& c, const Outcome& o, const CaseText& text,
+                      const Case* fix, const CaseText* fix_text, const Case* fixes) {
   std::string b = "<p><a href=\"../index.html\">ExportDB</a></p>\n<h1>" + escape_html(c.name) +
                   "</h1>\n<p>" + tags_html(c) + " " + outcome_html(o) + "</p>\n<p>" +
                   prose(c.description) + "</p>\n";
-  b += "<h2>Program</h2>\n<p><code>" + escape_html(c.file) + ":" + std::to_string(c.line) +
-       "</code></p>\n<pre><code class=\"language-cpp\">" + escape_html(source) + "</code></pre>\n";
+  if (fixes != nullptr) {
+    b += "<p id=\"fixes\">This program fixes <a href=\"" + escape_html(fixes->name) +
+         ".html\">" + escape_html(fixes->name) + "</a>, which export refuses.</p>\n";
+  }
+  b += "<h2>Program</h2>\n<p>The function export_program traces, with the example inputs and "
+       "the dynamic-shape spec it is given:</p>\n" + program_html(c, text, "program");
   if (o.exported) {
     b += "<h2>Exported program</h2>\n<p>The graph, its signature and the contract (range "
          "constraints) export_program gives:</p>\n<pre id=\"graph\"><code class=\"nohighlight\">" +
@@ -106,9 +167,18 @@ std::string case_html(const Case& c, const Outcome& o, const std::string& source
     b += "<h2>Error</h2>\n<p>export_program refuses the program with this " +
          std::string(to_string(o.kind)) +
          " error, word for word:</p>\n<pre id=\"error\"><code class=\"nohighlight\">" +
-         escape_html(o.text) + "</code></pre>\n<h2>The fix</h2>\n<p>" + prose(c.description) +
-         "</p>\n";
+         escape_html(o.text) + "</code></pre>\n";
   }
+  if (fix != nullptr) {
+    b += "<div id=\"fix\">\n<h2>The fix</h2>\n<p><a id=\"fix-link\" href=\"" +
+         escape_html(fix->name) + ".html\">" + escape_html(fix->name) + "</a>: " +
+         prose(fix->description) + "</p>\n<div class=\"sides\">\n<div><h3>Refused</h3>\n" +
+         program_html(c, text, "") + "</div>\n<div><h3>Exports</h3>\n" +
+         program_html(*fix, *fix_text, "") + "</div>\n</div>\n</div>\n";
+  }
+  b += "<h2>Registration</h2>\n<p>The case as the catalogue adds it:</p>\n"
+       "<pre id=\"registration\"><code class=\"language-cpp\">" +
+       escape_html(text.registration) + "</code></pre>\n";
   return page(c.name + " - xport ExportDB", "../", b);
 }
 
@@ -134,15 +204,33 @@ SiteSummary write_site(const std::string& out_dir) {
 
   std::map<std::string, std::vector<int>> lines_by_file;
   for (const Case& c : all_cases()) lines_by_file[c.file].push_back(c.line);
+  auto text_of = [&](const Case& c) {
+    CaseText t;
+    t.registration = case_source(embedded(c.file), c.line, lines_by_file[c.file]);
+    XPORT_CHECK(!t.registration.empty(), Internal, "exportdb::write_site: no add( call at ",
+                c.file, ":", c.line, " for case ", c.name);
+    t.program = program_source(embedded(c.file), t.registration);
+    if (t.program.empty()) t.program = t.registration;
+    return t;
+  };
+  std::map<std::string, const Case*> fixed_by;  // the failing case each case fixes
+  for (const Case& c : all_cases()) {
+    if (c.fix.empty()) continue;
+    XPORT_CHECK(find_case(c.fix) != nullptr, Internal, "exportdb::write_site: case ", c.name,
+                " names a fix, ", c.fix, ", that is no case");
+    fixed_by.emplace(c.fix, &c);
+  }
   SiteSummary summary;
   std::string rows;
   for (const Case& c : all_cases()) {
     const Outcome o = outcome_of(c);
-    const std::string source =
-        case_source(embedded(c.file), c.line, lines_by_file[c.file]);
-    XPORT_CHECK(!source.empty(), Internal, "exportdb::write_site: no add( call at ", c.file, ":",
-                c.line, " for case ", c.name);
-    write_file(root / case_page(c.name), case_html(c, o, source));
+    const CaseText text = text_of(c);
+    const Case* fix = c.fix.empty() ? nullptr : find_case(c.fix);
+    const CaseText fix_text = fix != nullptr ? text_of(*fix) : CaseText{};
+    const auto fixes = fixed_by.find(c.name);
+    write_file(root / case_page(c.name),
+               case_html(c, o, text, fix, fix != nullptr ? &fix_text : nullptr,
+                         fixes == fixed_by.end() ? nullptr : fixes->second));
     ++summary.cases;
     (o.exported ? summary.exported : summary.refused) += 1;
     const size_t stop = c.description.find(". ");
@@ -150,6 +238,9 @@ SiteSummary write_site(const std::string& out_dir) {
         stop == std::string::npos ? c.description : c.description.substr(0, stop + 1);
     rows += "<tr id=\"" + escape_html(c.name) + "\"><td><a href=\"" + case_page(c.name) + "\">" +
             escape_html(c.name) + "</a></td><td>" + tags_html(c) + "</td><td>" + outcome_html(o) +
+            (fix != nullptr ? " (fix: <a href=\"" + case_page(fix->name) + "\">" +
+                                  escape_html(fix->name) + "</a>)"
+                            : std::string()) +
             "</td><td>" + prose(first_sentence) + "</td></tr>\n";
   }
   const std::string body =

@@ -39,7 +39,24 @@ void add_size_zero_one_cases(std::vector<Case>& cases) {
                  .example_inputs = {randn({4}, 0), randn({4}, 1)},
                  .options = spec({{{0, Dim("n", 1, 8)}}, {{0, Dim("m", 1, 8)}}}),
                  .expected_error = ErrorKind::ConstraintViolation,
+                 .fix = "size_one_broadcast_fixed",
              });
+
+  {
+    const Dim n("n", 2, 8);
+    add(cases,
+        {
+            .name = "size_one_broadcast_fixed",
+            .tags = {"size-0-1", "dynamic-shape"},
+            .description =
+                "The program of size_one_broadcast with the spec export suggested: one "
+                "Dim n(\"n\", 2, 8) shared by both inputs, so neither operand can be 1 and "
+                "broadcast.",
+            .fn = adapt([](const Tensor& x, const Tensor& y) { return x + y; }),
+            .example_inputs = {randn({4}, 0), randn({4}, 1)},
+            .options = spec({{{0, n}}, {{0, n}}}),
+        });
+  }
 
   add(cases, {
                  .name = "size_one_squeeze",
@@ -52,7 +69,21 @@ void add_size_zero_one_cases(std::vector<Case>& cases) {
                  .example_inputs = {randn({4, 3}, 0)},
                  .options = spec({{{0, Dim("n", 1, 8)}}}),
                  .expected_error = ErrorKind::ConstraintViolation,
+                 .fix = "size_one_squeeze_fixed",
              });
+
+  add(cases,
+      {
+          .name = "size_one_squeeze_fixed",
+          .tags = {"size-0-1"},
+          .description =
+              "The program of size_one_squeeze with the squeezed dim static: x is [1, 3] and "
+              "stays so, so squeeze(0) always drops it and the result's rank is fixed.",
+          .fn = adapt([](const Tensor& x) { return x.squeeze(0) * 2.0; }),
+          .example_inputs = {randn({1, 3}, 0)},
+          .valid_inputs = {{randn({1, 3}, 1)}},
+          .invalid_inputs = {{randn({2, 3}, 2)}},
+      });
 
   const Dim n("n", 0, 8);
   add(cases, {
@@ -82,7 +113,23 @@ void add_size_zero_one_cases(std::vector<Case>& cases) {
                  .example_inputs = {randn({4, 3}, 0)},
                  .options = spec({{{0, Dim("n", 0, 8)}}}),
                  .expected_error = ErrorKind::ConstraintViolation,
+                 .fix = "size_zero_empty_max_fixed",
              });
+
+  add(cases,
+      {
+          .name = "size_zero_empty_max_fixed",
+          .tags = {"size-0-1", "dynamic-shape"},
+          .description =
+              "The program of size_zero_empty_max with the range starting at 1 (Dim(\"n\", 1, "
+              "8)): every input has a maximum, and an empty one is refused before the program "
+              "runs.",
+          .fn = adapt([](const Tensor& x) { return x.max(0).first; }),
+          .example_inputs = {randn({4, 3}, 0)},
+          .options = spec({{{0, Dim("n", 1, 8)}}}),
+          .valid_inputs = {{randn({1, 3}, 1)}, {randn({8, 3}, 2)}},
+          .invalid_inputs = {{randn({0, 3}, 3)}},
+      });
 }
 
 }  // namespace xport::exportdb

@@ -26,6 +26,21 @@ void add_spec_cases(std::vector<Case>& cases) {
           .example_inputs = {randn({1, 3}, 0)},
           .options = spec({{{0, Dim("batch")}}}),
           .expected_error = ErrorKind::InvalidSpec,
+          .fix = "dynamic_shape_example_zero_one_fixed",
+      });
+
+  add(cases,
+      {
+          .name = "dynamic_shape_example_zero_one_fixed",
+          .tags = {"spec", "size-0-1"},
+          .description =
+              "The program of dynamic_shape_example_zero_one with Dim(\"batch\", 1): the example "
+              "of batch 1 is inside the range, export traces the general case and the program "
+              "runs batch 1.",
+          .fn = adapt(add_one),
+          .example_inputs = {randn({1, 3}, 0)},
+          .options = spec({{{0, Dim("batch", 1)}}}),
+          .valid_inputs = {{randn({1, 3}, 1)}, {randn({6, 3}, 2)}},
       });
 
   {
@@ -43,8 +58,22 @@ void add_spec_cases(std::vector<Case>& cases) {
             .example_inputs = {randn({4, 3}, 0)},
             .options = spec({{{0, n}, {1, n}}}),
             .expected_error = ErrorKind::InvalidSpec,
+            .fix = "conflicting_spec_fixed",
         });
   }
+
+  add(cases,
+      {
+          .name = "conflicting_spec_fixed",
+          .tags = {"spec"},
+          .description =
+              "The program of conflicting_spec with two Dims for the two dims, which vary "
+              "independently in the example (4 and 3).",
+          .fn = adapt(add_one),
+          .example_inputs = {randn({4, 3}, 0)},
+          .options = spec({{{0, Dim("rows")}, {1, Dim("cols")}}}),
+          .valid_inputs = {{randn({2, 7}, 1)}},
+      });
 
   add(cases,
       {
@@ -58,6 +87,21 @@ void add_spec_cases(std::vector<Case>& cases) {
           .example_inputs = {randn({8, 3}, 0)},
           .options = spec({{{0, Dim("batch", 2, 4)}}}),
           .expected_error = ErrorKind::InvalidSpec,
+          .fix = "spec_range_excludes_example_fixed",
+      });
+
+  add(cases,
+      {
+          .name = "spec_range_excludes_example_fixed",
+          .tags = {"spec"},
+          .description =
+              "The program of spec_range_excludes_example with the range widened to hold the "
+              "example: Dim(\"batch\", 2, 16) and a batch of 8.",
+          .fn = adapt(add_one),
+          .example_inputs = {randn({8, 3}, 0)},
+          .options = spec({{{0, Dim("batch", 2, 16)}}}),
+          .valid_inputs = {{randn({16, 3}, 1)}},
+          .invalid_inputs = {{randn({17, 3}, 2)}},
       });
 
   add(cases, {
@@ -71,7 +115,21 @@ void add_spec_cases(std::vector<Case>& cases) {
                  .example_inputs = {randn({4, 3}, 0)},
                  .options = spec({{{2, Dim("batch")}}}),
                  .expected_error = ErrorKind::InvalidSpec,
+                 .fix = "spec_dim_out_of_rank_fixed",
              });
+
+  add(cases,
+      {
+          .name = "spec_dim_out_of_rank_fixed",
+          .tags = {"spec"},
+          .description =
+              "The program of spec_dim_out_of_rank with the spec naming a dim the input has: "
+              "dim 0 of the 2-D input.",
+          .fn = adapt(add_one),
+          .example_inputs = {randn({4, 3}, 0)},
+          .options = spec({{{0, Dim("batch")}}}),
+          .valid_inputs = {{randn({9, 3}, 1)}},
+      });
 
   add(cases, {
                  .name = "spec_wrong_input_count",
@@ -85,7 +143,20 @@ void add_spec_cases(std::vector<Case>& cases) {
                  .example_inputs = {randn({4, 3}, 0)},
                  .options = spec({{{0, Dim("batch")}}, {}}),
                  .expected_error = ErrorKind::InvalidSpec,
+                 .fix = "spec_wrong_input_count_fixed",
              });
+
+  add(cases,
+      {
+          .name = "spec_wrong_input_count_fixed",
+          .tags = {"spec"},
+          .description =
+              "The program of spec_wrong_input_count with one spec entry for its one input.",
+          .fn = adapt(add_one),
+          .example_inputs = {randn({4, 3}, 0)},
+          .options = spec({{{0, Dim("batch")}}}),
+          .valid_inputs = {{randn({9, 3}, 1)}},
+      });
 }
 
 }  // namespace xport::exportdb

@@ -20,9 +20,9 @@ packages=(
   libkissfft-dev
   # ONNX export (the ONNX C++ library: protobuf types, checker; and protobuf it is built on)
   libonnx-dev libprotobuf-dev
-  # syntax highlighting in the ExportDB site (compiled into the xport tool), and the layout of
-  # `xport view`'s graph pictures
-  libjs-highlight.js libgraphviz-dev
+  # syntax highlighting in the ExportDB site and pan/zoom in `xport view`'s pages (both compiled
+  # into the xport tool), and the layout of `xport view`'s graph pictures
+  libjs-highlight.js libjs-d3 libgraphviz-dev
   # OpenMP for clang (the archive loader's fuzzer)
   libomp-dev
   # tests and benchmarks; headless chromium opens the ExportDB site and the viewer's pages

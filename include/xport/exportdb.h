@@ -33,6 +33,8 @@ struct Case {
   std::function<ExportedProgram(const ExportedProgram&)> backend = {};
   /// The kind of error export_program must throw; nullopt: it must export.
   std::optional<ErrorKind> expected_error = {};
+  /// A failing case: the case whose program shows the fix (its page links back to this one).
+  std::string fix = {};
   /// Other inputs inside the contract: the exported program must agree with `fn` on each.
   std::vector<std::vector<Value>> valid_inputs = {};
   /// Inputs outside the contract: ExportedProgram::run must refuse each with InvalidInput.
@@ -56,10 +58,12 @@ struct SiteSummary {
   int cases = 0, exported = 0, refused = 0;
 };
 /// Writes the catalogue as a static site into `out_dir` (`xport exportdb OUT_DIR`): index.html
-/// lists every case with its tags and outcome; cases/<name>.html shows its description, its
-/// C++ source (highlighted), the exported program with its contract or the exact error, and
-/// the fix; assets/ holds highlight.js. Each case is exported on the spot, so the site shows
-/// what this build does.
+/// lists every case with its tags and outcome; cases/<name>.html shows its description, the
+/// program it exports (the functions and classes it uses, cut from its source file, and the
+/// lambda it passes), its example inputs and spec, its registration, the exported program with
+/// its contract or the exact error and, for a failing case, the program of the case that fixes
+/// it side by side (linked both ways); assets/ holds highlight.js. Each case is exported on the
+/// spot, so the site shows what this build does.
 SiteSummary write_site(const std::string& out_dir);
 
 }  // namespace xport::exportdb

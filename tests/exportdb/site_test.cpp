@@ -48,15 +48,31 @@ TEST(Site, ListsEveryCaseAndGivesEachAPageWithItsSourceAndOutcome) {
     // The source cut from the case's file holds the case's own definition.
     EXPECT_NE(html.find(".name = &quot;" + c.name + "&quot;"), std::string::npos);
     EXPECT_NE(html.find(escaped(c.file)), std::string::npos);
+    EXPECT_NE(html.find("<pre id=\"program\">"), std::string::npos);
+    EXPECT_NE(html.find("<table class=\"inputs\">"), std::string::npos);
     if (c.expected_error) {
       EXPECT_NE(html.find("<pre id=\"error\">"), std::string::npos);
       EXPECT_NE(html.find(std::string("fails: ") + to_string(*c.expected_error)),
                 std::string::npos);
+      // Every refused case names the case whose program fixes it, which exports and links back.
+      const Case* fix = find_case(c.fix);
+      ASSERT_NE(fix, nullptr) << "no fix for " << c.name;
+      EXPECT_FALSE(fix->expected_error) << fix->name;
+      EXPECT_NE(html.find("<a id=\"fix-link\" href=\"" + fix->name + ".html\">"),
+                std::string::npos);
+      const std::string fixed = read(dir / case_page(fix->name));
+      EXPECT_NE(fixed.find("fixes <a href=\"" + c.name + ".html\">"), std::string::npos)
+          << fix->name;
     } else {
       EXPECT_NE(html.find("<pre id=\"graph\"><code class=\"nohighlight\">graph("),
                 std::string::npos);
     }
   }
+  // The program of a case whose function is defined apart from its registration.
+  EXPECT_NE(read(dir / case_page("dynamic_shape_if_guard"))
+                .find("<pre id=\"program\"><code class=\"language-cpp\">Tensor if_guard("
+                      "const Tensor&amp; x) {\n  if (x.size(0) &lt;= 16) return x * 2.0;"),
+            std::string::npos);
   // A refused case's page has the error word for word, which links back to the page.
   const Case& guard = *find_case("dynamic_shape_if_guard");
   try {
@@ -67,6 +83,37 @@ TEST(Site, ListsEveryCaseAndGivesEachAPageWithItsSourceAndOutcome) {
     EXPECT_NE(std::string(e.what()).find(case_page(guard.name)), std::string::npos);
   }
   fs::remove_all(dir);
+}
+
+TEST(CaseSource, CutsTheProgramTheCaseExports) {
+  const std::string file =
+      "namespace {\n"
+      "// Doubles.\n"
+      "Tensor twice(const Tensor& x) { return x * 2.0; }\n"
+      "Tensor unused(const Tensor& x);\n"
+      "class Net : public nn::Module {\n"
+      " public:\n"
+      "  Tensor forward(const Tensor& x) override { return twice(x); }\n"
+      "};\n"
+      "}  // namespace\n"
+      "void add_some_cases(std::vector<Case>& cases) {\n"
+      "  add(cases, {.name = \"a\", .fn = adapt(twice)});\n"
+      "  add(cases, {.name = \"b\",\n"
+      "              .fn = adapt([](const Tensor& x) {\n"
+      "                return x + 1.0;  // }, (\n"
+      "              }),\n"
+      "              .example_inputs = {}});\n"
+      "  auto net = std::make_shared<Net>();\n"
+      "  add(cases, {.name = \"c\", .module = net});\n"
+      "}\n";
+  EXPECT_EQ(program_source(file, case_source(file, 11, {})),
+            "// Doubles.\nTensor twice(const Tensor& x) { return x * 2.0; }\n");
+  EXPECT_EQ(program_source(file, case_source(file, 12, {11})),
+            "auto program = [](const Tensor& x) {\n  return x + 1.0;  // }, (\n};\n");
+  EXPECT_EQ(program_source(file, case_source(file, 18, {11, 12})),
+            "// Doubles.\nTensor twice(const Tensor& x) { return x * 2.0; }\n\n"
+            "class Net : public nn::Module {\n public:\n  Tensor forward(const Tensor& x) "
+            "override { return twice(x); }\n};\n\nauto net = std::make_shared<Net>();\n");
 }
 
 TEST(CaseSource, CutsTheCallWithItsSetupAndTheBlockItOpens) {

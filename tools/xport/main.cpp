@@ -1,10 +1,12 @@
 // The xport command-line tool.
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include "tools/xport/bench.h"
 #include "tools/xport/decompose.h"
@@ -94,16 +96,23 @@ int main(int argc, char** argv) {
     if (demo.model_dir.empty()) demo.model_dir = xport::tools::found_sentence_model(argv[0]);
     result = xport::tools::run_sentence_demo(demo, std::cout);
   });
-  std::string view_in, view_out;
+  std::vector<std::string> view_files;
   CLI::App* view_cmd = app.add_subcommand(
-      "view", "draw an archive's program as one self-contained HTML page (Graphviz layout, "
-              "module groups, collapsible subgraphs, a search box, the signature and contract)");
-  view_cmd->add_option("FILE", view_in, "the archive (.pt2)")->required()->check(CLI::ExistingFile);
-  view_cmd->add_option("OUT", view_out, "the page to write (.html)")->required();
+      "view", "draw an archive's program as one self-contained HTML page (pan and zoom, node "
+              "properties, search, the signature and contract as tables); with two archives, "
+              "the programs side by side with their differences marked");
+  view_cmd->add_option("FILES", view_files, "FILE.pt2 OUT.html, or A.pt2 B.pt2 OUT.html")
+      ->required()
+      ->expected(2, 3);
   add_ops_option(view_cmd, op_libraries);
   view_cmd->callback([&] {
     load_ops();
-    result = xport::tools::run_view(view_in, view_out, std::cout);
+    const std::string out_html = view_files.back();
+    view_files.pop_back();
+    for (const std::string& f : view_files) {
+      XPORT_CHECK(std::filesystem::exists(f), InvalidInput, "xport view: no file ", f);
+    }
+    result = xport::tools::run_view(view_files, out_html, std::cout);
   });
   std::string site_dir;
   CLI::App* exportdb_cmd = app.add_subcommand(
