@@ -23,6 +23,9 @@ struct Options {
   /// was built for.
   std::string prefix = {};
   bool fuse = true;             ///< fuse as runtime::Options::fuse does
+  /// Embed the archive (weights, contract, graph) in the library, which then is the one file
+  /// to deploy, rather than write it beside the library as NAME.pt2.
+  bool embed_archive = false;
   std::string keep_source = {};  ///< when set, the generated C++ is also written here
   /// Where the headers the generated code includes are kept precompiled, per compiler, flags
   /// and headers (GCC); empty: XPORT_AOT_CACHE, else $XDG_CACHE_HOME/xport/aot, else
@@ -33,7 +36,9 @@ struct Options {
 /// What compile() made and how long it took.
 struct CompileReport {
   std::string so_path;
-  std::string archive_path;  ///< the archive beside the library (weights, contract)
+  std::string archive_path;  ///< the archive beside the library (weights, contract); empty
+                             ///< when embedded
+  int64_t embedded_bytes = 0;  ///< the archive's bytes in the library, when embedded
   std::string header_path;   ///< NAME.h: the inputs' and outputs' names, dtypes and sizes, for C
   int64_t so_bytes = 0;
   int64_t kernel_calls = 0;    ///< typed kernel calls per run

@@ -67,8 +67,9 @@ typedef struct xport_outputs xport_outputs;
 
 /* XPORT_MODEL_ABI_VERSION of the library. */
 uint32_t xport_model_abi_version(void);
-/* Loads the model with the archive at `archive_path`, or NULL for NAME.pt2 beside this library;
- * kernels run on `num_threads` threads (0: the machine's cores). */
+/* Loads the model with the archive at `archive_path`, or NULL for the archive the library embeds
+ * (compiled with embedded weights), else NAME.pt2 beside this library; kernels run on
+ * `num_threads` threads (0: the machine's cores). */
 xport_status xport_model_load(const char* archive_path, int32_t num_threads, xport_model** model);
 /* The number of tensors xport_model_run takes (lists flattened, scalars as 0-d tensors), and
  * the number it returns. */
@@ -87,6 +88,10 @@ void xport_model_free(xport_model* model);
 const char* xport_last_error(void);
 /* The instruction-set extensions the model's code needs ("" for the baseline). */
 const char* xport_model_isa(void);
+/* The .pt2 archive (weights, contract, graph) the library embeds, in its read-only data: sets
+ * `*size` to its bytes (0 when it embeds none; it then reads NAME.pt2 beside it) and returns
+ * where they start. */
+const void* xport_model_embedded_archive(size_t* size);
 
 #ifdef __cplusplus
 }

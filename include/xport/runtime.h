@@ -63,15 +63,17 @@ struct OpTime {
 
 /// Whether `path` is a model compiled ahead of time (a shared library), not an archive.
 bool is_compiled_model(const std::string& path);
-/// The archive a compiled model NAME.so reads: NAME.pt2 beside it.
+/// The archive a compiled model NAME.so reads when it embeds none: NAME.pt2 beside it.
 std::string compiled_model_archive(const std::string& so_path);
 
 class Program {
  public:
   /// Loads and validates an archive (xport::load), then resolves every node to its kernel. A
-  /// model compiled ahead of time (NAME.so, xport/aot.h) runs in its library, with NAME.pt2
-  /// beside it describing it; run() gives the same results and errors.
-  static Program load(const std::string& path, Options options = {});
+  /// model compiled ahead of time (NAME.so, xport/aot.h) runs in its library, described by the
+  /// archive it embeds or else NAME.pt2 beside it; run() gives the same results and errors.
+  /// `info`, when given, gets what the archive says about itself (xport::load's ArchiveInfo).
+  static Program load(const std::string& path, Options options = {},
+                      ArchiveInfo* info = nullptr);
   /// A runtime program over an in-memory one (a loaded archive, or a capture's result).
   static Program from_exported(ExportedProgram program, Options options = {});
 

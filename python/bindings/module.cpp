@@ -27,13 +27,10 @@ LoadedProgram load(const std::string& path, int threads, bool fuse) {
   runtime::Options options;
   options.num_threads = threads;
   options.fuse = fuse;
-  // A compiled model runs in its library; the archive beside it describes it.
-  if (runtime::is_compiled_model(path)) {
-    xport::load(runtime::compiled_model_archive(path), info);
-    return {runtime::Program::load(path, options), std::move(info)};
-  }
-  ExportedProgram exported = xport::load(path, info);
-  return {runtime::Program::from_exported(std::move(exported), options), std::move(info)};
+  // A compiled model runs in its library, described by the archive it embeds or the one beside
+  // it.
+  runtime::Program program = runtime::Program::load(path, options, &info);
+  return {std::move(program), std::move(info)};
 }
 
 std::string input_name(const runtime::Program& program, size_t i) {

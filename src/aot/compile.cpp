@@ -364,10 +364,13 @@ DecompositionTable composite_decompositions() {
 
 std::string CompileReport::str() const {
   std::ostringstream out;
-  out << so_path << ": " << so_bytes << " bytes, " << kernel_calls << " kernel calls, "
+  out << so_path << ": " << so_bytes << " bytes";
+  if (embedded_bytes > 0) out << " (" << embedded_bytes << " of them the embedded archive)";
+  out << ", " << kernel_calls << " kernel calls, "
       << packed_calls << " packed, " << chains << " elementwise chains, " << runtime_steps
       << " steps by the runtime per run; generated in " << generate_s << " s, compiled in "
-      << compile_s << " s; weights and contract from " << archive_path;
+      << compile_s << " s; weights and contract from "
+      << (archive_path.empty() ? "the library" : archive_path);
   return out.str();
 }
 
@@ -406,6 +409,21 @@ void write_archive(const ExportedProgram& program, const std::string* source,
   }
 }
 
+// The archive at `path` as read-only data between xport_aot_archive_begin and _end (which the C
+// ABI reads: xport_model_embedded_archive), 64-byte aligned like the tensors in it.
+std::string archive_assembly(const std::string& path) {
+  return ".section .rodata.xport_aot_archive,\"a\"\n"
+         ".balign 64\n"
+         ".globl xport_aot_archive_begin\n"
+         ".hidden xport_aot_archive_begin\n"
+         "xport_aot_archive_begin:\n"
+         ".incbin \"" + path + "\"\n"
+         ".globl xport_aot_archive_end\n"
+         ".hidden xport_aot_archive_end\n"
+         "xport_aot_archive_end:\n"
+         ".section .note.GNU-stack,\"\",@progbits\n";
+}
+
 CompileReport compile_program(const ExportedProgram& program, const std::string* archive,
                               const std::string& so_path, const Options& options) {
   const fs::path so = fs::absolute(so_path);
@@ -413,12 +431,17 @@ CompileReport compile_program(const ExportedProgram& program, const std::string*
               "' does not end in .so; name the library NAME.so (NAME.pt2 is written beside it)");
   CompileReport report;
   report.so_path = so.string();
-  report.archive_path = fs::path(so).replace_extension(".pt2").string();
+  const WorkDir work;
+  // The archive goes beside the library, or into it (assembled from the work directory).
+  const std::string archive_out = options.embed_archive
+                                      ? (work.path() / "model.pt2").string()
+                                      : fs::path(so).replace_extension(".pt2").string();
+  if (!options.embed_archive) report.archive_path = archive_out;
 
   // Planned from the archive as the library will read it, so that weights' layouts match.
   const auto generate_start = std::chrono::steady_clock::now();
-  write_archive(program, archive, report.archive_path);
-  const ExportedProgram saved = load(report.archive_path);
+  write_archive(program, archive, archive_out);
+  const ExportedProgram saved = load(archive_out);
   const GeneratedModel model = generate(saved, options.fuse);
   report.generate_s = seconds_since(generate_start);
   report.kernel_calls = model.kernel_calls;
@@ -427,7 +450,6 @@ CompileReport compile_program(const ExportedProgram& program, const std::string*
   report.runtime_steps = model.runtime_steps;
 
   const auto compile_start = std::chrono::steady_clock::now();
-  const WorkDir work;
   const fs::path source = work.path() / "model.cpp";
   write_text(source, model.source);
   if (!options.keep_source.empty()) write_text(options.keep_source, model.source);
@@ -449,8 +471,14 @@ CompileReport compile_program(const ExportedProgram& program, const std::string*
   std::vector<std::string> argv = {options.cxx, "-shared"};
   argv.insert(argv.end(), flags.begin(), flags.end());
   if (!prelude.empty()) argv.insert(argv.end(), {"-include", prelude});
-  argv.insert(argv.end(), {source.string(), "-o", partial.string(), "-Wl,--whole-archive",
-                           runtime.library, "-Wl,--no-whole-archive"});
+  argv.insert(argv.end(), {source.string(), "-o", partial.string()});
+  if (options.embed_archive) {
+    const fs::path assembly = work.path() / "archive.s";
+    write_text(assembly, archive_assembly(archive_out));
+    argv.push_back(assembly.string());
+    report.embedded_bytes = static_cast<int64_t>(fs::file_size(archive_out));
+  }
+  argv.insert(argv.end(), {"-Wl,--whole-archive", runtime.library, "-Wl,--no-whole-archive"});
   for (const std::string& lib : split(XPORT_AOT_SYSTEM_LIBS)) argv.push_back(lib);
   argv.insert(argv.end(), {"-fopenmp", "-ldl", "-lpthread",
                            "-Wl,--version-script=" + (work.path() / "exports.map").string(),

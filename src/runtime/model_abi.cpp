@@ -10,6 +10,7 @@
 #include "kernels/cpu/parallel.h"
 #include "program/write_back.h"
 #include "runtime/run_inputs.h"
+#include "serde/serialize.h"
 #include "xport/aot_model.h"
 #include "xport/archive.h"
 #include "xport/model_abi.h"
@@ -17,6 +18,10 @@
 // The generated code defines it; weak, so that a program linking the whole runtime library
 // (the xport tool) links without one.
 __attribute__((weak)) xport::aot::CompiledModel* xport_aot_new_model();
+// The archive a library compiled with embedded weights carries (aot::Options::embed_archive):
+// its bytes, 64-byte aligned as the archive's tensors need, between these symbols.
+extern "C" __attribute__((weak)) const unsigned char xport_aot_archive_begin[];
+extern "C" __attribute__((weak)) const unsigned char xport_aot_archive_end[];
 
 struct xport_model {
   explicit xport_model(xport::ExportedProgram p) : program(std::move(p)) {}
@@ -69,6 +74,16 @@ std::string archive_beside_library() {
   const size_t slash = path.rfind('/');
   if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) path.resize(dot);
   return path + ".pt2";
+}
+
+// The program of the archive the library embeds; its tensors are views of the library's data,
+// which stays mapped (the library is never unloaded while a model it made lives).
+ExportedProgram embedded_program(const void* bytes, size_t size) {
+  static int anchor = 0;
+  const std::shared_ptr<void> library_data(&anchor, [](void*) {});
+  ArchiveInfo info;
+  return serde::load_bytes(static_cast<const uint8_t*>(bytes), size, library_data,
+                           "the archive embedded in this library", info);
 }
 
 size_t flat_input_count(const std::vector<InputContract>& contract) {
@@ -156,8 +171,12 @@ xport_status xport_model_load(const char* archive_path, int32_t num_threads,
                 "xport_model_load: this library holds no compiled model");
     XPORT_CHECK(num_threads >= 0, InvalidInput, "xport_model_load: num_threads is ", num_threads,
                 "; give a positive count, or 0 for the machine's cores");
-    const std::string path = archive_path != nullptr ? archive_path : archive_beside_library();
-    auto m = std::make_unique<xport_model>(load(path));
+    size_t embedded = 0;
+    const void* bytes = xport_model_embedded_archive(&embedded);
+    auto m = std::make_unique<xport_model>(
+        archive_path != nullptr ? load(archive_path)
+        : embedded > 0          ? embedded_program(bytes, embedded)
+                                : load(archive_beside_library()));
     m->code.reset(xport_aot_new_model());
     m->num_threads = num_threads;
     runtime::ProgramPlaceholders placeholders = runtime::program_placeholders(m->program);
@@ -230,6 +249,14 @@ void xport_outputs_free(xport_outputs* outputs) { delete outputs; }
 void xport_model_free(xport_model* model) { delete model; }
 
 const char* xport_last_error(void) { return last_error.c_str(); }
+
+const void* xport_model_embedded_archive(size_t* size) {
+  const bool embeds = xport_aot_archive_begin != nullptr && xport_aot_archive_end != nullptr;
+  if (size != nullptr) {
+    *size = embeds ? static_cast<size_t>(xport_aot_archive_end - xport_aot_archive_begin) : 0;
+  }
+  return embeds ? xport_aot_archive_begin : nullptr;
+}
 
 const char* xport_model_isa(void) {
   static const std::string isa =

@@ -120,14 +120,17 @@ Program::Program(Program&&) noexcept = default;
 Program& Program::operator=(Program&&) noexcept = default;
 Program::~Program() = default;
 
-Program Program::load(const std::string& path, Options options) {
-  if (!is_compiled_model(path)) return from_exported(xport::load(path), options);
-  // A compiled model: its library runs it; the archive beside it describes it here.
+Program Program::load(const std::string& path, Options options, ArchiveInfo* info) {
+  ArchiveInfo ignored;
+  ArchiveInfo& described = info != nullptr ? *info : ignored;
+  if (!is_compiled_model(path)) return from_exported(xport::load(path, described), options);
+  // A compiled model: its library runs it; the archive it embeds, or the one beside it,
+  // describes it here.
   Impl::check_options(options);
-  const std::string archive = compiled_model_archive(path);
-  auto model = std::make_unique<SharedModel>(path, archive, options.num_threads);
-  return Program(
-      std::make_unique<Impl>(xport::load(archive), options, std::move(model), path));
+  auto model = std::make_unique<SharedModel>(path, options.num_threads);
+  std::optional<ExportedProgram> program = model->embedded_program(described);
+  if (!program) program.emplace(xport::load(compiled_model_archive(path), described));
+  return Program(std::make_unique<Impl>(std::move(*program), options, std::move(model), path));
 }
 
 Program Program::from_exported(ExportedProgram program, Options options) {

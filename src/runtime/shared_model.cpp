@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "serde/serialize.h"
+#include "xport/archive.h"
 #include "xport/error.h"
 #include "xport/functions.h"
 #include "xport/model_abi.h"
@@ -13,6 +15,7 @@ namespace xport::runtime {
 
 // The library's C functions, found by name.
 struct SharedModel::Api {
+  std::string path;
   void* handle = nullptr;
   xport_model* model = nullptr;
   decltype(&::xport_model_load) load = nullptr;
@@ -24,6 +27,7 @@ struct SharedModel::Api {
   decltype(&::xport_last_error) last_error = nullptr;
   decltype(&::xport_model_isa) isa = nullptr;
   decltype(&::xport_model_abi_version) version = nullptr;
+  decltype(&::xport_model_embedded_archive) embedded = nullptr;  // absent from older libraries
 
   Api() = default;
   Api(const Api&) = delete;
@@ -82,10 +86,10 @@ std::string compiled_model_archive(const std::string& so_path) {
   return std::filesystem::path(so_path).replace_extension(".pt2").string();
 }
 
-SharedModel::SharedModel(const std::string& so_path, const std::string& archive_path,
-                         int num_threads)
+SharedModel::SharedModel(const std::string& so_path, int num_threads)
     : api_(std::make_shared<Api>()) {
   const std::string path = std::filesystem::absolute(so_path).string();
+  api_->path = path;
   // Never unloaded (RTLD_NODELETE): the library's code may still be referenced after the last
   // Program closes it (its static objects, the thread-local state of the threads that ran it).
   api_->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
@@ -104,7 +108,18 @@ SharedModel::SharedModel(const std::string& so_path, const std::string& archive_
   find(api_->handle, "xport_model_free", api_->free_model, path);
   find(api_->handle, "xport_last_error", api_->last_error, path);
   find(api_->handle, "xport_model_isa", api_->isa, path);
-  api_->check(api_->load(archive_path.c_str(), num_threads, &api_->model));
+  api_->embedded = reinterpret_cast<decltype(api_->embedded)>(
+      dlsym(api_->handle, "xport_model_embedded_archive"));
+  api_->check(api_->load(nullptr, num_threads, &api_->model));
+}
+
+std::optional<ExportedProgram> SharedModel::embedded_program(ArchiveInfo& info) const {
+  size_t size = 0;
+  const void* data = api_->embedded != nullptr ? api_->embedded(&size) : nullptr;
+  if (size == 0) return std::nullopt;
+  info.file_bytes = static_cast<int64_t>(size);
+  return serde::load_bytes(static_cast<const uint8_t*>(data), size, api_,
+                           "the archive embedded in " + api_->path, info);
 }
 
 SharedModel::~SharedModel() = default;

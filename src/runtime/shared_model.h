@@ -4,9 +4,12 @@
 // xport::Error. The library holds its own copy of the runtime; only the C ABI crosses.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "xport/archive.h"
+#include "xport/program.h"
 #include "xport/runtime.h"
 #include "xport/value.h"
 
@@ -14,9 +17,9 @@ namespace xport::runtime {
 
 class SharedModel {
  public:
-  /// Opens `so_path` and loads it with `archive_path`. Throws InvalidArchive when it is not a
-  /// compiled model, and what its load reports.
-  SharedModel(const std::string& so_path, const std::string& archive_path, int num_threads);
+  /// Opens `so_path` and loads it with the archive it embeds, else the one beside it. Throws
+  /// InvalidArchive when it is not a compiled model, and what its load reports.
+  SharedModel(const std::string& so_path, int num_threads);
   ~SharedModel();
   SharedModel(const SharedModel&) = delete;
   SharedModel& operator=(const SharedModel&) = delete;
@@ -25,6 +28,9 @@ class SharedModel {
   std::vector<Tensor> run(const std::vector<Value>& inputs) const;
   /// The instruction-set extensions the library was compiled for.
   std::string isa() const;
+  /// The program of the archive the library embeds (its tensors view the library's data), or
+  /// nullopt when it reads the archive beside it.
+  std::optional<ExportedProgram> embedded_program(ArchiveInfo& info) const;
 
  private:
   struct Api;

@@ -282,6 +282,41 @@ TEST_F(AotTest, DynamicModelsEqualTheRuntimeAtEveryShape) {
 // Steps the generated code leaves to the runtime (LoadedGraph::run_step): control flow with its
 // subgraphs' plans, and steps whose sizes only the data decides; the code around them stays
 // generated, and errors (a failed runtime assertion) are the runtime's.
+// With the archive embedded, the library is the one file to deploy: moved alone elsewhere, it
+// runs (weights viewed in its read-only data, not copied) and gives what the runtime gives.
+TEST_F(AotTest, AnEmbeddedArchiveMakesTheLibraryTheOneFileToDeploy) {
+  auto resnet = models::resnet18(10);
+  resnet->eval();
+  ExportOptions batch;
+  batch.dynamic_shapes = {{{0, Dim("batch", 1, 4)}}};
+  const ExportedProgram p = export_program(
+      *resnet, [&](const Tensor& t) { return resnet->forward(t); }, {randn({2, 3, 32, 32}, 0)},
+      batch);
+  save(p, path("reference.pt2"));
+  fs::create_directories(path("built"));
+  aot::Options embed;
+  embed.embed_archive = true;
+  const aot::CompileReport report = aot::compile(p, path("built/resnet.so"), embed);
+  EXPECT_TRUE(report.archive_path.empty());
+  EXPECT_FALSE(fs::exists(path("built/resnet.pt2")));
+  EXPECT_GT(report.embedded_bytes, 40'000'000);  // resnet18's 11.7M float weights
+  EXPECT_GT(report.so_bytes, report.embedded_bytes);
+  EXPECT_NE(report.str().find("from the library"), std::string::npos) << report.str();
+  fs::create_directories(path("deployed"));
+  fs::rename(path("built/resnet.so"), path("deployed/resnet.so"));
+  fs::remove_all(path("built"));
+
+  const runtime::Program compiled = runtime::Program::load(path("deployed/resnet.so"));
+  EXPECT_EQ(compiled.program().symbols().size(), 1u);
+  const runtime::Program reference = runtime::Program::load(path("reference.pt2"));
+  for (const int64_t n : {1, 3}) {
+    const Tensor x = randn({n, 3, 32, 32}, static_cast<uint64_t>(n));
+    EXPECT_TRUE(allclose(compiled.run({x}).at(0), reference.run({x}).at(0), 1e-5, 1e-6)) << n;
+  }
+  EXPECT_EQ(runtime_error(compiled, {randn({5, 3, 32, 32}, 9)}),
+            runtime_error(reference, {randn({5, 3, 32, 32}, 9)}));
+}
+
 TEST_F(AotTest, ControlFlowAndDataDependentStepsRunAsInTheRuntime) {
   const auto same_as_runtime = [&](const ExportedProgram& program, const std::string& name,
                                    const std::vector<std::vector<Value>>& calls) {

@@ -16,7 +16,7 @@ import pytest
 
 import xport
 from conftest import BUILD, archive
-from test_package import CASES, REFUSALS, check_recorded_runs
+from test_package import CASES, REFUSALS, case_named, check_recorded_runs
 
 XPORT = os.path.join(BUILD, "xport")
 
@@ -57,3 +57,20 @@ def check_compiled_case(set_name, case, library):
         assert reason, "%s refused for no known limitation:\n%s" % (name, compiled.stderr)
         pytest.xfail("%s: %s" % (reason, compiled.stderr.strip().splitlines()[-1][:200]))
     check_recorded_runs(xport.load(library, threads=2), set_name, case)
+
+
+def test_an_embedded_archive_makes_the_library_the_one_file_to_deploy(tmp_path):
+    """`xport compile --embed`: no NAME.pt2 beside the library; moved alone, it loads and runs
+    PyTorch's GPT-2 export (symbolic batch and sequence) at each recorded shape."""
+    set_name, case = "torch_pt2", case_named("torch_pt2", "gpt2_dynamic")
+    built = tmp_path / "built"
+    built.mkdir()
+    compiled = subprocess.run([XPORT, "compile", "--embed", archive(set_name, case),
+                               str(built / "gpt2.so")], capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stderr
+    assert "embedded archive" in compiled.stdout + compiled.stderr
+    assert not (built / "gpt2.pt2").exists()
+    deployed = tmp_path / "deployed"
+    deployed.mkdir()
+    os.rename(built / "gpt2.so", deployed / "gpt2.so")
+    check_recorded_runs(xport.load(str(deployed / "gpt2.so"), threads=2), set_name, case)

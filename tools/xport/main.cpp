@@ -141,6 +141,9 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("--source", compile_options.keep_source,
                           "also write the generated C++ here");
   compile_cmd->add_flag("!--no-fuse", compile_options.fuse, "compile the graph unfused");
+  compile_cmd->add_flag("--embed", compile_options.embed_archive,
+                        "embed the archive (weights, contract) in OUT.so instead of writing "
+                        "OUT.pt2 beside it");
   compile_cmd->callback([&] {
     std::cout << xport::aot::compile_archive(compile_in, compile_out, compile_options).str()
               << "\n";
