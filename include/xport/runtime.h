@@ -54,7 +54,8 @@ struct PlanStats {
   std::string str() const;
 };
 
-/// Where a run's time goes: one op's kernel calls (fused ops are `xport::fused_conv2d` and its kin).
+/// Where a run's time goes: one op's kernel calls (fused ops are `xport::fused_conv2d` and its
+/// kin).
 struct OpTime {
   std::string op;     ///< qualified name, e.g. `aten::addmm`
   int64_t calls = 0;  ///< kernel calls per run

@@ -26,7 +26,7 @@ __all__ = ["load", "Program", "Error", "InvalidInput", "InvalidArchive", "Unsupp
 
 def load(path, *, threads=None, fuse=True):
     """Loads a .pt2 archive written by xport or by torch.export.save, or a model compiled ahead
-    of time (`xport compile FILE.pt2 NAME.so`; NAME.pt2 lies beside it).
+    of time (`xport compile FILE.pt2 NAME.so`: NAME.pt2 lies beside it, or with --embed, in it).
 
     threads: kernel threads per call (default: the machine's cores).
     fuse: rewrite the graph at load where one kernel can do the work of several (results agree
