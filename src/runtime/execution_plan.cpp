@@ -435,15 +435,18 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& grap
       }
       continue;
     }
-    // Adds the wall time of `run` to the step's entry, when timing.
+    // Adds the wall time of `run` to the step's entry, when timing (reading the clock costs
+    // about 20 ns, twice per step: only when asked).
     const auto timed = [&](auto&& run) {
+      if (step_ms == nullptr) {
+        run();
+        return;
+      }
       const auto start = std::chrono::steady_clock::now();
       run();
-      if (step_ms != nullptr) {
-        (*step_ms)[index] +=
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count();
-      }
+      (*step_ms)[index] +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
     };
     outs.clear();
     if (planned.sized_at_run || step.kind == StepKind::HigherOrder) {

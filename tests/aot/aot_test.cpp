@@ -70,6 +70,19 @@ Tensor token_ids(int64_t batch, int64_t seq, int64_t vocab) {
   return from_vector(v, {batch, seq});
 }
 
+// GPT-2 of 2 layers, width 16, 32 positions, a vocabulary of 50.
+std::shared_ptr<models::GPT2> tiny_gpt2() {
+  models::Gpt2Config config;
+  config.vocab_size = 50;
+  config.n_positions = 32;
+  config.n_embd = 16;
+  config.n_layer = 2;
+  config.n_head = 2;
+  auto gpt2 = models::gpt2(config);
+  gpt2->eval();
+  return gpt2;
+}
+
 TEST_F(AotTest, ReferenceModelsEqualTheRuntime) {
   auto mlp = models::mlp({16, 32, 8});
   mlp->eval();
@@ -96,14 +109,7 @@ TEST_F(AotTest, ReferenceModelsEqualTheRuntime) {
       export_program(*bert, [&](const Tensor& t) { return bert->forward(t); }, {tokens}), "bert",
       {tokens});
 
-  models::Gpt2Config gpt2_config;
-  gpt2_config.vocab_size = 50;
-  gpt2_config.n_positions = 32;
-  gpt2_config.n_embd = 16;
-  gpt2_config.n_layer = 2;
-  gpt2_config.n_head = 2;
-  auto gpt2 = models::gpt2(gpt2_config);
-  gpt2->eval();
+  auto gpt2 = tiny_gpt2();
   const Tensor ids = token_ids(2, 5, 50);
   compile_and_compare(
       export_program(*gpt2, [&](const Tensor& t) { return gpt2->forward(t); }, {ids}), "gpt2",
@@ -256,14 +262,7 @@ TEST_F(AotTest, DynamicModelsEqualTheRuntimeAtEveryShape) {
                  "resnet18", {randn({2, 3, 32, 32}, 6)}),
              {{randn({1, 3, 48, 48}, 7)}, {randn({3, 3, 64, 64}, 8)}});
 
-  models::Gpt2Config gpt2_config;
-  gpt2_config.vocab_size = 50;
-  gpt2_config.n_positions = 32;
-  gpt2_config.n_embd = 16;
-  gpt2_config.n_layer = 2;
-  gpt2_config.n_head = 2;
-  auto gpt2 = models::gpt2(gpt2_config);
-  gpt2->eval();
+  auto gpt2 = tiny_gpt2();
   ExportOptions tokens;
   tokens.dynamic_shapes = {{{0, Dim("batch", 1, 8)}, {1, Dim("seq", 2, 32)}}};
   const runtime::Program compiled = compile_and_compare(
