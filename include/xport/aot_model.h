@@ -152,18 +152,17 @@ struct FrameTensor {
 /// values, whether it runs (an empty result needs no kernel), and its frames, pooled.
 class Shape {
  public:
-  const TensorMeta& layout(size_t step, size_t out) const { return layouts_[step][out]; }
-  const Value& arg(size_t step, size_t index) const { return args_[step][index]; }
-  bool runs(size_t step) const { return runs_[step] != 0; }
+  const TensorMeta& layout(size_t step, size_t out) const;
+  const Value& arg(size_t step, size_t index) const;
+  bool runs(size_t step) const;
   FramePool<Frame>::Lease frame() const { return frames_.acquire(); }
 
  private:
   friend class LoadedGraph;
-  explicit Shape(std::function<std::unique_ptr<Frame>()> make) : frames_(std::move(make)) {}
+  Shape(std::shared_ptr<const runtime::ExecutionPlan> plan,
+        std::function<std::unique_ptr<Frame>()> make)
+      : plan_(std::move(plan)), frames_(std::move(make)) {}
   std::shared_ptr<const runtime::ExecutionPlan> plan_;
-  std::vector<std::vector<TensorMeta>> layouts_;
-  std::vector<std::vector<Value>> args_;
-  std::vector<char> runs_;
   FramePool<Frame> frames_;
 };
 
@@ -183,7 +182,8 @@ class LoadedGraph {
   LoadedGraph(const LoadedGraph&) = delete;
   LoadedGraph& operator=(const LoadedGraph&) = delete;
 
-  /// The Shape of these placeholders (user inputs contiguous at offset 0) and symbol values.
+  /// The Shape of these placeholders (user inputs contiguous at offset 0) and symbol values; a
+  /// program without symbols has one, kept apart from the cache (no lookup per run).
   std::shared_ptr<const Shape> shape(const std::vector<Tensor>& placeholders,
                                      const SymbolValues& symbols) const;
   /// Step `step`'s packed convolution or matrix product.

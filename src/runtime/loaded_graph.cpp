@@ -1,5 +1,6 @@
 // A compiled model's runtime side (xport/aot_model.h): the graph prepared at load as
 // runtime::Program prepares it, and its plan per tuple of symbol values.
+#include <mutex>
 #include <string>
 
 #include "ir/ir_util.h"
@@ -33,7 +34,7 @@ constexpr size_t kCachedShapes = 64;  // as runtime::Options::max_cached_plans
 
 struct LoadedGraph::Impl {
   Impl(const ExportedProgram& program, std::vector<Tensor>& placeholders, bool fuse)
-      : shapes(program.symbols(), kCachedShapes) {
+      : shapes(program.symbols(), kCachedShapes), symbols(program.symbols().size()) {
     std::vector<bool> is_user_input = runtime::program_placeholders(program).is_user_input;
     prepared = runtime::prepare_graph(program.graph(), std::move(placeholders),
                                       std::move(is_user_input),
@@ -52,6 +53,9 @@ struct LoadedGraph::Impl {
   std::vector<PackedKernel> packed;  // per step
   std::vector<FrameTensor> frame;
   runtime::PlanCache<Shape> shapes;
+  size_t symbols = 0;
+  std::once_flag static_once;  // a program without symbols: its one Shape
+  std::shared_ptr<const Shape> static_shape;
 };
 
 LoadedGraph::LoadedGraph(const ExportedProgram& program, std::vector<Tensor>& placeholders,
@@ -69,7 +73,7 @@ LoadedGraph::~LoadedGraph() = default;
 
 std::shared_ptr<const Shape> LoadedGraph::shape(const std::vector<Tensor>& placeholders,
                                                 const SymbolValues& symbols) const {
-  return impl_->shapes.get(symbols, [&] {
+  const auto make = [&] {
     const std::shared_ptr<const runtime::ExecutionPlan> plan =
         runtime::make_plan(impl_->graph, placeholders, impl_->prepared.is_user_input, symbols);
     // Each frame tensor's base (null: the arena; weights outlive the runs) and layout.
@@ -79,8 +83,8 @@ std::shared_ptr<const Shape> LoadedGraph::shape(const std::vector<Tensor>& place
           f.base < 0 ? nullptr : placeholders.at(static_cast<size_t>(f.base)).storage(),
           plan->steps.at(static_cast<size_t>(f.step)).outputs.at(static_cast<size_t>(f.out)));
     }
-    auto shape = std::shared_ptr<Shape>(
-        new Shape([arena_bytes = plan->stats.arena_bytes, tensors = std::move(tensors)] {
+    return std::shared_ptr<const Shape>(new Shape(
+        plan, [arena_bytes = plan->stats.arena_bytes, tensors = std::move(tensors)] {
           auto f = std::make_unique<Frame>();
           f->arena = Storage::allocate(arena_bytes);
           f->t.reserve(tensors.size());
@@ -89,15 +93,21 @@ std::shared_ptr<const Shape> LoadedGraph::shape(const std::vector<Tensor>& place
           }
           return f;
         }));
-    shape->plan_ = plan;
-    for (const runtime::PlannedStep& step : plan->steps) {
-      shape->layouts_.push_back(step.outputs);
-      shape->args_.push_back(step.args);
-      shape->runs_.push_back(step.run_kernel ? 1 : 0);
-    }
-    return shape;
-  });
+  };
+  if (impl_->symbols == 0) {
+    std::call_once(impl_->static_once, [&] { impl_->static_shape = make(); });
+    return impl_->static_shape;
+  }
+  return impl_->shapes.get(symbols, make);
 }
+
+const TensorMeta& Shape::layout(size_t step, size_t out) const {
+  return plan_->steps[step].outputs[out];
+}
+
+const Value& Shape::arg(size_t step, size_t index) const { return plan_->steps[step].args[index]; }
+
+bool Shape::runs(size_t step) const { return plan_->steps[step].run_kernel; }
 
 std::vector<Tensor> LoadedGraph::run_step(const Shape& shape, size_t step,
                                           const std::vector<Tensor>& slots,
