@@ -9,12 +9,12 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "xport/frame_pool.h"
 #include "xport/program.h"
 #include "xport/scalar.h"
 #include "xport/tensor.h"
@@ -90,48 +90,6 @@ void run_linear(const PackedKernel& kernel, const Tensor& input, const Tensor& o
 using ChainFn = void (*)(const Tensor* in, const Tensor* scratch, const Tensor& out);
 void run_chunked(const std::vector<Tensor>& inputs, const Tensor& out, ChainFn chain);
 
-/// Per-run memory (an arena and the tensors placed in it) reused across runs; any number of
-/// runs at once each get their own.
-template <class Frame>
-class FramePool {
- public:
-  class Lease {
-   public:
-    Lease(const FramePool& pool, std::unique_ptr<Frame> frame)
-        : pool_(pool), frame_(std::move(frame)) {}
-    ~Lease() { pool_.release(std::move(frame_)); }
-    Lease(const Lease&) = delete;
-    Lease& operator=(const Lease&) = delete;
-    Frame& operator*() const { return *frame_; }
-
-   private:
-    const FramePool& pool_;
-    std::unique_ptr<Frame> frame_;
-  };
-
-  explicit FramePool(std::function<std::unique_ptr<Frame>()> make) : make_(std::move(make)) {}
-  Lease acquire() const {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (!free_.empty()) {
-        std::unique_ptr<Frame> frame = std::move(free_.back());
-        free_.pop_back();
-        return Lease(*this, std::move(frame));
-      }
-    }
-    return Lease(*this, make_());
-  }
-
- private:
-  void release(std::unique_ptr<Frame> frame) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    free_.push_back(std::move(frame));
-  }
-  std::function<std::unique_ptr<Frame>()> make_;
-  mutable std::mutex mutex_;
-  mutable std::vector<std::unique_ptr<Frame>> free_;
-};
-
 /// One run's memory: the arena and the tensors that live in it (or view a weight), made when
 /// the frame is and reused by every run of one shape that gets the frame.
 struct Frame {
@@ -155,7 +113,7 @@ class Shape {
   const TensorMeta& layout(size_t step, size_t out) const;
   const Value& arg(size_t step, size_t index) const;
   bool runs(size_t step) const;
-  FramePool<Frame>::Lease frame() const { return frames_.acquire(); }
+  runtime::FramePool<Frame>::Lease frame() const { return frames_.acquire(); }
 
  private:
   friend class LoadedGraph;
@@ -163,7 +121,7 @@ class Shape {
         std::function<std::unique_ptr<Frame>()> make)
       : plan_(std::move(plan)), frames_(std::move(make)) {}
   std::shared_ptr<const runtime::ExecutionPlan> plan_;
-  FramePool<Frame> frames_;
+  runtime::FramePool<Frame> frames_;
 };
 
 /// The runtime's side of a compiled model: the program's graph prepared once at load exactly as

@@ -46,6 +46,9 @@ class OpArgs {
   /// its arguments by name.
   const Value& operator[](size_t i) const { return values_[i]; }
   const std::vector<Value>& values() const { return values_; }
+  /// Replaces argument `i`: the runtime keeps each step's arguments across runs and refills
+  /// only those that change.
+  void set(size_t i, Value v) { values_[i] = std::move(v); }
   /// The argument named `name` in the op's schema (its position found once, at registration).
   /// An unknown name is a bug in the op's definition: Internal, naming the op and the name.
   const Value& operator[](ArgName name) const { return values_[index(name)]; }

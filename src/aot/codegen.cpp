@@ -306,11 +306,11 @@ class Generator {
     return "sh.layout(" + std::to_string(index) + ", " + std::to_string(o) + ")";
   }
 
-  // A view's tensor: made with each frame where its base lives there or is a weight, else per
-  // run.
+  // A view's tensor: made with each frame where the plan keeps it there (its base is in the
+  // frame or a weight), else per run.
   void view(size_t index, size_t o, size_t base) {
     const size_t slot = static_cast<size_t>(plan_->steps[index].step->first_slot) + o;
-    if (home_[base] == Home::Weight || home_[base] == Home::Frame) {
+    if (!plan_->slot_per_run[slot]) {
       const int over = root_[base];  // a placeholder's storage, or -1: the arena
       root_[slot] = over;
       home_[slot] = Home::Frame;

@@ -355,7 +355,8 @@ void Tracer::check_mutable(const Tensor& t, const std::string& op_name) {
                      "from outside it in place",
                      at, "; these functions must not mutate: compute a new tensor and return it");
   }
-  XPORT_CHECK_CASE(tv == nullptr || !tv->is_view, UnsupportedOp, "inplace_view_update", op_name,
+  XPORT_CHECK_CASE(tv == nullptr || !tv->is_view || sole_view_of_a_hidden_base(*tv),
+                   UnsupportedOp, "inplace_view_update", op_name,
                    ": updating a view in place", at,
                    " would update the tensor it views as well, which export does not track yet; "
                    "update the whole tensor with index_copy_ / index_put_, or build a new one "
@@ -367,6 +368,22 @@ void Tracer::check_mutable(const Tensor& t, const std::string& op_name) {
     if (m.placeholder == ref.node) return;
   }
   mutations_.push_back({ref.node, t, line});
+}
+
+// A view whose base only the view itself holds (the base is an op's result, no view or input,
+// and no tensor handle or other view reaches it): updating the view in place changes nothing
+// any other tensor reads, so it is recorded as an update of the view alone. A decomposition's
+// result is often such a view: matmul returns mm(...).view(...).
+bool Tracer::sole_view_of_a_hidden_base(const TracedValue& view) const {
+  if (view.view_op == nullptr) return false;
+  const Schema& schema = view.view_op->parsed;
+  const int b = schema.aliased_argument(schema.returns_list ? 0 : view.view_output);
+  if (b < 0) return false;
+  const Tensor& base = view.view_args.at(static_cast<size_t>(b)).to_tensor();
+  const TracedValue* of = traced(base);
+  // Every view's record holds its base: one holder is this view's, and no other is alive.
+  return of != nullptr && !of->is_view && owns(of->ref) &&
+         of->ref.node->kind() == ir::NodeKind::Call && base.impl_ptr().use_count() == 1;
 }
 
 std::vector<std::weak_ptr<TracedValue>>& Tracer::views_of(const Tensor& t) {

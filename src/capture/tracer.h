@@ -100,6 +100,8 @@ class Tracer : public DispatchInterceptor {
   std::vector<Tensor> record(const OpArgs& args);
   std::vector<Tensor> functionalize(const OpArgs& args);
   void check_mutable(const Tensor& t, const std::string& op_name);
+  /// Whether `view`'s base is out of every other tensor's reach (see check_mutable).
+  bool sole_view_of_a_hidden_base(const TracedValue& view) const;
   // Makes `t` stand for `next` from now on (t was updated in place); views of it are taken
   // again from `next`.
   void rebind(const Tensor& t, const Tensor& next);

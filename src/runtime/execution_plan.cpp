@@ -1,7 +1,5 @@
 #include "runtime/execution_plan.h"
 
-#include <chrono>
-
 #include <algorithm>
 #include <functional>
 
@@ -27,6 +25,7 @@ class Planner {
     result_bytes_.assign(n, std::nullopt);
     sized_at_run_.assign(n, false);
     weight_root_.assign(n, false);
+    slot_per_run_.assign(n, false);
     XPORT_CHECK(placeholders.size() == graph.placeholder_slots.size(), Internal,
                 "runtime: ", placeholders.size(), " placeholder tensors for ",
                 graph.placeholder_slots.size(), " placeholders");
@@ -42,6 +41,7 @@ class Planner {
       fakes_[s] = Tensor::make(nullptr, std::move(meta));
       root_[s] = static_cast<int>(s);
       weight_root_[s] = !is_user_input[p];
+      slot_per_run_[s] = is_user_input[p];
     }
   }
 
@@ -52,6 +52,10 @@ class Planner {
     assign_offsets(plan->stats);
     plan->steps.reserve(graph_.steps.size());
     for (size_t i = 0; i < graph_.steps.size(); ++i) walk_step(i, plan.get());
+    plan->slot_per_run = std::move(slot_per_run_);
+    for (size_t s = 0; s < plan->slot_per_run.size(); ++s) {
+      if (plan->slot_per_run[s]) plan->run_slots.push_back(static_cast<int>(s));
+    }
     for (int out : graph_.output_slots) {
       plan->copy_output.push_back(
           weight_root_[static_cast<size_t>(root_[static_cast<size_t>(out)])]);
@@ -117,8 +121,18 @@ class Planner {
         planned.placement.push_back(Placement::Alias);
       }
       fakes_[s] = metas[o].none ? Tensor() : Tensor::make(nullptr, metas[o]);
+      if (plan != nullptr) {
+        const Placement where_placed = planned.placement.back();
+        slot_per_run_[s] = where_placed == Placement::Returned || where_placed == Placement::Heap ||
+                           (where_placed == Placement::Alias &&
+                            slot_per_run_[static_cast<size_t>(planned.alias_slot)]);
+        planned.per_run = planned.per_run || slot_per_run_[s];
+      }
     }
     if (plan == nullptr) return;
+    for (size_t h = 0; h < planned.holes.size(); ++h) {
+      if (reads_per_run(planned.holes[h])) planned.run_holes.push_back(h);
+    }
     planned.run_kernel = higher_order || !nothing_to_write(metas);
     for (const auto& [arg, sub] : step.subgraphs) {
       std::vector<Tensor> inputs;
@@ -131,7 +145,6 @@ class Planner {
     planned.outputs = std::move(metas);
     planned.args = bound.values();
     (step.kind == StepKind::View ? plan->stats.view_steps : plan->stats.kernel_steps) += 1;
-    if (higher_order) planned.args = bound.values();
     plan->steps.push_back(std::move(planned));
   }
 
@@ -175,6 +188,7 @@ class Planner {
       const auto s = static_cast<size_t>(step.first_slot) + o;
       root_[s] = static_cast<int>(s);
       sized_at_run_[s] = true;
+      slot_per_run_[s] = true;
       weight_root_[s] = from_weight;  // a view of a weight, perhaps
       fakes_[s] = Tensor();
     }
@@ -182,6 +196,14 @@ class Planner {
     planned.sized_at_run = true;
     plan->stats.run_time_steps += 1;
     plan->steps.push_back(std::move(planned));
+  }
+
+  // A graph-computed number's data changes per run even when its tensor stays in the frame.
+  bool reads_per_run(const TensorHole& hole) const {
+    if (!hole.list) return hole.number || slot_per_run_[static_cast<size_t>(hole.slot)];
+    return std::any_of(hole.list_slots.begin(), hole.list_slots.end(), [&](int slot) {
+      return slot >= 0 && slot_per_run_[static_cast<size_t>(slot)];
+    });
   }
 
   bool reads_weight(const std::vector<TensorHole>& holes) const {
@@ -288,204 +310,17 @@ class Planner {
   std::vector<std::optional<int64_t>> result_bytes_;  // per slot: a kernel's fresh result's bytes
   std::vector<bool> sized_at_run_;  // per slot: made by a step sized when it runs
   std::vector<bool> weight_root_;  // per slot: a weight or constant placeholder
+  std::vector<bool> slot_per_run_;  // per slot: given or made in each run (final walk)
   ir::passes::GraphMemoryPlan memory_;
 };
 
 }  // namespace
-
-std::shared_ptr<Storage> ExecutionPlan::acquire_arena() const {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!free_arenas_.empty()) {
-      std::shared_ptr<Storage> arena = std::move(free_arenas_.back());
-      free_arenas_.pop_back();
-      return arena;
-    }
-  }
-  return Storage::allocate(stats.arena_bytes);
-}
-
-void ExecutionPlan::release_arena(std::shared_ptr<Storage> arena) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  free_arenas_.push_back(std::move(arena));
-}
 
 std::unique_ptr<ExecutionPlan> make_plan(const CompiledGraph& graph,
                                          const std::vector<Tensor>& placeholders,
                                          const std::vector<bool>& is_user_input,
                                          const Symbols& symbols) {
   return Planner(graph, placeholders, is_user_input, symbols).plan();
-}
-
-namespace {
-
-// Returns the arena to the plan's pool when the run ends, normally or by an exception.
-class ArenaLease {
- public:
-  explicit ArenaLease(const ExecutionPlan& plan) : plan_(plan), arena_(plan.acquire_arena()) {}
-  ~ArenaLease() { plan_.release_arena(std::move(arena_)); }
-  ArenaLease(const ArenaLease&) = delete;
-  ArenaLease& operator=(const ArenaLease&) = delete;
-  const std::shared_ptr<Storage>& arena() const { return arena_; }
-
- private:
-  const ExecutionPlan& plan_;
-  std::shared_ptr<Storage> arena_;
-};
-
-}  // namespace
-
-// The step's arguments with this run's tensors in their holes.
-std::vector<Value> bound_args(const PlannedStep& planned, const std::vector<Tensor>& slots) {
-  std::vector<Value> args = planned.args;
-  for (const TensorHole& hole : planned.holes) {
-    if (!hole.list) {
-      const Tensor& t = slots[static_cast<size_t>(hole.slot)];
-      args[hole.arg] = hole.number ? ir::scalar_value(t) : Value(t);
-      continue;
-    }
-    std::vector<Tensor> list;
-    list.reserve(hole.list_slots.size());
-    for (int s : hole.list_slots) list.push_back(s < 0 ? Tensor() : slots[static_cast<size_t>(s)]);
-    args[hole.arg] = std::move(list);
-  }
-  return args;
-}
-
-// A higher-order op: its kernel gets each subgraph as a function that runs the subgraph's plan
-// (inputs made contiguous at offset 0, the layout the plan was made for).
-std::vector<Tensor> run_higher_order(const PlannedStep& planned, const std::vector<Tensor>& slots) {
-  const CompiledStep& step = *planned.step;
-  std::vector<Value> args = bound_args(planned, slots);
-  for (size_t k = 0; k < step.subgraphs.size(); ++k) {
-    const ExecutionPlan* plan = planned.subplans[k].get();
-    const CompiledGraph* graph = step.subgraphs[k].second.get();
-    args[step.subgraphs[k].first] = Value(GraphFn([plan, graph](const std::vector<Tensor>& in) {
-      std::vector<Tensor> inputs;
-      inputs.reserve(in.size());
-      for (const Tensor& t : in) {
-        const bool planned_layout =
-            t.is_contiguous() && t.storage_offset().maybe_int() == std::optional<int64_t>(0);
-        inputs.push_back(planned_layout ? t : t.clone());
-      }
-      return execute(*plan, *graph, inputs);
-    }));
-  }
-  return step.op->cpu_alloc(OpArgs(*step.op, std::move(args)));
-}
-
-// A step sized when it runs: its arguments bound with this run's symbols, run as eager
-// execution runs it (subgraphs through the interpreter).
-std::vector<Tensor> run_sized_at_run(const CompiledStep& step, const CompiledGraph& graph,
-                                     const std::vector<Tensor>& slots, const Symbols& symbols) {
-  const ir::Node& node = *step.node;
-  const std::string where = "runtime: node " + ir::detail::node_label(node) + ": ";
-  std::vector<Value> values;
-  for (size_t a = 0; a < node.args().size(); ++a) {
-    values.push_back(ir::argument_value(
-        node.args()[a], step.op->parsed.arguments[a].type,
-        [&](const ir::ValueRef& ref) { return slots[static_cast<size_t>(graph.slot(ref))]; },
-        [&](sym::ExprPtr e) {
-          const auto v = ir::detail::evaluate_with(e, symbols);
-          XPORT_CHECK(v.has_value(), InvalidInput, where, sym::str(e),
-                      " cannot be computed from the symbols known when it runs");
-          return *v;
-        },
-        [&](const ir::SubgraphRef& g) -> GraphFn {
-          return [sub = g.graph, &symbols](const std::vector<Tensor>& in) {
-            return ir::interpret(*sub, in, symbols);
-          };
-        }));
-  }
-  std::vector<Tensor> outs = run_eager(bind_args(*step.op, std::move(values)));
-  XPORT_CHECK(outs.size() == node.outputs().size(), InvalidInput, where, "produced ", outs.size(),
-              " values, the graph has ", node.outputs().size());
-  return outs;
-}
-
-std::vector<Tensor> run_step_at_run(const PlannedStep& planned, const CompiledGraph& graph,
-                                    const std::vector<Tensor>& slots, Symbols& symbols) {
-  const CompiledStep& step = *planned.step;
-  std::vector<Tensor> outs = planned.sized_at_run ? run_sized_at_run(step, graph, slots, symbols)
-                                                  : run_higher_order(planned, slots);
-  if (step.binds) ir::detail::bind_unbacked(*step.node, outs, symbols);
-  return outs;
-}
-
-std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& graph,
-                            const std::vector<Tensor>& placeholders, std::vector<double>* step_ms) {
-  const ArenaLease lease(plan);  // outlives `slots`, whose tensors view the arena
-  // Steps sized when they run read the symbols; unbacked ones get their values as the run goes.
-  Symbols run_symbols;
-  if (graph.has_unbacked || plan.stats.run_time_steps > 0) run_symbols = plan.symbols;
-  std::vector<Tensor> slots(static_cast<size_t>(graph.num_slots));
-  for (size_t p = 0; p < placeholders.size(); ++p) {
-    slots[static_cast<size_t>(graph.placeholder_slots[p])] = placeholders[p];
-  }
-  std::vector<Tensor> outs;
-  for (size_t index = 0; index < plan.steps.size(); ++index) {
-    const PlannedStep& planned = plan.steps[index];
-    const CompiledStep& step = *planned.step;
-    const auto first = static_cast<size_t>(step.first_slot);
-    if (step.kind == StepKind::View && !planned.sized_at_run) {
-      const std::shared_ptr<Storage>& base =
-          slots[static_cast<size_t>(planned.alias_slot)].storage();
-      for (size_t o = 0; o < planned.outputs.size(); ++o) {
-        slots[first + o] = Tensor::make(base, planned.outputs[o]);
-      }
-      continue;
-    }
-    // Adds the wall time of `run` to the step's entry, when timing (reading the clock costs
-    // about 20 ns, twice per step: only when asked).
-    const auto timed = [&](auto&& run) {
-      if (step_ms == nullptr) {
-        run();
-        return;
-      }
-      const auto start = std::chrono::steady_clock::now();
-      run();
-      (*step_ms)[index] +=
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-              .count();
-    };
-    outs.clear();
-    if (planned.sized_at_run || step.kind == StepKind::HigherOrder) {
-      timed([&] { outs = run_step_at_run(planned, graph, slots, run_symbols); });
-    } else {
-      for (size_t o = 0; o < planned.outputs.size(); ++o) {
-        const TensorMeta& meta = planned.outputs[o];
-        switch (planned.placement[o]) {
-          case Placement::Arena:
-            outs.push_back(Tensor::make(lease.arena(), meta));
-            break;
-          case Placement::Heap:
-            outs.push_back(Tensor::make(Storage::allocate(storage_bytes(meta)), meta));
-            break;
-          case Placement::Alias:
-            outs.push_back(slots[static_cast<size_t>(planned.alias_slot)]);
-            break;
-          case Placement::None:
-            outs.emplace_back();
-            break;
-          case Placement::Returned:
-            XPORT_FAIL(Internal, "runtime: a kernel step has an output its kernel returns");
-        }
-      }
-      if (planned.run_kernel) {
-        std::vector<Value> args = bound_args(planned, slots);
-        timed([&] { (*step.kernel)(OpArgs(*step.op, std::move(args)), outs); });
-      }
-      if (step.binds) ir::detail::bind_unbacked(*step.node, outs, run_symbols);
-    }
-    for (size_t o = 0; o < outs.size(); ++o) slots[first + o] = std::move(outs[o]);
-  }
-  std::vector<Tensor> results;
-  results.reserve(graph.output_slots.size());
-  for (size_t r = 0; r < graph.output_slots.size(); ++r) {
-    const Tensor& t = slots[static_cast<size_t>(graph.output_slots[r])];
-    results.push_back(plan.copy_output[r] ? t.clone() : t);
-  }
-  return results;
 }
 
 }  // namespace xport::runtime

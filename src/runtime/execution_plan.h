@@ -4,11 +4,11 @@
 // made once and then run by any number of threads.
 
 #include <memory>
-#include <mutex>
 #include <unordered_map>
 #include <vector>
 
 #include "runtime/compiled_graph.h"
+#include "xport/frame_pool.h"
 #include "xport/runtime.h"
 
 namespace xport::runtime {
@@ -44,23 +44,49 @@ struct PlannedStep {
   /// value of such a step), so it binds its arguments and allocates its outputs then, as eager
   /// execution does. Every other step stays planned.
   bool sized_at_run = false;
+  /// Some output is made anew in each run (allocated for the caller, or a view or in-place
+  /// update of a value made per run); the others stay in the frame.
+  bool per_run = false;
+  /// The holes a run refills (indices into `holes`): those reading a value made per run, and
+  /// graph-computed numbers, whose data changes; a frame keeps the others bound.
+  std::vector<size_t> run_holes = {};
+};
+
+/// One run's memory and calls, made once for a plan and reused by each run that leases it: the
+/// arena, the slots that keep one tensor per frame (results in the arena, views of them and of
+/// weights), and each kernel step's arguments and outputs bound to them. A run fills in only
+/// what it is given or makes, as ExecuTorch's planned method does.
+struct Frame {
+  std::shared_ptr<Storage> arena;
+  std::vector<Tensor> slots;
+  std::vector<OpArgs> calls;              ///< per plan step (kernel steps' are bound)
+  std::vector<std::vector<Tensor>> outs;  ///< per plan step: the tensors its kernel writes
+  /// Every hole and view was bound once, with the weights the last run gave.
+  bool bound = false;
 };
 
 class ExecutionPlan {
  public:
+  ExecutionPlan() : frames_([this] { return make_frame(); }) {}
+  ExecutionPlan(const ExecutionPlan&) = delete;
+  ExecutionPlan& operator=(const ExecutionPlan&) = delete;
+
   std::vector<PlannedStep> steps;
   std::vector<bool> copy_output;  ///< outputs that view a weight are copied (never shared)
   PlanStats stats;
   /// The symbol values the plan was made for (the run adds the unbacked ones it binds).
   std::unordered_map<sym::ExprPtr, int64_t> symbols;
+  /// Per slot: its tensor is given or made in each run (user inputs, results allocated for the
+  /// caller, what higher-order and data-sized steps return, and views of these).
+  std::vector<bool> slot_per_run;
+  std::vector<int> run_slots;  ///< the slots per run, listed
 
-  /// An arena of stats.arena_bytes for one run: a pooled one, or a fresh one.
-  std::shared_ptr<Storage> acquire_arena() const;
-  void release_arena(std::shared_ptr<Storage> arena) const;
+  /// A frame for one run: a free one, or a new one.
+  FramePool<Frame>::Lease frame() const { return frames_.acquire(); }
 
  private:
-  mutable std::mutex mutex_;
-  mutable std::vector<std::shared_ptr<Storage>> free_arenas_;
+  std::unique_ptr<Frame> make_frame() const;
+  FramePool<Frame> frames_;
 };
 
 /// Plans `graph` for these placeholder tensors (weights, then the user's inputs, contiguous and

@@ -1,6 +1,5 @@
 // A compiled model's runtime side (xport/aot_model.h): the graph prepared at load as
 // runtime::Program prepares it, and its plan per tuple of symbol values.
-#include <mutex>
 #include <string>
 
 #include "ir/ir_util.h"
@@ -34,7 +33,7 @@ constexpr size_t kCachedShapes = 64;  // as runtime::Options::max_cached_plans
 
 struct LoadedGraph::Impl {
   Impl(const ExportedProgram& program, std::vector<Tensor>& placeholders, bool fuse)
-      : shapes(program.symbols(), kCachedShapes), symbols(program.symbols().size()) {
+      : shapes(program.symbols(), kCachedShapes) {
     std::vector<bool> is_user_input = runtime::program_placeholders(program).is_user_input;
     prepared = runtime::prepare_graph(program.graph(), std::move(placeholders),
                                       std::move(is_user_input),
@@ -53,9 +52,6 @@ struct LoadedGraph::Impl {
   std::vector<PackedKernel> packed;  // per step
   std::vector<FrameTensor> frame;
   runtime::PlanCache<Shape> shapes;
-  size_t symbols = 0;
-  std::once_flag static_once;  // a program without symbols: its one Shape
-  std::shared_ptr<const Shape> static_shape;
 };
 
 LoadedGraph::LoadedGraph(const ExportedProgram& program, std::vector<Tensor>& placeholders,
@@ -94,10 +90,6 @@ std::shared_ptr<const Shape> LoadedGraph::shape(const std::vector<Tensor>& place
           return f;
         }));
   };
-  if (impl_->symbols == 0) {
-    std::call_once(impl_->static_once, [&] { impl_->static_shape = make(); });
-    return impl_->static_shape;
-  }
   return impl_->shapes.get(symbols, make);
 }
 

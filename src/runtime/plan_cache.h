@@ -3,6 +3,7 @@
 // execution plans, and a compiled model's shapes (xport/aot_model.h). The oldest is dropped past
 // a limit; runs holding one keep it alive.
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <memory>
@@ -24,9 +25,17 @@ class PlanCache {
   }
 
   /// The entry for `values` (the program's symbols; unbound ones count as -1), made by `make`
-  /// the first time, under the cache's lock.
+  /// the first time, under the cache's lock. A program without symbols has one entry, kept
+  /// apart: no key and no lock per run.
   template <class Make>
   std::shared_ptr<const T> get(const Symbols& values, Make&& make) const {
+    if (symbols_.empty()) {
+      std::call_once(only_made_, [&] {
+        only_ = make();
+        has_only_ = true;
+      });
+      return only_;
+    }
     std::vector<int64_t> key;
     key.reserve(symbols_.size());
     for (sym::ExprPtr s : symbols_) {
@@ -46,6 +55,7 @@ class PlanCache {
   }
 
   size_t size() const {
+    if (symbols_.empty()) return has_only_ ? 1 : 0;
     std::lock_guard<std::mutex> lock(mutex_);
     return entries_.size();
   }
@@ -56,6 +66,9 @@ class PlanCache {
   mutable std::mutex mutex_;
   mutable std::map<std::vector<int64_t>, std::shared_ptr<const T>> entries_;
   mutable std::deque<std::vector<int64_t>> order_;  // oldest first
+  mutable std::once_flag only_made_;  // no symbols: the one entry
+  mutable std::shared_ptr<const T> only_;
+  mutable std::atomic<bool> has_only_ = false;
 };
 
 }  // namespace xport::runtime

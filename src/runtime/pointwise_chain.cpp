@@ -35,8 +35,9 @@ void for_each_chunk(const std::vector<Tensor>& inputs, const Tensor& out, const 
   const int64_t numel = out.int_numel();
   const int64_t chunks = (numel + kChunk - 1) / kChunk;
   kernels::cpu::parallel_for(0, chunks, 1, [&](int64_t first, int64_t last) {
-    const Tensor scratch[2] = {Tensor::empty_contiguous({kChunk}, DType::Float32),
-                               Tensor::empty_contiguous({kChunk}, DType::Float32)};
+    const int64_t piece = std::min(kChunk, numel);  // a small tensor needs small scratch
+    const Tensor scratch[2] = {Tensor::empty_contiguous({piece}, DType::Float32),
+                               Tensor::empty_contiguous({piece}, DType::Float32)};
     std::vector<Tensor> in(contiguous.size());
     for (int64_t c = first; c < last; ++c) {
       const int64_t lo = c * kChunk, n = std::min(kChunk, numel - lo);

@@ -355,5 +355,52 @@ TEST(Mutation, AViewTakenBeforeAnInPlaceUpdateShowsItWhateverItsSize) {
   }
 }
 
+
+TEST(Mutation, UpdatingTheOnlyViewOfAResultNothingElseReachesIsAnUpdateOfTheView) {
+  // matmul's decomposition returns mm(...).view(...): falcon's `mlp_output += attention_output`
+  // updates such a view, whose base no tensor but the view reaches. A view of the view sees the
+  // update, as in eager.
+  const TracedFn hidden = [](const std::vector<Value>& in) {
+    const Tensor x = in[0].to_tensor();
+    Tensor v = (x * 2.0).view({4, 3});
+    const Tensor flat = v.view({12});
+    v.add_(x.view({4, 3}));
+    Tensor m = x.view({1, 3, 4}).matmul(ones({4, 2}));
+    m.mul_(3.0);
+    return Tensors{v, flat, m};
+  };
+  const ExportedProgram p = export_program(hidden, {randn({3, 4}, 0)});
+  const ExportedProgram core = p.run_decompositions();
+  for (uint64_t seed : {1, 2}) {
+    const Tensor x = randn({3, 4}, seed);
+    const std::vector<Tensor> want = hidden({x});
+    for (const ExportedProgram* program : {&p, &core}) {
+      const std::vector<Tensor> got = program->run({x});
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_TRUE(same(got[i], want[i])) << "seed " << seed << ", output " << i;
+      }
+    }
+  }
+
+  // The base still held, or another view of it alive: the update would show there, refused.
+  const TracedFn held = [](const std::vector<Value>& in) {
+    const Tensor y = in[0].to_tensor() * 2.0;
+    y.view({4, 3}).add_(1.0);
+    return Tensors{y};
+  };
+  const TracedFn sibling = [](const std::vector<Value>& in) {
+    Tensor y = in[0].to_tensor() * 2.0;
+    Tensor a = y.view({4, 3});
+    const Tensor b = y.view({12});
+    y = Tensor();
+    a.add_(1.0);
+    return Tensors{b};
+  };
+  for (const TracedFn& fn : {held, sibling}) {
+    expect_error([&] { export_program(fn, {randn({3, 4}, 0)}); }, ErrorKind::UnsupportedOp,
+                 {"updating a view in place", "inplace_view_update"});
+  }
+}
+
 }  // namespace
 }  // namespace xport

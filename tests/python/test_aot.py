@@ -3,8 +3,7 @@ reference models; PyTorch's exports of the reference models, ExportDB and the Hu
 architectures): `xport compile` makes a library, `xport.load` runs it, and it gives the recorded
 outputs, keeps buffers across runs and refuses the recorded bad inputs, as the archive does.
 
-A case the compiler refuses must be refused for a limitation it has today (control flow, sizes
-only the data decides, composite ops whose decomposition fails to trace, an op without a named
+A case the compiler refuses must be refused for a limitation it has today (an op without a named
 kernel): such cases are reported as xfail with the reason; any other refusal fails. Programs of
 symbolic sizes compile: each case's recorded runs cover the shapes its contract admits."""
 import os
@@ -22,10 +21,6 @@ XPORT = os.path.join(BUILD, "xport")
 
 # What the compiler cannot do yet, as its messages say it.
 LIMITS = (
-    ("control flow", r"control flow \(subgraphs\)"),
-    ("data-dependent sizes", r"sizes are known only when it runs|defines a data-dependent size|"
-                             r"sizes depend on|data-dependent|depend on data"),
-    ("composite ops that do not decompose", r"decomposing them failed"),
     ("no named kernel", r"has no named C\+\+ function|no CPU kernel|with no meta function"),
 )
 

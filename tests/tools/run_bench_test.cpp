@@ -9,6 +9,7 @@
 #include "runtime/small_program.h"
 #include "serde/round_trip.h"
 #include "tools/xport/bench.h"
+#include "tools/xport/program_inputs.h"
 #include "tools/xport/run.h"
 #include "xport/xport.h"
 
@@ -184,13 +185,20 @@ TEST_F(RunTool, BenchPrintsTimingsMemoryAndThePlan) {
   for (const std::string& field :
        {"archive:     " + archive_.path() + "\n", std::string("threads:     1\n"),
         std::string("inputs:\n  x: float32 [4, 32], standard normal\n"),
-        std::string("\nload:        "), std::string(" ms\nfirst run:   "),
+        std::string("\nload:        "), std::string("\nfirst run:   "),
         std::string("\nlatency:     median "), std::string(", p90 "), std::string(", p99 "),
         std::string(" over 5 runs (after 1 warm-up)\n"), std::string("\nthroughput:  "),
         std::string(" runs/s"), std::string("\npeak RSS:    "), std::string(" MB\n"),
         "\nplan:        " + plan + "\n"}) {
     EXPECT_NE(text.find(field), std::string::npos) << field << "\nnot in:\n" << text;
   }
+}
+
+TEST(BenchTimes, PrintMicrosecondsBelowAMillisecond) {
+  EXPECT_EQ(tools::ms_str(0.0021), "2.10 us");
+  EXPECT_EQ(tools::ms_str(0.0975), "97.5 us");
+  EXPECT_EQ(tools::ms_str(2.5), "2.500 ms");
+  EXPECT_EQ(tools::ms_str(1500), "1.50 s");
 }
 
 TEST_F(RunTool, BenchRefusesAShapeOutsideTheContractWithTheRuntimesError) {

@@ -140,6 +140,9 @@ std::string ms_str(double ms) {
   char buf[32];
   if (ms >= 1000) {
     std::snprintf(buf, sizeof(buf), "%.2f s", ms / 1000);
+  } else if (ms < 1) {
+    // Small programs run in microseconds: three decimals of a millisecond would hide them.
+    std::snprintf(buf, sizeof(buf), ms < 0.01 ? "%.2f us" : "%.1f us", ms * 1000);
   } else {
     std::snprintf(buf, sizeof(buf), ms < 10 ? "%.3f ms" : ms < 100 ? "%.2f ms" : "%.1f ms", ms);
   }
