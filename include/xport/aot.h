@@ -49,6 +49,9 @@ struct CompileReport {
   int64_t runtime_steps = 0;
   double generate_s = 0;       ///< planning and printing C++
   double compile_s = 0;        ///< the compiler and linker
+  /// The compiler read the generated code's headers precompiled (GCC's .gch in the cache), not
+  /// parsed: about 0.8 s of compile_s.
+  bool precompiled_headers = false;
   std::string str() const;
 };
 

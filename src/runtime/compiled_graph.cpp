@@ -43,10 +43,12 @@ CompiledStep compile_step(const ir::Node& node, int first_slot, const NodeKernel
     }
     return step;
   }
-  if (op.cpu_alloc) {
+  if (op.cpu_alloc && !op.kernel) {
     step.kind = StepKind::Eager;  // nonzero, masked_select: the kernel sizes its outputs
     return step;
   }
+  // An op with both (index.Tensor) is a kernel step; the planner sizes it when it runs where
+  // its sizes use a symbol only the data decides (a mask's true elements).
   if (op.kind == OpKind::Composite) {
     unplannable = label + ": a composite op with no meta function";
     return step;

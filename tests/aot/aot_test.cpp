@@ -50,6 +50,8 @@ class AotTest : public ::testing::Test {
     EXPECT_TRUE(fs::exists(report.so_path) && fs::exists(report.archive_path) &&
                 fs::exists(report.header_path))
         << report.str();
+    // The cache (XPORT_AOT_CACHE) holds the headers precompiled with the flags of each compile.
+    EXPECT_TRUE(report.precompiled_headers) << report.str();
     runtime::Program compiled = runtime::Program::load(report.so_path);
     const runtime::Program reference = runtime::Program::load(report.archive_path);
     const std::vector<Tensor> want = reference.run_values(inputs);

@@ -145,23 +145,27 @@ TEST(Unbacked, TheRuntimePlansWhatIsKnownAndSizesTheRestWhenItRuns) {
   }
 }
 
-TEST(Unbacked, AnOpThatSizesItsOwnOutputRunsWithTheInputsSymbols) {
-  // index.Tensor allocates its output in its kernel: the runtime sizes it when it runs, with the
-  // symbols of the inputs (no unbacked symbol here).
+TEST(Unbacked, IndexingByIntegersIsPlannedAndByAMaskSizedWhenItRuns) {
+  // index.Tensor's sizes follow from integer indices: a kernel step the planner places, here
+  // with the input's symbol. How many elements a mask selects only the data says: that step,
+  // and the step reading its result, are sized when they run.
   const TracedFn fn = [](const std::vector<Value>& in) {
     const Tensor x = in[0].to_tensor();
     const Tensor picked = index(x * 2.0, {in[1].to_tensor()});
-    return Tensors{picked.narrow(1, 0, x.size(1) - 1) + 1.0};  // narrow's length uses s0
+    const Tensor positive = index(x, {x.gt(0.0)});
+    return Tensors{picked.narrow(1, 0, x.size(1) - 1) + 1.0, positive * 3.0};
   };
   const Tensor idx = from_vector<int64_t>({0, 1, 1}, {3});
   const ExportedProgram p =
       export_program(fn, {randn({4, 5}, 0), idx}, {.dynamic_shapes = {{{1, Dim("d")}}, {}}});
   const runtime::Program program = runtime::Program::from_exported(
       ExportedProgram(p.graph().clone(), p.signature(), p.contract(), p.symbols(), p.state()));
-  EXPECT_GE(program.plan_stats({randn({4, 7}, 1), idx}).run_time_steps, 1);
+  const runtime::PlanStats stats = program.plan_stats({randn({4, 7}, 1), idx});
+  EXPECT_EQ(stats.run_time_steps, 2) << stats.str();
   for (int64_t d : {2, 7}) {
     const Tensor x = randn({4, d}, static_cast<uint64_t>(d));
-    EXPECT_TRUE(same(program.run({x, idx}).at(0), fn({x, idx}).at(0))) << d;
+    const Tensors got = program.run({x, idx}), want = fn({x, idx});
+    for (size_t o = 0; o < want.size(); ++o) EXPECT_TRUE(same(got[o], want[o])) << d << " " << o;
   }
 }
 

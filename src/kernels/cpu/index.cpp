@@ -14,6 +14,12 @@ namespace {
 
 char* data_of(const Tensor& t) { return static_cast<char*>(t.raw_data()); }
 
+std::string sizes_str(const std::vector<int64_t>& v) {  // [2, 3]
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
 // Sizes and strides with a 0-dim tensor seen as 1-D of one element (ATen's
 // ensure_nonempty).
 struct Layout {
@@ -475,6 +481,10 @@ std::vector<Tensor> expand_masks(const std::vector<Tensor>& indices) {
 void index_out(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& out,
                std::string_view op) {
   const IndexPlan plan = plan_index(self.int_sizes(), self.int_strides(), indices, op);
+  XPORT_CHECK(out.is_contiguous() && out.int_sizes() == plan.result_sizes, InvalidInput, op,
+              ": the result is ", sizes_str(plan.result_sizes), ", out is ",
+              sizes_str(out.int_sizes()), out.is_contiguous() ? "" : " (not contiguous)",
+              "; pass a contiguous out of the result's sizes");
   const int64_t es = self.element_size();
   if (plan.outer_numel == 0 || plan.inner_numel == 0) return;
   const StridedLoop<2> inner(
@@ -526,13 +536,8 @@ void index_put_out(const Tensor& self, const std::vector<Tensor>& indices, const
     const int64_t r = rs[rs.size() - vs.size() + i];
     broadcasts = vs[i] == r || vs[i] == 1;
   }
-  auto str = [](const std::vector<int64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-  };
-  XPORT_CHECK(broadcasts, InvalidInput, op, ": shape mismatch: value tensor of shape ", str(vs),
-              " cannot be broadcast to indexing result of shape ", str(rs));
+  XPORT_CHECK(broadcasts, InvalidInput, op, ": shape mismatch: value tensor of shape ",
+              sizes_str(vs), " cannot be broadcast to indexing result of shape ", sizes_str(rs));
   if (plan.outer_numel == 0 || plan.inner_numel == 0) return;
   Tensor v = values;
   if (vs != rs || !values.is_contiguous()) {

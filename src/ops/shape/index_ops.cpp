@@ -214,13 +214,24 @@ void index_select_out(const Tensor& self, int64_t dim, const Tensor& index, cons
 void gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool, const Tensor& out) {
   cpu::gather_out(self, wrap_dim("aten::gather", dim, self.dim()), index, out, "aten::gather");
 }
-void index_put_out(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
-                   const Tensor& values, bool accumulate, const Tensor& out) {
-  // None indices are undefined tensors to the kernel.
+namespace {
+// None indices are undefined tensors to the kernels; masks become the indices of their true
+// elements.
+std::vector<Tensor> kernel_indices(const std::vector<std::optional<Tensor>>& indices) {
   std::vector<Tensor> tensors;
   for (const std::optional<Tensor>& t : indices) tensors.push_back(t.value_or(Tensor()));
-  cpu::index_put_out(self, cpu::expand_masks(tensors), values, accumulate, out,
-                     "aten::index_put");
+  return cpu::expand_masks(tensors);
+}
+}  // namespace
+// Where the result's sizes are planned (integer indices): a mask's result is sized by its data,
+// so eager execution and the runtime run index_eager for it.
+void index_out(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+               const Tensor& out) {
+  cpu::index_out(self, kernel_indices(indices), out, "aten::index.Tensor");
+}
+void index_put_out(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+                   const Tensor& values, bool accumulate, const Tensor& out) {
+  cpu::index_put_out(self, kernel_indices(indices), values, accumulate, out, "aten::index_put");
 }
 void index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                     const Tensor& out) {
@@ -255,6 +266,7 @@ void register_index_ops() {
   register_op({
       .schema = "aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor",
       .meta = index_meta,
+      .kernel = XPORT_OP_KERNEL(index_out),
       .cpu_alloc = index_eager,
       .core = true,
   });
