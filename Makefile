@@ -15,7 +15,7 @@ CMAKE_PYTHON := -DXPORT_PYTHON=$(PYTHON)
 .PHONY: all deps venv build build-asan build-fuzz build-tsan demo test test-release test-asan test-tsan \
   test-fuzz bench \
   bench-models bench-export bench-archive bench-peers bench-onnx bench-control-flow bench-decode \
-  bench-sentences bench-python bench-serve bench-aot fuzz-soundness install clean
+  bench-sentences bench-python bench-serve bench-aot bench-builds fuzz-soundness install clean
 
 all: build
 
@@ -129,6 +129,11 @@ bench-onnx: build venv
 # latency (interleaved), compile time, library size; ARGS go to bench/aot/compare_aot.py.
 bench-aot: build venv
 	$(PYTHON) bench/aot/compare_aot.py --build $(BUILD) $(ARGS)
+
+# The runtime of this build beside another's (BEFORE=OTHER_BUILD, built there) on small programs
+# where its per-call cost shows, interleaved; ARGS go to bench/compare_builds.py.
+bench-builds: build venv
+	$(PYTHON) bench/compare_builds.py --build $(BUILD) --before $(BEFORE) $(ARGS)
 
 # The Python package beside torch.export.load(...).module() and the C++ runtime: import, load,
 # first call, per-call latency, peak RSS (interleaved); ARGS go to bench/python/compare_python.py.

@@ -218,6 +218,7 @@ class Tensor {
   Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
   Tensor& add_(const Scalar& other);
   Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& other);
   Tensor& mul_(const Tensor& other);
   Tensor& mul_(const Scalar& other);
   Tensor& div_(const Tensor& other);
@@ -287,6 +288,15 @@ Tensor operator-(const Scalar& a, const Tensor& b);
 Tensor operator*(const Scalar& a, const Tensor& b);
 Tensor operator/(const Scalar& a, const Tensor& b);
 Tensor operator-(const Tensor& a);
+/// In place, as in libtorch (`y += x`): add_, sub_, mul_ and div_ of `a`.
+Tensor& operator+=(Tensor& a, const Tensor& b);
+Tensor& operator-=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator/=(Tensor& a, const Tensor& b);
+Tensor& operator+=(Tensor& a, const Scalar& b);
+Tensor& operator-=(Tensor& a, const Scalar& b);
+Tensor& operator*=(Tensor& a, const Scalar& b);
+Tensor& operator/=(Tensor& a, const Scalar& b);
 /// Elementwise comparisons, as in libtorch (`x > 0`, `a == b`): bool tensors, never a C++ bool.
 Tensor operator==(const Tensor& a, const Tensor& b);
 Tensor operator!=(const Tensor& a, const Tensor& b);

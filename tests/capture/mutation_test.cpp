@@ -364,9 +364,9 @@ TEST(Mutation, UpdatingTheOnlyViewOfAResultNothingElseReachesIsAnUpdateOfTheView
     const Tensor x = in[0].to_tensor();
     Tensor v = (x * 2.0).view({4, 3});
     const Tensor flat = v.view({12});
-    v.add_(x.view({4, 3}));
+    v += x.view({4, 3});  // libtorch's spelling of add_
     Tensor m = x.view({1, 3, 4}).matmul(ones({4, 2}));
-    m.mul_(3.0);
+    m *= 3.0;
     return Tensors{v, flat, m};
   };
   const ExportedProgram p = export_program(hidden, {randn({3, 4}, 0)});

@@ -149,6 +149,10 @@ Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) {
   call1(XPORT_OP("aten::sub_.Tensor"), {*this, other, alpha});
   return *this;
 }
+Tensor& Tensor::sub_(const Scalar& other) {
+  call1(XPORT_OP("aten::sub_.Scalar"), {*this, other});
+  return *this;
+}
 Tensor& Tensor::mul_(const Tensor& other) {
   call1(XPORT_OP("aten::mul_.Tensor"), {*this, other});
   return *this;
@@ -197,6 +201,14 @@ Tensor operator*(const Tensor& a, const Tensor& b) { return a.mul(b); }
 Tensor operator/(const Tensor& a, const Tensor& b) { return a.div(b); }
 Tensor operator+(const Tensor& a, const Scalar& b) { return a.add(b); }
 Tensor operator-(const Tensor& a, const Scalar& b) { return a.sub(b); }
+Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
+Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Scalar& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
 Tensor operator*(const Tensor& a, const Scalar& b) { return a.mul(b); }
 Tensor operator/(const Tensor& a, const Scalar& b) { return a.div(b); }
 Tensor operator+(const Scalar& a, const Tensor& b) { return b.add(a); }

@@ -1,7 +1,7 @@
 // A program written the way a libtorch user writes one: a default-constructed Module subclass,
-// single-dim reductions, <xport/xport.h> for everything including the runtime and the tokenizer,
-// sym_min / sym_max spelled qualified, and ATen's ops as libtorch's at:: gives them
-// (<xport/aten.h>, generated from the op registry).
+// single-dim reductions, compound assignment (`acc += y`), <xport/xport.h> for everything
+// including the runtime and the tokenizer, sym_min / sym_max spelled qualified, and ATen's ops as
+// libtorch's at:: gives them (<xport/aten.h>, generated from the op registry).
 #include <xport/aten.h>
 #include <xport/xport.h>
 
@@ -39,6 +39,13 @@ int main() {
   if (!xport::allclose(mean.squeeze(-1), y.mean(-1), 1e-5, 1e-6)) return 1;
   const xport::Tensor elu = xport::aten::elu(normed, 0.5);
   if (!xport::allclose(elu, xport::aten::elu(normed, 0.5, 1, 1))) return 1;
+  // Compound assignment updates in place, as libtorch's does.
+  xport::Tensor acc = y.clone();
+  acc += y;
+  acc *= 2.0;
+  acc -= y;
+  acc /= 3;
+  if (!xport::allclose(acc, y, 1e-5, 1e-6)) return 1;
 
   const xport::ExportedProgram program =
       xport::export_program(net, [&](const xport::Tensor& in) { return net.forward(in); }, {x});
