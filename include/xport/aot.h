@@ -44,9 +44,12 @@ struct CompileReport {
   int64_t kernel_calls = 0;    ///< typed kernel calls per run
   int64_t packed_calls = 0;    ///< packed convolutions and matrix products per run
   int64_t chains = 0;          ///< elementwise chains per run
-  /// Steps the runtime runs per run: higher-order ops (control flow, with their subgraphs'
-  /// plans) and steps whose sizes only the data decides.
+  /// Steps the runtime runs per run: those whose sizes only the data decides.
   int64_t runtime_steps = 0;
+  /// Higher-order ops (cond, map, while_loop): the op runs in the runtime and calls its
+  /// subgraphs, which are generated functions (subgraph_functions of them, nested included).
+  int64_t control_flow_steps = 0;
+  int64_t subgraph_functions = 0;
   double generate_s = 0;       ///< planning and printing C++
   double compile_s = 0;        ///< the compiler and linker
   /// The compiler read the generated code's headers precompiled (GCC's .gch in the cache), not

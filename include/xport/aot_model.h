@@ -22,6 +22,7 @@
 
 namespace xport::runtime {
 class ExecutionPlan;
+struct CompiledGraph;
 }  // namespace xport::runtime
 
 namespace xport::aot {
@@ -105,23 +106,55 @@ struct FrameTensor {
   int base;
 };
 
-/// The runtime's plan of the graph for one tuple of symbol values (runtime::make_plan, the same
-/// as runtime::Program's): each step's outputs' layouts, its arguments as bound for these
-/// values, whether it runs (an empty result needs no kernel), and its frames, pooled.
+/// The frame tensors of one graph's function: the program's, then each subgraph's, in the
+/// order the generated code reaches them (depth first, steps in order).
+struct FrameTable {
+  const FrameTensor* tensors;
+  size_t count;
+};
+
+class Shape;
+/// A subgraph's generated function: runs it in `shape` (the subgraph's) on its inputs.
+using SubgraphFn = std::function<std::vector<Tensor>(const Shape& shape,
+                                                     const std::vector<Tensor>& inputs)>;
+
+/// The runtime's plan of one graph (the program's or a subgraph's) for one tuple of symbol
+/// values (runtime::make_plan, the same as runtime::Program's): each step's outputs' layouts,
+/// its arguments as bound for these values, whether it runs (an empty result needs no kernel),
+/// its frames, pooled, and its higher-order steps' subgraphs' Shapes.
 class Shape {
  public:
   const TensorMeta& layout(size_t step, size_t out) const;
   const Value& arg(size_t step, size_t index) const;
   bool runs(size_t step) const;
   runtime::FramePool<Frame>::Lease frame() const { return frames_.acquire(); }
+  /// The graph's number of slots (values), for the table of slots the runtime's steps read.
+  size_t num_slots() const;
+  /// Runs step `step` as the runtime runs it, for the steps the generated code leaves to the
+  /// runtime: steps sized when they run (data-dependent sizes), and higher-order ops whose
+  /// subgraphs were not generated. `slots` holds the tensor of each slot the step reads;
+  /// `symbols` gains the unbacked symbols it binds.
+  std::vector<Tensor> run_step(size_t step, const std::vector<Tensor>& slots,
+                               SymbolValues& symbols) const;
+  /// Runs higher-order step `step` (cond, map, while_loop: the op's own kernel) with subgraph k
+  /// run by `bodies[k]` in its Shape.
+  std::vector<Tensor> run_control_flow(size_t step, const std::vector<Tensor>& slots,
+                                       const std::vector<SubgraphFn>& bodies,
+                                       SymbolValues& symbols) const;
+  /// Binds the unbacked symbols step `step` defines (item(), a size read from data) from its
+  /// outputs `outs`.
+  void bind(size_t step, const std::vector<Tensor>& outs, SymbolValues& symbols) const;
 
  private:
   friend class LoadedGraph;
-  Shape(std::shared_ptr<const runtime::ExecutionPlan> plan,
+  Shape(std::shared_ptr<const runtime::ExecutionPlan> plan, const runtime::CompiledGraph& graph,
         std::function<std::unique_ptr<Frame>()> make)
-      : plan_(std::move(plan)), frames_(std::move(make)) {}
+      : plan_(std::move(plan)), graph_(&graph), frames_(std::move(make)) {}
   std::shared_ptr<const runtime::ExecutionPlan> plan_;
+  const runtime::CompiledGraph* graph_;
   runtime::FramePool<Frame> frames_;
+  /// Per step: its subgraphs' Shapes (higher-order steps planned ahead).
+  std::vector<std::vector<std::unique_ptr<const Shape>>> subgraphs_;
 };
 
 /// The runtime's side of a compiled model: the program's graph prepared once at load exactly as
@@ -134,8 +167,9 @@ class LoadedGraph {
   /// `placeholders` (the program's) gets the constants the load-time passes make appended.
   /// Throws InvalidArchive when the prepared graph is not the one the code was generated from
   /// (`fingerprint`, runtime's plan_fingerprint).
+  /// `frames` holds each generated function's frame tensors (FrameTable's order).
   LoadedGraph(const ExportedProgram& program, std::vector<Tensor>& placeholders, bool fuse,
-              uint64_t fingerprint, const FrameTensor* frame, size_t frame_count);
+              uint64_t fingerprint, const FrameTable* frames, size_t functions);
   ~LoadedGraph();
   LoadedGraph(const LoadedGraph&) = delete;
   LoadedGraph& operator=(const LoadedGraph&) = delete;
@@ -146,16 +180,6 @@ class LoadedGraph {
                                      const SymbolValues& symbols) const;
   /// Step `step`'s packed convolution or matrix product.
   const PackedKernel& packed(size_t step) const;
-  /// Runs step `step` as the runtime runs it, for the steps the generated code leaves to the
-  /// runtime: higher-order ops (their subgraphs planned with `shape`'s symbols) and steps sized
-  /// when they run (data-dependent sizes). `slots` holds the tensor of each slot the step reads
-  /// (num_slots() of them); `symbols` gains the unbacked symbols it binds.
-  std::vector<Tensor> run_step(const Shape& shape, size_t step, const std::vector<Tensor>& slots,
-                               SymbolValues& symbols) const;
-  /// Binds the unbacked symbols step `step` defines (item(), a size read from data) from its
-  /// outputs `outs`.
-  void bind(size_t step, const std::vector<Tensor>& outs, SymbolValues& symbols) const;
-  size_t num_slots() const;
 
  private:
   struct Impl;

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "ir/argument_value.h"
 #include "ir/ir_util.h"
@@ -141,11 +142,7 @@ class Generator {
     XPORT_CHECK(graph_.unplannable.empty(), UnsupportedOp, "aot::compile: ",
                 graph_.unplannable, "; such programs run in the runtime (runtime::Program)");
     make_plan();
-    home_.assign(static_cast<size_t>(graph_.num_slots), Home::None);
-    expr_.assign(static_cast<size_t>(graph_.num_slots), "");
-    bind_placeholders();
-    for (size_t i = 0; i < plan_->steps.size(); ++i) emit_step(i);
-    emit_outputs();
+    emit_graph(graph_, *plan_, true);
     GeneratedModel out;
     out.source = assemble();
     out.kernel_calls = kernel_calls_;
@@ -153,6 +150,8 @@ class Generator {
     out.chains = chains_;
     out.views = run_views_;
     out.runtime_steps = runtime_steps_;
+    out.control_flow_steps = control_flow_steps_;
+    out.subgraph_functions = static_cast<int64_t>(frame_tables_.size()) - 1;
     out.arena_bytes = plan_->stats.arena_bytes;
     return out;
   }
@@ -211,14 +210,62 @@ class Generator {
     return out;
   }
 
+  // ---- graphs as functions -------------------------------------------------------------------
+
+  // What the code of one graph (the program's, or a subgraph's) knows of its values.
+  struct GraphCode {
+    const runtime::CompiledGraph* graph;
+    const runtime::ExecutionPlan* plan;
+    bool program;  // the program's graph: weights among its placeholders, steps prepared
+    size_t id;     // its function is g<id>; its frame tensors are kFrames[id]
+    std::vector<Home> home = {};         // per slot
+    std::vector<std::string> expr = {};  // per slot: its tensor's expression
+    std::vector<int> root = {};  // per slot: the placeholder whose storage it lies in, or -1
+    std::ostringstream run = {}, frame = {};
+    int64_t frame_count = 0;
+    bool run_symbols = false;  // steps the runtime runs, or that bind symbols: a run's slots
+  };
+
+  // Prints `graph`'s plan as the function g<id> (ids depth first, in the order steps reach
+  // subgraphs: the order LoadedGraph makes their Shapes in), and returns its name.
+  std::string emit_graph(const runtime::CompiledGraph& graph, const runtime::ExecutionPlan& plan,
+                         bool program) {
+    GraphCode code{.graph = &graph, .plan = &plan, .program = program,
+                   .id = frame_tables_.size()};
+    frame_tables_.emplace_back();
+    GraphCode* const outer = std::exchange(g_, &code);
+    const auto slots = static_cast<size_t>(graph.num_slots);
+    code.home.assign(slots, Home::None);
+    code.expr.assign(slots, "");
+    code.root.assign(slots, -1);
+    bind_placeholders();
+    for (size_t i = 0; i < plan.steps.size(); ++i) emit_step(i);
+    emit_outputs();
+    g_ = outer;
+    const std::string name = "g" + std::to_string(code.id);
+    members_ << "  std::vector<xport::Tensor> " << name
+             << "(const xport::aot::Shape& sh, const std::vector<xport::Tensor>& p,\n"
+             << "      const xport::aot::SymbolValues& symbols) const {\n"
+             << "    const auto lease = sh.frame();\n"
+             << "    const xport::aot::Frame& f = *lease;\n"
+             << "    (void)sh;\n    (void)f;\n    (void)symbols;\n"
+             << (code.run_symbols ? "    std::vector<xport::Tensor> slots(sh.num_slots());\n"
+                                    "    xport::aot::SymbolValues run_symbols = symbols;\n"
+                                  : "")
+             << indent(code.run.str()) << "  }\n\n";
+    frame_tables_[code.id] = {code.frame.str(), code.frame_count};
+    return name;
+  }
+
   void bind_placeholders() {
-    root_.assign(expr_.size(), -1);
-    for (size_t p = 0; p < graph_.placeholder_slots.size(); ++p) {
-      const auto s = static_cast<size_t>(graph_.placeholder_slots[p]);
-      expr_[s] = "p[" + std::to_string(p) + "]";
-      home_[s] = prepared_.is_user_input[p] ? Home::UserInput : Home::Weight;
-      root_[s] = static_cast<int>(p);
-      if (prepared_.is_user_input[p] || p >= program_placeholders_) continue;
+    for (size_t p = 0; p < g_->graph->placeholder_slots.size(); ++p) {
+      const auto s = static_cast<size_t>(g_->graph->placeholder_slots[p]);
+      g_->expr[s] = "p[" + std::to_string(p) + "]";
+      g_->root[s] = static_cast<int>(p);
+      // A subgraph's placeholders are its caller's values, given in each run.
+      const bool user_input = !g_->program || prepared_.is_user_input[p];
+      g_->home[s] = user_input ? Home::UserInput : Home::Weight;
+      if (user_input || p >= program_placeholders_) continue;
       archive_ << "    {" << p << ", " << layout(prepared_.placeholders[p].meta()) << ", "
                << string_literal(names_[p]) << "},\n";
       ++archive_count_;
@@ -228,11 +275,15 @@ class Generator {
   // ---- steps --------------------------------------------------------------------------------
 
   void emit_step(size_t index) {
-    const PlannedStep& planned = plan_->steps[index];
+    const PlannedStep& planned = g_->plan->steps[index];
     const runtime::CompiledStep& step = *planned.step;
     const ir::Node& node = *step.node;
-    if (planned.sized_at_run || step.kind == StepKind::HigherOrder) {
+    if (planned.sized_at_run) {
       emit_runtime_step(index);
+      return;
+    }
+    if (step.kind == StepKind::HigherOrder) {
+      emit_control_flow(index);
       return;
     }
     const auto first = static_cast<size_t>(step.first_slot);
@@ -245,14 +296,15 @@ class Generator {
     for (size_t o = 0; o < planned.outputs.size(); ++o) place(index, o);
     const bool sized_by_symbols = sizes_mention_symbol(node);
     if (!planned.run_kernel && !sized_by_symbols) return;
-    run_ << "  // " << ir::detail::node_label(node)
-         << (node.meta().source.empty() ? "" : " at " + node.meta().source) << "\n";
+    g_->run << "  // " << where(node) << "\n";
     // A result empty for some values of the symbols runs no kernel, as in the runtime.
     const std::string guard =
         sized_by_symbols ? "if (sh.runs(" + std::to_string(index) + ")) " : "";
     std::vector<std::string> outs;
-    for (size_t o = 0; o < planned.outputs.size(); ++o) outs.push_back(expr_[first + o]);
-    if (const auto it = prepared_.packed.find(&node); it != prepared_.packed.end()) {
+    for (size_t o = 0; o < planned.outputs.size(); ++o) outs.push_back(g_->expr[first + o]);
+    // Only the program's graph is prepared (weights packed, elementwise chains fused).
+    const auto it = prepared_.packed.find(&node);
+    if (g_->program && it != prepared_.packed.end()) {
       emit_packed(index, it->second, outs, guard);
       return;
     }
@@ -264,41 +316,76 @@ class Generator {
     for (size_t a = 0; a < node.args().size(); ++a) {
       if (mentions_symbol(node.args()[a])) sized.insert(a);
     }
-    run_ << "  " << guard
-         << call(symbol, planned.args, hole_exprs(planned), outs, index, sized) << ";\n";
+    g_->run << "  " << guard
+            << call(symbol, planned.args, hole_exprs(planned), outs, index, sized) << ";\n";
     ++kernel_calls_;
     if (step.binds) {  // item(): later sizes use the value it read
-      run_ << "  graph_->bind(" << index << ", " << list_literal(outs, identity)
-           << ", run_symbols);\n";
-      run_symbols_ = true;
+      g_->run << "  sh.bind(" << index << ", " << list_literal(outs, identity)
+              << ", run_symbols);\n";
+      g_->run_symbols = true;
     }
   }
 
-  // A step the runtime runs (aot::LoadedGraph::run_step): a higher-order op with its
-  // subgraphs' plans, or a step sized when it runs, as eager execution runs it. It reads its
-  // arguments from a table of slots.
+  static std::string where(const ir::Node& node) {
+    return ir::detail::node_label(node) +
+           (node.meta().source.empty() ? "" : " at " + node.meta().source);
+  }
+
+  // A step sized when it runs, as eager execution runs it (aot::Shape::run_step). It reads its
+  // arguments from the table of slots.
   void emit_runtime_step(size_t index) {
-    const PlannedStep& planned = plan_->steps[index];
-    const ir::Node& node = *planned.step->node;
-    run_ << "  // " << ir::detail::node_label(node)
-         << (node.meta().source.empty() ? "" : " at " + node.meta().source) << ": "
-         << (planned.sized_at_run ? "sized when it runs" : "subgraphs") << ", by the runtime\n";
-    for (const runtime::TensorHole& hole : planned.holes) {
+    g_->run << "  // " << where(*g_->plan->steps[index].step->node)
+            << ": sized when it runs, by the runtime\n";
+    fill_slots(index);
+    take_results(index, "sh.run_step(" + std::to_string(index) + ", slots, run_symbols)");
+    ++runtime_steps_;
+  }
+
+  // A higher-order op (cond, map, while_loop): the op's kernel runs in the runtime
+  // (aot::Shape::run_control_flow) and calls each subgraph's generated function.
+  void emit_control_flow(size_t index) {
+    const PlannedStep& planned = g_->plan->steps[index];
+    const runtime::CompiledStep& step = *planned.step;
+    std::vector<std::string> bodies;
+    for (size_t k = 0; k < step.subgraphs.size(); ++k) {
+      bodies.push_back(emit_graph(*step.subgraphs[k].second, *planned.subplans.at(k), false));
+    }
+    g_->run << "  // " << where(*step.node) << ": subgraphs " << list_literal(bodies, identity)
+            << "\n";
+    fill_slots(index);
+    std::string call = "sh.run_control_flow(" + std::to_string(index) + ", slots, {";
+    for (size_t k = 0; k < bodies.size(); ++k) {
+      call += std::string(k ? "," : "") +
+              "\n      [this, &run_symbols](const xport::aot::Shape& s, "
+              "const std::vector<xport::Tensor>& in) { return " +
+              bodies[k] + "(s, in, run_symbols); }";
+    }
+    take_results(index, call + "}, run_symbols)");
+    ++control_flow_steps_;
+  }
+
+  // Stores the tensors step `index` reads in the table of slots.
+  void fill_slots(size_t index) {
+    for (const runtime::TensorHole& hole : g_->plan->steps[index].holes) {
       const std::vector<int> read = hole.list ? hole.list_slots : std::vector<int>{hole.slot};
       for (const int s : read) {
-        if (s >= 0) run_ << "  slots[" << s << "] = " << expr_[static_cast<size_t>(s)] << ";\n";
+        if (s < 0) continue;
+        g_->run << "  slots[" << s << "] = " << g_->expr[static_cast<size_t>(s)] << ";\n";
       }
     }
+    g_->run_symbols = true;
+  }
+
+  // Step `index`'s outputs: what `call` returns, made in each run.
+  void take_results(size_t index, const std::string& call) {
+    const runtime::CompiledStep& step = *g_->plan->steps[index].step;
     const std::string results = "r" + std::to_string(index);
-    run_ << "  const std::vector<xport::Tensor> " << results << " = graph_->run_step(sh, " << index
-         << ", slots, run_symbols);\n";
-    const auto first = static_cast<size_t>(planned.step->first_slot);
-    for (size_t o = 0; o < node.outputs().size(); ++o) {
-      home_[first + o] = Home::Run;
-      expr_[first + o] = results + "[" + std::to_string(o) + "]";
+    g_->run << "  const std::vector<xport::Tensor> " << results << " = " << call << ";\n";
+    const auto first = static_cast<size_t>(step.first_slot);
+    for (size_t o = 0; o < step.node->outputs().size(); ++o) {
+      g_->home[first + o] = Home::Run;
+      g_->expr[first + o] = results + "[" + std::to_string(o) + "]";
     }
-    run_symbols_ = true;
-    ++runtime_steps_;
   }
 
   // Step `index`'s output `o` in its Shape: a layout the run's symbols decide.
@@ -309,44 +396,44 @@ class Generator {
   // A view's tensor: made with each frame where the plan keeps it there (its base is in the
   // frame or a weight), else per run.
   void view(size_t index, size_t o, size_t base) {
-    const size_t slot = static_cast<size_t>(plan_->steps[index].step->first_slot) + o;
-    if (!plan_->slot_per_run[slot]) {
-      const int over = root_[base];  // a placeholder's storage, or -1: the arena
-      root_[slot] = over;
-      home_[slot] = Home::Frame;
-      expr_[slot] = frame_tensor(index, o, over);
+    const size_t slot = static_cast<size_t>(g_->plan->steps[index].step->first_slot) + o;
+    if (!g_->plan->slot_per_run[slot]) {
+      const int over = g_->root[base];  // a placeholder's storage, or -1: the arena
+      g_->root[slot] = over;
+      g_->home[slot] = Home::Frame;
+      g_->expr[slot] = frame_tensor(index, o, over);
       return;
     }
-    home_[slot] = Home::Run;
-    expr_[slot] = "v" + std::to_string(slot);
-    run_ << "  const xport::Tensor " << expr_[slot] << " = xport::aot::tensor_in("
-         << expr_[base] << ".storage(), " << shape_layout(index, o) << ");\n";
+    g_->home[slot] = Home::Run;
+    g_->expr[slot] = "v" + std::to_string(slot);
+    g_->run << "  const xport::Tensor " << g_->expr[slot] << " = xport::aot::tensor_in("
+         << g_->expr[base] << ".storage(), " << shape_layout(index, o) << ");\n";
     ++run_views_;
   }
 
   // A kernel's output `o`: in the frame's arena, fresh per run, the argument it updates, or none.
   void place(size_t index, size_t o) {
-    const PlannedStep& planned = plan_->steps[index];
+    const PlannedStep& planned = g_->plan->steps[index];
     const size_t slot = static_cast<size_t>(planned.step->first_slot) + o;
     switch (planned.placement[o]) {
       case Placement::Arena:
-        home_[slot] = Home::Frame;
-        expr_[slot] = frame_tensor(index, o, -1);
+        g_->home[slot] = Home::Frame;
+        g_->expr[slot] = frame_tensor(index, o, -1);
         break;
       case Placement::Heap:
-        home_[slot] = Home::Run;
-        expr_[slot] = "v" + std::to_string(slot);
-        run_ << "  const xport::Tensor " << expr_[slot] << " = xport::aot::fresh_tensor("
+        g_->home[slot] = Home::Run;
+        g_->expr[slot] = "v" + std::to_string(slot);
+        g_->run << "  const xport::Tensor " << g_->expr[slot] << " = xport::aot::fresh_tensor("
              << shape_layout(index, o) << ");\n";
         break;
       case Placement::Alias:
-        home_[slot] = home_[static_cast<size_t>(planned.alias_slot)];
-        expr_[slot] = expr_[static_cast<size_t>(planned.alias_slot)];
-        root_[slot] = root_[static_cast<size_t>(planned.alias_slot)];
+        g_->home[slot] = g_->home[static_cast<size_t>(planned.alias_slot)];
+        g_->expr[slot] = g_->expr[static_cast<size_t>(planned.alias_slot)];
+        g_->root[slot] = g_->root[static_cast<size_t>(planned.alias_slot)];
         break;
       case Placement::None:
-        home_[slot] = Home::None;
-        expr_[slot] = "kNone";
+        g_->home[slot] = Home::None;
+        g_->expr[slot] = "kNone";
         break;
       case Placement::Returned:
         refuse(*planned.step->node, "its kernel returns its results");
@@ -355,8 +442,8 @@ class Generator {
 
   // A tensor every frame holds: over the arena (`over` -1) or over a placeholder's storage.
   std::string frame_tensor(size_t index, size_t o, int over) {
-    frame_ << "    {" << index << ", " << o << ", " << over << "},\n";
-    return "f.t[" + std::to_string(frame_count_++) + "]";
+    g_->frame << "    {" << index << ", " << o << ", " << over << "},\n";
+    return "f.t[" + std::to_string(g_->frame_count++) + "]";
   }
 
   // Each tensor argument's expression, by argument index (list arguments: "{a, b}").
@@ -364,14 +451,14 @@ class Generator {
     std::map<size_t, std::string> out;
     for (const runtime::TensorHole& hole : planned.holes) {
       if (!hole.list) {
-        const std::string& e = expr_[static_cast<size_t>(hole.slot)];
+        const std::string& e = g_->expr[static_cast<size_t>(hole.slot)];
         out[hole.arg] = hole.number ? "xport::aot::scalar_of(" + e + ")" : e;
         continue;
       }
       std::string list = "{";
       for (size_t i = 0; i < hole.list_slots.size(); ++i) {
         const int s = hole.list_slots[i];
-        list += (i ? ", " : "") + (s < 0 ? std::string("kNone") : expr_[static_cast<size_t>(s)]);
+        list += (i ? ", " : "") + (s < 0 ? std::string("kNone") : g_->expr[static_cast<size_t>(s)]);
       }
       out[hole.arg] = list + "}";
     }
@@ -479,7 +566,7 @@ class Generator {
   // loads, as the runtime makes it), or an elementwise chain.
   void emit_packed(size_t index, const PackedCall& packed, const std::vector<std::string>& outs,
                    const std::string& guard) {
-    const ir::Node& node = *plan_->steps[index].step->node;
+    const ir::Node& node = *g_->plan->steps[index].step->node;
     if (packed.kind == PackedCall::Kind::PointwiseChain) {
       emit_chain(node, outs.at(0), guard);
       return;
@@ -490,10 +577,10 @@ class Generator {
     if (packed.kind == PackedCall::Kind::Conv2d) {
       const std::string residual =
           node.arg("residual").is_none() ? "kNone" : arg_expr(node, "residual");
-      run_ << "  " << guard << "xport::aot::run_conv2d(" << kernel << ", " << input << ", "
+      g_->run << "  " << guard << "xport::aot::run_conv2d(" << kernel << ", " << input << ", "
            << residual << ", " << outs.at(0) << ");\n";
     } else {
-      run_ << "  " << guard << "xport::aot::run_linear(" << kernel << ", " << input << ", "
+      g_->run << "  " << guard << "xport::aot::run_linear(" << kernel << ", " << input << ", "
            << outs.at(0) << ");\n";
     }
     ++packed_calls_;
@@ -502,7 +589,7 @@ class Generator {
   std::string arg_expr(const ir::Node& node, const char* name) const {
     const auto* ref = std::get_if<ir::ValueRef>(&node.arg(name).value);
     if (ref == nullptr) refuse(node, std::string("its '") + name + "' is not a graph value");
-    return expr_[static_cast<size_t>(graph_.slot(*ref))];
+    return g_->expr[static_cast<size_t>(g_->graph->slot(*ref))];
   }
 
   // An elementwise chain (xport::fused_pointwise): a function of the translation unit that runs
@@ -544,25 +631,25 @@ class Generator {
     }
     fn << "}\n";
     functions_ << fn.str();
-    run_ << "  " << guard << "xport::aot::run_chunked({";
+    g_->run << "  " << guard << "xport::aot::run_chunked({";
     const auto& inputs = std::get<std::vector<ir::Argument>>(node.arg("inputs").value);
     for (size_t i = 0; i < inputs.size(); ++i) {
       const auto& ref = std::get<ir::ValueRef>(inputs[i].value);
-      run_ << (i ? ", " : "") << expr_[static_cast<size_t>(graph_.slot(ref))];
+      g_->run << (i ? ", " : "") << g_->expr[static_cast<size_t>(g_->graph->slot(ref))];
     }
-    run_ << "}, " << out << ", &" << name << ");\n";
+    g_->run << "}, " << out << ", &" << name << ");\n";
     ++chains_;
   }
 
   // ---- outputs and the translation unit ---------------------------------------------------------
 
   void emit_outputs() {
-    run_ << "  return {";
-    for (size_t r = 0; r < graph_.output_slots.size(); ++r) {
-      const std::string& e = expr_[static_cast<size_t>(graph_.output_slots[r])];
-      run_ << (r ? ", " : "") << e << (plan_->copy_output[r] ? ".clone()" : "");
+    g_->run << "  return {";
+    for (size_t r = 0; r < g_->graph->output_slots.size(); ++r) {
+      const std::string& e = g_->expr[static_cast<size_t>(g_->graph->output_slots[r])];
+      g_->run << (r ? ", " : "") << e << (g_->plan->copy_output[r] ? ".clone()" : "");
     }
-    run_ << "};\n";
+    g_->run << "};\n";
   }
 
   std::string assemble() const {
@@ -577,9 +664,10 @@ class Generator {
         << "const std::vector<xport::TensorMeta> kMeta = xport::aot::decode_layouts(kLayouts, "
         << layout_index_.size() << ");\n"
         << "// The archive's tensors the code reads, with the layout each must have.\n"
-        << "constexpr xport::aot::ArchiveTensor kArchive[] = {\n" << table(archive_) << "};\n"
-        << "// The tensors of a frame: {step, output, placeholder viewed or -1: the arena}.\n"
-        << "constexpr xport::aot::FrameTensor kFrame[] = {\n" << table(frame_) << "};\n"
+        << "constexpr xport::aot::ArchiveTensor kArchive[] = {\n" << table(archive_.str()) << "};\n"
+        << "// The tensors of each function's frame: {step, output, placeholder viewed or -1: "
+           "the arena}.\n"
+        << frame_tables()
         << "// The steps that run a packed convolution or matrix product.\n"
         << "constexpr size_t kPackedSteps[] = " << table_literal(packed_steps_, identity) << ";\n"
         << globals_.str() << "\n"
@@ -592,7 +680,7 @@ class Generator {
         << "    xport::aot::expect_archive(p, kArchive, " << archive_count_ << ", kMeta);\n"
         << "    graph_ = std::make_unique<xport::aot::LoadedGraph>(program, p, "
         << (fuse_ ? "true" : "false") << ", UINT64_C(" << runtime::plan_fingerprint(graph_)
-        << "), kFrame, " << frame_count_ << ");\n"
+        << "), kFrames, " << frame_tables_.size() << ");\n"
         << "    for (size_t i = 0; i < " << packed_steps_.size() << "; ++i) {\n"
         << "      k_.push_back(&graph_->packed(kPackedSteps[i]));\n    }\n"
         << "  }\n\n"
@@ -601,17 +689,12 @@ class Generator {
            "override {\n"
         << "    const std::shared_ptr<const xport::aot::Shape> shape = graph_->shape(p, "
            "symbols);\n"
-        << "    const xport::aot::Shape& sh = *shape;\n"
-        << "    const auto lease = sh.frame();\n"
-        << "    const xport::aot::Frame& f = *lease;\n"
-        << "    (void)sh;\n    (void)f;\n"
-        << (run_symbols_ ? "    std::vector<xport::Tensor> slots(graph_->num_slots());\n"
-                           "    xport::aot::SymbolValues run_symbols = symbols;\n"
-                         : "")
-        << indent(run_.str()) << "  }\n\n"
+        << "    return g0(*shape, p, symbols);\n  }\n\n"
         << "  std::string isa() const override {\n    std::string s;\n" << isa_lines("s += \" ")
         << "    return s.empty() ? s : s.substr(1);\n  }\n\n"
         << " private:\n"
+        << "  // The program's graph (g0) and each subgraph of its control flow, as functions.\n"
+        << members_.str()
         << "  static void require_isa() {\n" << isa_checks() << "  }\n"
         << "  std::unique_ptr<xport::aot::LoadedGraph> graph_;\n"
         << "  std::vector<const xport::aot::PackedKernel*> k_;\n};\n\n"
@@ -620,9 +703,22 @@ class Generator {
     return out.str();
   }
 
+  // kFrame<id> for each function, and kFrames, their table.
+  std::string frame_tables() const {
+    std::ostringstream out;
+    for (size_t id = 0; id < frame_tables_.size(); ++id) {
+      out << "constexpr xport::aot::FrameTensor kFrame" << id << "[] = {\n"
+          << table(frame_tables_[id].first) << "};\n";
+    }
+    out << "constexpr xport::aot::FrameTable kFrames[] = {";
+    for (size_t id = 0; id < frame_tables_.size(); ++id) {
+      out << (id ? ", " : "") << "{kFrame" << id << ", " << frame_tables_[id].second << "}";
+    }
+    return out.str() + "};\n";
+  }
+
   // A table's entries; `{}` is no array, so an empty table gets one unused entry.
-  static std::string table(const std::ostringstream& entries) {
-    const std::string text = entries.str();
+  static std::string table(const std::string& text) {
     return text.empty() ? "    {},\n" : text;
   }
 
@@ -669,17 +765,17 @@ class Generator {
   runtime::PreparedGraph prepared_;
   runtime::CompiledGraph graph_;
   std::unique_ptr<runtime::ExecutionPlan> plan_;
-  std::vector<Home> home_;          // per slot
-  std::vector<std::string> expr_;   // per slot: its tensor's expression
-  std::vector<int> root_;  // per slot: the placeholder whose storage it lies in, or -1
-  std::ostringstream globals_, functions_, run_, archive_, frame_;
-  int64_t archive_count_ = 0, frame_count_ = 0;
+  GraphCode* g_ = nullptr;  // the graph being printed
+  std::ostringstream globals_, functions_, members_, archive_;
+  // Per generated function: its frame tensors' entries and their count.
+  std::vector<std::pair<std::string, int64_t>> frame_tables_;
+  int64_t archive_count_ = 0;
   std::map<std::vector<int64_t>, size_t> layout_index_;
   std::vector<int64_t> layouts_;  // the archive tensors' layouts, encoded one after another
   std::vector<std::string> packed_steps_;
   std::map<std::string, std::string> constant_names_;
-  int64_t kernel_calls_ = 0, packed_calls_ = 0, chains_ = 0, run_views_ = 0, runtime_steps_ = 0;
-  bool run_symbols_ = false;  // steps the runtime runs, or that bind symbols: a run's slots
+  int64_t kernel_calls_ = 0, packed_calls_ = 0, chains_ = 0, run_views_ = 0, runtime_steps_ = 0,
+          control_flow_steps_ = 0;
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
 // Prints the runtime's execution plan of a program as one C++ translation unit: a direct call of
 // the named typed kernel per step (xport/kernels.h) with its literal arguments, the runtime's
-// packed convolutions and matrix products, elementwise chains as chunked loops, and which values
+// packed convolutions and matrix products, elementwise chains as chunked loops, each subgraph of
+// control flow (cond, map, while_loop) as a function the op calls, and which values
 // share a frame's arena (made once per frame and pooled) or are made per run. Sizes, strides,
 // arena offsets and the arguments the symbols decide are read from the runtime's plan of each
 // run's symbol values, which the library makes once per tuple of them (aot::LoadedGraph, the
@@ -25,7 +26,9 @@ struct GeneratedModel {
   int64_t kernel_calls = 0;              ///< typed kernel calls per run
   int64_t packed_calls = 0;              ///< packed convolutions and matrix products per run
   int64_t chains = 0;                    ///< elementwise chains per run
-  int64_t runtime_steps = 0;  ///< steps the runtime runs: control flow, data-dependent sizes
+  int64_t runtime_steps = 0;  ///< steps the runtime runs: data-dependent sizes
+  int64_t control_flow_steps = 0;  ///< higher-order ops, their subgraphs generated functions
+  int64_t subgraph_functions = 0;  ///< those functions (nested ones included)
   int64_t views = 0;                     ///< views made per run (the rest are made once)
   int64_t arena_bytes = 0;
 };

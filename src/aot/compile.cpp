@@ -367,8 +367,10 @@ std::string CompileReport::str() const {
   out << so_path << ": " << so_bytes << " bytes";
   if (embedded_bytes > 0) out << " (" << embedded_bytes << " of them the embedded archive)";
   out << ", " << kernel_calls << " kernel calls, "
-      << packed_calls << " packed, " << chains << " elementwise chains, " << runtime_steps
-      << " steps by the runtime per run; generated in " << generate_s << " s, compiled in "
+      << packed_calls << " packed, " << chains << " elementwise chains, " << control_flow_steps
+      << " control flow steps with " << subgraph_functions << " subgraph functions, "
+      << runtime_steps << " steps by the runtime per run; generated in " << generate_s
+      << " s, compiled in "
       << compile_s << " s" << (precompiled_headers ? " (headers precompiled)" : "")
       << "; weights and contract from "
       << (archive_path.empty() ? "the library" : archive_path);
@@ -449,6 +451,8 @@ CompileReport compile_program(const ExportedProgram& program, const std::string*
   report.packed_calls = model.packed_calls;
   report.chains = model.chains;
   report.runtime_steps = model.runtime_steps;
+  report.control_flow_steps = model.control_flow_steps;
+  report.subgraph_functions = model.subgraph_functions;
 
   const auto compile_start = std::chrono::steady_clock::now();
   const fs::path source = work.path() / "model.cpp";

@@ -25,16 +25,15 @@ Value hole_value(const TensorHole& hole, const std::vector<Tensor>& slots) {
   return Value(std::move(list));
 }
 
-// A higher-order op: its kernel gets each subgraph as a function that runs the subgraph's plan
-// (inputs made contiguous at offset 0, the layout the plan was made for).
-std::vector<Tensor> run_higher_order(const PlannedStep& planned, const std::vector<Tensor>& slots) {
+}  // namespace
+
+std::vector<Tensor> run_higher_order(const PlannedStep& planned, const std::vector<Tensor>& slots,
+                                     const PlannedBody& body) {
   const CompiledStep& step = *planned.step;
   std::vector<Value> args = planned.args;
   for (const TensorHole& hole : planned.holes) args[hole.arg] = hole_value(hole, slots);
   for (size_t k = 0; k < step.subgraphs.size(); ++k) {
-    const ExecutionPlan* plan = planned.subplans[k].get();
-    const CompiledGraph* graph = step.subgraphs[k].second.get();
-    args[step.subgraphs[k].first] = Value(GraphFn([plan, graph](const std::vector<Tensor>& in) {
+    args[step.subgraphs[k].first] = Value(GraphFn([k, &body](const std::vector<Tensor>& in) {
       std::vector<Tensor> inputs;
       inputs.reserve(in.size());
       for (const Tensor& t : in) {
@@ -42,11 +41,13 @@ std::vector<Tensor> run_higher_order(const PlannedStep& planned, const std::vect
             t.is_contiguous() && t.storage_offset().maybe_int() == std::optional<int64_t>(0);
         inputs.push_back(planned_layout ? t : t.clone());
       }
-      return execute(*plan, *graph, inputs);
+      return body(k, inputs);
     }));
   }
   return step.op->cpu_alloc(OpArgs(*step.op, std::move(args)));
 }
+
+namespace {
 
 // A step sized when it runs: its arguments bound with this run's symbols, run as eager
 // execution runs it (subgraphs through the interpreter).
@@ -129,8 +130,14 @@ std::unique_ptr<Frame> ExecutionPlan::make_frame() const {
 std::vector<Tensor> run_step_at_run(const PlannedStep& planned, const CompiledGraph& graph,
                                     const std::vector<Tensor>& slots, Symbols& symbols) {
   const CompiledStep& step = *planned.step;
-  std::vector<Tensor> outs = planned.sized_at_run ? run_sized_at_run(step, graph, slots, symbols)
-                                                  : run_higher_order(planned, slots);
+  std::vector<Tensor> outs;
+  if (planned.sized_at_run) {
+    outs = run_sized_at_run(step, graph, slots, symbols);
+  } else {
+    outs = run_higher_order(planned, slots, [&](size_t k, const std::vector<Tensor>& inputs) {
+      return execute(*planned.subplans[k], *step.subgraphs[k].second, inputs);
+    });
+  }
   if (step.binds) ir::detail::bind_unbacked(*step.node, outs, symbols);
   return outs;
 }

@@ -3,6 +3,7 @@
 // layouts and where they live (an arena offset, a fresh allocation for graph outputs, or a view),
 // made once and then run by any number of threads.
 
+#include <functional>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -95,6 +96,15 @@ std::unique_ptr<ExecutionPlan> make_plan(const CompiledGraph& graph,
                                          const std::vector<Tensor>& placeholders,
                                          const std::vector<bool>& is_user_input,
                                          const std::unordered_map<sym::ExprPtr, int64_t>& symbols);
+
+/// Runs subgraph `k` of a higher-order step on inputs laid out as its plan expects.
+using PlannedBody = std::function<std::vector<Tensor>(size_t k, const std::vector<Tensor>& inputs)>;
+
+/// Runs a higher-order step's op over `slots` (each slot's tensor, those it reads at least); its
+/// kernel runs subgraph k by `body`, with the inputs made contiguous at offset 0 first (the
+/// layout the subgraph's plan was made for).
+std::vector<Tensor> run_higher_order(const PlannedStep& planned, const std::vector<Tensor>& slots,
+                                     const PlannedBody& body);
 
 /// Runs a step that is not planned as a kernel call: a higher-order op (with its subgraphs'
 /// plans) or a step sized when it runs (as eager execution runs it), over `slots` (each slot's

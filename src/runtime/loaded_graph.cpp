@@ -28,7 +28,35 @@ void run_linear(const PackedKernel& kernel, const Tensor& input, const Tensor& o
 }
 
 namespace {
+
 constexpr size_t kCachedShapes = 64;  // as runtime::Options::max_cached_plans
+
+// Frames of `plan` whose tensors are `table`'s: over the arena, or views of a weight among
+// `placeholders` (the program's graph only: a subgraph's inputs are its caller's, per run).
+std::function<std::unique_ptr<Frame>()> frame_maker(const runtime::ExecutionPlan& plan,
+                                                    const FrameTable& table,
+                                                    const std::vector<Tensor>* placeholders) {
+  // Each frame tensor's base (null: the arena; weights outlive the runs) and layout.
+  std::vector<std::pair<std::shared_ptr<Storage>, TensorMeta>> tensors;
+  for (size_t i = 0; i < table.count; ++i) {
+    const FrameTensor& f = table.tensors[i];
+    XPORT_CHECK(f.base < 0 || placeholders != nullptr, Internal,
+                "compiled model: a subgraph's frame tensor views a placeholder");
+    tensors.emplace_back(
+        f.base < 0 ? nullptr : placeholders->at(static_cast<size_t>(f.base)).storage(),
+        plan.steps.at(static_cast<size_t>(f.step)).outputs.at(static_cast<size_t>(f.out)));
+  }
+  return [arena_bytes = plan.stats.arena_bytes, tensors = std::move(tensors)] {
+    auto f = std::make_unique<Frame>();
+    f->arena = Storage::allocate(arena_bytes);
+    f->t.reserve(tensors.size());
+    for (const auto& [base, layout] : tensors) {
+      f->t.push_back(Tensor::make(base ? base : f->arena, layout));
+    }
+    return f;
+  };
+}
+
 }  // namespace
 
 struct LoadedGraph::Impl {
@@ -47,22 +75,45 @@ struct LoadedGraph::Impl {
     }
   }
 
+  // The Shape of `plan` (of `graph`) and of its subgraphs' plans, depth first, each with the
+  // next of `frames`.
+  std::unique_ptr<Shape> make_shape(std::shared_ptr<const runtime::ExecutionPlan> plan,
+                                    const runtime::CompiledGraph& of,
+                                    const std::vector<Tensor>* placeholders,
+                                    size_t& next) const {
+    XPORT_CHECK(next < frames.size(), Internal, "compiled model: more subgraphs planned than the "
+                "code has functions (", frames.size(), ")");
+    const FrameTable& table = frames[next++];
+    std::unique_ptr<Shape> shape(
+        new Shape(plan, of, frame_maker(*plan, table, placeholders)));
+    shape->subgraphs_.resize(plan->steps.size());
+    for (size_t i = 0; i < plan->steps.size(); ++i) {
+      const runtime::PlannedStep& planned = plan->steps[i];
+      for (size_t k = 0; k < planned.subplans.size(); ++k) {
+        shape->subgraphs_[i].push_back(make_shape(planned.subplans[k],
+                                                  *planned.step->subgraphs[k].second, nullptr,
+                                                  next));
+      }
+    }
+    return shape;
+  }
+
   runtime::PreparedGraph prepared;
   runtime::CompiledGraph graph;
   std::vector<PackedKernel> packed;  // per step
-  std::vector<FrameTensor> frame;
+  std::vector<FrameTable> frames;    // per generated function
   runtime::PlanCache<Shape> shapes;
 };
 
 LoadedGraph::LoadedGraph(const ExportedProgram& program, std::vector<Tensor>& placeholders,
-                         bool fuse, uint64_t fingerprint, const FrameTensor* frame,
-                         size_t frame_count)
+                         bool fuse, uint64_t fingerprint, const FrameTable* frames,
+                         size_t functions)
     : impl_(std::make_unique<Impl>(program, placeholders, fuse)) {
   XPORT_CHECK(runtime::plan_fingerprint(impl_->graph) == fingerprint, InvalidArchive,
               "the runtime prepares this archive's program into other steps than the compiled "
               "model's (", impl_->graph.steps.size(), " steps): load it with the archive it was "
               "compiled from, by the xport it was compiled with");
-  impl_->frame.assign(frame, frame + frame_count);
+  impl_->frames.assign(frames, frames + functions);
 }
 
 LoadedGraph::~LoadedGraph() = default;
@@ -70,25 +121,13 @@ LoadedGraph::~LoadedGraph() = default;
 std::shared_ptr<const Shape> LoadedGraph::shape(const std::vector<Tensor>& placeholders,
                                                 const SymbolValues& symbols) const {
   const auto make = [&] {
-    const std::shared_ptr<const runtime::ExecutionPlan> plan =
-        runtime::make_plan(impl_->graph, placeholders, impl_->prepared.is_user_input, symbols);
-    // Each frame tensor's base (null: the arena; weights outlive the runs) and layout.
-    std::vector<std::pair<std::shared_ptr<Storage>, TensorMeta>> tensors;
-    for (const FrameTensor& f : impl_->frame) {
-      tensors.emplace_back(
-          f.base < 0 ? nullptr : placeholders.at(static_cast<size_t>(f.base)).storage(),
-          plan->steps.at(static_cast<size_t>(f.step)).outputs.at(static_cast<size_t>(f.out)));
-    }
-    return std::shared_ptr<const Shape>(new Shape(
-        plan, [arena_bytes = plan->stats.arena_bytes, tensors = std::move(tensors)] {
-          auto f = std::make_unique<Frame>();
-          f->arena = Storage::allocate(arena_bytes);
-          f->t.reserve(tensors.size());
-          for (const auto& [base, layout] : tensors) {
-            f->t.push_back(Tensor::make(base ? base : f->arena, layout));
-          }
-          return f;
-        }));
+    size_t next = 0;
+    std::shared_ptr<const Shape> shape = impl_->make_shape(
+        runtime::make_plan(impl_->graph, placeholders, impl_->prepared.is_user_input, symbols),
+        impl_->graph, &placeholders, next);
+    XPORT_CHECK(next == impl_->frames.size(), Internal, "compiled model: ", next,
+                " graphs planned, the code has ", impl_->frames.size(), " functions");
+    return shape;
   };
   return impl_->shapes.get(symbols, make);
 }
@@ -101,18 +140,30 @@ const Value& Shape::arg(size_t step, size_t index) const { return plan_->steps[s
 
 bool Shape::runs(size_t step) const { return plan_->steps[step].run_kernel; }
 
-std::vector<Tensor> LoadedGraph::run_step(const Shape& shape, size_t step,
-                                          const std::vector<Tensor>& slots,
-                                          SymbolValues& symbols) const {
-  return runtime::run_step_at_run(shape.plan_->steps.at(step), impl_->graph, slots, symbols);
+size_t Shape::num_slots() const { return static_cast<size_t>(graph_->num_slots); }
+
+std::vector<Tensor> Shape::run_step(size_t step, const std::vector<Tensor>& slots,
+                                    SymbolValues& symbols) const {
+  return runtime::run_step_at_run(plan_->steps.at(step), *graph_, slots, symbols);
 }
 
-void LoadedGraph::bind(size_t step, const std::vector<Tensor>& outs,
-                       SymbolValues& symbols) const {
-  ir::detail::bind_unbacked(*impl_->graph.steps.at(step).node, outs, symbols);
+std::vector<Tensor> Shape::run_control_flow(size_t step, const std::vector<Tensor>& slots,
+                                            const std::vector<SubgraphFn>& bodies,
+                                            SymbolValues& symbols) const {
+  const std::vector<std::unique_ptr<const Shape>>& shapes = subgraphs_.at(step);
+  XPORT_CHECK(bodies.size() == shapes.size(), Internal, "compiled model: step ", step, " has ",
+              shapes.size(), " subgraphs, the code ", bodies.size());
+  std::vector<Tensor> outs = runtime::run_higher_order(
+      plan_->steps[step], slots,
+      [&](size_t k, const std::vector<Tensor>& inputs) { return bodies[k](*shapes[k], inputs); });
+  bind(step, outs, symbols);
+  return outs;
 }
 
-size_t LoadedGraph::num_slots() const { return static_cast<size_t>(impl_->graph.num_slots); }
+void Shape::bind(size_t step, const std::vector<Tensor>& outs, SymbolValues& symbols) const {
+  const runtime::CompiledStep& compiled = *plan_->steps.at(step).step;
+  if (compiled.binds) ir::detail::bind_unbacked(*compiled.node, outs, symbols);
+}
 
 const PackedKernel& LoadedGraph::packed(size_t step) const {
   const PackedKernel& k = impl_->packed.at(step);
