@@ -44,6 +44,10 @@ struct PlanStats {
   /// Steps sized when they run (their sizes use a value only the data decides: nonzero's count,
   /// item()): bound and allocated then; every other step is planned.
   int64_t run_time_steps = 0;
+  /// Composite ops (PyTorch's training IR keeps aten::linear, aten::conv2d, ...) run as their
+  /// decomposition, eagerly, in each run (counted in kernel_steps); `xport decompose` or
+  /// ExportedProgram::run_decompositions makes them planned kernel steps.
+  int64_t composite_steps = 0;
   /// Buffers the program updates (a KV cache) that the run writes where they lie, uncopied.
   int64_t buffers_updated_in_place = 0;
   int64_t arena_values = 0;       ///< intermediates placed in the arena

@@ -278,7 +278,7 @@ class Generator {
     const PlannedStep& planned = g_->plan->steps[index];
     const runtime::CompiledStep& step = *planned.step;
     const ir::Node& node = *step.node;
-    if (planned.sized_at_run) {
+    if (planned.sized_at_run || step.kind == StepKind::Composite) {
       emit_runtime_step(index);
       return;
     }
@@ -331,11 +331,13 @@ class Generator {
            (node.meta().source.empty() ? "" : " at " + node.meta().source);
   }
 
-  // A step sized when it runs, as eager execution runs it (aot::Shape::run_step). It reads its
-  // arguments from the table of slots.
+  // A step sized when it runs, or a composite op (compile() decomposes them first), as eager
+  // execution runs it (aot::Shape::run_step). It reads its arguments from the table of slots.
   void emit_runtime_step(size_t index) {
-    g_->run << "  // " << where(*g_->plan->steps[index].step->node)
-            << ": sized when it runs, by the runtime\n";
+    const PlannedStep& planned = g_->plan->steps[index];
+    g_->run << "  // " << where(*planned.step->node) << ": "
+            << (planned.sized_at_run ? "sized when it runs" : "a composite op")
+            << ", by the runtime\n";
     fill_slots(index);
     take_results(index, "sh.run_step(" + std::to_string(index) + ", slots, run_symbols)");
     ++runtime_steps_;

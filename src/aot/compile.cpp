@@ -338,7 +338,8 @@ std::string precompiled_prelude(const Options& options, const std::vector<std::s
 }
 
 // Whether a call (here or in a subgraph) is of an op with no meta function, which the runtime
-// can only interpret (PyTorch's training IR keeps aten::conv2d, aten::linear, ...).
+// runs only eagerly, as its decomposition (PyTorch's training IR keeps aten::conv2d,
+// aten::linear, ...): decomposed, they are planned kernel steps.
 bool has_composite_op(const ir::Graph& graph) {
   for (const auto& node : graph.nodes()) {
     if (node->kind() != ir::NodeKind::Call) continue;

@@ -50,7 +50,11 @@ CompiledStep compile_step(const ir::Node& node, int first_slot, const NodeKernel
   // An op with both (index.Tensor) is a kernel step; the planner sizes it when it runs where
   // its sizes use a symbol only the data decides (a mask's true elements).
   if (op.kind == OpKind::Composite) {
-    unplannable = label + ": a composite op with no meta function";
+    if (op.decomp) {
+      step.kind = StepKind::Composite;
+    } else {
+      unplannable = label + ": a composite op with no decomposition";
+    }
     return step;
   }
   if (op.kind == OpKind::View) {

@@ -19,6 +19,10 @@ enum class StepKind {
   InPlace,      ///< the kernel writes into the aliased argument (never in a functional graph)
   HigherOrder,  ///< the op's kernel runs its subgraphs (each planned too) and returns outputs
   Eager,        ///< output sizes only the data decides (nonzero): runs as eager execution does
+  /// A composite op (PyTorch's training IR keeps aten::linear, aten::conv2d, ...): runs as its
+  /// decomposition, eagerly; its results get the layouts its node records, so the steps after
+  /// it stay planned.
+  Composite,
 };
 
 struct CompiledGraph;
@@ -45,8 +49,8 @@ struct CompiledGraph {
   std::vector<int> placeholder_slots;
   std::vector<CompiledStep> steps;
   std::vector<int> output_slots;
-  /// Why the graph cannot be planned (an op whose output sizes depend on data, or one with no
-  /// kernel); empty when it can. Such graphs run through the interpreter.
+  /// Why the graph cannot be planned (an op with no kernel and no decomposition); empty when
+  /// it can. Such graphs run through the interpreter.
   std::string unplannable;
 
   int slot(const ir::ValueRef& ref) const { return node_slot[ref.node->position()] + ref.index; }

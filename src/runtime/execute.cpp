@@ -1,11 +1,13 @@
 // Runs an execution plan. Each run leases a frame (the arena, the tensors that stay in it, each
 // kernel step's bound arguments) and fills in only what it is given or makes: the user's
 // inputs, results allocated for the caller, and the steps that depend on them.
+#include <algorithm>
 #include <chrono>
 
 #include "ir/argument_value.h"
 #include "ir/ir_util.h"
 #include "kernels/cpu/elementwise.h"
+#include "ops/op_util.h"
 #include "runtime/execution_plan.h"
 
 namespace xport::runtime {
@@ -48,6 +50,52 @@ std::vector<Tensor> run_higher_order(const PlannedStep& planned, const std::vect
 }
 
 namespace {
+
+// The runtime's sizes are numbers: SymInt's == would make a symbolic bool.
+bool same_ints(const std::vector<SymInt>& a, const std::vector<SymInt>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const SymInt& x, const SymInt& y) { return x.maybe_int() == y.maybe_int(); });
+}
+
+bool has_layout(const Tensor& t, const TensorMeta& meta) {
+  return t.dtype() == meta.dtype && same_ints(t.sizes(), meta.sizes) &&
+         same_ints(t.strides(), meta.strides) &&
+         t.storage_offset().maybe_int() == meta.storage_offset.maybe_int();
+}
+
+// A composite op: its decomposition, run eagerly. Each result gets the layout the plan gave it
+// (the steps after it were planned for that), in storage of its own: a decomposition may return
+// a view of an argument (reshape), which the plan does not know to keep alive.
+std::vector<Tensor> run_composite(const PlannedStep& planned, const std::vector<Tensor>& slots) {
+  const CompiledStep& step = *planned.step;
+  std::vector<Value> args = planned.args;
+  for (const TensorHole& hole : planned.holes) args[hole.arg] = hole_value(hole, slots);
+  std::vector<Tensor> outs = run_eager(OpArgs(*step.op, std::move(args)));
+  const std::string where = "runtime: node " + ir::detail::node_label(*step.node) + ": ";
+  XPORT_CHECK(outs.size() == planned.outputs.size(), InvalidInput, where, "its decomposition "
+              "made ", outs.size(), " values, the graph has ", planned.outputs.size());
+  const auto reads = [&](const Tensor& out) {
+    for (const TensorHole& hole : planned.holes) {
+      const std::vector<int> read = hole.list ? hole.list_slots : std::vector<int>{hole.slot};
+      for (const int s : read) {
+        if (s >= 0 && slots[static_cast<size_t>(s)].storage() == out.storage()) return true;
+      }
+    }
+    return false;
+  };
+  for (size_t o = 0; o < outs.size(); ++o) {
+    const TensorMeta& meta = planned.outputs[o];
+    XPORT_CHECK(outs[o].dtype() == meta.dtype && same_ints(outs[o].sizes(), meta.sizes), InvalidInput,
+                where, "its decomposition made a ", dtype_name(outs[o].dtype()), " result of "
+                "sizes ", ops::shape_str(outs[o].sizes()), ", the graph records ",
+                dtype_name(meta.dtype), " ", ops::shape_str(meta.sizes));
+    if (has_layout(outs[o], meta) && !reads(outs[o])) continue;
+    Tensor own = Tensor::make(Storage::allocate(storage_bytes(meta)), meta);
+    kernels::cpu::copy_into(own, outs[o]);
+    outs[o] = std::move(own);
+  }
+  return outs;
+}
 
 // A step sized when it runs: its arguments bound with this run's symbols, run as eager
 // execution runs it (subgraphs through the interpreter).
@@ -133,6 +181,8 @@ std::vector<Tensor> run_step_at_run(const PlannedStep& planned, const CompiledGr
   std::vector<Tensor> outs;
   if (planned.sized_at_run) {
     outs = run_sized_at_run(step, graph, slots, symbols);
+  } else if (step.kind == StepKind::Composite) {
+    outs = run_composite(planned, slots);
   } else {
     outs = run_higher_order(planned, slots, [&](size_t k, const std::vector<Tensor>& inputs) {
       return execute(*planned.subplans[k], *step.subgraphs[k].second, inputs);
@@ -189,7 +239,8 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const CompiledGraph& grap
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
               .count();
     };
-    if (planned.sized_at_run || step.kind == StepKind::HigherOrder) {
+    if (planned.sized_at_run || step.kind == StepKind::HigherOrder ||
+        step.kind == StepKind::Composite) {
       std::vector<Tensor> outs;
       timed([&] { outs = run_step_at_run(planned, graph, slots, run_symbols); });
       for (size_t o = 0; o < outs.size(); ++o) slots[first + o] = std::move(outs[o]);

@@ -90,8 +90,11 @@ class Planner {
     }
     OpArgs bound = bind_args(op, std::move(values));
     const bool higher_order = step.kind == StepKind::HigherOrder;
-    // A higher-order op's results are as its node says (contiguous, sizes from the symbols).
-    std::vector<TensorMeta> metas = higher_order ? spec_metas(node.outputs(), where) : op.meta(bound);
+    const bool composite = step.kind == StepKind::Composite;
+    // A step that makes its own results (a higher-order or composite op): as its node says
+    // (contiguous, sizes from the symbols).
+    std::vector<TensorMeta> metas = higher_order || composite ? spec_metas(node.outputs(), where)
+                                                              : op.meta(bound);
     check_outputs(node, metas, where);
     if (step.kind == StepKind::View || step.kind == StepKind::InPlace) {
       const auto* ref =
@@ -101,10 +104,11 @@ class Planner {
     }
     for (size_t o = 0; o < metas.size(); ++o) {
       const auto s = static_cast<size_t>(step.first_slot) + o;
-      if (higher_order) {
-        // A subgraph may return an operand as it is: a result may be a weight.
+      if (higher_order || composite) {
+        // A subgraph may return an operand as it is: a result may be a weight. A composite's
+        // results are always storage of their own (run_composite).
         root_[s] = static_cast<int>(s);
-        weight_root_[s] = reads_weight(planned.holes);
+        weight_root_[s] = higher_order && reads_weight(planned.holes);
         if (plan != nullptr) planned.placement.push_back(Placement::Returned);
       } else if (step.kind == StepKind::Kernel && metas[o].none) {
         root_[s] = static_cast<int>(s);  // no tensor: the kernel gets an undefined one
@@ -133,7 +137,7 @@ class Planner {
     for (size_t h = 0; h < planned.holes.size(); ++h) {
       if (reads_per_run(planned.holes[h])) planned.run_holes.push_back(h);
     }
-    planned.run_kernel = higher_order || !nothing_to_write(metas);
+    planned.run_kernel = higher_order || composite || !nothing_to_write(metas);
     for (const auto& [arg, sub] : step.subgraphs) {
       std::vector<Tensor> inputs;
       for (const ir::Node* p : sub->graph->placeholders()) {
@@ -145,6 +149,7 @@ class Planner {
     planned.outputs = std::move(metas);
     planned.args = bound.values();
     (step.kind == StepKind::View ? plan->stats.view_steps : plan->stats.kernel_steps) += 1;
+    plan->stats.composite_steps += composite ? 1 : 0;
     plan->steps.push_back(std::move(planned));
   }
 

@@ -250,6 +250,10 @@ std::string PlanStats::str() const {
   std::ostringstream out;
   out << kernel_steps << " kernel steps, " << view_steps << " views, ";
   if (run_time_steps > 0) out << run_time_steps << " steps sized when they run, ";
+  if (composite_steps > 0) {
+    out << composite_steps << " composite ops run as their decomposition (xport decompose "
+           "makes them kernel steps), ";
+  }
   if (buffers_updated_in_place > 0) {
     out << buffers_updated_in_place << " buffers updated in place, ";
   }
