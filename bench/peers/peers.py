@@ -5,12 +5,13 @@ interleaved in one run; prints one table of median latencies and one of compile 
 
 Usage (bench/peers/run.sh calls this with the test environment's Python):
   peers.py [--build DIR] [--rows REGEX] [--rounds R] [--runs K] [--warmup W] [--min-time S]
-           [--threads N] [--tolerance T] [--baseline OTHER_BUILD] [--quick]
+           [--threads N] [--tolerance T] [--baseline OTHER_BUILD] [--engines LIST] [--quick]
 Defaults: 5 rounds, 3 warm-up runs, >= 3 timed runs and >= 1 s per engine and round, 2 threads
 (about 10 minutes for all rows on 2 cores once prepared); --quick: 1 round, 2 warm-up runs, 2
-timed runs. --baseline OTHER_BUILD adds an earlier build's xport runtime (its
-xport_peer_bench and the archive it exports) as one more engine, xport@B, interleaved with the
-rest: before and after a change in one run.
+timed runs. --engines xport,aot times only those engines (of eager, compile, aoti, ort, xport,
+aot), numerics then compared with the first of them. --baseline OTHER_BUILD adds an earlier
+build's xport runtime (its xport_peer_bench and the archive it exports) as one more engine,
+xport@B, interleaved with the rest: before and after a change in one run.
 
 Rows: MLP 1024-4096-4096-1024 batch 32, ResNet-50 batch 1 and 8 at 224 px, BERT-base encoder
 batch 1 and 8 at sequence 128, GPT-2 (logits of one 128-token sequence). Each row is prepared once
@@ -279,7 +280,7 @@ def fmt(v, spec):
     return "-" if v is None else spec % v
 
 
-def print_table(rows, medians, diffs, versions, args):
+def print_table(rows, medians, diffs, paired, versions, args):
     print("machine: %s, %d cores; threads per engine: %d" % (machine(), os.cpu_count(),
                                                            args.threads))
     print("PyTorch %s (eager, torch.compile, AOTInductor), ONNX Runtime %s, xport runtime"
@@ -309,24 +310,29 @@ def print_table(rows, medians, diffs, versions, args):
                       LABELS[best] if best else "-", *(fmt(g, "%.1f") for g in gflops),
                       fmt(worst, "%.1e")))
     print()
-    print("max rel diff: max over every engine of max|y - y_eager| / max|y_eager| (limit %.0e)"
-          % args.tolerance)
+    print("max rel diff: max over every engine of max|y - y_%s| / max|y_%s| (limit %.0e)"
+          % (args.reference, args.reference, args.tolerance))
     print()
-    print("%-13s %9s %9s %7s %9s %9s" % ("row", "AOTI", "xport", "xport/", ".so", "xp-aot/"))
-    print("%-13s %9s %9s %7s %9s %9s" % ("", "compile s", "compile s", "AOTI", "MB", "xport"))
-    print("-" * 62)
+    head = "%-13s %9s %9s %7s %9s %9s %15s"
+    print(head % ("row", "AOTI", "xport", "xport/", ".so", "xp-aot/", "xp-aot/xport"))
+    print(head % ("", "compile s", "compile s", "AOTI", "MB", "xport", "per round"))
+    print("-" * 78)
     for row in rows:
         c, ms = row.compile, medians[row.name]
         ratio = (c["aot_compile_s"] / c["aoti_compile_s"]
                  if c["aot_compile_s"] and c["aoti_compile_s"] else None)
         speed = (ms["aot"] / ms["xport"]
                  if ms.get("aot") is not None and ms.get("xport") is not None else None)
-        print("%-13s %9s %9s %7s %9s %9s" % (
+        rounds = paired.get(row.name)
+        spread = ("%.3f %.3f-%.3f" % (statistics.median(rounds), rounds[0], rounds[-1])
+                  if rounds else "-")
+        print(head % (
             row.name, fmt(c["aoti_compile_s"], "%.1f"), fmt(c["aot_compile_s"], "%.2f"),
             fmt(ratio, "%.3f"), fmt(c["aot_bytes"] and c["aot_bytes"] / 1e6, "%.1f"),
-            fmt(speed, "%.3f")))
+            fmt(speed, "%.3f"), spread))
     print("compile times measured once when each row was prepared (AOTI: torch.export.export and "
-          "aoti_compile_and_package; xport: the whole `xport compile` command)")
+          "aoti_compile_and_package; xport: the whole `xport compile` command); xp-aot/xport per "
+          "round: the median, lowest and highest of each round's ratio")
 
 
 def parse_args():
@@ -345,6 +351,9 @@ def parse_args():
                         help="another configured release build (an earlier commit's): its "
                              "xport_peer_bench runs as one more engine, xport@B, interleaved "
                              "with the others, for before/after comparisons in one run")
+    parser.add_argument("--engines", default=None,
+                        help="comma-separated engines to time (default: all): " +
+                             ",".join(ENGINES))
     parser.add_argument("--quick", action="store_true",
                         help="smoke test: 1 round, 2 warm-up runs, 2 timed runs")
     args = parser.parse_args()
@@ -359,7 +368,13 @@ def parse_args():
                          if args.baseline else None)
     if args.baseline_bin and not os.access(args.baseline_bin, os.X_OK):
         parser.error("--baseline: %s is missing; build it there first" % args.baseline_bin)
-    args.engines = ENGINES + (("baseline",) if args.baseline_bin else ())
+    chosen = tuple(args.engines.split(",")) if args.engines else ENGINES
+    unknown = [e for e in chosen if e not in ENGINES]
+    if unknown or not chosen:
+        parser.error("--engines: %s is none of %s" % (",".join(unknown), ",".join(ENGINES)))
+    args.engines = chosen + (("baseline",) if args.baseline_bin else ())
+    # Numerics are compared with eager's output, or with the first engine's without eager.
+    args.reference = "eager" if "eager" in args.engines else args.engines[0]
     return args
 
 
@@ -407,18 +422,25 @@ def main():
                              for e, t in times[row.name].items()}
         diffs[row.name] = {}
         problems += ["%s: %s failed" % (row.name, e) for e in sorted(failed[row.name])]
-        if "eager" in failed[row.name]:
+        if args.reference in failed[row.name]:
             continue
-        eager = np.load(row.output("eager"))
-        for engine in engines[1:]:
-            if engine in failed[row.name]:
+        reference = np.load(row.output(args.reference))
+        for engine in engines:
+            if engine in failed[row.name] or engine == args.reference:
                 continue
-            d = rel_diff(np.load(row.output(engine)), eager)
+            d = rel_diff(np.load(row.output(engine)), reference)
             diffs[row.name][engine] = d
             if not d <= args.tolerance:
-                problems.append("%s: %s differs from eager by %.2e (> %.0e)"
-                                % (row.name, engine, d, args.tolerance))
-    print_table(rows, medians, diffs, versions, args)
+                problems.append("%s: %s differs from %s by %.2e (> %.0e)"
+                                % (row.name, engine, args.reference, d, args.tolerance))
+    # xp-aot / xport per round (the two ran back to back in each): the compiled library against
+    # the runtime, paired, so a round's load on the machine weighs on both.
+    paired = {}
+    for row in rows:
+        t = times[row.name]
+        if {"aot", "xport"} <= set(engines) and not {"aot", "xport"} & failed[row.name]:
+            paired[row.name] = sorted(a / x for a, x in zip(t["aot"], t["xport"]))
+    print_table(rows, medians, diffs, paired, versions, args)
     print("total time %.0f s" % (time.perf_counter() - start))
     if problems:
         print("FAILED:\n  " + "\n  ".join(problems))

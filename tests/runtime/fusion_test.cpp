@@ -7,6 +7,7 @@
 #include "runtime/conv_block_program.h"
 #include "runtime/linear_program.h"
 #include "runtime/pointwise_program.h"
+#include "runtime/training_ir_program.h"
 #include "serde/round_trip.h"
 #include "xport/runtime.h"
 
@@ -132,6 +133,45 @@ TEST(RuntimeFusion, MatrixProductsWithConstantWeightsRunPacked) {
             "their epilogues)");
   EXPECT_EQ(f.kernel_steps, 5);  // 2 fused products, addmm, relu, mm
   EXPECT_EQ(unfused.plan_stats({randn({3, 16}, 1), w}).kernel_steps, 7);
+}
+
+// PyTorch's training IR keeps composite ops (aten::linear, aten::conv2d, aten::batch_norm):
+// unfused, each runs as its decomposition, a step of the plan; fused, they run on packed
+// weights as the core IR's products and convolutions do.
+TEST(RuntimeFusion, PyTorchsCompositeLinearAndConvolutionRunPacked) {
+  const Program fused =
+      Program::from_exported(test_support::training_ir_program(), with_fusion(true));
+  const Program unfused =
+      Program::from_exported(test_support::training_ir_program(), with_fusion(false));
+  for (int64_t batch : {1, 5, 64}) {
+    const auto seed = static_cast<uint64_t>(batch);
+    const std::vector<Tensor> in = {randn({1, batch, 16}, 30 + seed),
+                                    randn({batch, 3, 6, 6}, 40 + seed)};
+    const std::vector<Tensor> want = unfused.run(in);
+    const std::vector<Tensor> got = fused.run(in);
+    ASSERT_EQ(got.size(), 2u);
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].int_sizes(), want[i].int_sizes()) << "output " << i;
+    }
+    EXPECT_LT(worst_relative_difference(got, want), 1e-5) << "batch " << batch;
+    // Unfused, the runtime gives what the program's own eager run gives, bit for bit.
+    const std::vector<Tensor> program =
+        fused.program().run(std::vector<Value>(in.begin(), in.end()));
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(0, (want[i] - program[i]).abs().max().item<float>()) << "output " << i;
+    }
+  }
+  const std::vector<Value> in = {randn({1, 3, 16}, 1), randn({3, 3, 6, 6}, 2)};
+  const runtime::PlanStats u = unfused.plan_stats(in);
+  EXPECT_TRUE(u.planned) << u.unplanned_reason;
+  EXPECT_EQ(u.composite_steps, 4);  // two linears, the convolution and the batch norm
+  const runtime::PlanStats f = fused.plan_stats(in);
+  EXPECT_EQ(f.composite_steps, 0) << f.str();
+  EXPECT_EQ(f.fusion,
+            "1 convolutions on packed weights (1 batch norms folded in, 0 residual adds and 1 "
+            "ReLUs in their epilogues, 0 written over their residual; 0 results passed on in "
+            "oneDNN's layout); 2 matrix products on packed weights (1 activations in their "
+            "epilogues)");
 }
 
 TEST(RuntimeFusion, ElementwiseChainsRunInOnePassWithTheOpsOwnResults) {

@@ -114,6 +114,7 @@ struct Outcome {
   int runs = 0, equal = 0;
   bool refused_like_torch = true;
   std::string problem;  // the first thing that went wrong
+  runtime::PlanStats plan;  // the runtime's plan for the first run's inputs
 };
 
 Outcome run_case(const json& c) {
@@ -154,6 +155,12 @@ Outcome run_case(const json& c) {
                     "; runtime: " + (runtime.empty() ? "equal" : runtime);
       }
     }
+    // The runtime plans every archive (composite ops run as their decomposition, a step of
+    // the plan); the interpreter is only the reference.
+    o.plan = compiled.plan_stats(leaf_values(c.at("runs").at(0).at("inputs")));
+    if (o.problem.empty() && !o.plan.planned) {
+      o.problem = "the runtime interprets it: " + o.plan.unplanned_reason;
+    }
     if (o.problem.empty()) {
       const json& run = c.at("runs").at(0);
       const std::string resaved =
@@ -191,10 +198,12 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
   const std::string refusals_file = required_env("XPORT_PT2_REFUSALS");
   std::map<std::string, std::string> refusals = testing::listed_reasons(refusals_file);
   int cases = 0, loaded = 0, ran = 0, equal = 0, refused = 0;
+  std::map<std::string, runtime::PlanStats> plans;
   std::map<std::string, std::pair<int, int>> per_group;  // group: (equal, cases)
   for (const json& c : manifest.at("cases")) {
     const std::string name = c.at("name");
     const Outcome o = run_case(c);
+    plans[name] = o.plan;
     ++cases;
     loaded += o.loaded;
     const bool ok = o.problem.empty();
@@ -226,6 +235,21 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
             << " equal to PyTorch, " << refused << " refused with a listed reason\n";
   for (const auto& [group, counts] : per_group)
     std::cout << "  " << group << ": " << counts.first << " of " << counts.second << " equal\n";
+  // PyTorch's composites with constant weights run on packed weights, as the decomposed
+  // program's matrix products and convolutions do: every aten::conv2d of a ResNet with its
+  // batch norm folded in, every aten::linear of a BERT (Hugging Face's set has resnet_static).
+  using Fused = std::vector<std::pair<std::string, std::string>>;
+  const Fused fused =
+      plans.count("resnet_static")
+          ? Fused{{"resnet_static", "8 convolutions on packed weights (8 batch norms folded in"},
+                  {"bert_static", "13 matrix products on packed weights"}}
+          : Fused{{"resnet50_static", "53 convolutions on packed weights (53 batch norms folded"},
+                  {"bert_static", "48 matrix products on packed weights (12 activations"}};
+  for (const auto& [name, what] : fused) {
+    ASSERT_TRUE(plans.count(name)) << name << " is no case of " << data_dir();
+    EXPECT_NE(plans[name].fusion.find(what), std::string::npos) << name << ": "
+                                                                << plans[name].str();
+  }
   if (per_group.count("custom_op") != 0) {
     EXPECT_GT(accel::conv2d_calls(), accel_calls) << "no archive ran accel::conv2d's kernel";
   }

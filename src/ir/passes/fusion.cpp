@@ -18,8 +18,12 @@ using detail::ref_of;
 // The ops the patterns match and make (a table of names: data, looked up once).
 struct KnownOps {
   const OpDef& conv = find_op("aten::convolution");
+  const OpDef& conv2d = find_op("aten::conv2d");  // PyTorch's training IR keeps the composites
   const OpDef& batch_norm = find_op("aten::_native_batch_norm_legit_no_training");
+  const OpDef& batch_norm_composite = find_op("aten::batch_norm");
   const OpDef& relu = find_op("aten::relu");
+  const OpDef& relu_ = find_op("aten::relu_");
+  const OpDef& linear = find_op("aten::linear");
   const OpDef& add = find_op("aten::add.Tensor");
   const OpDef& addmm = find_op("aten::addmm");
   const OpDef& mm = find_op("aten::mm");
@@ -55,9 +59,12 @@ class Fuser {
 
   FusionStats run() {
     for (Node* node : calls()) {
-      if (node->op() == &ops_.conv) fuse_convolution(*node);
+      if (node->op() == &ops_.conv || node->op() == &ops_.conv2d) fuse_convolution(*node);
       if (node->op() == &ops_.addmm || node->op() == &ops_.mm) fuse_linear(*node);
+      if (node->op() == &ops_.linear) fuse_linear_composite(*node);
     }
+    // An absorbed relu_ is no longer read, but dead code elimination keeps updates.
+    for (const Node* node : absorbed_updates_) g_.graph.erase(node);
     g_.graph.eliminate_dead_code();
     std::unordered_set<const Node*> absorbed;
     for (Node* node : calls()) {
@@ -73,6 +80,7 @@ class Fuser {
   KnownOps ops_;
   FusionStats stats_;
   int bodies_ = 0;
+  std::vector<const Node*> absorbed_updates_;  // relu_ calls a fused convolution does
 
   std::vector<Node*> calls() const {
     std::vector<Node*> out;
@@ -129,7 +137,12 @@ class Fuser {
   }
 
   bool foldable_batch_norm(const Node& bn) const {
-    if (bn.op() != &ops_.batch_norm) return false;
+    if (bn.op() == &ops_.batch_norm_composite) {
+      const auto* training = std::get_if<bool>(&bn.arg("training").value);
+      if (training == nullptr || *training) return false;
+    } else if (bn.op() != &ops_.batch_norm) {
+      return false;
+    }
     for (const char* name : {"weight", "bias"}) {
       if (!bn.arg(name).is_none() && !is_float(g_.constant(bn.arg(name)))) return false;
     }
@@ -156,15 +169,33 @@ class Fuser {
     return other;
   }
 
+  // A convolution's arguments in aten::convolution's order (fused_conv2d's first ones); for
+  // aten::conv2d, not transposed.
+  std::vector<Argument> convolution_args(const Node& conv) const {
+    if (conv.op() == &ops_.conv) return conv.args();
+    return {conv.arg("input"),    conv.arg("weight"),   conv.arg("bias"),
+            conv.arg("stride"),   conv.arg("padding"),  conv.arg("dilation"),
+            false,                std::vector<Argument>{0, 0}, conv.arg("groups")};
+  }
+
+  // relu, or relu_ (which updates the value only `next` reads, as PyTorch's training IR does).
+  bool is_relu(const Node& next) const {
+    return (next.op() == &ops_.relu || next.op() == &ops_.relu_) &&
+           next.outputs()[0].dtype == DType::Float32;
+  }
+
   void fuse_convolution(const Node& conv) {
-    const std::vector<Argument>& args = conv.args();
-    Tensor weight = g_.constant(conv.arg("weight"));
-    Tensor bias = conv.arg("bias").is_none() ? Tensor() : g_.constant(conv.arg("bias"));
-    const auto* transposed = std::get_if<bool>(&conv.arg("transposed").value);
+    const std::vector<Argument> args = convolution_args(conv);
+    const auto arg = [&](const char* name) -> const Argument& {
+      return args.at(static_cast<size_t>(ops_.conv.arg_position(name)));
+    };
+    Tensor weight = g_.constant(arg("weight"));
+    Tensor bias = arg("bias").is_none() ? Tensor() : g_.constant(arg("bias"));
+    const auto* transposed = std::get_if<bool>(&arg("transposed").value);
     if (!is_float(weight) || weight.dim() != 4 ||
-        (!conv.arg("bias").is_none() && !is_float(bias)) || !known_ints(conv.arg("stride"), 2) ||
-        !known_ints(conv.arg("padding"), 2) || !known_ints(conv.arg("dilation"), 2) ||
-        !int_of(conv.arg("groups")) || transposed == nullptr || *transposed ||
+        (!arg("bias").is_none() && !is_float(bias)) || !known_ints(arg("stride"), 2) ||
+        !known_ints(arg("padding"), 2) || !known_ints(arg("dilation"), 2) ||
+        !int_of(arg("groups")) || transposed == nullptr || *transposed ||
         conv.outputs()[0].dtype != DType::Float32 || conv.outputs()[0].sizes.size() != 4) {
       return;
     }
@@ -182,14 +213,16 @@ class Fuser {
       tail = next;
       next = sole_user(*tail);
     }
-    const bool relu =
-        next != nullptr && next->op() == &ops_.relu && next->outputs()[0].dtype == DType::Float32;
+    const bool relu = next != nullptr && is_relu(*next);
     if (relu) tail = next;
+    if (relu && next->op() == &ops_.relu_) absorbed_updates_.push_back(next);
 
-    std::vector<Argument> fused_args(args.begin(), args.end());
+    std::vector<Argument> fused_args = args;
     if (folds_batch_norm) {
-      fused_args[1] = g_.add_constant("_folded_" + conv.name() + "_weight", weight);
-      fused_args[2] = g_.add_constant("_folded_" + conv.name() + "_bias", bias);
+      fused_args.at(static_cast<size_t>(ops_.conv.arg_position("weight"))) =
+          g_.add_constant("_folded_" + conv.name() + "_weight", weight);
+      fused_args.at(static_cast<size_t>(ops_.conv.arg_position("bias"))) =
+          g_.add_constant("_folded_" + conv.name() + "_bias", bias);
     }
     fused_args.push_back(residual != nullptr ? *residual : Argument());
     fused_args.emplace_back(relu);
@@ -212,6 +245,68 @@ class Fuser {
     if (*approximate == "none") return "gelu";
     if (*approximate == "tanh") return "gelu_tanh";
     return std::nullopt;
+  }
+
+  // aten::linear(x, W, b) (PyTorch's training IR) with W a constant [N, K] and b a constant [N]
+  // or None: fused_linear on W seen transposed (a view: no copy), then optionally an
+  // activation. An input of more dims (contiguous) is seen as [M, K], the result viewed back.
+  void fuse_linear_composite(const Node& node) {
+    const Tensor weight = g_.constant(node.arg("weight"));
+    const bool has_bias = !node.arg("bias").is_none();
+    const Tensor bias = has_bias ? g_.constant(node.arg("bias")) : Tensor();
+    const ValueRef* in = ref_of(node.arg("input"));
+    if (!is_float(weight) || weight.dim() != 2 || in == nullptr ||
+        node.outputs()[0].dtype != DType::Float32 ||
+        (has_bias && (!is_float(bias) || bias.dim() != 1 ||
+                      bias.int_size(0) != weight.int_size(0)))) {
+      return;
+    }
+    const TensorSpec& x = in->node->outputs()[in->index];
+    const bool flat = x.sizes.size() == 2;
+    if (x.dtype != DType::Float32 || x.sizes.size() < 2 || (!flat && !dense(x))) return;
+    const Node* tail = &node;
+    std::optional<std::string> activation;
+    if (const Node* next = sole_user(node)) {
+      activation = activation_of(*next);
+      if (activation) tail = next;
+    }
+    sym::ExprPtr rows = x.sizes[0];
+    for (size_t d = 1; d + 1 < x.sizes.size(); ++d) rows = sym::mul(rows, x.sizes[d]);
+    const std::vector<sym::ExprPtr> flat_sizes = {rows, sym::integer(weight.int_size(0))};
+    Argument input = node.arg("input");
+    if (!flat) input = view_of(*tail, input, {rows, x.sizes.back()});
+    Node* fused = g_.graph.insert_call(
+        tail->position(), ops_.fused_linear,
+        {input, g_.add_constant("_transposed_" + node.name() + "_weight", weight.t()),
+         node.arg("bias"), activation.value_or("none")},
+        {TensorSpec::contiguous(DType::Float32, flat_sizes)}, tail->meta());
+    ValueRef result = fused->out(0);
+    if (!flat) result = view_of(*tail, result, node.outputs()[0].sizes);
+    g_.graph.replace_all_uses(tail->out(0), result);
+    ++stats_.linears;
+    stats_.activations += activation ? 1 : 0;
+  }
+
+  // Laid out row-major, dims of size 1 aside (transpose(x, 0, 1) of a [1, T, K] x): a view
+  // may see it as any sizes of the same count.
+  static bool dense(const TensorSpec& t) {
+    sym::ExprPtr expected = sym::integer(1);
+    for (size_t d = t.sizes.size(); d-- > 0;) {
+      if (sym::as_int(t.sizes[d]) == std::optional<int64_t>(1)) continue;
+      if (t.strides[d] != expected) return false;
+      expected = sym::mul(expected, t.sizes[d]);
+    }
+    return true;
+  }
+
+  // aten::view(value, sizes), a call inserted before `before`.
+  ValueRef view_of(const Node& before, const Argument& value,
+                   const std::vector<sym::ExprPtr>& sizes) {
+    std::vector<Argument> size_args(sizes.begin(), sizes.end());
+    return g_.graph
+        .insert_call(before.position(), ops_.view, {value, std::move(size_args)},
+                     {TensorSpec::contiguous(DType::Float32, sizes)}, before.meta())
+        ->out(0);
   }
 
   // addmm(bias, x, W) or mm(x, W) with W a constant [K, N] (and bias a constant [N], beta and

@@ -7,6 +7,9 @@
 //   convolution [-> batch norm (inference)] [-> add residual] [-> relu]  => xport::fused_conv2d
 //     (the batch norm folded into new constant weights and bias)
 //   addmm / mm with constant weights [-> view] -> relu / gelu            => xport::fused_linear
+//   PyTorch's training IR: aten::conv2d, aten::batch_norm (not training) and relu_ as above;
+//   aten::linear with constant weights [-> relu / gelu]                 => xport::fused_linear
+//     (the weight seen transposed; an input of more dims viewed as a matrix and back)
 //   two or more float32 elementwise ops, each the only reader of the one before
 //                                                                        => xport::fused_pointwise
 //     (the chain as its subgraph)
