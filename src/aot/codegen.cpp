@@ -100,14 +100,6 @@ std::string unwrap_optional(const std::string& type) {
   return type.substr(prefix.size(), type.size() - prefix.size() - 1);
 }
 
-enum class Home {
-  UserInput,  // a user input placeholder: per run
-  Weight,     // a weight, buffer or constant placeholder: the model's
-  Frame,      // in the frame's arena, or a view of it or of a weight: made once per frame
-  Run,        // a fresh output, or a view of one or of an input: made per run
-  None,       // an undefined tensor
-};
-
 // Whether an argument's value depends on the symbols (a size, a list of sizes).
 bool mentions_symbol(const ir::Argument& a) {
   if (const auto* e = std::get_if<sym::ExprPtr>(&a.value)) return !sym::free_symbols(*e).empty();
@@ -218,7 +210,6 @@ class Generator {
     const runtime::ExecutionPlan* plan;
     bool program;  // the program's graph: weights among its placeholders, steps prepared
     size_t id;     // its function is g<id>; its frame tensors are kFrames[id]
-    std::vector<Home> home = {};         // per slot
     std::vector<std::string> expr = {};  // per slot: its tensor's expression
     std::vector<int> root = {};  // per slot: the placeholder whose storage it lies in, or -1
     std::ostringstream run = {}, frame = {};
@@ -235,7 +226,6 @@ class Generator {
     frame_tables_.emplace_back();
     GraphCode* const outer = std::exchange(g_, &code);
     const auto slots = static_cast<size_t>(graph.num_slots);
-    code.home.assign(slots, Home::None);
     code.expr.assign(slots, "");
     code.root.assign(slots, -1);
     bind_placeholders();
@@ -264,7 +254,6 @@ class Generator {
       g_->root[s] = static_cast<int>(p);
       // A subgraph's placeholders are its caller's values, given in each run.
       const bool user_input = !g_->program || prepared_.is_user_input[p];
-      g_->home[s] = user_input ? Home::UserInput : Home::Weight;
       if (user_input || p >= program_placeholders_) continue;
       archive_ << "    {" << p << ", " << layout(prepared_.placeholders[p].meta()) << ", "
                << string_literal(names_[p]) << "},\n";
@@ -385,7 +374,6 @@ class Generator {
     g_->run << "  const std::vector<xport::Tensor> " << results << " = " << call << ";\n";
     const auto first = static_cast<size_t>(step.first_slot);
     for (size_t o = 0; o < step.node->outputs().size(); ++o) {
-      g_->home[first + o] = Home::Run;
       g_->expr[first + o] = results + "[" + std::to_string(o) + "]";
     }
   }
@@ -402,14 +390,12 @@ class Generator {
     if (!g_->plan->slot_per_run[slot]) {
       const int over = g_->root[base];  // a placeholder's storage, or -1: the arena
       g_->root[slot] = over;
-      g_->home[slot] = Home::Frame;
       g_->expr[slot] = frame_tensor(index, o, over);
       return;
     }
-    g_->home[slot] = Home::Run;
     g_->expr[slot] = "v" + std::to_string(slot);
     g_->run << "  const xport::Tensor " << g_->expr[slot] << " = xport::aot::tensor_in("
-         << g_->expr[base] << ".storage(), " << shape_layout(index, o) << ");\n";
+            << g_->expr[base] << ".storage(), " << shape_layout(index, o) << ");\n";
     ++run_views_;
   }
 
@@ -419,22 +405,18 @@ class Generator {
     const size_t slot = static_cast<size_t>(planned.step->first_slot) + o;
     switch (planned.placement[o]) {
       case Placement::Arena:
-        g_->home[slot] = Home::Frame;
         g_->expr[slot] = frame_tensor(index, o, -1);
         break;
       case Placement::Heap:
-        g_->home[slot] = Home::Run;
         g_->expr[slot] = "v" + std::to_string(slot);
         g_->run << "  const xport::Tensor " << g_->expr[slot] << " = xport::aot::fresh_tensor("
-             << shape_layout(index, o) << ");\n";
+                << shape_layout(index, o) << ");\n";
         break;
       case Placement::Alias:
-        g_->home[slot] = g_->home[static_cast<size_t>(planned.alias_slot)];
         g_->expr[slot] = g_->expr[static_cast<size_t>(planned.alias_slot)];
         g_->root[slot] = g_->root[static_cast<size_t>(planned.alias_slot)];
         break;
       case Placement::None:
-        g_->home[slot] = Home::None;
         g_->expr[slot] = "kNone";
         break;
       case Placement::Returned:
@@ -580,10 +562,10 @@ class Generator {
       const std::string residual =
           node.arg("residual").is_none() ? "kNone" : arg_expr(node, "residual");
       g_->run << "  " << guard << "xport::aot::run_conv2d(" << kernel << ", " << input << ", "
-           << residual << ", " << outs.at(0) << ");\n";
+              << residual << ", " << outs.at(0) << ");\n";
     } else {
       g_->run << "  " << guard << "xport::aot::run_linear(" << kernel << ", " << input << ", "
-           << outs.at(0) << ");\n";
+              << outs.at(0) << ");\n";
     }
     ++packed_calls_;
   }
