@@ -109,9 +109,13 @@ NB_MODULE(_xport, m) {
       .def_prop_ro("inputs",
                    [](const LoadedProgram& p) { return xport::python::describe_inputs(p.program); })
       .def_prop_ro("outputs",
-                   [](const LoadedProgram& p) { return xport::python::describe_outputs(p.program); })
+                   [](const LoadedProgram& p) {
+                     return xport::python::describe_outputs(p.program);
+                   })
       .def_prop_ro("contract",
-                   [](const LoadedProgram& p) { return xport::python::describe_contract(p.program); })
+                   [](const LoadedProgram& p) {
+                     return xport::python::describe_contract(p.program);
+                   })
       .def_prop_ro("in_spec", [](const LoadedProgram& p) { return p.info.in_spec; })
       .def_prop_ro("out_spec", [](const LoadedProgram& p) { return p.info.out_spec; })
       .def_prop_ro("forward_arg_names",

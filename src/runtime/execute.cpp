@@ -53,8 +53,9 @@ namespace {
 
 // The runtime's sizes are numbers: SymInt's == would make a symbolic bool.
 bool same_ints(const std::vector<SymInt>& a, const std::vector<SymInt>& b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                    [](const SymInt& x, const SymInt& y) { return x.maybe_int() == y.maybe_int(); });
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const SymInt& x, const SymInt& y) {
+    return x.maybe_int() == y.maybe_int();
+  });
 }
 
 bool has_layout(const Tensor& t, const TensorMeta& meta) {
@@ -85,9 +86,9 @@ std::vector<Tensor> run_composite(const PlannedStep& planned, const std::vector<
   };
   for (size_t o = 0; o < outs.size(); ++o) {
     const TensorMeta& meta = planned.outputs[o];
-    XPORT_CHECK(outs[o].dtype() == meta.dtype && same_ints(outs[o].sizes(), meta.sizes), InvalidInput,
-                where, "its decomposition made a ", dtype_name(outs[o].dtype()), " result of "
-                "sizes ", ops::shape_str(outs[o].sizes()), ", the graph records ",
+    XPORT_CHECK(outs[o].dtype() == meta.dtype && same_ints(outs[o].sizes(), meta.sizes),
+                InvalidInput, where, "its decomposition made a ", dtype_name(outs[o].dtype()),
+                " result of sizes ", ops::shape_str(outs[o].sizes()), ", the graph records ",
                 dtype_name(meta.dtype), " ", ops::shape_str(meta.sizes));
     if (has_layout(outs[o], meta) && !reads(outs[o])) continue;
     Tensor own = Tensor::make(Storage::allocate(storage_bytes(meta)), meta);

@@ -161,7 +161,8 @@ TEST(Mutation, ResNet50InTrainingModeLeavesTheSameRunningStatisticsAsEager) {
   traced->load_state_dict(eager->state_dict());
   eager->train();
   traced->train();
-  const ExportedProgram p = export_program(*traced, forward_of(*traced), {randn({2, 3, 32, 32}, 0)});
+  const ExportedProgram p =
+      export_program(*traced, forward_of(*traced), {randn({2, 3, 32, 32}, 0)});
   size_t buffer_mutations = 0;
   for (const OutputSpec& o : p.signature().outputs) {
     buffer_mutations += o.kind == OutputSpec::Kind::BufferMutation;
