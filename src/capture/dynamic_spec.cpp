@@ -1,6 +1,7 @@
 #include "capture/dynamic_spec.h"
 
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace xport::capture {
@@ -141,6 +142,15 @@ void check_guards(const ShapeEnv& env, const std::vector<TensorInput>& inputs,
     const std::string in_dims = env.describe_in_dims(g.expr);
     msg << "  - " << env.describe(g.expr) << (in_dims.empty() ? "" : ", i.e. " + in_dims)
         << (simple ? "" : "   [*]") << "  (" << g.source << ")\n";
+  }
+  // Dims match by object, not by name: `batch == batch` above is two Dims named alike.
+  std::set<std::string> names, named_twice;
+  for (const DimSymbol& r : roots) {
+    if (!names.insert(r.dim.name()).second) named_twice.insert(r.dim.name());
+  }
+  for (const std::string& name : named_twice) {
+    msg << "Two Dim objects are named \"" << name << "\": each is a size of its own, whatever "
+           "its name. Give the inputs whose sizes must be equal one Dim object, as below.\n";
   }
 
   // The corrected spec: narrowed ranges, merged or derived dims, specialised dims made static.

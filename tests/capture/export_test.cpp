@@ -101,6 +101,15 @@ TEST(Export, MatmulForcesTwoDeclaredDimsEqual) {
       },
       ErrorKind::ConstraintViolation,
       {"x.size(1) == y.size(0), i.e. k1 == k2", "export_test.cpp:", "{{0, m}, {1, k"});
+  // Two Dims of one name are still two sizes: the error says so.
+  options.dynamic_shapes = {{{0, Dim("m")}, {1, Dim("k")}}, {{0, Dim("k")}}};
+  expect_error(
+      [&] {
+        export_program(fn, {randn({4, 6}, 0), randn({6, 3}, 1)}, options);
+      },
+      ErrorKind::ConstraintViolation,
+      {"i.e. k == k", "Two Dim objects are named \"k\": each is a size of its own",
+       "{{0, m}, {1, k}},  // x", "{{0, k}},  // y"});
   // One Dim for both: exports, and a mismatch is refused at run time naming both dims.
   const Dim k("k");
   options.dynamic_shapes = {{{0, Dim("m")}, {1, k}}, {{0, k}}};
