@@ -5,7 +5,7 @@
 //
 // Usage: xport_soundness_fuzzer [--seconds S] [--programs N] [--seed FIRST] [--inputs K]
 //                               [--replay FILE] [--torch-cases DIR [--torch-every K]]
-//                               [--torch-accept DIR]
+//                               [--torch-accept DIR] [--aot-every K]
 //   --seconds S   run for S seconds (default 10); --programs N stops after N programs instead
 //   --seed FIRST  the first seed (default 1); programs use FIRST, FIRST + 1, ...
 //   --inputs K    input sets inside the contract per program (default 8)
@@ -17,6 +17,8 @@
 //                 with its input sets to DIR for tests/serde/torch_load_cases.py
 //   --torch-accept DIR  also write every program (exported or refused) in PyTorch to DIR for
 //                 tests/soundness/torch_acceptance.py, with xport's verdict
+//   --aot-every K also compile every k-th exported program ahead of time (default 10; 0: none)
+//                 and run the library as one more engine
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -38,6 +40,7 @@ struct Options {
   std::string torch_dir;
   int torch_every = 10;
   std::string accept_dir;
+  int aot_every = 10;
 };
 
 Options parse(int argc, char** argv) {
@@ -64,6 +67,8 @@ Options parse(int argc, char** argv) {
       o.accept_dir = next();
     } else if (a == "--torch-every") {
       o.torch_every = std::stoi(next());
+    } else if (a == "--aot-every") {
+      o.aot_every = std::stoi(next());
     } else {
       throw std::runtime_error("unknown argument " + a);
     }
@@ -93,6 +98,9 @@ int main(int argc, char** argv) try {
   AcceptanceCases acceptance_cases;
   acceptance_cases.dir = o.accept_dir;
   AcceptanceCases* acceptance = o.accept_dir.empty() ? nullptr : &acceptance_cases;
+  AotEngine aot_engine;
+  aot_engine.every = o.aot_every;
+  AotEngine* aot = o.aot_every > 0 ? &aot_engine : nullptr;
   const auto start = std::chrono::steady_clock::now();
   int64_t replayed = 0;
   if (!o.replay.empty()) {
@@ -119,7 +127,8 @@ int main(int argc, char** argv) try {
         }
       }
       ++replayed;
-      if (const Finding f = check_program(spec, o.inputs, stats, must_export)) {
+      if (const Finding f = check_program(spec, o.inputs, stats, must_export, nullptr, nullptr,
+                                          aot)) {
         ++stats.findings;
         report(spec, f, o.inputs);
       }
@@ -130,7 +139,7 @@ int main(int argc, char** argv) try {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (o.programs > 0 ? stats.programs - replayed >= o.programs : elapsed >= o.seconds) break;
     const ProgramSpec spec = generate(seed);
-    if (const Finding f = check_program(spec, o.inputs, stats, false, torch, acceptance)) {
+    if (const Finding f = check_program(spec, o.inputs, stats, false, torch, acceptance, aot)) {
       ++stats.findings;
       report(spec, f, o.inputs);
     }
@@ -148,7 +157,12 @@ int main(int argc, char** argv) try {
   }
   std::cout << "\nprogram x input pairs: " << stats.inside_pairs << " inside the contract ("
             << stats.eager_refused << " sets eager refuses too), " << stats.outside_pairs
-            << " outside it, each through 5 engines\n";
+            << " outside it, each through every engine (" << stats.engines << " at most)\n";
+  if (aot != nullptr) {
+    std::cout << "compiled ahead of time (1 in " << aot->every << " exported programs): "
+              << aot->compiled << " libraries run as an engine, " << aot->refused
+              << " refused for a limitation the compiler states\n";
+  }
   std::cout << "exported programs using each feature:\n";
   for (int k = 0; k < kStepKinds; ++k) {
     const int64_t n = stats.features[static_cast<size_t>(k)];

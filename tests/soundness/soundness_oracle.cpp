@@ -1,6 +1,7 @@
 #include "soundness_oracle.h"
 
 #include "torch_program.h"
+#include "xport/aot.h"
 
 #include <unistd.h>
 
@@ -255,7 +256,7 @@ void TorchCases::finish() const { write_manifest(dir, cases); }
 void AcceptanceCases::finish() const { write_manifest(dir, cases); }
 
 Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, bool must_export,
-                      TorchCases* torch_cases, AcceptanceCases* acceptance) {
+                      TorchCases* torch_cases, AcceptanceCases* acceptance, AotEngine* aot) {
   ++stats.programs;
   // The module the program is exported in, and eager's own: the exported program holds the
   // former's buffer, and both go on from the same zeros, run by run.
@@ -340,6 +341,34 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
   engines.emplace_back("runtime (fused)", [&](const auto& in) { return fused->run_values(in); });
   engines.emplace_back("runtime (unfused)",
                        [&](const auto& in) { return unfused->run_values(in); });
+  std::optional<runtime::Program> compiled;
+  // Its own name: the compiler writes NAME.pt2 beside NAME.so, and `path` is in use.
+  const std::string library = path.substr(0, path.size() - 4) + "-aot.so";
+  struct LibraryCleanup {
+    std::string so;
+    ~LibraryCleanup() {
+      for (const char* ext : {".so", ".pt2", ".h"}) {
+        std::filesystem::remove(so.substr(0, so.size() - 3) + ext);
+      }
+    }
+  } library_cleanup{library};
+  if (aot != nullptr && aot->seen++ % aot->every == 0) {
+    try {
+      aot::compile(*ep, library);
+      compiled.emplace(runtime::Program::load(library, runtime::Options{.num_threads = 1}));
+      ++aot->compiled;
+      engines.emplace_back(kAotEngine, [&](const auto& in) { return compiled->run_values(in); });
+    } catch (const Error& e) {
+      // A limitation the compiler states before compiling is no finding; anything else is.
+      if (e.kind() != ErrorKind::UnsupportedOp) {
+        return {std::string(kAotEngine) + ": compile or load failed", e.what()};
+      }
+      ++aot->refused;
+    } catch (const std::exception& e) {
+      return {std::string(kAotEngine) + ": compile or load failed", e.what()};
+    }
+  }
+  stats.engines = std::max(stats.engines, static_cast<int64_t>(engines.size()));
 
   std::vector<Recorded> recorded;
   // The inside sets, then the outside ones, then one inside set more: a refused call must not
@@ -438,7 +467,12 @@ ProgramSpec minimise(ProgramSpec spec, const Finding& finding, int input_sets) {
     ProgramSpec candidate = spec;
     candidate.steps[i].disabled = true;
     Stats ignored;
-    const Finding f = check_program(candidate, input_sets, ignored);
+    // A finding of the compiled library is looked for in each candidate's own library.
+    AotEngine always;
+    const bool aot = finding.kind.rfind(kAotEngine, 0) == 0;
+    const Finding f =
+        check_program(candidate, input_sets, ignored, false, nullptr, nullptr,
+                      aot ? &always : nullptr);
     if (f && f.kind == finding.kind) spec = candidate;
   }
   return spec;

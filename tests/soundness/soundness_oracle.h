@@ -20,6 +20,7 @@ struct Stats {
   /// The first export refusal of each kind other than ConstraintViolation (a Dim's range the
   /// program narrows, which the generator makes on purpose): the seed and the message.
   std::map<std::string, std::string> first_refusal;
+  int64_t engines = 0;         // the most engines one program ran through
   int64_t inside_pairs = 0;    // program x input set inside the contract, every engine compared
   int64_t outside_pairs = 0;   // program x input set outside it, every engine refusing
   int64_t eager_refused = 0;   // inside sets eager refuses (every engine must refuse too)
@@ -58,12 +59,25 @@ struct AcceptanceCases {
   void finish() const;
 };
 
+/// The ahead-of-time compiled library as one more engine: every k-th exported program is
+/// compiled (aot::compile, about half a second each) and loaded as runtime::Program::load does.
+struct AotEngine {
+  int every = 1;      // every k-th exported program
+  int64_t seen = 0;   // exported programs so far
+  int64_t compiled = 0;
+  /// Programs the compiler refuses for a limitation it states (an op with no named kernel).
+  int64_t refused = 0;
+};
+
+/// The engine name of the AOT library's findings.
+inline constexpr const char* kAotEngine = "aot library";
+
 /// Checks one program on `input_sets` random sets inside its contract and on the sets just
 /// outside it; counts into `stats`. With `must_export`, a refused export is a finding too (a
 /// regression case of a program xport once refused where PyTorch exports it).
 Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats,
                       bool must_export = false, TorchCases* torch_cases = nullptr,
-                      AcceptanceCases* acceptance = nullptr);
+                      AcceptanceCases* acceptance = nullptr, AotEngine* aot = nullptr);
 
 /// A smaller program that fails the same way: steps removed (made the identity) one at a time
 /// while the failure stays.
