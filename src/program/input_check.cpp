@@ -32,10 +32,14 @@ const SymbolSpec* find_symbol(const std::vector<SymbolSpec>& symbols, sym::ExprP
   return nullptr;
 }
 
+// One dim of an input against its expression. Its name is made only for a message: a call
+// checks every dim, and most calls pass.
 struct DimCheck {
-  std::string name;  // x.size(0)
+  const std::string* input;
+  size_t dim;
   sym::ExprPtr expr;
   int64_t size;
+  std::string name() const { return dim_name(*input, dim); }  // x.size(0)
 };
 
 // Every tensor the contract describes, flattened, with the value that was passed.
@@ -55,7 +59,7 @@ void collect(const InputContract& c, const Tensor& t, std::vector<DimCheck>& dim
                expected.str(), "], got ", t.dim(), " dims [", shape.str(), "]");
   }
   for (size_t d = 0; d < c.sizes.size(); ++d) {
-    dims.push_back({dim_name(c.name, d), c.sizes[d], t.int_size(static_cast<int64_t>(d))});
+    dims.push_back({&c.name, d, c.sizes[d], t.int_size(static_cast<int64_t>(d))});
   }
   tensors.push_back(t);
 }
@@ -66,10 +70,12 @@ std::vector<Tensor> check_inputs(const std::vector<InputContract>& contract,
                                  const std::vector<SymbolSpec>& symbols,
                                  const std::vector<Value>& inputs,
                                  std::unordered_map<sym::ExprPtr, int64_t>& bindings) {
-  std::ostringstream expected;
-  for (size_t i = 0; i < contract.size(); ++i) expected << (i ? ", " : "") << contract[i].name;
-  XPORT_CHECK(inputs.size() == contract.size(), InvalidInput, "expected ", contract.size(),
-              " inputs (", expected.str(), "), got ", inputs.size());
+  if (inputs.size() != contract.size()) {
+    std::ostringstream expected;
+    for (size_t i = 0; i < contract.size(); ++i) expected << (i ? ", " : "") << contract[i].name;
+    XPORT_FAIL(InvalidInput, "expected ", contract.size(), " inputs (", expected.str(), "), got ",
+               inputs.size());
+  }
   std::vector<DimCheck> dims;
   std::vector<Tensor> tensors;
   for (size_t i = 0; i < contract.size(); ++i) {
@@ -115,7 +121,7 @@ std::vector<Tensor> check_inputs(const std::vector<InputContract>& contract,
   auto bind = [&](sym::ExprPtr s, int64_t value, const DimCheck& from) {
     const SymbolSpec* spec = find_symbol(symbols, s);
     XPORT_CHECK(spec != nullptr, Internal, "input check: unknown symbol ", s->name());
-    XPORT_CHECK(spec->range.contains(value), InvalidInput, from.name, " = ", from.size,
+    XPORT_CHECK(spec->range.contains(value), InvalidInput, from.name(), " = ", from.size,
                 " is outside the range ", spec->range.str(), " of Dim '", spec->dim_name, "'",
                 spec->range.lo == 2 && value < 2
                     ? " (Dims start at 2 unless declared otherwise: export with Dim(\"" +
@@ -133,19 +139,19 @@ std::vector<Tensor> check_inputs(const std::vector<InputContract>& contract,
     // expr = a * s + b: s = (size - b) / a.
     const auto f = sym::as_affine(d.expr);
     if (!f || f->a <= 0 || bindings.count(f->symbol)) continue;
-    XPORT_CHECK((d.size - f->b) % f->a == 0, InvalidInput, d.name, " = ", d.size, " must be ",
+    XPORT_CHECK((d.size - f->b) % f->a == 0, InvalidInput, d.name(), " = ", d.size, " must be ",
                 sym::str(d.expr), " for an integer ", f->symbol->name(), " (Dim '",
                 find_symbol(symbols, f->symbol)->dim_name, "')");
     bind(f->symbol, (d.size - f->b) / f->a, d);
   }
   for (const DimCheck& d : dims) {
     const auto expected_size = sym::evaluate(d.expr, value_of);
-    XPORT_CHECK(expected_size.has_value(), InvalidInput, d.name, " = ", d.size,
+    XPORT_CHECK(expected_size.has_value(), InvalidInput, d.name(), " = ", d.size,
                 ": cannot be checked against ", sym::str(d.expr));
     if (*expected_size == d.size) continue;
     if (sym::as_int(d.expr)) {
-      XPORT_FAIL(InvalidInput, d.name, " = ", d.size, ", but the program was exported with ",
-                 d.name, " = ", *expected_size,
+      XPORT_FAIL(InvalidInput, d.name(), " = ", d.size, ", but the program was exported with ",
+                 d.name(), " = ", *expected_size,
                  " as a static dim; mark it dynamic with a Dim in dynamic_shapes to allow other "
                  "sizes");
     }
@@ -153,7 +159,7 @@ std::vector<Tensor> check_inputs(const std::vector<InputContract>& contract,
     std::string because;
     for (const DimCheck& other : dims) {
       if (&other != &d && sym::free_symbols(other.expr) == sym::free_symbols(d.expr)) {
-        because = " (from " + other.name + " = " + std::to_string(other.size) + ")";
+        because = " (from " + other.name() + " = " + std::to_string(other.size) + ")";
         break;
       }
     }
@@ -162,7 +168,7 @@ std::vector<Tensor> check_inputs(const std::vector<InputContract>& contract,
       const SymbolSpec* spec = find_symbol(symbols, s);
       return spec != nullptr && !spec->dim_name.empty() ? spec->dim_name : s->name();
     });
-    XPORT_FAIL(InvalidInput, d.name, " = ", d.size, ", but the contract requires ", d.name,
+    XPORT_FAIL(InvalidInput, d.name(), " = ", d.size, ", but the contract requires ", d.name(),
                " == ", expr, " = ", *expected_size, because);
   }
   return tensors;

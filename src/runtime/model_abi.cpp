@@ -102,22 +102,24 @@ Tensor tensor_of(const xport_tensor& t, size_t index) {
               "; give an xport_dtype and the sizes");
   TensorMeta meta;
   meta.dtype = static_cast<DType>(t.dtype);
-  std::vector<int64_t> sizes(t.sizes, t.sizes + t.ndim);
-  std::vector<int64_t> strides =
-      t.strides != nullptr ? std::vector<int64_t>(t.strides, t.strides + t.ndim)
-                           : contiguous_strides(sizes);
+  const auto ndim = static_cast<size_t>(t.ndim);
+  meta.sizes.assign(t.sizes, t.sizes + ndim);
+  if (t.strides != nullptr) {
+    meta.strides.assign(t.strides, t.strides + ndim);
+  } else {
+    meta.strides = contiguous_strides(meta.sizes);
+  }
   int64_t last = 0;  // the farthest element, to size the storage
   bool empty = false;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    XPORT_CHECK(sizes[d] >= 0 && strides[d] >= 0, InvalidInput, "xport_model_run: input ", index,
+  for (size_t d = 0; d < ndim; ++d) {
+    const int64_t size = *meta.sizes[d].maybe_int(), stride = *meta.strides[d].maybe_int();
+    XPORT_CHECK(size >= 0 && stride >= 0, InvalidInput, "xport_model_run: input ", index,
                 " has a negative size or stride in dim ", d);
-    empty = empty || sizes[d] == 0;
-    if (sizes[d] > 0) last += (sizes[d] - 1) * strides[d];
+    empty = empty || size == 0;
+    if (size > 0) last += (size - 1) * stride;
   }
   XPORT_CHECK(t.data != nullptr || empty, InvalidInput, "xport_model_run: input ", index,
               " has no data");
-  meta.sizes.assign(sizes.begin(), sizes.end());
-  meta.strides.assign(strides.begin(), strides.end());
   const int64_t bytes = empty ? 0 : (last + 1) * static_cast<int64_t>(element_size(meta.dtype));
   return Tensor::make(aot::unowned_storage(t.data, bytes), std::move(meta));
 }

@@ -58,17 +58,20 @@ void find(void* handle, const char* name, F& fn, const std::string& path) {
               "OUT.so`");
 }
 
-xport_tensor abi_tensor(const Tensor& t, std::vector<int64_t>& sizes,
-                        std::vector<int64_t>& strides) {
-  sizes = t.int_sizes();
-  strides = t.int_strides();
+// `t` as the ABI sees it; its sizes, then strides, are appended to `dims` (which must have room
+// for them: the pointers stay valid).
+xport_tensor abi_tensor(const Tensor& t, std::vector<int64_t>& dims) {
+  const size_t at = dims.size();
+  for (const SymInt& s : t.sizes()) dims.push_back(*s.maybe_int());
+  for (const SymInt& s : t.strides()) dims.push_back(*s.maybe_int());
   auto* base = static_cast<char*>(t.storage() ? t.storage()->data() : nullptr);
   if (base != nullptr) base += *t.storage_offset().maybe_int() * t.element_size();
+  const auto ndim = static_cast<size_t>(t.dim());
   return xport_tensor{.data = base,
                       .dtype = static_cast<int32_t>(t.dtype()),
-                      .ndim = static_cast<int32_t>(sizes.size()),
-                      .sizes = sizes.data(),
-                      .strides = strides.data()};
+                      .ndim = static_cast<int32_t>(ndim),
+                      .sizes = dims.data() + at,
+                      .strides = dims.data() + at + ndim};
 }
 
 }  // namespace
@@ -129,6 +132,7 @@ std::string SharedModel::isa() const { return api_->isa(); }
 std::vector<Tensor> SharedModel::run(const std::vector<Value>& inputs) const {
   // Flattened as the ABI takes them: list elements in order, numbers as 0-d tensors.
   std::vector<Tensor> flat;
+  flat.reserve(inputs.size());
   for (const Value& v : inputs) {
     if (v.is_list()) {
       for (const Tensor& t : v.to_tensor_list()) flat.push_back(t);
@@ -145,9 +149,13 @@ std::vector<Tensor> SharedModel::run(const std::vector<Value>& inputs) const {
                  "; a compiled model takes tensors, tensor lists, ints, floats and bools");
     }
   }
-  std::vector<std::vector<int64_t>> sizes(flat.size()), strides(flat.size());
+  size_t total = 0;
+  for (const Tensor& t : flat) total += 2 * static_cast<size_t>(t.dim());
+  std::vector<int64_t> dims;
+  dims.reserve(total);  // abi_tensor's pointers into it stay valid
   std::vector<xport_tensor> abi;
-  for (size_t i = 0; i < flat.size(); ++i) abi.push_back(abi_tensor(flat[i], sizes[i], strides[i]));
+  abi.reserve(flat.size());
+  for (const Tensor& t : flat) abi.push_back(abi_tensor(t, dims));
   xport_outputs* raw = nullptr;
   api_->check(api_->run(api_->model, abi.data(), abi.size(), &raw));
   // Every output's storage keeps the library's outputs alive, and the library loaded; the last
@@ -155,12 +163,12 @@ std::vector<Tensor> SharedModel::run(const std::vector<Value>& inputs) const {
   const std::shared_ptr<xport_outputs> outputs(
       raw, [api = api_](xport_outputs* o) { api->free_outputs(o); });
   std::vector<Tensor> out;
+  out.reserve(api_->count(raw));
   for (size_t i = 0; i < api_->count(raw); ++i) {
     const xport_tensor t = api_->get(raw, i);
     TensorMeta meta;
     meta.dtype = static_cast<DType>(t.dtype);
-    const std::vector<int64_t> dims(t.sizes, t.sizes + t.ndim);
-    meta.sizes.assign(dims.begin(), dims.end());
+    meta.sizes.assign(t.sizes, t.sizes + t.ndim);
     meta.strides = contiguous_strides(meta.sizes);
     out.push_back(Tensor::make(Storage::wrap(t.data, storage_bytes(meta), outputs), meta));
   }
