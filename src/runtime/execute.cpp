@@ -72,14 +72,17 @@ std::vector<Tensor> run_composite(const PlannedStep& planned, const std::vector<
   std::vector<Value> args = planned.args;
   for (const TensorHole& hole : planned.holes) args[hole.arg] = hole_value(hole, slots);
   std::vector<Tensor> outs = run_eager(OpArgs(*step.op, std::move(args)));
-  const std::string where = "runtime: node " + ir::detail::node_label(*step.node) + ": ";
-  XPORT_CHECK(outs.size() == planned.outputs.size(), InvalidInput, where, "its decomposition "
-              "made ", outs.size(), " values, the graph has ", planned.outputs.size());
+  XPORT_CHECK(outs.size() == planned.outputs.size(), InvalidInput, "runtime: node ",
+              ir::detail::node_label(*step.node), ": its decomposition made ", outs.size(),
+              " values, the graph has ", planned.outputs.size());
   const auto reads = [&](const Tensor& out) {
+    const auto shares = [&](int s) {
+      return s >= 0 && slots[static_cast<size_t>(s)].storage() == out.storage();
+    };
     for (const TensorHole& hole : planned.holes) {
-      const std::vector<int> read = hole.list ? hole.list_slots : std::vector<int>{hole.slot};
-      for (const int s : read) {
-        if (s >= 0 && slots[static_cast<size_t>(s)].storage() == out.storage()) return true;
+      if (!hole.list ? shares(hole.slot)
+                     : std::any_of(hole.list_slots.begin(), hole.list_slots.end(), shares)) {
+        return true;
       }
     }
     return false;
@@ -87,7 +90,8 @@ std::vector<Tensor> run_composite(const PlannedStep& planned, const std::vector<
   for (size_t o = 0; o < outs.size(); ++o) {
     const TensorMeta& meta = planned.outputs[o];
     XPORT_CHECK(outs[o].dtype() == meta.dtype && same_ints(outs[o].sizes(), meta.sizes),
-                InvalidInput, where, "its decomposition made a ", dtype_name(outs[o].dtype()),
+                InvalidInput, "runtime: node ", ir::detail::node_label(*step.node),
+                ": its decomposition made a ", dtype_name(outs[o].dtype()),
                 " result of sizes ", ops::shape_str(outs[o].sizes()), ", the graph records ",
                 dtype_name(meta.dtype), " ", ops::shape_str(meta.sizes));
     if (has_layout(outs[o], meta) && !reads(outs[o])) continue;

@@ -107,7 +107,8 @@ std::vector<Tensor> run_higher_order(const PlannedStep& planned, const std::vect
                                      const PlannedBody& body);
 
 /// Runs a step that is not planned as a kernel call: a higher-order op (with its subgraphs'
-/// plans) or a step sized when it runs (as eager execution runs it), over `slots` (each slot's
+/// plans), a composite op (its decomposition, eagerly, each result laid out as planned) or a
+/// step sized when it runs (as eager execution runs it), over `slots` (each slot's
 /// tensor, those it reads at least); adds the unbacked symbols it binds to `symbols`.
 std::vector<Tensor> run_step_at_run(const PlannedStep& planned, const CompiledGraph& graph,
                                     const std::vector<Tensor>& slots,
