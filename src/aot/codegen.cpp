@@ -8,6 +8,7 @@
 #include <sstream>
 #include <utility>
 
+#include "core/dtype_enumerator.h"
 #include "ir/argument_value.h"
 #include "ir/ir_util.h"
 #include "ir/passes/constant_graph.h"
@@ -24,13 +25,6 @@ using runtime::PackedCall;
 using runtime::Placement;
 using runtime::PlannedStep;
 using runtime::StepKind;
-
-const char* enumerator(DType d) {  // xport::DType::NAME
-  static const char* const kNames[] = {"Bool",     "UInt8",   "Int8",      "Int16",
-                                       "Int32",    "Int64",   "Float16",   "BFloat16",
-                                       "Float32",  "Float64", "Complex64", "Complex128"};
-  return kNames[static_cast<size_t>(d)];
-}
 
 std::string int_literal(int64_t v) {
   if (v == INT64_MIN) return "(-INT64_C(9223372036854775807) - 1)";
@@ -503,7 +497,9 @@ class Generator {
     if (inner == "int64_t") return int_literal(v.to_int());
     if (inner == "double") return double_literal(v.to_double());
     if (inner == "bool") return v.to_bool() ? "true" : "false";
-    if (inner == "xport::DType") return std::string("xport::DType::") + enumerator(v.to_dtype());
+    if (inner == "xport::DType") {
+      return std::string("xport::DType::") + dtype_enumerator(v.to_dtype());
+    }
     std::string literal;
     if (inner == "std::string") {
       literal = string_literal(v.to_string_value());

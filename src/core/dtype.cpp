@@ -2,6 +2,8 @@
 
 #include <bit>
 
+#include "core/dtype_enumerator.h"
+
 #include "xport/error.h"
 
 namespace xport {
@@ -62,15 +64,20 @@ namespace {
 struct DTypeNames {
   const char* name;
   const char* short_name;
+  const char* enumerator;
 };
 constexpr DTypeNames kNames[kNumDTypes] = {
-    {"bool", "b8"},     {"uint8", "u8"},    {"int8", "i8"},     {"int16", "i16"},
-    {"int32", "i32"},   {"int64", "i64"},   {"float16", "f16"}, {"bfloat16", "bf16"},
-    {"float32", "f32"}, {"float64", "f64"},     {"complex64", "c64"}, {"complex128", "c128"},
+    {"bool", "b8", "Bool"},          {"uint8", "u8", "UInt8"},
+    {"int8", "i8", "Int8"},          {"int16", "i16", "Int16"},
+    {"int32", "i32", "Int32"},       {"int64", "i64", "Int64"},
+    {"float16", "f16", "Float16"},   {"bfloat16", "bf16", "BFloat16"},
+    {"float32", "f32", "Float32"},   {"float64", "f64", "Float64"},
+    {"complex64", "c64", "Complex64"}, {"complex128", "c128", "Complex128"},
 };
 }  // namespace
 
 const char* dtype_name(DType dtype) { return kNames[static_cast<int>(dtype)].name; }
+const char* dtype_enumerator(DType dtype) { return kNames[static_cast<int>(dtype)].enumerator; }
 const char* dtype_short_name(DType dtype) { return kNames[static_cast<int>(dtype)].short_name; }
 
 DType parse_dtype(const std::string& name) {

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "core/dtype_enumerator.h"
+
 namespace xport {
 
 const char* to_string(InputContract::Kind kind) {
@@ -50,7 +52,7 @@ void collect(const InputContract& c, const Tensor& t, std::vector<DimCheck>& dim
               ": is a fake tensor; pass a tensor with data");
   XPORT_CHECK(t.dtype() == c.dtype, InvalidInput, "input ", c.name, ": expected dtype ",
               dtype_name(c.dtype), ", got ", dtype_name(t.dtype()),
-              "; convert it with .to(DType::", dtype_name(c.dtype), ")");
+              "; convert it with .to(DType::", dtype_enumerator(c.dtype), ")");
   if (t.dim() != static_cast<int64_t>(c.sizes.size())) {
     std::ostringstream shape, expected;
     for (int64_t d = 0; d < t.dim(); ++d) shape << (d ? ", " : "") << t.int_size(d);

@@ -33,7 +33,7 @@ TEST(Export, StaticFunctionMatchesEagerAndRefusesOtherShapes) {
       [&] {
         p.run({randn({2, 3}, 0, DType::Float64)});
       },
-      ErrorKind::InvalidInput, {"input x", "dtype"});
+      ErrorKind::InvalidInput, {"input x", "dtype", "convert it with .to(DType::Float32)"});
   expect_error([&] { p.run({randn({6}, 0)}); }, ErrorKind::InvalidInput, {"expected 2 dims"});
   expect_error([&] { p.run({}); }, ErrorKind::InvalidInput, {"expected 1 inputs"});
 }
