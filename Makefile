@@ -41,7 +41,8 @@ $(FUZZ_BUILD)/build.ninja: | deps
 	  -DXPORT_BUILD_BENCH=OFF \
 	  -DXPORT_FUZZ_SEED_TOOL=$(abspath $(BUILD))/tests/xport_fuzz_seed_corpus
 
-# ThreadSanitizer: only the runtime library and its tests (many threads running one Program).
+# ThreadSanitizer: the runtime's tests and the compiled models' (many threads running one
+# Program, or one loaded model library).
 $(TSAN_BUILD)/build.ninja: | deps
 	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DXPORT_TSAN=ON \
 	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DXPORT_BUILD_BENCH=OFF
@@ -53,7 +54,7 @@ build-asan: deps $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
 build-tsan: deps $(TSAN_BUILD)/build.ninja
-	cmake --build $(TSAN_BUILD) -j $(JOBS) --target xport_runtime_test
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target xport_runtime_test xport_aot_threads_test
 
 build-fuzz: deps $(FUZZ_BUILD)/build.ninja
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets
@@ -76,7 +77,8 @@ test-asan: build-asan venv
 	  LSAN_OPTIONS=suppressions=$(abspath tests/lsan_suppressions.txt) \
 	  ctest --output-on-failure -j $(JOBS) -LE no-sanitizer
 
-# The runtime's concurrency tests under ThreadSanitizer; any report fails the test.
+# The runtime's concurrency tests, and compiled models shared by threads, under
+# ThreadSanitizer; any report fails the test.
 test-tsan: build-tsan
 	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 abort_on_error=1 second_deadlock_stack=1" \
 	  ctest --output-on-failure -j $(JOBS)

@@ -1,20 +1,22 @@
 #!/usr/bin/env python3
 """The runtime against the same archives compiled ahead of time (`xport compile`): per-call
-latency of runtime::Program on NAME.so and on the archive beside it, NAME.pt2, the same program
-(`xport_peer_bench time`, the same inputs), interleaved, with the compile time and the library's
-size. Small programs of many small ops show the per-call cost of the runtime's plan walk that the generated code removes; large ones, that
-the kernels are the same.
+latency of runtime::Program on NAME.so (through the library's C++ entrance, and through its C
+ABI) and on the archive beside it, NAME.pt2, the same program (`xport_peer_bench time`, the
+same inputs), interleaved, with the compile time and the library's size. Small programs of
+many small ops show the per-call cost of the runtime's plan walk that the generated code
+removes, and of the C ABI's marshalling; large ones, that the kernels are the same.
 
 Usage (make bench-aot):
   compare_aot.py [--build DIR] [--rows REGEX] [--rounds R] [--min-time S] [--threads T]
 
 Rows: tiny models exported by torch.export here (an MLP at batch 1, a 2-layer transformer
 encoder of width 64 over 16 tokens), archives of the build's data sets (written by xport and by
-torch.export.save: static ones, dynamic ones at their first recorded shape, and control flow) and the peer benchmark's (bench/peers; `make bench-peers` writes them).
+torch.export.save: static ones, dynamic ones at their first recorded shape, and control flow)
+and the peer benchmark's (bench/peers; `make bench-peers` writes them).
 Each archive is compiled once into BUILD/aot_bench/; then in each of R rounds every row runs the
-runtime and the library in fresh processes, in an order alternating from round to round, each
-timing runs for S seconds after warm-up; a latency is the median over rounds of a round's
-median.
+runtime and the library (both ways) in fresh processes, in an order rotating from round to
+round, each timing runs for S seconds after warm-up; a latency is the median over rounds of a
+round's median.
 """
 import argparse
 import json
@@ -72,12 +74,13 @@ def make_tiny_models(out_dir):
         np.save(os.path.join(out_dir, name + "_in0.npy"), x.numpy())
 
 
-def latency_ms(bench, path, inputs, args):
+def latency_ms(bench, path, inputs, args, env=None):
     command = [bench, "time", path, "--warmup", "20", "--runs", "20", "--min-time",
                str(args.min_time), "--threads", str(args.threads)]
     for i in inputs:
         command += ["--input", i]
-    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(command, capture_output=True, text=True, check=True,
+                         env=env).stdout
     return statistics.median(json.loads(out.strip().splitlines()[-1])["times_ms"])
 
 
@@ -110,26 +113,32 @@ def main():
         subprocess.run([xport, "compile", archive, library], check=True,
                        stdout=subprocess.DEVNULL)
         # The runtime runs the archive beside the library: the same program (PyTorch's
-        # composite ops, which the runtime only interprets, are decomposed there).
+        # composite ops are decomposed there).
         rows.append((name, library[:-3] + ".pt2", library, inputs, time.perf_counter() - start,
                      os.path.getsize(library)))
-    times = {row[0]: {"runtime": [], "aot": []} for row in rows}
+    # The library as this build's runtime::Program calls it (its C++ entrance), and as a host
+    # of another build would (its C ABI, XPORT_MODEL_C_ABI=1).
+    c_abi = dict(os.environ, XPORT_MODEL_C_ABI="1")
+    times = {row[0]: {"runtime": [], "aot": [], "aot C ABI": []} for row in rows}
     for rnd in range(args.rounds):
         for name, archive, library, inputs, *_ in rows:
-            order = [("runtime", archive), ("aot", library)]
-            for engine, path in (order if rnd % 2 == 0 else order[::-1]):
-                times[name][engine].append(latency_ms(bench, path, inputs, args))
+            order = [("runtime", archive, None), ("aot", library, None),
+                     ("aot C ABI", library, c_abi)]
+            order = order[rnd % 3:] + order[:rnd % 3]
+            for engine, path, env in (order if rnd % 2 == 0 else order[::-1]):
+                times[name][engine].append(latency_ms(bench, path, inputs, args, env))
     cpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
     model = re.search(r"^Model name:\s*(.+)$", cpu, re.M)
     print("machine: %s; %d threads; %d rounds, >= %g s per engine and round, interleaved" % (
         model.group(1).strip() if model else "?", args.threads, args.rounds, args.min_time))
-    print("%-22s %12s %12s %8s %10s %8s" % ("row", "runtime ms", "aot ms", "aot/rt",
-                                            "compile s", ".so MB"))
+    print("%-22s %12s %12s %12s %8s %10s %8s" % ("row", "runtime ms", "aot ms", "C ABI ms",
+                                                 "aot/rt", "compile s", ".so MB"))
     for name, _, _, _, compile_s, size in rows:
         rt = statistics.median(times[name]["runtime"])
         aot = statistics.median(times[name]["aot"])
-        print("%-22s %12.4f %12.4f %8.3f %10.2f %8.1f" % (name, rt, aot, aot / rt, compile_s,
-                                                          size / 1e6))
+        through_c = statistics.median(times[name]["aot C ABI"])
+        print("%-22s %12.4f %12.4f %12.4f %8.3f %10.2f %8.1f" % (
+            name, rt, aot, through_c, aot / rt, compile_s, size / 1e6))
 
 
 if __name__ == "__main__":

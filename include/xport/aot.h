@@ -61,8 +61,9 @@ struct CompileReport {
 /// Compiles `program` into the shared library `so_path` (NAME.so), saves the program beside it
 /// as NAME.pt2 or, with Options::embed_archive, in it (the library reads its weights, contract
 /// and graph from it when it loads; with composite ops decomposed: PyTorch's training IR keeps
-/// aten::conv2d, aten::linear, ..., which the runtime can only interpret) and writes NAME.h (the
-/// inputs and outputs as C arrays, for a C program calling the library).
+/// aten::conv2d, aten::linear, ..., which would otherwise run as their decompositions in each
+/// run) and writes NAME.h (the inputs and outputs as C arrays, for a C program calling the
+/// library).
 /// Throws UnsupportedOp naming the first node it cannot compile yet (before invoking the
 /// compiler), InvalidInput when the compiler fails (with its output).
 CompileReport compile(const ExportedProgram& program, const std::string& so_path,

@@ -37,7 +37,8 @@ struct Options {
 
 /// How one set of input shapes runs.
 struct PlanStats {
-  bool planned = true;            ///< false: the graph runs through the interpreter
+  /// false only for a model compiled ahead of time, whose plan is its library's code
+  bool planned = true;
   std::string unplanned_reason;   ///< why, when not planned
   int64_t kernel_steps = 0;       ///< kernel calls per run (views excluded)
   int64_t view_steps = 0;         ///< views made per run (no kernel, no memory)
@@ -94,9 +95,8 @@ class Program {
   /// Plans `inputs`' shapes (or finds the cached plan) and describes it.
   PlanStats plan_stats(const std::vector<Value>& inputs) const;
   /// Runs `inputs` `runs` times (after one untimed run) timing every kernel call; per op, the
-  /// calls and time of the median run, most time first. Graphs the runtime cannot plan (they run
-  /// through the interpreter) have no per-kernel times: the result is empty. Every run updates
-  /// the program's buffers (and the inputs) as run() does.
+  /// calls and time of the median run, most time first. Every run updates the program's buffers
+  /// (and the inputs) as run() does.
   std::vector<OpTime> profile(const std::vector<Value>& inputs, int runs = 10) const;
 
   const std::vector<InputContract>& contract() const;

@@ -125,8 +125,9 @@ class Generator {
   }
 
   GeneratedModel run() {
-    XPORT_CHECK(graph_.unplannable.empty(), UnsupportedOp, "aot::compile: ",
-                graph_.unplannable, "; such programs run in the runtime (runtime::Program)");
+    XPORT_CHECK(graph_.unrunnable.empty(), UnsupportedOp, "aot::compile: ", graph_.unrunnable,
+                ": nothing runs it, the runtime neither; register a kernel or a decomposition "
+                "for it");
     make_plan();
     emit_graph(graph_, *plan_, true);
     GeneratedModel out;
@@ -261,6 +262,11 @@ class Generator {
     const PlannedStep& planned = g_->plan->steps[index];
     const runtime::CompiledStep& step = *planned.step;
     const ir::Node& node = *step.node;
+    if (step.op->user_defined) {
+      refuse(node, step.op->qualified_name + " is a custom op (xport::Library): its kernel, meta "
+             "function and decomposition live in the process that registered them, where a "
+             "compiled library cannot call them");
+    }
     if (planned.sized_at_run || step.kind == StepKind::Composite) {
       emit_runtime_step(index);
       return;

@@ -397,8 +397,8 @@ void write_archive(const ExportedProgram& program, const std::string* source,
       decomposed.emplace(program.run_decompositions(composite_decompositions()));
     } catch (const Error& e) {
       XPORT_FAIL(UnsupportedOp, "aot::compile: the program has composite ops (no meta "
-                 "function: the runtime interprets them), and decomposing them failed: ",
-                 e.what());
+                 "function: they would run as their decompositions in each call), and "
+                 "decomposing them failed: ", e.what());
     }
     save_over(*decomposed);
   } else if (source != nullptr) {

@@ -9,9 +9,21 @@
 namespace xport::runtime {
 namespace {
 
-// The step for a call, or the reason it cannot be planned.
+// An op with no kernel runs as its decomposition, as eager execution runs it. With none,
+// nothing can: the step is sized when it runs, and fails there as eager execution would.
+void run_as_decomposition(CompiledStep& step, const std::string& why_not,
+                          std::string& unrunnable) {
+  if (step.op->decomp) {
+    step.kind = StepKind::Composite;
+    return;
+  }
+  step.kind = StepKind::Eager;
+  if (unrunnable.empty()) unrunnable = why_not;
+}
+
+// The step for a call; `unrunnable` says why when nothing can run it.
 CompiledStep compile_step(const ir::Node& node, int first_slot, const NodeKernels* kernels,
-                          std::string& unplannable) {
+                          std::string& unrunnable) {
   const OpDef& op = *node.op();
   CompiledStep step;
   step.node = &node;
@@ -36,8 +48,8 @@ CompiledStep compile_step(const ir::Node& node, int first_slot, const NodeKernel
       const auto* g = std::get_if<ir::SubgraphRef>(&node.args()[a].value);
       if (g == nullptr) continue;
       auto sub = std::make_shared<CompiledGraph>(compile_graph(*g->graph));
-      if (!sub->unplannable.empty() && unplannable.empty()) {
-        unplannable = label + ", subgraph " + g->name + ": " + sub->unplannable;
+      if (!sub->unrunnable.empty() && unrunnable.empty()) {
+        unrunnable = label + ", subgraph " + g->name + ": " + sub->unrunnable;
       }
       step.subgraphs.emplace_back(a, std::move(sub));
     }
@@ -50,11 +62,7 @@ CompiledStep compile_step(const ir::Node& node, int first_slot, const NodeKernel
   // An op with both (index.Tensor) is a kernel step; the planner sizes it when it runs where
   // its sizes use a symbol only the data decides (a mask's true elements).
   if (op.kind == OpKind::Composite) {
-    if (op.decomp) {
-      step.kind = StepKind::Composite;
-    } else {
-      unplannable = label + ": a composite op with no decomposition";
-    }
+    run_as_decomposition(step, label + ": a composite op with no decomposition", unrunnable);
     return step;
   }
   if (op.kind == OpKind::View) {
@@ -64,7 +72,7 @@ CompiledStep compile_step(const ir::Node& node, int first_slot, const NodeKernel
   }
   const int aliased = op.kind == OpKind::InPlace ? op.aliased_arg : -1;
   if (!op.kernel) {
-    unplannable = label + ": no CPU kernel";
+    run_as_decomposition(step, label + ": no CPU kernel and no decomposition", unrunnable);
     return step;
   }
   step.kernel = &op.kernel.fn;
@@ -93,7 +101,7 @@ CompiledGraph compile_graph(const ir::Graph& graph, const NodeKernels* kernels) 
       case ir::NodeKind::Call: {
         std::string reason;
         out.steps.push_back(compile_step(node, out.num_slots, kernels, reason));
-        if (out.unplannable.empty()) out.unplannable = reason;
+        if (out.unrunnable.empty()) out.unrunnable = reason;
         out.has_unbacked = out.has_unbacked || out.steps.back().binds;
         break;
       }

@@ -18,10 +18,12 @@ enum class StepKind {
   View,         ///< outputs share the aliased argument's storage; no kernel runs
   InPlace,      ///< the kernel writes into the aliased argument (never in a functional graph)
   HigherOrder,  ///< the op's kernel runs its subgraphs (each planned too) and returns outputs
-  Eager,        ///< output sizes only the data decides (nonzero): runs as eager execution does
-  /// A composite op (PyTorch's training IR keeps aten::linear, aten::conv2d, ...): runs as its
-  /// decomposition, eagerly; its results get the layouts its node records, so the steps after
-  /// it stay planned.
+  /// Output sizes only the data decides (nonzero), or an op nothing can run: runs as eager
+  /// execution does.
+  Eager,
+  /// A composite op (PyTorch's training IR keeps aten::linear, aten::conv2d, ...), or any op
+  /// with a decomposition and no kernel: runs as its decomposition, eagerly; its results get the
+  /// layouts its node records, so the steps after it stay planned.
   Composite,
 };
 
@@ -49,9 +51,10 @@ struct CompiledGraph {
   std::vector<int> placeholder_slots;
   std::vector<CompiledStep> steps;
   std::vector<int> output_slots;
-  /// Why the graph cannot be planned (an op with no kernel and no decomposition); empty when
-  /// it can. Such graphs run through the interpreter.
-  std::string unplannable;
+  /// The first node nothing can run (an op with no kernel, no eager function and no
+  /// decomposition), or empty. The runtime plans it as a step sized when it runs, which fails
+  /// there, as eager execution would; the code generator refuses the program.
+  std::string unrunnable;
 
   int slot(const ir::ValueRef& ref) const { return node_slot[ref.node->position()] + ref.index; }
 };

@@ -27,6 +27,18 @@ Value hole_value(const TensorHole& hole, const std::vector<Tensor>& slots) {
   return Value(std::move(list));
 }
 
+// Inputs as a subgraph's plan expects them: contiguous, at offset 0.
+std::vector<Tensor> planned_layout(const std::vector<Tensor>& in) {
+  std::vector<Tensor> inputs;
+  inputs.reserve(in.size());
+  for (const Tensor& t : in) {
+    const bool planned =
+        t.is_contiguous() && t.storage_offset().maybe_int() == std::optional<int64_t>(0);
+    inputs.push_back(planned ? t : t.clone());
+  }
+  return inputs;
+}
+
 }  // namespace
 
 std::vector<Tensor> run_higher_order(const PlannedStep& planned, const std::vector<Tensor>& slots,
@@ -36,14 +48,7 @@ std::vector<Tensor> run_higher_order(const PlannedStep& planned, const std::vect
   for (const TensorHole& hole : planned.holes) args[hole.arg] = hole_value(hole, slots);
   for (size_t k = 0; k < step.subgraphs.size(); ++k) {
     args[step.subgraphs[k].first] = Value(GraphFn([k, &body](const std::vector<Tensor>& in) {
-      std::vector<Tensor> inputs;
-      inputs.reserve(in.size());
-      for (const Tensor& t : in) {
-        const bool planned_layout =
-            t.is_contiguous() && t.storage_offset().maybe_int() == std::optional<int64_t>(0);
-        inputs.push_back(planned_layout ? t : t.clone());
-      }
-      return body(k, inputs);
+      return body(k, planned_layout(in));
     }));
   }
   return step.op->cpu_alloc(OpArgs(*step.op, std::move(args)));
@@ -102,8 +107,35 @@ std::vector<Tensor> run_composite(const PlannedStep& planned, const std::vector<
   return outs;
 }
 
+// A subgraph of a step sized when it runs, as a function: planned when called, for the sizes
+// of the inputs it gets and the symbols known then, and run as any plan. A map's body gets
+// inputs of one size in every call; the plan of the last sizes is kept for the next.
+GraphFn subgraph_planned_at_run(const CompiledGraph& graph, const Symbols& symbols) {
+  struct LastPlan {
+    std::vector<std::vector<int64_t>> sizes;
+    std::vector<DType> dtypes;
+    std::shared_ptr<const ExecutionPlan> plan;
+  };
+  auto last = std::make_shared<LastPlan>();  // the kernel calls it from one thread
+  return [&graph, &symbols, last](const std::vector<Tensor>& in) {
+    const std::vector<Tensor> inputs = planned_layout(in);
+    std::vector<std::vector<int64_t>> sizes;
+    std::vector<DType> dtypes;
+    for (const Tensor& t : inputs) {
+      sizes.push_back(t.int_sizes());
+      dtypes.push_back(t.dtype());
+    }
+    if (last->plan == nullptr || sizes != last->sizes || dtypes != last->dtypes) {
+      last->plan = make_plan(graph, inputs, std::vector<bool>(inputs.size(), true), symbols);
+      last->sizes = std::move(sizes);
+      last->dtypes = std::move(dtypes);
+    }
+    return execute(*last->plan, graph, inputs);
+  };
+}
+
 // A step sized when it runs: its arguments bound with this run's symbols, run as eager
-// execution runs it (subgraphs through the interpreter).
+// execution runs it; its subgraphs are planned when called.
 std::vector<Tensor> run_sized_at_run(const CompiledStep& step, const CompiledGraph& graph,
                                      const std::vector<Tensor>& slots, const Symbols& symbols) {
   const ir::Node& node = *step.node;
@@ -120,9 +152,10 @@ std::vector<Tensor> run_sized_at_run(const CompiledStep& step, const CompiledGra
           return *v;
         },
         [&](const ir::SubgraphRef& g) -> GraphFn {
-          return [sub = g.graph, &symbols](const std::vector<Tensor>& in) {
-            return ir::interpret(*sub, in, symbols);
-          };
+          for (const auto& [arg, sub] : step.subgraphs) {
+            if (arg == a) return subgraph_planned_at_run(*sub, symbols);
+          }
+          XPORT_FAIL(Internal, where, "subgraph ", g.name, " was not compiled");
         }));
   }
   std::vector<Tensor> outs = run_eager(bind_args(*step.op, std::move(values)));

@@ -9,6 +9,7 @@
 
 #include "kernels/cpu/parallel.h"
 #include "program/write_back.h"
+#include "runtime/model_cxx_abi.h"
 #include "runtime/run_inputs.h"
 #include "serde/serialize.h"
 #include "xport/aot_model.h"
@@ -158,6 +159,20 @@ std::vector<Value> values_of(const std::vector<InputContract>& contract,
   return values;
 }
 
+// Checks `values` against the contract (InvalidInput outside it, with the runtime's message) and
+// runs the model, as runtime::Program runs an archive.
+std::vector<Tensor> run_model(const xport_model& model, const std::vector<Value>& values) {
+  std::unordered_map<sym::ExprPtr, int64_t> symbols;
+  std::vector<Tensor> user;
+  const std::vector<Tensor> bound = runtime::bind_run_inputs(
+      model.program, model.placeholders, model.is_user_input, values, symbols, &user);
+  const kernels::cpu::ThreadCountScope threads(model.num_threads);
+  std::unique_lock<std::mutex> state_lock(model.state_mutex, std::defer_lock);
+  if (model.mutates_state) state_lock.lock();
+  return write_back_mutations(model.program.signature(), model.code->run(bound, symbols),
+                              model.program.state(), user);
+}
+
 }  // namespace
 
 extern "C" {
@@ -209,17 +224,8 @@ xport_status xport_model_run(const xport_model* model, const xport_tensor* input
     XPORT_CHECK(model != nullptr && outputs != nullptr, InvalidInput,
                 "xport_model_run: model and outputs must not be NULL");
     *outputs = nullptr;
-    const std::vector<Value> values = values_of(model->program.contract(), inputs, num_inputs);
-    std::unordered_map<sym::ExprPtr, int64_t> symbols;
-    std::vector<Tensor> user;
-    const std::vector<Tensor> bound = runtime::bind_run_inputs(
-        model->program, model->placeholders, model->is_user_input, values, symbols, &user);
-    const kernels::cpu::ThreadCountScope threads(model->num_threads);
-    std::unique_lock<std::mutex> state_lock(model->state_mutex, std::defer_lock);
-    if (model->mutates_state) state_lock.lock();
-    std::vector<Tensor> results = write_back_mutations(
-        model->program.signature(), model->code->run(bound, symbols), model->program.state(),
-        user);
+    std::vector<Tensor> results =
+        run_model(*model, values_of(model->program.contract(), inputs, num_inputs));
     auto out = std::make_unique<xport_outputs>();
     for (Tensor& t : results) {
       if (!t.is_contiguous() || t.storage_offset().maybe_int() != std::optional<int64_t>(0)) {
@@ -229,6 +235,22 @@ xport_status xport_model_run(const xport_model* model, const xport_tensor* input
       out->tensors.push_back(std::move(t));
     }
     *outputs = out.release();
+  });
+}
+
+const char* xport_model_cxx_layout(void) { return runtime::cxx_layout_id(); }
+
+xport_status xport_model_run_cxx(const xport_model* model, const char* layout, const void* inputs,
+                                 void* outputs) {
+  return guarded([&] {
+    XPORT_CHECK(model != nullptr && inputs != nullptr && outputs != nullptr, InvalidInput,
+                "xport_model_run_cxx: model, inputs and outputs must not be NULL");
+    XPORT_CHECK(layout != nullptr && std::strcmp(layout, runtime::cxx_layout_id()) == 0,
+                Internal, "xport_model_run_cxx: the host's C++ types are laid out as ",
+                layout != nullptr ? layout : "(NULL)", ", this library's as ",
+                runtime::cxx_layout_id(), "; call xport_model_run");
+    *static_cast<std::vector<Tensor>*>(outputs) =
+        run_model(*model, *static_cast<const std::vector<Value>*>(inputs));
   });
 }
 

@@ -249,11 +249,8 @@ PreparedGraph prepare_graph(const ir::Graph& graph, std::vector<Tensor> placehol
   PreparedGraph out;
   out.is_user_input = std::move(is_user_input);
   ConstantGraph g{graph.clone(), {}};
-  const CompiledGraph probe = compile_graph(g.graph);
-  // A graph that runs through the interpreter runs as it is; fusion works on sizes known at
-  // load, so a graph with data-dependent sizes runs unfused.
-  if (!probe.unplannable.empty()) optimize = false;
-  if (optimize && !probe.has_unbacked) {
+  // Fusion works on sizes known at load, so a graph with data-dependent sizes runs unfused.
+  if (optimize && !compile_graph(g.graph).has_unbacked) {
     g.constants = placeholders;
     for (const ir::InputUpdate& u : updates) g.constants.at(u.input) = Tensor();
     for (size_t p = 0; p < g.constants.size(); ++p) {
@@ -267,9 +264,7 @@ PreparedGraph prepare_graph(const ir::Graph& graph, std::vector<Tensor> placehol
       out.is_user_input.push_back(false);
     }
   }
-  if (probe.unplannable.empty()) {
-    out.in_place_outputs = ir::passes::reinplace_updates(g.graph, updates);
-  }
+  out.in_place_outputs = ir::passes::reinplace_updates(g.graph, updates);
   out.graph = std::move(g.graph);
   out.placeholders = std::move(placeholders);
   return out;

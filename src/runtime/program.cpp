@@ -157,16 +157,8 @@ std::vector<Tensor> Program::run_values(const std::vector<Value>& inputs) const 
   const kernels::cpu::ThreadCountScope threads(impl_->options.num_threads);
   std::unique_lock<std::mutex> state_lock(impl_->state_mutex, std::defer_lock);
   if (impl_->mutates_state) state_lock.lock();
-  std::vector<Tensor> results;
-  if (!impl_->graph.unplannable.empty()) {
-    // The program's own graph, which takes the program's placeholders only.
-    const size_t own = impl_->program.signature().inputs.size();
-    results = ir::interpret(impl_->program.graph(), {bound.begin(), bound.begin() + own}, symbols);
-  } else {
-    const std::shared_ptr<const ExecutionPlan> plan = impl_->plan_for(bound, symbols);
-    results = execute(*plan, impl_->graph, bound);
-  }
-  return write_back_mutations(impl_->program.signature(), std::move(results),
+  const std::shared_ptr<const ExecutionPlan> plan = impl_->plan_for(bound, symbols);
+  return write_back_mutations(impl_->program.signature(), execute(*plan, impl_->graph, bound),
                               impl_->program.state(), user);
 }
 
@@ -175,17 +167,12 @@ PlanStats Program::plan_stats(const std::vector<Value>& inputs) const {
     PlanStats stats;
     stats.planned = false;
     stats.unplanned_reason = "compiled ahead of time (" + impl_->compiled_path +
-                             "): the plan is the library's code";
+                             "): the plan is the library's code, called through its " +
+                             impl_->compiled->entrance();
     return stats;
   }
   Symbols symbols;
   const std::vector<Tensor> bound = impl_->bind_placeholders(inputs, symbols);
-  if (!impl_->graph.unplannable.empty()) {
-    PlanStats stats;
-    stats.planned = false;
-    stats.unplanned_reason = impl_->graph.unplannable;
-    return stats;
-  }
   PlanStats stats = impl_->plan_for(bound, symbols)->stats;
   if (impl_->options.fuse) stats.fusion = impl_->prepared.stats.str();
   return stats;
@@ -200,7 +187,6 @@ std::vector<OpTime> Program::profile(const std::vector<Value>& inputs, int runs)
   Symbols symbols;
   std::vector<Tensor> user;
   const std::vector<Tensor> bound = impl_->bind_placeholders(inputs, symbols, &user);
-  if (!impl_->graph.unplannable.empty()) return {};
   const kernels::cpu::ThreadCountScope threads(impl_->options.num_threads);
   std::unique_lock<std::mutex> state_lock(impl_->state_mutex, std::defer_lock);
   if (impl_->mutates_state) state_lock.lock();

@@ -2,9 +2,12 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
+#include "runtime/model_cxx_abi.h"
 #include "serde/serialize.h"
 #include "xport/archive.h"
 #include "xport/error.h"
@@ -28,6 +31,8 @@ struct SharedModel::Api {
   decltype(&::xport_model_isa) isa = nullptr;
   decltype(&::xport_model_abi_version) version = nullptr;
   decltype(&::xport_model_embedded_archive) embedded = nullptr;  // absent from older libraries
+  // The C++ entrance, where the library's C++ types are laid out as this build's; else null.
+  decltype(&::xport_model_run_cxx) run_cxx = nullptr;
 
   Api() = default;
   Api(const Api&) = delete;
@@ -114,6 +119,18 @@ SharedModel::SharedModel(const std::string& so_path, int num_threads)
   api_->embedded = reinterpret_cast<decltype(api_->embedded)>(
       dlsym(api_->handle, "xport_model_embedded_archive"));
   api_->check(api_->load(nullptr, num_threads, &api_->model));
+  const auto layout =
+      reinterpret_cast<decltype(&::xport_model_cxx_layout)>(dlsym(api_->handle,
+                                                                 "xport_model_cxx_layout"));
+  const char* force_c = std::getenv("XPORT_MODEL_C_ABI");
+  if (layout != nullptr && std::strcmp(layout(), cxx_layout_id()) == 0 &&
+      (force_c == nullptr || std::strcmp(force_c, "1") != 0)) {
+    find(api_->handle, "xport_model_run_cxx", api_->run_cxx, path);
+  }
+}
+
+std::string SharedModel::entrance() const {
+  return api_->run_cxx != nullptr ? "C++ (this build's types)" : "C ABI";
 }
 
 std::optional<ExportedProgram> SharedModel::embedded_program(ArchiveInfo& info) const {
@@ -130,6 +147,13 @@ SharedModel::~SharedModel() = default;
 std::string SharedModel::isa() const { return api_->isa(); }
 
 std::vector<Tensor> SharedModel::run(const std::vector<Value>& inputs) const {
+  if (api_->run_cxx != nullptr) {
+    // Outputs own their memory (made by the library's runtime, freed by its code, which stays
+    // loaded), as the runtime's own outputs do.
+    std::vector<Tensor> out;
+    api_->check(api_->run_cxx(api_->model, cxx_layout_id(), &inputs, &out));
+    return out;
+  }
   // Flattened as the ABI takes them: list elements in order, numbers as 0-d tensors.
   std::vector<Tensor> flat;
   flat.reserve(inputs.size());

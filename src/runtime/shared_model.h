@@ -1,7 +1,9 @@
 #pragma once
 // A model compiled ahead of time (a shared library with xport/model_abi.h's C ABI), opened so
 // that runtime::Program runs it as it runs an archive: tensors in, tensors out, errors as
-// xport::Error. The library holds its own copy of the runtime; only the C ABI crosses.
+// xport::Error. The library holds its own copy of the runtime: a library of this build (the
+// same C++ layouts) is called through its C++ entrance (runtime/model_cxx_abi.h), any other
+// through its C ABI. XPORT_MODEL_C_ABI=1 in the environment takes the C ABI always.
 
 #include <memory>
 #include <optional>
@@ -26,6 +28,8 @@ class SharedModel {
 
   /// The contract's inputs (lists, numbers and tensors); thread-safe.
   std::vector<Tensor> run(const std::vector<Value>& inputs) const;
+  /// How runs reach the library: "C++ (this build's types)" or "C ABI".
+  std::string entrance() const;
   /// The instruction-set extensions the library was compiled for.
   std::string isa() const;
   /// The program of the archive the library embeds (its tensors view the library's data), or

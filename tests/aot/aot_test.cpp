@@ -27,6 +27,22 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// How runtime::Program calls a compiled model: "C++" when the library is of this build.
+std::string entrance(const runtime::Program& compiled, const std::vector<Value>& inputs) {
+  const std::string reason = compiled.plan_stats(inputs).unplanned_reason;
+  const size_t at = reason.find("called through its ");
+  return at == std::string::npos ? reason : reason.substr(at + 19);
+}
+
+// `so` loaded to be called through its C ABI (XPORT_MODEL_C_ABI=1), as a host of another
+// build calls it.
+runtime::Program load_through_c_abi(const std::string& so) {
+  setenv("XPORT_MODEL_C_ABI", "1", 1);
+  runtime::Program program = runtime::Program::load(so);
+  unsetenv("XPORT_MODEL_C_ABI");
+  return program;
+}
+
 // A directory of its own per test, removed afterwards.
 class AotTest : public ::testing::Test {
  protected:
@@ -59,6 +75,16 @@ class AotTest : public ::testing::Test {
     EXPECT_EQ(got.size(), want.size()) << name;
     for (size_t i = 0; i < got.size() && i < want.size(); ++i) {
       EXPECT_TRUE(allclose(got[i], want[i], 1e-5, 1e-6)) << name << " output " << i;
+    }
+    // The library is of this build: the runtime passes its tensors to it directly. Through the
+    // C ABI the results are the same.
+    EXPECT_EQ(entrance(compiled, inputs), "C++ (this build's types)") << name;
+    const runtime::Program c_abi = load_through_c_abi(report.so_path);
+    EXPECT_EQ(entrance(c_abi, inputs), "C ABI") << name;
+    const std::vector<Tensor> through_c = c_abi.run_values(inputs);
+    EXPECT_EQ(through_c.size(), got.size()) << name;
+    for (size_t i = 0; i < got.size() && i < through_c.size(); ++i) {
+      EXPECT_TRUE(allclose(through_c[i], got[i], 0, 0)) << name << " output " << i;
     }
     return compiled;
   }
@@ -136,14 +162,19 @@ TEST_F(AotTest, BufferUpdatesPersistAcrossCallsAsInTheRuntime) {
       counter, [&](const Tensor& t, double s) { return counter.forward(t, s); }, {x, 0.5});
   aot::compile(p, path("counter.so"));
   const runtime::Program compiled = runtime::Program::load(path("counter.so"));
+  // Another model of the same library, with state of its own, called through its C ABI.
+  const runtime::Program c_abi = load_through_c_abi(path("counter.so"));
   const runtime::Program reference = runtime::Program::load(path("counter.pt2"));
   for (int call = 0; call < 3; ++call) {
     const Tensor input = randn({4, 3}, static_cast<uint64_t>(10 + call));
     const std::vector<Tensor> want = reference.run_values({input, 0.5});
-    const std::vector<Tensor> got = compiled.run_values({input, 0.5});
-    ASSERT_EQ(got.size(), 3u);
-    for (size_t i = 0; i < got.size(); ++i) {
-      EXPECT_TRUE(allclose(got[i], want[i], 1e-6, 1e-6)) << "call " << call << " output " << i;
+    for (const runtime::Program* program : {&compiled, &c_abi}) {
+      const std::vector<Tensor> got = program->run_values({input, 0.5});
+      ASSERT_EQ(got.size(), 3u);
+      for (size_t i = 0; i < got.size(); ++i) {
+        EXPECT_TRUE(allclose(got[i], want[i], 1e-6, 1e-6))
+            << entrance(*program, {input, 0.5}) << ", call " << call << " output " << i;
+      }
     }
   }
 }
@@ -173,10 +204,12 @@ TEST_F(AotTest, InputsOutsideTheContractGetTheRuntimesErrors) {
       {},                                      // arity
       {randn({4, 16}, 0), randn({4, 16}, 1)},
   };
+  const runtime::Program c_abi = load_through_c_abi(path("mlp.so"));
   for (const std::vector<Value>& inputs : bad) {
     const std::string want = runtime_error(reference, inputs);
     ASSERT_FALSE(want.empty());
     EXPECT_EQ(runtime_error(compiled, inputs), want);
+    EXPECT_EQ(runtime_error(c_abi, inputs), want);
   }
 }
 
@@ -425,6 +458,29 @@ TEST_F(AotTest, RefusesWhatItCannotCompileNamingItBeforeCompiling) {
     EXPECT_NE(std::string(e.what()).find("aot_test::twice"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(fs::exists(path("custom.so")));
+
+  // One with a decomposition and no kernel: the runtime runs it as its decomposition, which a
+  // library cannot call either.
+  Library("aot_test")
+      .define("thrice(Tensor x) -> Tensor")
+      .impl_meta("thrice",
+                 [](const std::vector<Value>& a) { return Value(empty_like(a[0].to_tensor())); })
+      .impl_decomposition("thrice",
+                          [](const std::vector<Value>& a) { return Value(a[0].to_tensor() * 3); });
+  const ExportedProgram decomposed = export_program(
+      [](const std::vector<Value>& in) {
+        return std::vector<Tensor>{call_op("aot_test::thrice", {in[0]}).to_tensor() + 1};
+      },
+      {randn({3}, 0)});
+  try {
+    aot::compile(decomposed, path("thrice.so"));
+    FAIL() << "a program with a custom op compiled";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::UnsupportedOp);
+    EXPECT_NE(std::string(e.what()).find("aot_test::thrice is a custom op"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(fs::exists(path("thrice.so")));
 
   try {
     aot::compile(custom, path("model.dylib"));

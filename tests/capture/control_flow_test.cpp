@@ -162,6 +162,27 @@ TEST(Cond, ASizeTheBranchesDisagreeOnBecomesAnUnbackedSymbol) {
   expect_runs_like_eager(p, fn, {{ones({5, 3})}, {-ones({5, 3})}});
 }
 
+// A branch whose own sizes the data decides (masked_select), inside a cond whose result size
+// the data decides too: the runtime runs the cond when it reaches it, planning the branch it
+// takes for the sizes it gets.
+TEST(Cond, ABranchSizedByItsDataRunsInTheRuntime) {
+  const TracedFn fn = [](const std::vector<Value>& in) {
+    const Tensor x = in[0].to_tensor();
+    const Tensor picked = cond(
+        x.sum().gt(0.0),
+        [](const std::vector<Tensor>& ops) {
+          return std::vector{masked_select(ops[0], ops[0].gt(0.5)).exp()};
+        },
+        [](const std::vector<Tensor>& ops) { return std::vector{ops[0].flatten() * 2.0}; },
+        {x})[0];
+    return std::vector{picked, picked.sum()};
+  };
+  const ExportedProgram p = export_program(fn, {ones({5, 3})});
+  expect_runs_like_eager(p, fn,
+                         {{ones({5, 3})}, {-ones({5, 3})}, {randn({5, 3}, 1) + 0.3},
+                          {randn({5, 3}, 2) + 0.3}});
+}
+
 TEST(Cond, RefusesMutatingAnOperandOrAnOuterTensor) {
   const TracedFn mutate_operand = [](const std::vector<Value>& in) {
     const Tensor x = in[0].to_tensor();
@@ -243,6 +264,23 @@ TEST(Map, StacksTheBodyOverTheLeadingDimEagerlyAndExported) {
             std::string::npos)
       << p.to_string();
   expect_runs_like_eager(p, fn, {{xs, y}, {randn({7, 4, 2}, 2), y}});
+}
+
+// Over the rows a mask selects (a count only the data decides): the runtime runs the map when
+// it reaches it, planning the body once for the rows' size and running each row on that plan.
+TEST(Map, OverRowsTheDataSelectsRunsInTheRuntime) {
+  const TracedFn fn = [](const std::vector<Value>& in) {
+    const Tensor x = in[0].to_tensor();
+    const Tensor w = in[1].to_tensor();
+    const Tensor rows = index(x, {x.sum(1, false).gt(0.0)});
+    check(rows.size(0) >= 1);  // map needs a row
+    return map([](const Tensor& r, const std::vector<Tensor>& args) {
+      return std::vector{(r * args[0]).relu(), r.sum(0, false)};
+    }, rows, {w});
+  };
+  const Tensor w = randn({4}, 1);
+  const ExportedProgram p = export_program(fn, {randn({6, 4}, 0) + 0.5, w});
+  expect_runs_like_eager(p, fn, {{randn({6, 4}, 2) + 0.5, w}, {randn({6, 4}, 3), w}});
 }
 
 // Carried: a counter and a tensor doubled while the counter is below a limit (a tensor too).

@@ -55,5 +55,22 @@ for layer in "${!seen[@]}"; do
     fi
   done
 done
+# Functions a layer may link but must not call: the runtime (and the code it generates, aot)
+# runs execution plans, and the interpreter stays the reference they are checked against.
+declare -A forbidden=(
+  [runtime]="xport::ir::interpret("
+  [aot]="xport::ir::interpret("
+)
+for layer in "${!forbidden[@]}"; do
+  if ! grep -qF -- "${forbidden[$layer]}" "$work/def_ir"; then
+    echo "'${forbidden[$layer]}' is defined nowhere in layer ir: update this check"
+    status=1
+  fi
+  if hits=$(grep -F -- "${forbidden[$layer]}" "$work/und_${layer//\//_}"); then
+    echo "layer '$layer' calls ${forbidden[$layer]}...), which only the reference engine may:"
+    head -5 <<<"$hits" | sed 's/^/  /'
+    status=1
+  fi
+done
 [[ $status == 0 ]] && echo "${#seen[@]} layers, ${#objects[@]} objects: each uses only the layers below it"
 exit $status

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -321,6 +322,8 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
     ~Cleanup() { std::filesystem::remove(path); }
   } cleanup{path};
   std::vector<std::pair<std::string, Engine>> engines;
+  // Room for every engine up front (GCC 12 warns, wrongly, of the first reallocation's bounds).
+  engines.reserve(8);
   std::optional<ExportedProgram> loaded, decomposed;
   std::optional<runtime::Program> fused, unfused;
   try {
@@ -341,7 +344,9 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
   engines.emplace_back("runtime (fused)", [&](const auto& in) { return fused->run_values(in); });
   engines.emplace_back("runtime (unfused)",
                        [&](const auto& in) { return unfused->run_values(in); });
-  std::optional<runtime::Program> compiled;
+  // The library as this build calls it (its C++ entrance), and as a host of another build
+  // would (its C ABI): another model of the same library, with state of its own.
+  std::optional<runtime::Program> compiled, compiled_c;
   // Its own name: the compiler writes NAME.pt2 beside NAME.so, and `path` is in use.
   const std::string library = path.substr(0, path.size() - 4) + "-aot.so";
   struct LibraryCleanup {
@@ -356,8 +361,13 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
     try {
       aot::compile(*ep, library);
       compiled.emplace(runtime::Program::load(library, runtime::Options{.num_threads = 1}));
+      setenv("XPORT_MODEL_C_ABI", "1", 1);
+      compiled_c.emplace(runtime::Program::load(library, runtime::Options{.num_threads = 1}));
+      unsetenv("XPORT_MODEL_C_ABI");
       ++aot->compiled;
       engines.emplace_back(kAotEngine, [&](const auto& in) { return compiled->run_values(in); });
+      engines.emplace_back(std::string(kAotEngine) + " (C ABI)",
+                           [&](const auto& in) { return compiled_c->run_values(in); });
     } catch (const Error& e) {
       // A limitation the compiler states before compiling is no finding; anything else is.
       if (e.kind() != ErrorKind::UnsupportedOp) {

@@ -193,7 +193,7 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
                     100.0 * t.ms / std::max(kernel_ms, 1e-9), static_cast<long long>(t.calls));
       out << "  " << buf << t.op << "\n";
     }
-    if (ops.empty()) out << "  (none: the graph runs through the interpreter)\n";
+    if (ops.empty()) out << "  (none: no step calls a kernel)\n";
   }
   return 0;
 }
