@@ -137,7 +137,7 @@ def main():
         rt = statistics.median(times[name]["runtime"])
         aot = statistics.median(times[name]["aot"])
         through_c = statistics.median(times[name]["aot C ABI"])
-        print("%-22s %12.4f %12.4f %12.4f %8.3f %10.2f %8.1f" % (
+        print("%-22s %12.4g %12.4g %12.4g %8.3f %10.2f %8.1f" % (
             name, rt, aot, through_c, aot / rt, compile_s, size / 1e6))
 
 

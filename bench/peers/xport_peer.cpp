@@ -138,7 +138,7 @@ int time_program(const Args& a) {
   }
   if (!a.out.empty()) xport::save_npy(first.at(0), a.out);
   std::printf("{\"load_ms\": %.3f, \"times_ms\": [", load_ms);
-  for (size_t i = 0; i < times.size(); ++i) std::printf("%s%.4f", i ? ", " : "", times[i]);
+  for (size_t i = 0; i < times.size(); ++i) std::printf("%s%.7g", i ? ", " : "", times[i]);
   std::printf("]}\n");
   return 0;
 }
