@@ -130,7 +130,7 @@ SharedModel::SharedModel(const std::string& so_path, int num_threads)
 }
 
 std::string SharedModel::entrance() const {
-  return api_->run_cxx != nullptr ? "C++ (this build's types)" : "C ABI";
+  return api_->run_cxx != nullptr ? "C++ entrance (this build's types)" : "C ABI";
 }
 
 std::optional<ExportedProgram> SharedModel::embedded_program(ArchiveInfo& info) const {

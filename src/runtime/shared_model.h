@@ -28,7 +28,7 @@ class SharedModel {
 
   /// The contract's inputs (lists, numbers and tensors); thread-safe.
   std::vector<Tensor> run(const std::vector<Value>& inputs) const;
-  /// How runs reach the library: "C++ (this build's types)" or "C ABI".
+  /// How runs reach the library: "C++ entrance (this build's types)" or "C ABI".
   std::string entrance() const;
   /// The instruction-set extensions the library was compiled for.
   std::string isa() const;

@@ -78,7 +78,7 @@ class AotTest : public ::testing::Test {
     }
     // The library is of this build: the runtime passes its tensors to it directly. Through the
     // C ABI the results are the same.
-    EXPECT_EQ(entrance(compiled, inputs), "C++ (this build's types)") << name;
+    EXPECT_EQ(entrance(compiled, inputs), "C++ entrance (this build's types)") << name;
     const runtime::Program c_abi = load_through_c_abi(report.so_path);
     EXPECT_EQ(entrance(c_abi, inputs), "C ABI") << name;
     const std::vector<Tensor> through_c = c_abi.run_values(inputs);
@@ -438,49 +438,45 @@ TEST_F(AotTest, ControlFlowAndDataDependentStepsRunAsInTheRuntime) {
 }
 
 TEST_F(AotTest, RefusesWhatItCannotCompileNamingItBeforeCompiling) {
+  // A program calling custom op `op` on its input.
+  const auto calling = [](const std::string& op) {
+    return export_program(
+        [op](const std::vector<Value>& in) {
+          return std::vector<Tensor>{call_op(op, {in[0]}).to_tensor() + 1};
+        },
+        {randn({3}, 0)});
+  };
+  // Refused with UnsupportedOp saying `says`, before the compiler runs.
+  const auto expect_refused = [&](const ExportedProgram& program, const std::string& name,
+                                  const std::string& says) {
+    try {
+      aot::compile(program, path(name + ".so"));
+      ADD_FAILURE() << name << ": a program with a custom op compiled";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::UnsupportedOp) << e.what();
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(fs::exists(path(name + ".so")));
+  };
+  const auto same_size = [](const std::vector<Value>& a) {
+    return Value(empty_like(a[0].to_tensor()));
+  };
   // A custom op's kernel is a function object of the process that registered it: nothing a
   // library can call.
   Library("aot_test").define("twice(Tensor x) -> Tensor");
   Library("aot_test")
       .impl("twice", [](const std::vector<Value>& a) { return Value(a[0].to_tensor() * 2); })
-      .impl_meta("twice",
-                 [](const std::vector<Value>& a) { return Value(empty_like(a[0].to_tensor())); });
-  const ExportedProgram custom = export_program(
-      [](const std::vector<Value>& in) {
-        return std::vector<Tensor>{call_op("aot_test::twice", {in[0]}).to_tensor() + 1};
-      },
-      {randn({3}, 0)});
-  try {
-    aot::compile(custom, path("custom.so"));
-    FAIL() << "a program with a custom op compiled";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::UnsupportedOp);
-    EXPECT_NE(std::string(e.what()).find("aot_test::twice"), std::string::npos) << e.what();
-  }
-  EXPECT_FALSE(fs::exists(path("custom.so")));
-
+      .impl_meta("twice", same_size);
+  const ExportedProgram custom = calling("aot_test::twice");
+  expect_refused(custom, "custom", "aot_test::twice");
   // One with a decomposition and no kernel: the runtime runs it as its decomposition, which a
   // library cannot call either.
   Library("aot_test")
       .define("thrice(Tensor x) -> Tensor")
-      .impl_meta("thrice",
-                 [](const std::vector<Value>& a) { return Value(empty_like(a[0].to_tensor())); })
+      .impl_meta("thrice", same_size)
       .impl_decomposition("thrice",
                           [](const std::vector<Value>& a) { return Value(a[0].to_tensor() * 3); });
-  const ExportedProgram decomposed = export_program(
-      [](const std::vector<Value>& in) {
-        return std::vector<Tensor>{call_op("aot_test::thrice", {in[0]}).to_tensor() + 1};
-      },
-      {randn({3}, 0)});
-  try {
-    aot::compile(decomposed, path("thrice.so"));
-    FAIL() << "a program with a custom op compiled";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::UnsupportedOp);
-    EXPECT_NE(std::string(e.what()).find("aot_test::thrice is a custom op"), std::string::npos)
-        << e.what();
-  }
-  EXPECT_FALSE(fs::exists(path("thrice.so")));
+  expect_refused(calling("aot_test::thrice"), "thrice", "aot_test::thrice is a custom op");
 
   try {
     aot::compile(custom, path("model.dylib"));
