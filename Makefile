@@ -12,7 +12,8 @@ VENV ?= $(abspath $(BUILD))/venv
 PYTHON := $(VENV)/bin/python
 CMAKE_PYTHON := -DXPORT_PYTHON=$(PYTHON)
 
-.PHONY: all deps venv build build-asan build-fuzz build-tsan demo test test-release test-asan test-tsan \
+.PHONY: all deps venv build build-asan build-fuzz build-tsan demo test test-release test-release-avx2 \
+  test-asan test-tsan \
   test-fuzz bench \
   bench-models bench-export bench-archive bench-peers bench-onnx bench-control-flow bench-decode \
   bench-sentences bench-python bench-serve bench-aot bench-builds fuzz-soundness install clean
@@ -71,6 +72,14 @@ demo: build venv
 test-release: build venv
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# The C++ tests again with every kernel capped at AVX2: XPORT_MAX_CPU_ISA caps Highway's and
+# oneDNN's dispatch, ATEN_CPU_CAPABILITY the oracle's own kernels, so the paths an AVX2-only CPU
+# takes are tested on every machine. Tests labelled no-isa-cap (the Python suites and what only
+# feeds them, the browser pages, the install) run once, above.
+test-release-avx2: build venv
+	cd $(BUILD) && XPORT_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2 \
+	  ctest --output-on-failure -j $(JOBS) -LE no-isa-cap
+
 # The sanitizer configuration: AddressSanitizer + UndefinedBehaviorSanitizer over every test.
 test-asan: build-asan venv
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -90,7 +99,7 @@ test-fuzz: build build-fuzz
 	cd $(FUZZ_BUILD) && ctest --output-on-failure && \
 	  grep -E '^(Done [0-9]+ runs|stat::)' Testing/Temporary/LastTest.log
 
-test: test-release test-asan test-tsan test-fuzz
+test: test-release test-release-avx2 test-asan test-tsan test-fuzz
 
 bench: build venv
 	$(PYTHON) bench/compare_ops.py $(BUILD)

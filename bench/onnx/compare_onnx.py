@@ -9,9 +9,11 @@ Rows and weights are the peer benchmark's (bench/peers/peers.py prepares them in
 the reference models with fixed weights, PyTorch's model.onnx made by torch.onnx.export with
 dynamo=True, and xport's archive model.pt2 of the same model with the same weights).
 
-Export time: PyTorch's is the export call alone in a process that has already imported torch and
-built the model (the faster of E calls); xport's is the whole `xport onnx model.pt2 OUT.onnx`
-process (start, archive load, run_decompositions, lowering, checker, write; the median of E).
+Export time: both exporters start from one program, the one torch.export made of the model
+(saved by torch.export.save as model.torch.pt2), each in a cold process timed end to end: PyTorch's
+is `python -c "torch.onnx.export(torch.export.load(...), ..., dynamo=True)"` (start, import, load,
+export, write), xport's is `xport onnx model.torch.pt2 OUT.onnx` (start, archive load,
+run_decompositions, lowering, checker, write); the median of E processes each.
 Latency: in each of R rounds, ONNX Runtime runs each file in a fresh process (bench/peers/
 torch_peer.py --engine ort: 2 intra-op threads, graph optimizations 'all'), in an order rotated
 from round to round; the latency is the median over rounds of the round's median. Numerics: each
@@ -36,46 +38,41 @@ sys.path.insert(0, os.path.join(ROOT, "bench", "peers"))
 import peers  # noqa: E402  (the peer benchmark's rows, preparation and engines)
 
 
-def torch_export_seconds(row, exports):
-    """The fastest of `exports` torch.onnx.export(dynamo=True) calls, in a fresh process."""
-    code = r"""
-import sys, time, tempfile, os, warnings, logging
-warnings.filterwarnings("ignore")
-logging.disable(logging.WARNING)
-sys.path.insert(0, %r)
-import torch, torch_peer
-torch.set_num_threads(2)
-model = torch_peer.load_model(%r, %r)
-x = torch_peer.ref.model_input(%r, %d, %r, seed=0)
-best = None
-for _ in range(%d):
-    out = os.path.join(tempfile.mkdtemp(), "m.onnx")
-    t0 = time.perf_counter()
-    with torch.no_grad():
-        torch.onnx.export(model, (x,), out, input_names=["x"], output_names=["y"], dynamo=True,
-                          external_data=False, verbose=False)
-    s = time.perf_counter() - t0
-    best = s if best is None else min(best, s)
-print(best)
-""" % (os.path.join(ROOT, "bench", "peers"), row.model, row.weights, row.model, row.batch,
-       row.size, exports)
-    proc = subprocess.run([peers.PYTHON, "-c", code], capture_output=True, text=True, check=True,
-                          env=dict(os.environ, OMP_NUM_THREADS="2"))
-    return float(proc.stdout.strip().splitlines()[-1])
-
-
-def xport_export_seconds(xport, row, out, exports):
+def timed_processes(argv, exports, out):
+    """The median wall time of `exports` runs of the process `argv`, each writing a new `out`
+    (replacing the last file would add the time the kernel takes to free its pages)."""
     times = []
     for _ in range(exports):
-        # A new file each time, as torch's calls get: replacing the last one would add the time
-        # the kernel takes to free its pages.
         if os.path.exists(out):
             os.remove(out)
         t0 = time.perf_counter()
-        subprocess.run([xport, "onnx", row.archive, out], check=True, stdout=subprocess.DEVNULL,
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL,
                        env=dict(os.environ, OMP_NUM_THREADS="2"))
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
+
+
+def torch_export_seconds(row, out, exports):
+    """torch.onnx.export(dynamo=True) of the saved program, a whole process each time."""
+    code = r"""
+import sys, warnings, logging
+warnings.filterwarnings("ignore")
+logging.disable(logging.WARNING)
+import numpy as np, torch
+torch.set_num_threads(2)
+program = torch.export.load(sys.argv[1])
+x = torch.from_numpy(np.load(sys.argv[2]))
+with torch.no_grad():
+    torch.onnx.export(program, (x,), sys.argv[3], input_names=["x"], output_names=["y"],
+                      dynamo=True, external_data=False, verbose=False)
+"""
+    return timed_processes([peers.PYTHON, "-c", code, row.torch_program, row.input, out],
+                           exports, out)
+
+
+def xport_export_seconds(xport, row, out, exports):
+    """`xport onnx` of the same saved program, a whole process each time."""
+    return timed_processes([xport, "onnx", row.torch_program, out], exports, out)
 
 
 def write_floor_seconds(directory, nbytes, exports):
@@ -123,7 +120,8 @@ def main():
     xport = os.path.join(args.build, "xport")
     # peers.prepare() wants the peer benchmark's own options.
     peer_args = argparse.Namespace(
-        xport_bin=os.path.join(args.build, "bench", "xport_peer_bench"), baseline_bin=None)
+        xport_bin=os.path.join(args.build, "bench", "xport_peer_bench"), xport_cli=xport,
+        baseline_bin=None)
     source_digest = peers.digest([peers.REFERENCE, os.path.join(ROOT, "bench", "peers",
                                                                 "torch_peer.py")],
                                  extra="prepare %d" % peers.PREPARE_VERSION)
@@ -133,12 +131,13 @@ def main():
     for row in rows:
         peers.prepare(row, peer_args, source_digest)
         ours = os.path.join(row.dir, "model.xport.onnx")
+        theirs = os.path.join(row.dir, "model.torch_program.onnx")
         r = results[row.name] = {"latency": {"torch": [], "xport": []}}
         r["xport_s"] = xport_export_seconds(xport, row, ours, args.exports)
-        r["torch_s"] = torch_export_seconds(row, args.exports)
+        r["torch_s"] = torch_export_seconds(row, theirs, args.exports)
         r["xport_mb"] = os.path.getsize(ours) / 1e6
-        r["torch_mb"] = os.path.getsize(row.onnx) / 1e6
-        r["files"] = {"torch": row.onnx, "xport": ours}
+        r["torch_mb"] = os.path.getsize(theirs) / 1e6
+        r["files"] = {"torch": theirs, "xport": ours}
         r["floor_s"] = write_floor_seconds(row.dir, os.path.getsize(ours), args.exports)
         peers.log("  %s: export %.2f s (xport) vs %.2f s (torch.onnx)" %
                   (row.name, r["xport_s"], r["torch_s"]))
@@ -153,8 +152,8 @@ def main():
              if os.path.exists(row.output("eager"))}
     print("machine: %s, %d cores; ONNX Runtime 2 intra-op threads" % (peers.machine(),
                                                                      os.cpu_count()))
-    print("%d round(s) of ONNX Runtime; export: xport's whole process (median of %d) vs the "
-          "torch.onnx.export call (best of %d)" % (args.rounds, args.exports, args.exports))
+    print("%d round(s) of ONNX Runtime; export of torch.export's saved program: each exporter's "
+          "whole cold process (median of %d)" % (args.rounds, args.exports))
     print()
     line = "%-13s %9s %9s %8s %9s | %8s %8s | %9s %9s %7s | %9s %9s"
     print(line % ("row", "xport", "torch", "speedup", "write", "xport", "torch", "ORT xport",

@@ -72,7 +72,7 @@ LABELS = {"eager": "eager", "compile": "compile", "aoti": "AOTI", "ort": "ORT", 
 # row are stale when it, torch_peer.py or PREPARE_VERSION (bump it when prepare() changes what it
 # writes) changes. The xport archive also follows the xport_peer_bench binary.
 REFERENCE = os.path.join(ROOT, "tests", "models", "reference_models.py")
-PREPARE_VERSION = 3
+PREPARE_VERSION = 4
 
 
 def log(msg):
@@ -114,6 +114,8 @@ class Row:
         self.weights = os.path.join(peers_dir, "weights", self.model + ".safetensors")
         self.input = os.path.join(self.dir, "input.npy")
         self.aoti = os.path.join(self.dir, "model.aoti.pt2")
+        # The program torch.export made (torch.export.save): what the ONNX side bench starts from.
+        self.torch_program = os.path.join(self.dir, "model.torch.pt2")
         self.onnx = os.path.join(self.dir, "model.onnx")
         self.archive = os.path.join(self.dir, "model.pt2")
         self.aot = os.path.join(self.dir, "model.aot.so")
@@ -188,7 +190,7 @@ def prepare(row, args, source_digest):
     are up to date; sets row.flops."""
     write_weights(row)
     manifest = read_json(row.manifest)
-    files = (row.input, row.aoti, row.onnx)
+    files = (row.input, row.aoti, row.onnx, row.torch_program)
     if manifest.get("sources") != source_digest or not all(map(os.path.exists, files)):
         torch, torch_peer, model_flops = torch_modules()
         os.makedirs(row.dir, exist_ok=True)
@@ -200,6 +202,7 @@ def prepare(row, args, source_digest):
         start = time.perf_counter()
         with torch.no_grad():
             program = torch.export.export(model, (x,))
+            torch.export.save(program, row.torch_program)
             torch._inductor.aoti_compile_and_package(program, package_path=row.aoti)
         aoti_s = time.perf_counter() - start
         log("  %s: AOTInductor %s (%.1f s)" % (row.name, row.aoti, aoti_s))

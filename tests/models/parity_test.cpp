@@ -13,7 +13,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "kernels/cpu/onednn.h"
 #include "xport/models.h"
+#include "xport/runtime.h"
 #include "xport/safetensors.h"
 #include "xport/xport.h"
 
@@ -65,7 +67,17 @@ std::shared_ptr<nn::Module> make_model(const std::string& name) {
   throw std::runtime_error("unknown model in manifest: " + name);
 }
 
-// Every case of one model: weights loaded once (strict), then each input against its output.
+// The model exported for this input and run by the runtime: packed weights, fused kernels and
+// oneDNN's own layouts passed between convolutions, as a deployed program runs.
+Tensor run_in_runtime(nn::Module& model, const Tensor& input) {
+  ExportedProgram program =
+      export_program(model, [&](const Tensor& x) { return model.forward(x); }, {input});
+  return runtime::Program::from_exported(std::move(program)).run({input}).at(0);
+}
+
+// Every case of one model: weights loaded once (strict), then each input against its output,
+// eagerly and in the runtime. No oneDNN primitive the model made may be oneDNN's reference code
+// (correct, but 100x slower: what a layout its kernels for this CPU lack gets).
 void check_model(const std::string& model_name) {
   std::shared_ptr<nn::Module> model;
   int cases = 0;
@@ -77,14 +89,19 @@ void check_model(const std::string& model_name) {
       load_safetensors(*model, data_dir() + "/" + entry.at("weights").get<std::string>());
       model->eval();
     }
-    const Tensor out = model->forward(load(entry.at("input")));
-    const double err = relative_error(out, load(entry.at("output")));
+    const Tensor input = load(entry.at("input"));
+    const Tensor expected = load(entry.at("output"));
+    const double err = relative_error(model->forward(input), expected);
     EXPECT_LE(err, kTolerance);
-    std::printf("  %-22s max abs error / output scale = %.2e\n",
-                entry.at("case").get<std::string>().c_str(), err);
+    const double runtime_err = relative_error(run_in_runtime(*model, input), expected);
+    EXPECT_LE(runtime_err, kTolerance) << "in the runtime";
+    std::printf("  %-22s max abs error / output scale = %.2e (runtime %.2e)\n",
+                entry.at("case").get<std::string>().c_str(), err, runtime_err);
     ++cases;
   }
   EXPECT_GT(cases, 0) << "the manifest has no case for " << model_name;
+  EXPECT_EQ(kernels::cpu::onednn_reference_implementations(), std::vector<std::string>{})
+      << "oneDNN ran its reference code; kernels on " << kernels::cpu::kernel_isa();
 }
 
 TEST(ModelParity, MlpMatchesPyTorch) { check_model("mlp"); }

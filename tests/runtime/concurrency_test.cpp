@@ -28,6 +28,9 @@ Program small_runtime_program() {
                                 Options{.num_threads = kKernelThreads});
 }
 
+// The runtime packs the linear layers' weights (a GEMV kernel for a few rows, oneDNN's matmul
+// for more) where the program's own run calls sgemm: sums of 32 and 64 products that round
+// differently on some instruction sets (AVX2), so within float32 rounding of such sums.
 TEST(RuntimeProgram, MatchesTheExportedProgram) {
   const Program program = small_runtime_program();
   for (int64_t batch : {2, 5, 64}) {
@@ -36,7 +39,7 @@ TEST(RuntimeProgram, MatchesTheExportedProgram) {
     const std::vector<Tensor> want = program.program().run({x});
     ASSERT_EQ(got.size(), 3u);
     for (size_t i = 0; i < got.size(); ++i) {
-      EXPECT_TRUE(allclose(got[i], want[i], 1e-6, 1e-7)) << "output " << i << " batch " << batch;
+      EXPECT_TRUE(allclose(got[i], want[i], 1e-5, 1e-6)) << "output " << i << " batch " << batch;
     }
     EXPECT_TRUE(bitwise_equal(got[1].view({batch, 32}), got[0]));
   }

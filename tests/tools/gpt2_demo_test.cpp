@@ -28,6 +28,8 @@ TEST(Demo, CapturesSavesLoadsAndRunsGpt2WithinTheContract) {
         "\narchive:    " + archive.path() + ", ",
         std::string("\n   6 tokens: runtime "), std::string("\n  32 tokens: runtime "),
         std::string("\ngreedy continuation (2 tokens, runtime, KV cache): "),
+        std::string("\n            first step "),
+        std::string(" per token (median of 1 later step)\n"),
         std::string("\n            the same tokens as eager decoding without a cache\n"),
         std::string("\n  257 tokens: ids.size(1) = 257 is outside the range [1, 256] of Dim "
                     "'tokens'\n"),

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/onednn.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/vec_math.h"
 
@@ -53,11 +54,11 @@ std::vector<int64_t> batch_offsets(const std::vector<int64_t>& sizes,
 // Row-major C[m, n] = alpha * A[m, k] B[n, k]^T and C[m, n] = A[m, k] B[k, n].
 void gemm_nt(int64_t m, int64_t n, int64_t k, float alpha, const float* a, const float* b,
              float* c) {
-  dnnl_sgemm('N', 'T', m, n, k, alpha, a, k, b, k, 0.0f, c, n);
+  onednn_sgemm('N', 'T', m, n, k, alpha, a, k, b, k, 0.0f, c, n);
 }
 void gemm_nn(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
              float* c) {
-  dnnl_sgemm('N', 'N', m, n, k, 1.0f, a, lda, b, n, 0.0f, c, n);
+  onednn_sgemm('N', 'N', m, n, k, 1.0f, a, lda, b, n, 0.0f, c, n);
 }
 void gemm_nt(int64_t m, int64_t n, int64_t k, double alpha, const double* a, const double* b,
              double* c) {

@@ -55,13 +55,42 @@ struct ConvShape {
 
 using dnnl::memory;
 using Tag = memory::format_tag;
+
+dnnl::engine& engine() { return onednn_engine(); }
+
+// The channel block of the layout oneDNN's direct convolution takes on this CPU (16 with
+// AVX-512, 8 with AVX2 and SSE4.1), asked of oneDNN once with format_tag::any on a typical
+// layer (64 channels, 3x3, 56x56); 0 when it takes an unblocked layout. Never fixed for one ISA:
+// a block its kernels lack sends every convolution to its reference code.
+int64_t channel_block() {
+  static const int64_t block = [] {
+    const auto f32 = memory::data_type::f32;
+    const memory::dims act = {1, 64, 56, 56};
+    const dnnl::convolution_forward::primitive_desc pd(
+        dnnl::convolution_forward::desc(
+            dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+            memory::desc(act, f32, Tag::any), memory::desc({64, 64, 3, 3}, f32, Tag::any),
+            memory::desc(), memory::desc(act, f32, Tag::any), {1, 1}, {0, 0}, {1, 1}, {1, 1}),
+        engine());
+    const dnnl_memory_desc_t& src = pd.src_desc().data;
+    const dnnl_blocking_desc_t& blocking = src.format_desc.blocking;
+    const bool channel_blocked =
+        src.format_kind == dnnl_blocked && blocking.inner_nblks == 1 && blocking.inner_idxs[0] == 1;
+    return channel_blocked ? static_cast<int64_t>(blocking.inner_blks[0]) : int64_t{0};
+  }();
+  return block;
+}
+
 // The layout a tensor passed between packed convolutions keeps (ConvLayouts), decided by its
-// own dims so that whoever writes it and whoever reads it agree: oneDNN's blocked nChw16c
-// (its direct kernels beat the channels-last ones at batch 8, and its Winograd kernels take
-// only blocked tensors), channels-last when the channels do not fill whole blocks (the buffer
-// then keeps exactly the plain tensor's size).
+// own dims so that whoever writes it and whoever reads it agree: oneDNN's blocked layout for
+// this CPU (nChw16c or nChw8c: its direct kernels beat the channels-last ones at batch 8, and
+// its Winograd kernels take only blocked tensors), channels-last when the channels do not fill
+// whole blocks (the buffer then keeps exactly the plain tensor's size).
 Tag passed_tag(const memory::dims& dims) {
-  return dims[1] % 16 == 0 ? Tag::nChw16c : Tag::nhwc;
+  const int64_t block = channel_block();
+  if (block == 16 && dims[1] % 16 == 0) return Tag::nChw16c;
+  if (block == 8 && dims[1] % 8 == 0) return Tag::nChw8c;
+  return Tag::nhwc;
 }
 
 // 3x3 stride-1 convolutions on packed weights with outputs of at least 14 x 14 try oneDNN's
@@ -77,8 +106,6 @@ bool try_winograd(const ConvShape& s, bool packed_weights, bool blocked) {
          s.p.stride[0] == 1 && s.p.stride[1] == 1 && s.p.dilation[0] == 1 &&
          s.p.dilation[1] == 1 && s.oh * s.ow >= kWinogradMinOutputPixels;
 }
-
-dnnl::engine& engine() { return onednn_engine(); }
 
 // A created convolution primitive with the reorders between our plain NCHW/OIHW tensors and the
 // layouts oneDNN picked for this shape.
@@ -155,13 +182,18 @@ std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s, bool packed_weight
   const memory::dims dilates = {s.p.dilation[0] - 1, s.p.dilation[1] - 1};
   const memory::dims pad_l = {s.p.padding[0], s.p.padding[1]};
   const memory::dims pad_r = pad_l;
-  const auto describe = [&](dnnl::algorithm algorithm) {
-    return dnnl::convolution_forward::desc(
-        dnnl::prop_kind::forward_inference, algorithm,
-        blocked_src && !io.src_nhwc ? memory::desc(src_dims, f32, Tag::any) : plan->user_src_md,
-        blocked ? memory::desc(wei_dims, f32, Tag::any) : plan->user_wei_md, bias_md,
-        blocked && !io.dst_nhwc ? memory::desc(dst_dims, f32, Tag::any) : plan->user_dst_md,
-        strides, dilates, pad_l, pad_r);
+  // Passed tensors are read and written where they lie (`as_passed`), unless oneDNN has only its
+  // reference code for their layout on this CPU (channels-last below AVX-512): then it picks
+  // its own, with reorders from and to the passed one.
+  const auto describe = [&](dnnl::algorithm algorithm, bool as_passed) {
+    const auto any = [&](const memory::dims& dims) { return memory::desc(dims, f32, Tag::any); };
+    const bool src_as_given = !blocked_src || (io.src_nhwc && as_passed);
+    const bool dst_as_given = !blocked || (io.dst_nhwc && as_passed);
+    return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm,
+                                           src_as_given ? plan->user_src_md : any(src_dims),
+                                           blocked ? any(wei_dims) : plan->user_wei_md, bias_md,
+                                           dst_as_given ? plan->user_dst_md : any(dst_dims),
+                                           strides, dilates, pad_l, pad_r);
   };
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -173,18 +205,21 @@ std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s, bool packed_weight
     if (s.epilogue.relu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
     attr.set_post_ops(ops);
   }
-  const dnnl::convolution_forward::primitive_desc pd = [&] {
+  const auto create = [&](bool as_passed) {
     if (try_winograd(s, packed_weights, blocked)) {
       try {
         return dnnl::convolution_forward::primitive_desc(
-            describe(dnnl::algorithm::convolution_winograd), attr, engine());
+            describe(dnnl::algorithm::convolution_winograd, as_passed), attr, engine());
       } catch (const dnnl::error&) {
         // No Winograd kernel for this machine or shape: the direct one below.
       }
     }
     return dnnl::convolution_forward::primitive_desc(
-        describe(dnnl::algorithm::convolution_direct), attr, engine());
-  }();
+        describe(dnnl::algorithm::convolution_direct, as_passed), attr, engine());
+  };
+  dnnl::convolution_forward::primitive_desc pd = create(true);
+  if (is_reference_implementation(pd) && (io.src_nhwc || io.dst_nhwc)) pd = create(false);
+  note_implementation(pd);
   plan->conv = dnnl::convolution_forward(pd);
   plan->src_md = pd.src_desc();
   plan->wei_md = pd.weights_desc();
@@ -192,7 +227,9 @@ std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s, bool packed_weight
   plan->bias_md = pd.bias_desc();
   plan->scratch_md = pd.scratchpad_desc();
   auto reorder = [](const memory::desc& from, const memory::desc& to) {
-    return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), from, engine(), to));
+    const dnnl::reorder::primitive_desc reorder_pd(engine(), from, engine(), to);
+    note_implementation(reorder_pd);
+    return dnnl::reorder(reorder_pd);
   };
   if (plan->src_md != plan->user_src_md)
     plan->src_reorder = reorder(plan->user_src_md, plan->src_md);

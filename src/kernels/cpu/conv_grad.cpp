@@ -8,6 +8,7 @@
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/fold.h"
+#include "kernels/cpu/onednn.h"
 #include "kernels/cpu/parallel.h"
 #include "xport/error.h"
 
@@ -18,8 +19,8 @@ namespace {
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
           const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
-  const dnnl_status_t s = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b,
-                                     ldb, beta, c, ldc);
+  const dnnl_status_t s =
+      onednn_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
   XPORT_CHECK(s == dnnl_success, Internal, "convolution gradient: dnnl_sgemm failed (", s, ")");
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/onednn.h"
 #include "kernels/cpu/parallel.h"
 
 namespace xport::kernels::cpu {
@@ -84,7 +85,7 @@ dnnl_status_t sgemm_swapped(const float* a, int64_t ars, int64_t acs, const floa
       }
     });
   }
-  const dnnl_status_t s = dnnl_sgemm('N', 'N', n, m, k, alpha, w, ldw, at, m, beta, ct, m);
+  const dnnl_status_t s = onednn_sgemm('N', 'N', n, m, k, alpha, w, ldw, at, m, beta, ct, m);
   parallel_for(0, m, 1, [&](int64_t lo, int64_t hi) {
     for (int64_t r = lo; r < hi; ++r) {
       for (int64_t j = 0; j < n; ++j) c[r * n + j] = ct[j * m + r];
@@ -134,7 +135,7 @@ void sgemm_batched(Tensor a, Tensor b, float alpha, float beta, const Tensor& c)
         s = sgemm_swapped(ai, as[1], as[2], bd + i * bs[0], ldb, ci, m, n, k, alpha, beta,
                           at.data(), ct.data());
       } else {
-        s = dnnl_sgemm(ta, tb, m, n, k, alpha, ai, lda, bd + i * bs[0], ldb, beta, ci, n);
+        s = onednn_sgemm(ta, tb, m, n, k, alpha, ai, lda, bd + i * bs[0], ldb, beta, ci, n);
       }
       if (s != dnnl_success) status.store(s);
     }

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/gemv.h"
 #include "kernels/cpu/parallel.h"
 
@@ -117,7 +118,7 @@ void PackedGemv::run(const float* x, int64_t rows, float* out) const {
   // About 64 KiB of weights per grain, so small matrices stay on one thread.
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 14) / (kGroup * k_padded_));
   parallel_for(0, groups, grain, [&](int64_t g0, int64_t g1) {
-    HWY_DYNAMIC_DISPATCH(GemvGroupsImpl)(packed, k_padded_, g0, g1, xp, rows, out, n_);
+    XPORT_HWY_DISPATCH(GemvGroupsImpl)(packed, k_padded_, g0, g1, xp, rows, out, n_);
   });
 }
 

@@ -5,15 +5,48 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "kernels/cpu/cpu_isa.h"
 #include "xport/tensor.h"
 
 namespace xport::kernels::cpu {
 
+/// The CPU engine, made after the ISA cap is applied (oneDNN takes a cap only before its first
+/// primitive).
 inline dnnl::engine& onednn_engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  static dnnl::engine e = [] {
+    apply_cpu_isa_cap();
+    return dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
   return e;
 }
+
+/// oneDNN's sgemm (row-major, as dnnl_sgemm) once the ISA cap is applied.
+inline dnnl_status_t onednn_sgemm(char transa, char transb, int64_t m, int64_t n, int64_t k,
+                                  float alpha, const float* a, int64_t lda, const float* b,
+                                  int64_t ldb, float beta, float* c, int64_t ldc) {
+  apply_cpu_isa_cap();
+  return dnnl_sgemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+/// Records which implementation oneDNN chose for a primitive it made ("brg:avx512_core",
+/// "jit:avx2", "ref:any", ...), so tests can require that none is its slow reference code.
+void note_implementation(const dnnl::primitive_desc_base& pd);
+
+/// Whether oneDNN chose its reference code ("ref:any", "ref_int8:any", ...) for `pd`: correct,
+/// but often 100x slower than its other kernels.
+inline bool is_reference_implementation(const dnnl::primitive_desc_base& pd) {
+  return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
+}
+
+/// One entry per distinct primitive kind and implementation made so far in this process,
+/// e.g. "convolution jit:avx2", in the order first made.
+std::vector<std::string> onednn_implementations();
+
+/// The entries of onednn_implementations() that are oneDNN's reference code.
+std::vector<std::string> onednn_reference_implementations();
 
 /// A per-thread buffer for blocked copies and scratchpads, reused across calls (fresh large
 /// allocations would page-fault on every call); trim() drops it above kKeepBytes.

@@ -85,6 +85,7 @@ std::shared_ptr<const PackedLinear::Primitive> PackedLinear::primitive_for(int64
   const dnnl::matmul::primitive_desc pd(
       dnnl::matmul::desc(p->src_md, memory::desc({k, n}, f32, Tag::any), p->bias_md, p->dst_md),
       attr, onednn_engine());
+  note_implementation(pd);
   p->matmul = dnnl::matmul(pd);
   p->scratch_md = pd.scratchpad_desc();
   const memory::desc wei_md = pd.weights_desc();
@@ -100,7 +101,9 @@ std::shared_ptr<const PackedLinear::Primitive> PackedLinear::primitive_for(int64
     memory user(strided_md(weight_), onednn_engine(), weight_.raw_data());
     memory to(wei_md, onednn_engine(), packed->data->data());
     dnnl::stream stream(onednn_engine());
-    dnnl::reorder(user, to).execute(stream, user, to);
+    const dnnl::reorder::primitive_desc reorder_pd(user, to);
+    note_implementation(reorder_pd);
+    dnnl::reorder(reorder_pd).execute(stream, user, to);
     stream.wait();
     packed_.push_back(packed);
     p->weights = std::move(packed);

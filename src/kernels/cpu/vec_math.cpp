@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/vec_math.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -312,6 +313,9 @@ float SumExpImpl(const float* x, int64_t n, float shift) {
   return s;
 }
 
+// The target this copy was compiled for: what the dispatch chose.
+int64_t TargetImpl() { return HWY_TARGET; }
+
 }  // namespace xport::kernels::cpu::vec::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -338,41 +342,44 @@ HWY_EXPORT(AmaxImpl);
 HWY_EXPORT(AminImpl);
 HWY_EXPORT(SumExpImpl);
 HWY_EXPORT(SumF64Impl);
+HWY_EXPORT(TargetImpl);
 
-void exp(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ExpImpl)(x, y, n); }
-void log(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(LogImpl)(x, y, n); }
-void tanh(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(TanhImpl)(x, y, n); }
-void sigmoid(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(SigmoidImpl)(x, y, n); }
-void erf(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ErfImpl)(x, y, n); }
-void gelu_erf(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluErfImpl)(x, y, n); }
-void gelu_tanh(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluTanhImpl)(x, y, n); }
-void silu(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(SiluImpl)(x, y, n); }
-void relu(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ReluImpl)(x, y, n); }
+std::string dispatched_target() { return hwy::TargetName(XPORT_HWY_DISPATCH(TargetImpl)()); }
+
+void exp(const float* x, float* y, int64_t n) { XPORT_HWY_DISPATCH(ExpImpl)(x, y, n); }
+void log(const float* x, float* y, int64_t n) { XPORT_HWY_DISPATCH(LogImpl)(x, y, n); }
+void tanh(const float* x, float* y, int64_t n) { XPORT_HWY_DISPATCH(TanhImpl)(x, y, n); }
+void sigmoid(const float* x, float* y, int64_t n) { XPORT_HWY_DISPATCH(SigmoidImpl)(x, y, n); }
+void erf(const float* x, float* y, int64_t n) { XPORT_HWY_DISPATCH(ErfImpl)(x, y, n); }
+void gelu_erf(const float* x, float* y, int64_t n) { XPORT_HWY_DISPATCH(GeluErfImpl)(x, y, n); }
+void gelu_tanh(const float* x, float* y, int64_t n) { XPORT_HWY_DISPATCH(GeluTanhImpl)(x, y, n); }
+void silu(const float* x, float* y, int64_t n) { XPORT_HWY_DISPATCH(SiluImpl)(x, y, n); }
+void relu(const float* x, float* y, int64_t n) { XPORT_HWY_DISPATCH(ReluImpl)(x, y, n); }
 void add(const float* a, const float* b, float* y, int64_t n, float alpha) {
-  HWY_DYNAMIC_DISPATCH(AddImpl)(a, b, y, n, alpha);
+  XPORT_HWY_DISPATCH(AddImpl)(a, b, y, n, alpha);
 }
 void mul(const float* a, const float* b, float* y, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(MulImpl)(a, b, y, n);
+  XPORT_HWY_DISPATCH(MulImpl)(a, b, y, n);
 }
 void div(const float* a, const float* b, float* y, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(DivImpl)(a, b, y, n);
+  XPORT_HWY_DISPATCH(DivImpl)(a, b, y, n);
 }
-float sum(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumImpl)(x, n); }
-float max(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxImpl)(x, n); }
+float sum(const float* x, int64_t n) { return XPORT_HWY_DISPATCH(SumImpl)(x, n); }
+float max(const float* x, int64_t n) { return XPORT_HWY_DISPATCH(MaxImpl)(x, n); }
 void softmax_rows(const float* x, float* y, int64_t rows, int64_t cols, bool log) {
-  HWY_DYNAMIC_DISPATCH(SoftmaxRowsImpl)(x, y, rows, cols, log);
+  XPORT_HWY_DISPATCH(SoftmaxRowsImpl)(x, y, rows, cols, log);
 }
 void layer_norm_rows(const float* x, const float* w, const float* b, float* y, float* mean,
                      float* rstd, int64_t rows, int64_t cols, float eps) {
-  HWY_DYNAMIC_DISPATCH(LayerNormRowsImpl)(x, w, b, y, mean, rstd, rows, cols, eps);
+  XPORT_HWY_DISPATCH(LayerNormRowsImpl)(x, w, b, y, mean, rstd, rows, cols, eps);
 }
 
-float amax(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(AmaxImpl)(x, n); }
-float amin(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(AminImpl)(x, n); }
+float amax(const float* x, int64_t n) { return XPORT_HWY_DISPATCH(AmaxImpl)(x, n); }
+float amin(const float* x, int64_t n) { return XPORT_HWY_DISPATCH(AminImpl)(x, n); }
 float sum_exp(const float* x, int64_t n, float shift) {
-  return HWY_DYNAMIC_DISPATCH(SumExpImpl)(x, n, shift);
+  return XPORT_HWY_DISPATCH(SumExpImpl)(x, n, shift);
 }
-double sum_f64(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF64Impl)(x, n); }
+double sum_f64(const float* x, int64_t n) { return XPORT_HWY_DISPATCH(SumF64Impl)(x, n); }
 
 }  // namespace xport::kernels::cpu::vec
 #endif  // HWY_ONCE

@@ -3,8 +3,12 @@
 // the CPU has). In-place use (x == y) is allowed.
 
 #include <cstdint>
+#include <string>
 
 namespace xport::kernels::cpu::vec {
+
+/// The Highway target these loops run on (AVX3, AVX2, EMU128, ...), after the ISA cap.
+std::string dispatched_target();
 
 void exp(const float* x, float* y, int64_t n);
 void log(const float* x, float* y, int64_t n);

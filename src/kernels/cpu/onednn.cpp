@@ -1,0 +1,47 @@
+#include "kernels/cpu/onednn.h"
+
+#include <oneapi/dnnl/dnnl_debug.h>
+
+#include <algorithm>
+#include <mutex>
+
+namespace xport::kernels::cpu {
+namespace {
+
+struct Implementations {
+  std::mutex mutex;
+  std::vector<std::string> seen;
+  std::vector<std::string> reference;  // those of `seen` that are oneDNN's reference code
+};
+
+Implementations& implementations() {
+  static Implementations all;
+  return all;
+}
+
+}  // namespace
+
+void note_implementation(const dnnl::primitive_desc_base& pd) {
+  const auto kind = static_cast<dnnl_primitive_kind_t>(pd.get_kind());
+  std::string entry = std::string(dnnl_prim_kind2str(kind)) + " " + pd.impl_info_str();
+  Implementations& all = implementations();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  if (std::find(all.seen.begin(), all.seen.end(), entry) == all.seen.end()) {
+    if (is_reference_implementation(pd)) all.reference.push_back(entry);
+    all.seen.push_back(std::move(entry));
+  }
+}
+
+std::vector<std::string> onednn_implementations() {
+  Implementations& all = implementations();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  return all.seen;
+}
+
+std::vector<std::string> onednn_reference_implementations() {
+  Implementations& all = implementations();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  return all.reference;
+}
+
+}  // namespace xport::kernels::cpu
