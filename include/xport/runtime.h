@@ -12,8 +12,8 @@
 #include "xport/dtype.h"
 #include "xport/error.h"
 #include "xport/functions.h"
-#include "xport/npy.h"
 #include "xport/library.h"
+#include "xport/npy.h"
 #include "xport/op_registry.h"
 #include "xport/program.h"
 #include "xport/tensor.h"
@@ -66,6 +66,11 @@ struct OpTime {
   int64_t calls = 0;  ///< kernel calls per run
   double ms = 0;      ///< kernel time per run (median run), milliseconds
 };
+
+/// What the kernels run on in this process, e.g. "Highway AVX3, oneDNN avx512_core_amx": the
+/// instruction sets Highway's and oneDNN's dispatch chose, after XPORT_MAX_CPU_ISA's cap
+/// (SSE41, AVX2, AVX512_CORE or ALL), which caps both. For benchmarks to print beside figures.
+std::string kernel_isa();
 
 /// Whether `path` is a model compiled ahead of time (a shared library), not an archive.
 bool is_compiled_model(const std::string& path);

@@ -1,6 +1,7 @@
 // Elementwise ops: each computes in its result's dtype (or, for comparisons, in the dtype PyTorch
 // promotes the operands to), with its operands cast to it first.
 #include <cmath>
+#include <string_view>
 #include <utility>
 
 #include "onnx/lowering.h"
@@ -55,11 +56,16 @@ LowerFn binary(const char* op) {
   };
 }
 
-// A comparison in the promoted dtype; `negate` for ne.
+// A comparison in the promoted dtype; `negate` for ne. Booleans compare as Xor (ne) and
+// Not(Xor) (eq): Equal on bool is valid ONNX, but Apache TVM's code generation compares them as
+// floats (`fcmp oeq i1`) and fails to build the model.
 LowerFn comparison(const char* op, bool negate = false) {
   return [op, negate](NodeLowering& n) {
     const DType t = n.promoted({"self", "other"});
     const std::string a = n.tensor_as("self", t), b = n.operand("other", t);
+    const bool boolean_equal = t == DType::Bool && std::string_view(op) == "Equal";
+    if (boolean_equal && negate) return n.emit("Xor", {a, b});
+    if (boolean_equal) return n.set(n.g.add("Not", {n.g.add("Xor", {a, b})}, {}, n.node().name()));
     if (!negate) return n.emit(op, {a, b});
     n.set(n.g.add("Not", {n.g.add(op, {a, b})}, {}, n.node().name()));
   };

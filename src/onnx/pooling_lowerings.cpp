@@ -201,13 +201,20 @@ LowerFn avg_pool(size_t spatial) {
     // ONNX's AveragePool has no divisor to give: the windows' matrices (above) take one.
     if (!n.is_none("divisor_override")) return separable_pool(n, "self", spatial, avg_windows);
     const size_t rank = n.spec("self").sizes.size();
-    const std::vector<int64_t> kernel = per_dim(n, "kernel_size", spatial);
+    std::vector<int64_t> kernel = per_dim(n, "kernel_size", spatial);
     std::vector<int64_t> stride = per_dim(n, "stride", spatial);
     if (stride.empty()) stride = kernel;
+    const std::vector<int64_t> padding = per_dim(n, "padding", spatial);
+    // A window wider than an unpadded dim with one output (PyTorch allows it, under ceil_mode)
+    // averages the whole dim: the same window clipped to it, which OpenVINO also takes.
+    for (size_t d = 0; d < spatial; ++d) {
+      const std::optional<int64_t> in = sym::as_int(n.spec("self").sizes[rank - spatial + d]);
+      const std::optional<int64_t> out = sym::as_int(n.out_spec().sizes[rank - spatial + d]);
+      if (in && out == 1 && padding.at(d) == 0 && kernel.at(d) > *in) kernel[d] = *in;
+    }
     const std::string y = n.g.add(
         "AveragePool", {batched(n, n.tensor("self"), rank, spatial)},
-        {attr("kernel_shape", kernel), attr("strides", stride),
-         attr("pads", twice(per_dim(n, "padding", spatial))),
+        {attr("kernel_shape", kernel), attr("strides", stride), attr("pads", twice(padding)),
          attr("ceil_mode", static_cast<int64_t>(n.flag("ceil_mode"))),
          attr("count_include_pad", static_cast<int64_t>(n.flag("count_include_pad")))});
     unbatched(n, cropped(n, y, spatial), rank, spatial);

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/parallel.h"
 #include "program/input_check.h"
 #include "program/write_back.h"
@@ -249,5 +250,7 @@ std::string PlanStats::str() const {
   if (!fusion.empty()) out << "; fusion: " << fusion;
   return out.str();
 }
+
+std::string kernel_isa() { return kernels::cpu::kernel_isa(); }
 
 }  // namespace xport::runtime

@@ -19,6 +19,11 @@ cannot check a contract (docs/ONNX.md), xport's runtime does.
 a custom op's library (`{ops}` stands for --ops LIB) and the ONNX function that lowers it
 (`{here}` stands for the directory of FILE).
 
+--other-engines REGEX runs the first run of each case whose SET/CASE name matches, a static
+program with only user outputs, in OpenVINO (CPU plugin, float32 inference precision) and in
+Apache TVM (relax's ONNX importer, built for llvm) too, compared as ONNX Runtime's outputs are:
+xport's files must run in every consumer that runs torch.onnx's.
+
 REFUSALS_FILE lists the cases that do not convert, one `SET/CASE: reason` a line (`#` starts a
 comment); such a case must fail to convert with an error and leave no file. Prints one line per
 case and the counts; exits 1 when an unlisted case fails or a listed case converts.
@@ -26,6 +31,7 @@ case and the counts; exits 1 when an unlisted case fails or a listed case conver
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -79,7 +85,53 @@ def compare(what, got, expected):
     return None
 
 
-def run_case(xport, root, case, onnx_path, extra_args):
+def run_openvino(onnx_path, tensors):
+    import openvino as ov
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(onnx_path), "CPU",
+                                  {"INFERENCE_PRECISION_HINT": "f32"})
+    results = compiled(tensors)
+    return [results[out] for out in compiled.outputs]
+
+
+def run_tvm(onnx_path, tensors):
+    import tvm
+    from tvm import relax
+    from tvm.relax.frontend.onnx import from_onnx
+    module = from_onnx(onnx.load(onnx_path), keep_params_in_input=False)
+    module = relax.transform.LegalizeOps()(relax.transform.DecomposeOpsForInference()(module))
+    machine = relax.VirtualMachine(tvm.compile(module, target="llvm"), tvm.cpu())
+    results = machine["main"](*[tvm.runtime.tensor(t) for t in tensors])
+    if isinstance(results, tvm.runtime.Tensor):
+        results = [results]
+    return [r.numpy() for r in results]
+
+
+OTHER_ENGINES = {"OpenVINO": run_openvino, "TVM": run_tvm}
+
+
+def run_other_engines(root, case, onnx_path, kinds):
+    """The case's first run in each of OTHER_ENGINES; None or what failed."""
+    if any(kind != "user_output" for kind in kinds):
+        return "--other-engines takes programs with user outputs only"
+    run = case["runs"][0]
+    tensors = [leaf_value(root, l) for l in run["inputs"] if "npy" in l]
+    for engine, run_engine in OTHER_ENGINES.items():
+        try:
+            outs = run_engine(onnx_path, tensors)
+        except Exception as e:  # the engine refused or failed to build the model
+            lines = [l for l in str(e).strip().splitlines() if l.strip()]
+            return "%s: %s: %s" % (engine, type(e).__name__, " | ".join(lines[-3:])[-400:])
+        if len(outs) != len(run["outputs"]):
+            return "%s: %d outputs, expected %d" % (engine, len(outs), len(run["outputs"]))
+        for i, (got, leaf) in enumerate(zip(outs, run["outputs"])):
+            problem = compare("%s run 0 output %d" % (engine, i), got, leaf_value(root, leaf))
+            if problem:
+                return problem
+    return None
+
+
+def run_case(xport, root, case, onnx_path, extra_args, other_engines=False):
     """Converts, checks and runs one case; returns None or what failed."""
     if os.path.exists(onnx_path):
         os.remove(onnx_path)
@@ -131,7 +183,7 @@ def run_case(xport, root, case, onnx_path, extra_args):
                               leaf_value(root, after[i]))
             if problem:
                 return problem
-    return None
+    return run_other_engines(root, case, onnx_path, kinds) if other_engines else None
 
 
 def main():
@@ -142,6 +194,7 @@ def main():
     parser.add_argument("sets", nargs="+")
     parser.add_argument("--case-args")
     parser.add_argument("--ops", default="")
+    parser.add_argument("--other-engines", default=None, metavar="REGEX")
     args = parser.parse_args()
     ort.set_default_logger_severity(3)
     refusals = read_refusals(args.refusals)
@@ -151,7 +204,7 @@ def main():
         for name, line in read_refusals(args.case_args).items():
             case_args[name] = line.replace("{ops}", args.ops).replace("{here}", here).split()
     seen = set()
-    counts = {"equal": 0, "refused": 0, "FAILED": 0}
+    counts = {"equal": 0, "refused": 0, "FAILED": 0, "in every engine": 0}
     started = time.time()
     for root in args.sets:
         set_name = os.path.basename(os.path.normpath(root))
@@ -162,9 +215,13 @@ def main():
             name = "%s/%s" % (set_name, case["name"])
             seen.add(name)
             onnx_path = os.path.join(args.out_dir, set_name, case["name"] + ".onnx")
+            others = bool(args.other_engines and re.search(args.other_engines, name))
             t0 = time.time()
             try:
-                problem = run_case(args.xport, root, case, onnx_path, case_args.get(name, []))
+                problem = run_case(args.xport, root, case, onnx_path, case_args.get(name, []),
+                                   others)
+                if others and problem is None:
+                    counts["in every engine"] += 1
             except Exception as e:  # the checker or ONNX Runtime refused the model
                 problem = "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[0])
             seconds = time.time() - t0
@@ -184,12 +241,15 @@ def main():
             else:
                 status = "equal" if problem is None else "FAILED: " + problem
             counts[status.split(":")[0]] += 1
+            if others and status == "equal":
+                status += " in ONNX Runtime, OpenVINO and TVM"
             print("%-48s %s (%.1f s)" % (name, status, seconds), flush=True)
     for name in sorted(set(refusals) - seen):
         print("%-48s FAILED: listed in %s but no such case" % (name, args.refusals))
         counts["FAILED"] += 1
-    print("%d equal, %d refused (listed), %d FAILED in %.0f s" %
-          (counts["equal"], counts["refused"], counts["FAILED"], time.time() - started))
+    print("%d equal, %d refused (listed), %d FAILED in %.0f s; %d of the equal also equal in "
+          "OpenVINO and TVM" % (counts["equal"], counts["refused"], counts["FAILED"],
+                                 time.time() - started, counts["in every engine"]))
     return 1 if counts["FAILED"] else 0
 
 

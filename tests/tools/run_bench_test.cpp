@@ -191,6 +191,7 @@ TEST_F(RunTool, BenchPrintsTimingsMemoryAndThePlan) {
   const std::string plan = program.plan_stats({randn({4, 32}, 0)}).str();
   for (const std::string& field :
        {"archive:     " + archive_.path() + "\n", std::string("threads:     1\n"),
+        "kernels:     " + runtime::kernel_isa() + "\n",
         std::string("inputs:\n  x: float32 [4, 32], standard normal\n"),
         std::string("\nload:        "), std::string("\nfirst run:   "),
         std::string("\nlatency:     median "), std::string(", p90 "), std::string(", p99 "),

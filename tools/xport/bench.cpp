@@ -166,6 +166,7 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
   } else {
     out << "the machine's cores (" << std::thread::hardware_concurrency() << ")\n";
   }
+  out << "kernels:     " << runtime::kernel_isa() << "\n";
   out << "inputs:\n" << inputs.description;
   out << "load:        " << ms_str(load_ms) << "\n";
   out << "first run:   " << ms_str(first_ms)
