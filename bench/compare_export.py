@@ -17,10 +17,11 @@ reverse).
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
-from bench_common import time_torch  # first: sets up the environment
+from bench_common import list_benchmarks, time_torch  # first: sets up the environment
 import torch
 from torch.export import Dim
 
@@ -47,10 +48,16 @@ NA = "n/a (error)"
 
 
 def run_xport(binary, threads, runs, min_time, name_filter):
-    """case -> benchmark JSON record (the median over runs) of every BM_export/<case> matching
-    name_filter; a case whose export threw has "error_occurred"."""
+    """case -> benchmark JSON record (the median over runs) of every BM_export/<case> whose case
+    name name_filter finds (re.search, as the other scripts' filters); a case whose export threw
+    has "error_occurred"."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
-    cmd = [binary, "--benchmark_filter=^BM_export/(" + name_filter + ")",
+    cases = [n.split("/")[1] for n in list_benchmarks(binary) if n.startswith("BM_export/")]
+    chosen = [c for c in cases if re.search(name_filter, c)]
+    if not chosen:
+        sys.exit("compare_export.py: --filter %r matches none of %s" % (name_filter,
+                                                                      ", ".join(cases)))
+    cmd = [binary, "--benchmark_filter=^BM_export/(" + "|".join(map(re.escape, chosen)) + ")/",
            "--benchmark_format=json", "--benchmark_repetitions=%d" % runs,
            "--benchmark_min_time=%g" % min_time]
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
