@@ -187,8 +187,8 @@ std::shared_ptr<const ConvPlan> make_plan(const ConvShape& s, bool packed_weight
   // its own, with reorders from and to the passed one.
   const auto describe = [&](dnnl::algorithm algorithm, bool as_passed) {
     const auto any = [&](const memory::dims& dims) { return memory::desc(dims, f32, Tag::any); };
-    const bool src_as_given = !blocked_src || (io.src_nhwc && as_passed);
-    const bool dst_as_given = !blocked || (io.dst_nhwc && as_passed);
+    const bool src_as_given = io.src_nhwc ? as_passed : !blocked_src;
+    const bool dst_as_given = io.dst_nhwc ? as_passed : !blocked;
     return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm,
                                            src_as_given ? plan->user_src_md : any(src_dims),
                                            blocked ? any(wei_dims) : plan->user_wei_md, bias_md,
