@@ -1,6 +1,5 @@
 #include "kernels/cpu/attention.h"
 
-#include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <cmath>

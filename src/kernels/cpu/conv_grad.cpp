@@ -1,6 +1,5 @@
 #include "kernels/cpu/conv_grad.h"
 
-#include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <vector>

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <vector>
 
 #include "kernels/cpu/vec_math.h"
 #include "xport/error.h"
@@ -13,47 +14,40 @@
 namespace xport::kernels::cpu {
 namespace {
 
+// Each cap: its spellings (the first is its name), oneDNN's ceiling, and Highway's targets
+// better than it (a lower bit is a better target; Highway keeps a fallback it can always call,
+// so the portable loops run below AVX2).
+struct CapInfo {
+  IsaCap cap;
+  std::vector<std::string> spellings;
+  dnnl::cpu_isa onednn;
+  int64_t highway_above;
+};
+
+const std::vector<CapInfo>& caps() {
+  static const std::vector<CapInfo> kCaps = {
+      {IsaCap::Sse41, {"SSE41", "SSE4.1"}, dnnl::cpu_isa::sse41, HWY_SSE4 - 1},
+      {IsaCap::Avx2, {"AVX2"}, dnnl::cpu_isa::avx2, HWY_AVX2 - 1},
+      {IsaCap::Avx512Core, {"AVX512_CORE", "AVX512"}, dnnl::cpu_isa::avx512_core, HWY_AVX3 - 1},
+      {IsaCap::All, {"ALL", ""}, dnnl::cpu_isa::all, 0}};
+  return kCaps;
+}
+
+const CapInfo& info(IsaCap cap) {
+  return *std::find_if(caps().begin(), caps().end(),
+                       [cap](const CapInfo& c) { return c.cap == cap; });
+}
+
 IsaCap parse_cap(const char* text) {
   std::string name = text == nullptr ? "" : text;
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  if (name.empty() || name == "ALL") return IsaCap::All;
-  if (name == "AVX512_CORE" || name == "AVX512") return IsaCap::Avx512Core;
-  if (name == "AVX2") return IsaCap::Avx2;
-  if (name == "SSE41" || name == "SSE4.1") return IsaCap::Sse41;
+  for (const CapInfo& c : caps()) {
+    if (std::find(c.spellings.begin(), c.spellings.end(), name) != c.spellings.end()) return c.cap;
+  }
   XPORT_FAIL(InvalidInput, "XPORT_MAX_CPU_ISA=", text,
              " is not an instruction set the kernels know: write SSE41, AVX2, AVX512_CORE or ALL "
              "(or leave it unset for the best this CPU has)");
-}
-
-dnnl::cpu_isa onednn_cap(IsaCap cap) {
-  switch (cap) {
-    case IsaCap::Sse41:
-      return dnnl::cpu_isa::sse41;
-    case IsaCap::Avx2:
-      return dnnl::cpu_isa::avx2;
-    case IsaCap::Avx512Core:
-      return dnnl::cpu_isa::avx512_core;
-    case IsaCap::All:
-      break;
-  }
-  return dnnl::cpu_isa::all;
-}
-
-// Highway's targets better than the cap (a lower bit is a better target). Highway keeps
-// a fallback it can always call, so the portable loops run below AVX2.
-int64_t highway_targets_above(IsaCap cap) {
-  switch (cap) {
-    case IsaCap::Sse41:
-      return HWY_SSE4 - 1;
-    case IsaCap::Avx2:
-      return HWY_AVX2 - 1;
-    case IsaCap::Avx512Core:
-      return HWY_AVX3 - 1;
-    case IsaCap::All:
-      break;
-  }
-  return 0;
 }
 
 std::string onednn_isa_name(dnnl::cpu_isa isa) {
@@ -82,14 +76,14 @@ std::string onednn_isa_name(dnnl::cpu_isa isa) {
 IsaCap apply_once() {
   const IsaCap cap = parse_cap(std::getenv("XPORT_MAX_CPU_ISA"));
   if (cap == IsaCap::All) return cap;
-  hwy::DisableTargets(highway_targets_above(cap));
+  hwy::DisableTargets(info(cap).highway_above);
   // oneDNN takes a ceiling only before its first primitive; ONEDNN_MAX_CPU_ISA, when also set,
   // is read by oneDNN itself and may be lower still. A compiled model's library applies the cap
   // again, in a process whose oneDNN its host has capped already: then the ISA is checked.
-  if (dnnl::set_max_cpu_isa(onednn_cap(cap)) != dnnl::status::success) {
+  if (dnnl::set_max_cpu_isa(info(cap).onednn) != dnnl::status::success) {
     // oneDNN's ISAs are bit sets, each holding the ones below it.
     const auto effective = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-    XPORT_CHECK((effective & ~static_cast<unsigned>(onednn_cap(cap))) == 0, Internal,
+    XPORT_CHECK((effective & ~static_cast<unsigned>(info(cap).onednn)) == 0, Internal,
                 "XPORT_MAX_CPU_ISA=", isa_cap_name(cap), ": oneDNN had chosen its kernels (",
                 onednn_isa_name(dnnl::get_effective_cpu_isa()),
                 ") before the cap could be applied");
@@ -106,19 +100,7 @@ IsaCap cpu_isa_cap() {
   return cap;
 }
 
-std::string isa_cap_name(IsaCap cap) {
-  switch (cap) {
-    case IsaCap::Sse41:
-      return "SSE41";
-    case IsaCap::Avx2:
-      return "AVX2";
-    case IsaCap::Avx512Core:
-      return "AVX512_CORE";
-    case IsaCap::All:
-      break;
-  }
-  return "ALL";
-}
+std::string isa_cap_name(IsaCap cap) { return info(cap).spellings.front(); }
 
 std::string highway_target() { return vec::dispatched_target(); }
 

@@ -1,10 +1,8 @@
 #include "kernels/cpu/gemm.h"
 
-#include <oneapi/dnnl/dnnl.h>
-#include <atomic>
-
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <vector>
 
 #include "kernels/cpu/elementwise.h"
