@@ -29,7 +29,9 @@ struct Options {
   /// Rewrite the graph at load where one kernel call can do the work of several: convolutions
   /// absorb the inference batch norm, residual add and ReLU after them, matrix products with
   /// constant weights their bias and ReLU/GELU, and both run on weights packed once for oneDNN
-  /// (extra memory: about one more copy of those weights). Results agree with the unfused graph
+  /// (extra memory: about one more copy of those weights). A call of a composite op (PyTorch's
+  /// training IR keeps aten::layer_norm, aten::matmul, ...) becomes the calls its decomposition
+  /// makes, planned with their kernels. Results agree with the unfused graph
   /// to float rounding (1e-5 of the largest magnitude in the tests), not bit for bit; with
   /// `fuse = false` they equal ExportedProgram::run's bit for bit.
   bool fuse = true;

@@ -116,9 +116,11 @@ class Generator {
     for (const InputSpec& spec : program.signature().inputs) {
       names_.push_back(spec.kind == InputSpec::Kind::UserInput ? spec.name : spec.target);
     }
+    refuse_custom_ops(program.graph());
     runtime::ProgramPlaceholders placeholders = runtime::program_placeholders(program);
     program_placeholders_ = placeholders.tensors.size();
-    prepared_ = runtime::prepare_graph(program.graph(), std::move(placeholders.tensors),
+    prepared_ = runtime::prepare_graph(program.graph(), program.symbols(),
+                                       std::move(placeholders.tensors),
                                        std::move(placeholders.is_user_input),
                                        buffer_updates(program.signature()), fuse);
     graph_ = runtime::compile_graph(prepared_.graph, &prepared_.kernels);
@@ -147,6 +149,23 @@ class Generator {
   void refuse(const ir::Node& node, const std::string& why) const {
     XPORT_FAIL(UnsupportedOp, "aot::compile: node ", ir::detail::node_label(node), ": ", why,
                "; run the archive in the runtime (runtime::Program) instead");
+  }
+
+  // A custom op, even one the plan no longer calls (its decomposition expanded at load): the
+  // library loads the archive, whose every op it must know.
+  void refuse_custom_ops(const ir::Graph& graph) const {
+    for (const auto& node : graph.nodes()) {
+      if (node->kind() != ir::NodeKind::Call) continue;
+      if (node->op()->user_defined) {
+        refuse(*node, node->op()->qualified_name +
+                          " is a custom op (xport::Library): its kernel, meta function and "
+                          "decomposition live in the process that registered them, where a "
+                          "compiled library cannot call them");
+      }
+      for (const ir::Argument& a : node->args()) {
+        if (const auto* g = std::get_if<ir::SubgraphRef>(&a.value)) refuse_custom_ops(*g->graph);
+      }
+    }
   }
 
   // ---- the plan -----------------------------------------------------------------------------
@@ -262,11 +281,6 @@ class Generator {
     const PlannedStep& planned = g_->plan->steps[index];
     const runtime::CompiledStep& step = *planned.step;
     const ir::Node& node = *step.node;
-    if (step.op->user_defined) {
-      refuse(node, step.op->qualified_name + " is a custom op (xport::Library): its kernel, meta "
-             "function and decomposition live in the process that registered them, where a "
-             "compiled library cannot call them");
-    }
     if (planned.sized_at_run || step.kind == StepKind::Composite) {
       emit_runtime_step(index);
       return;

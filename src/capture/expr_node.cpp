@@ -1,5 +1,6 @@
 #include "capture/expr_node.h"
 
+#include "core/sym_expr.h"
 #include "xport/error.h"
 
 namespace xport::capture {
@@ -19,43 +20,7 @@ SymNodePtr ExprNode::make(sym::ExprPtr e) const {
 }
 
 SymNodePtr ExprNode::binary(SymOp op, const SymNodePtr& other) const {
-  const sym::ExprPtr a = expr_, b = expr_of_node(other);
-  switch (op) {
-    case SymOp::Add:
-      return make(sym::add(a, b));
-    case SymOp::Sub:
-      return make(sym::sub(a, b));
-    case SymOp::Mul:
-      return make(sym::mul(a, b));
-    case SymOp::FloorDiv:
-      return make(sym::floor_div(a, b));
-    case SymOp::Mod:
-      return make(sym::mod(a, b));
-    case SymOp::Min:
-      return make(sym::min(a, b));
-    case SymOp::Max:
-      return make(sym::max(a, b));
-    case SymOp::Eq:
-      return make(sym::eq(a, b));
-    case SymOp::Ne:
-      return make(sym::ne(a, b));
-    case SymOp::Lt:
-      return make(sym::lt(a, b));
-    case SymOp::Le:
-      return make(sym::le(a, b));
-    case SymOp::Gt:
-      return make(sym::gt(a, b));
-    case SymOp::Ge:
-      return make(sym::ge(a, b));
-    case SymOp::And:
-      return make(sym::logical_and(a, b));
-    case SymOp::Or:
-      return make(sym::logical_or(a, b));
-    case SymOp::TrueDiv:
-      break;
-  }
-  XPORT_FAIL(UnsupportedOp, "true division of symbolic sizes (", sym::str(a), " / ", sym::str(b),
-             ") is not supported; use floor division (/ on SymInt) instead");
+  return make(sym::apply(op, expr_, expr_of_node(other)));
 }
 
 SymNodePtr ExprNode::negate() const { return make(sym::neg(expr_)); }

@@ -3,6 +3,7 @@
 #include "capture/call_site.h"
 #include "capture/expr_node.h"
 #include "capture/float_node.h"
+#include "ir/argument_value.h"
 #include "xport/nn/module.h"
 
 namespace xport::capture {
@@ -133,36 +134,13 @@ ir::NodeMeta Tracer::node_meta() const {
 }
 
 ir::Argument Tracer::to_argument(const Value& v, const xport::Argument& schema_arg) {
-  if (v.is_none()) return {};
-  if (v.is_tensor()) {
-    if (!v.to_tensor().defined()) return {};
-    return value_of(v.to_tensor());
-  }
-  if (v.is_int()) return env_->simplify(expr_of(v.to_sym_int()));
-  if (v.is_double()) {
-    const SymFloat& f = v.to_sym_float();
-    if (f.is_symbolic()) return float_argument(float_value(f));
-    return f.guard_float();
-  }
-  if (v.is_bool()) return v.to_bool();
-  if (v.is_string()) return v.to_string_value();
-  if (v.is_dtype()) return v.to_dtype();
-  std::vector<ir::Argument> list;
-  if (v.is_int_list()) {
-    for (const SymInt& s : v.to_sym_int_list()) list.emplace_back(env_->simplify(expr_of(s)));
-  } else if (v.is_double_list()) {
-    for (double d : v.to_double_list()) list.emplace_back(d);
-  } else if (v.is_bool_list()) {
-    for (bool b : v.to_bool_list()) list.emplace_back(b);
-  } else if (v.is_list()) {
-    for (const Tensor& t : v.to_tensor_list()) {
-      list.push_back(t.defined() ? ir::Argument(value_of(t)) : ir::Argument());
-    }
-  } else {
-    XPORT_FAIL(Internal, "capture: cannot record argument '", schema_arg.name, "' of type ",
-               v.type_name());
-  }
-  return list;
+  return ir::argument_of(
+      v, schema_arg, [this](const Tensor& t) { return value_of(t); },
+      [this](const SymInt& s) { return env_->simplify(expr_of(s)); },
+      [this](const SymFloat& f) -> ir::Argument {
+        if (f.is_symbolic()) return float_argument(float_value(f));
+        return f.guard_float();
+      });
 }
 
 std::vector<Tensor> Tracer::intercept(const OpArgs& args) {

@@ -58,7 +58,10 @@ Value argument_value(const Argument& arg, const ArgType& type, const TensorOf& t
       std::vector<double> reals;
       for (const Argument& a : list) {
         const auto* d = std::get_if<double>(&a.value);
-        reals.push_back(d ? *d : static_cast<double>(evaluate(std::get<sym::ExprPtr>(a.value))));
+        // (An integer's value: evaluate may give an int64_t or a SymInt.)
+        reals.push_back(d ? *d
+                          : static_cast<double>(static_cast<int64_t>(
+                                evaluate(std::get<sym::ExprPtr>(a.value)))));
       }
       return reals;
     }
@@ -77,6 +80,42 @@ Value argument_value(const Argument& arg, const ArgType& type, const TensorOf& t
       return ints;
     }
   }
+}
+
+/// The other way: the graph argument that records `v`, an op's argument `schema_arg` (named in
+/// the error for a kind no graph holds). `ref_of(const Tensor&)` gives a tensor's value in the
+/// graph, `expr_of(const SymInt&)` an integer's expression, `float_of(const SymFloat&)` a float's
+/// argument (a number, or the value that computes it). Shared by the tracer and the passes that
+/// trace a decomposition, so both record calls alike.
+template <class RefOf, class ExprOf, class FloatOf>
+Argument argument_of(const Value& v, const xport::Argument& schema_arg, const RefOf& ref_of,
+                     const ExprOf& expr_of, const FloatOf& float_of) {
+  if (v.is_none()) return {};
+  if (v.is_tensor()) {
+    if (!v.to_tensor().defined()) return {};
+    return ref_of(v.to_tensor());
+  }
+  if (v.is_int()) return expr_of(v.to_sym_int());
+  if (v.is_double()) return float_of(v.to_sym_float());
+  if (v.is_bool()) return v.to_bool();
+  if (v.is_string()) return v.to_string_value();
+  if (v.is_dtype()) return v.to_dtype();
+  std::vector<Argument> list;
+  if (v.is_int_list()) {
+    for (const SymInt& s : v.to_sym_int_list()) list.emplace_back(expr_of(s));
+  } else if (v.is_double_list()) {
+    for (double d : v.to_double_list()) list.emplace_back(d);
+  } else if (v.is_bool_list()) {
+    for (bool b : v.to_bool_list()) list.emplace_back(b);
+  } else if (v.is_list()) {
+    for (const Tensor& t : v.to_tensor_list()) {
+      list.push_back(t.defined() ? Argument(ref_of(t)) : Argument());
+    }
+  } else {
+    XPORT_FAIL(Internal, "cannot record argument '", schema_arg.name, "' of type ", v.type_name(),
+               " in a graph");
+  }
+  return list;
 }
 
 }  // namespace xport::ir

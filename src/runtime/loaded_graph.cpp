@@ -63,7 +63,7 @@ struct LoadedGraph::Impl {
   Impl(const ExportedProgram& program, std::vector<Tensor>& placeholders, bool fuse)
       : shapes(program.symbols(), kCachedShapes) {
     std::vector<bool> is_user_input = runtime::program_placeholders(program).is_user_input;
-    prepared = runtime::prepare_graph(program.graph(), std::move(placeholders),
+    prepared = runtime::prepare_graph(program.graph(), program.symbols(), std::move(placeholders),
                                       std::move(is_user_input),
                                       buffer_updates(program.signature()), fuse);
     graph = runtime::compile_graph(prepared.graph, &prepared.kernels);

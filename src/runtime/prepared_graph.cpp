@@ -7,6 +7,7 @@
 
 #include "ir/argument_value.h"
 #include "ir/ir_util.h"
+#include "ir/passes/composite_expansion.h"
 #include "ir/passes/constant_folding.h"
 #include "ops/fused/fused_ops.h"
 #include "runtime/compiled_graph.h"
@@ -236,6 +237,13 @@ std::string PreparedStats::str() const {
     part() << f.linears << " matrix products on packed weights (" << f.activations
            << " activations in their epilogues)";
   }
+  if (expansion.expanded > 0) {
+    part() << expansion.expanded << " composite ops expanded into the calls they make";
+  }
+  if (expansion.kept > 0) {
+    part() << expansion.kept << " composite ops left to run as their decomposition (the first, "
+           << expansion.first_kept << ")";
+  }
   if (f.pointwise_chains > 0) {
     part() << f.pointwise_chains << " chains of elementwise ops in one pass (" << f.pointwise_ops
            << " ops)";
@@ -243,7 +251,8 @@ std::string PreparedStats::str() const {
   return out.tellp() > 0 ? out.str() : "nothing to fuse";
 }
 
-PreparedGraph prepare_graph(const ir::Graph& graph, std::vector<Tensor> placeholders,
+PreparedGraph prepare_graph(const ir::Graph& graph, const std::vector<SymbolSpec>& symbols,
+                            std::vector<Tensor> placeholders,
                             std::vector<bool> is_user_input,
                             const std::vector<ir::InputUpdate>& updates, bool optimize) {
   PreparedGraph out;
@@ -258,6 +267,13 @@ PreparedGraph prepare_graph(const ir::Graph& graph, std::vector<Tensor> placehol
     }
     out.stats.folded = ir::passes::fold_constants(g);
     out.stats.fusion = ir::passes::fuse_operators(g);
+    // After fusion, which takes PyTorch's aten::linear and aten::conv2d as they are.
+    out.stats.expansion = ir::passes::expand_composites(g.graph, [&symbols](sym::ExprPtr s) {
+      for (const SymbolSpec& spec : symbols) {
+        if (spec.name == s->name()) return spec.range;
+      }
+      return sym::Range{};
+    });
     KernelMaker(g, out).run();
     for (size_t p = placeholders.size(); p < g.constants.size(); ++p) {
       placeholders.push_back(g.constants[p]);

@@ -11,12 +11,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/passes/composite_expansion.h"
 #include "ir/passes/fusion.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/packed_linear.h"
 #include "ir/passes/reinplace.h"
 #include "xport/ir.h"
 #include "xport/op_registry.h"
+#include "xport/program.h"
 #include "xport/tensor.h"
 
 namespace xport::runtime {
@@ -27,6 +29,9 @@ struct PreparedStats {
   int channels_last = 0;  ///< convolution results only convolutions read, kept in oneDNN's
                           ///< layout (channels-last, or nChw16c for batches of 4 and more)
   int residuals_in_place = 0;  ///< convolutions that write their result over their residual
+  /// Calls of composite ops (PyTorch's training IR) replaced by the calls their decomposition
+  /// makes, and those left to run as their decomposition.
+  ir::passes::ExpansionStats expansion;
   std::string str() const;
 };
 
@@ -51,10 +56,13 @@ struct PreparedGraph {
 };
 
 /// `placeholders` holds each placeholder's tensor (weights, buffers; undefined for user
-/// inputs). With `optimize`, folds constants and fuses (buffers in `updates` are not treated as
-/// constants, graph outputs are never absorbed); then makes the updates in place where it can.
-/// A graph the runtime cannot plan, or one with data-dependent sizes, is not optimized.
-PreparedGraph prepare_graph(const ir::Graph& graph, std::vector<Tensor> placeholders,
+/// inputs). With `optimize`, folds constants, fuses (buffers in `updates` are not treated as
+/// constants, graph outputs are never absorbed) and expands the calls left that would run as
+/// their decomposition into the calls it makes (over `symbols`' ranges); then makes the updates
+/// in place where it can. A graph the runtime cannot plan, or one with data-dependent sizes, is
+/// not optimized.
+PreparedGraph prepare_graph(const ir::Graph& graph, const std::vector<SymbolSpec>& symbols,
+                            std::vector<Tensor> placeholders,
                             std::vector<bool> is_user_input,
                             const std::vector<ir::InputUpdate>& updates, bool optimize);
 

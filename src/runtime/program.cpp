@@ -90,7 +90,7 @@ struct Program::Impl {
     const std::vector<BufferUpdate> updates = buffer_updates(program.signature());
     mutates_state = !updates.empty();
     ProgramPlaceholders placeholders = program_placeholders(program);
-    prepared = prepare_graph(program.graph(), std::move(placeholders.tensors),
+    prepared = prepare_graph(program.graph(), program.symbols(), std::move(placeholders.tensors),
                              std::move(placeholders.is_user_input), updates, options.fuse);
     graph = compile_graph(prepared.graph, &prepared.kernels);
   }

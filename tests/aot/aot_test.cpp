@@ -469,8 +469,8 @@ TEST_F(AotTest, RefusesWhatItCannotCompileNamingItBeforeCompiling) {
       .impl_meta("twice", same_size);
   const ExportedProgram custom = calling("aot_test::twice");
   expect_refused(custom, "custom", "aot_test::twice");
-  // One with a decomposition and no kernel: the runtime runs it as its decomposition, which a
-  // library cannot call either.
+  // One with a decomposition and no kernel too: the plan calls what its decomposition makes
+  // (ir::passes::expand_composites), but the library loads the archive, which names the op.
   Library("aot_test")
       .define("thrice(Tensor x) -> Tensor")
       .impl_meta("thrice", same_size)

@@ -55,19 +55,31 @@ ExportedProgram program_calling(const std::string& op) {
                          std::move(b.state));
 }
 
+// Optimized (the default), the call becomes the calls its decomposition makes (tanh, mul), each
+// a kernel step; unoptimized, it is one step that runs the decomposition. Both give the eager
+// result bit for bit.
 TEST(DecompositionStep, AnOpWithOnlyADecompositionRunsPlanned) {
   register_ops();
-  const Program program = Program::from_exported(program_calling("rt_decomp::scaled_tanh"));
-  for (int64_t rows : {1, 5, 64}) {
-    const Tensor x = randn({rows, 8}, static_cast<uint64_t>(rows));
-    const PlanStats stats = program.plan_stats({x});
-    EXPECT_TRUE(stats.planned) << stats.unplanned_reason;
-    EXPECT_EQ(stats.composite_steps, 1) << "rows " << rows;
-    EXPECT_EQ(stats.run_time_steps, 0) << "rows " << rows;
-    const std::vector<Tensor> got = program.run({x});
-    ASSERT_EQ(got.size(), 1u);
-    EXPECT_TRUE(allclose(got[0], relu(tanh(x * 2.0) * 3.0) + 1.0, 1e-6, 1e-6)) << "rows " << rows;
-    EXPECT_TRUE(test_support::bitwise_equal(got[0], program.program().run({x}).at(0)));
+  for (const bool fuse : {true, false}) {
+    Options options;
+    options.fuse = fuse;
+    const Program program =
+        Program::from_exported(program_calling("rt_decomp::scaled_tanh"), options);
+    for (int64_t rows : {1, 5, 64}) {
+      const Tensor x = randn({rows, 8}, static_cast<uint64_t>(rows));
+      const PlanStats stats = program.plan_stats({x});
+      EXPECT_TRUE(stats.planned) << stats.unplanned_reason;
+      EXPECT_EQ(stats.composite_steps, fuse ? 0 : 1) << "rows " << rows;
+      // Fused: x * 2, tanh, * 3, then relu and + 1 chained in one pass; unfused: x * 2, the
+      // decomposition's step, relu, + 1.
+      EXPECT_EQ(stats.kernel_steps, 4) << "rows " << rows;
+      EXPECT_EQ(stats.run_time_steps, 0) << "rows " << rows;
+      const std::vector<Tensor> got = program.run({x});
+      ASSERT_EQ(got.size(), 1u);
+      EXPECT_TRUE(allclose(got[0], relu(tanh(x * 2.0) * 3.0) + 1.0, 1e-6, 1e-6))
+          << "rows " << rows;
+      EXPECT_TRUE(test_support::bitwise_equal(got[0], program.program().run({x}).at(0)));
+    }
   }
 }
 

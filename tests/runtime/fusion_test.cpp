@@ -128,9 +128,11 @@ TEST(RuntimeFusion, MatrixProductsWithConstantWeightsRunPacked) {
   // the beta = 2 addmm with its relu, and mm by a weight given as an input.
   const runtime::PlanStats f = fused.plan_stats({randn({3, 16}, 1), w});
   // t(w1), t(w2) and its slice are views of weights: folded at load, not run per call.
+  // The transpose of the weight given as an input (a composite op) becomes a permute.
   EXPECT_EQ(f.fusion,
             "3 calls on constants folded; 2 matrix products on packed weights (2 activations in "
-            "their epilogues)");
+            "their epilogues); 1 composite ops expanded into the calls they make");
+  EXPECT_EQ(f.composite_steps, 0);
   EXPECT_EQ(f.kernel_steps, 5);  // 2 fused products, addmm, relu, mm
   EXPECT_EQ(unfused.plan_stats({randn({3, 16}, 1), w}).kernel_steps, 7);
 }
@@ -167,11 +169,12 @@ TEST(RuntimeFusion, PyTorchsCompositeLinearAndConvolutionRunPacked) {
   EXPECT_EQ(u.composite_steps, 4);  // two linears, the convolution and the batch norm
   const runtime::PlanStats f = fused.plan_stats(in);
   EXPECT_EQ(f.composite_steps, 0) << f.str();
+  // The transpose of x (a composite op, PyTorch's aten::transpose.int) becomes a permute.
   EXPECT_EQ(f.fusion,
             "1 convolutions on packed weights (1 batch norms folded in, 0 residual adds and 1 "
             "ReLUs in their epilogues, 0 written over their residual; 0 results passed on in "
             "oneDNN's layout); 2 matrix products on packed weights (1 activations in their "
-            "epilogues)");
+            "epilogues); 1 composite ops expanded into the calls they make");
 }
 
 TEST(RuntimeFusion, ElementwiseChainsRunInOnePassWithTheOpsOwnResults) {

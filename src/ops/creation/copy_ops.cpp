@@ -50,6 +50,9 @@ void copy__out(const Tensor&, const Tensor& src, bool, const Tensor& out) {
 void fill_Scalar_out(const Tensor&, const Scalar& value, const Tensor& out) {
   cpu::fill_out(value, out);
 }
+void fill_Tensor_out(const Tensor&, const Tensor& value, const Tensor& out) {
+  cpu::fill_out(value.item_scalar(), out);
+}
 
 void register_copy_ops() {
   register_op({
@@ -181,6 +184,26 @@ void register_copy_ops() {
             return single(self);
           },
   });
+  // fill with a one-element tensor (PyTorch's training IR: `x[:, 0] = 2` is select + fill_.Tensor).
+  const OpDef& fill_tensor = register_op({
+      .schema = "aten::fill.Tensor(Tensor self, Tensor value) -> Tensor",
+      .meta =
+          [](const OpArgs& args) {
+            const Tensor& value = args.tensor("value");
+            XPORT_CHECK(value.dim() == 0, InvalidInput, args.name(),
+                        ": fill only supports a 0-dimension value tensor, got one with ",
+                        value.dim(), " dimensions; pass value.item() or a scalar instead");
+            return same_shape(args.tensor("self"), args.tensor("self").dtype());
+          },
+      .kernel = XPORT_OP_KERNEL(fill_Tensor_out),
+      // copy broadcasts the value over self, in self's dtype: no read of its data.
+      .decomp =
+          [](const OpArgs& args) {
+            return call_tensors(XPORT_OP("aten::copy"), {args.tensor("self"), args["value"]});
+          },
+  });
+  register_inplace("aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)",
+                   fill_tensor, XPORT_OP_KERNEL(fill_Tensor_out));
   register_op({
       .schema = "aten::zero_(Tensor(a!) self) -> Tensor(a!)",
       .decomp =

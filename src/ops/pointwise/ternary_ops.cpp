@@ -171,14 +171,21 @@ void register_ternary_ops() {
       .kernel = XPORT_OP_KERNEL(masked_scatter_out),
       .core = true,
   });
-  const std::pair<const char*, OpKernel> masked_fills[] = {
+  struct MaskedFill {
+    const char* schema;
+    const char* in_place;
+    OpKernel kernel;
+  };
+  const MaskedFill masked_fills[] = {
       {"aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
+       "aten::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",
        XPORT_OP_KERNEL(masked_fill_Scalar_out)},
       {"aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
+       "aten::masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)",
        XPORT_OP_KERNEL(masked_fill_Tensor_out)},
   };
-  for (const auto& [schema, kernel] : masked_fills) {
-    register_op({
+  for (const auto& [schema, in_place, kernel] : masked_fills) {
+    const OpDef& functional = register_op({
         .schema = schema,
         .meta = masked_fill_meta,
         .kernel = kernel,
@@ -194,6 +201,8 @@ void register_ternary_ops() {
                                          {args.tensor("mask"), value, self})[0]);
             },
     });
+    // In place, the kernel writes each element of self where it read it (where_out).
+    register_inplace(in_place, functional, kernel);
   }
 }
 

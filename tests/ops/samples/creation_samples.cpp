@@ -223,6 +223,14 @@ Rows creation_samples() {
   rows.push_back({"aten::fill_.Scalar", "int into f16", [](Gen& g) {
                     return Args{g.randn({3}, DType::Float16), int64_t{-2}};
                   }});
+  rows.push_back({"aten::fill.Tensor", "0-dim f32 into int64", [](Gen& g) {
+                    return Args{g.ints({2, 3}, 0, 9), g.randn({}) * 4.0};
+                  }});
+  rows.push_back({"aten::fill.Tensor", "1-dim value refused",
+                  [](Gen& g) { return Args{g.randn({2, 3}), g.randn({1})}; }, -1, -1, true});
+  rows.push_back({"aten::fill_.Tensor", "0-dim int64 into f32", [](Gen& g) {
+                    return Args{g.randn({3, 2}), g.ints({}, 0, 9)};
+                  }});
   rows.push_back({"aten::zero_", "int64", [](Gen& g) { return Args{g.ints({4}, 1, 9)}; }});
   return rows;
 }

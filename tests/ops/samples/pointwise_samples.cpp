@@ -416,6 +416,12 @@ Rows pointwise_samples() {
   rows.push_back({"aten::masked_fill.Tensor", "0-dim value", [](Gen& g) {
                     return Args{g.randn({2, 3}), g.bools({2, 3}), g.randn({})};
                   }});
+  rows.push_back({"aten::masked_fill_.Scalar", "broadcast mask", [](Gen& g) {
+                    return Args{g.randn({3, 4}), g.bools({4}), -1e9};
+                  }});
+  rows.push_back({"aten::masked_fill_.Tensor", "0-dim int value into f32", [](Gen& g) {
+                    return Args{g.randn({2, 3}), g.bools({2, 3}), g.ints({}, 0, 9)};
+                  }});
   return rows;
 }
 
