@@ -179,6 +179,10 @@ class Graph {
   void replace_all_uses(ValueRef from, ValueRef to);
   /// Removes a call (InvalidInput, naming them, while other nodes use its values).
   void erase(const Node* node);
+  /// Replaces symbols (keys: Symbol expressions) by expressions everywhere: each value's sizes,
+  /// strides and offset, each integer argument, subgraphs too (a program specialised to some
+  /// sizes). Throws InvalidInput when a divisor becomes 0.
+  void substitute(const std::unordered_map<sym::ExprPtr, sym::ExprPtr>& replacements);
   /// The calls of `op`, in execution order (this graph's, not its subgraphs').
   std::vector<Node*> find_nodes(const OpDef& op) const;
   /// The calls of the op named `qualified_name` ("aten::convolution"; UnsupportedOp when no op

@@ -5,6 +5,7 @@
 /// What the file holds (names, dims, the contract in metadata_props, buffer updates as extra
 /// outputs) is described in docs/ONNX.md. Link xport::onnx.
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -21,6 +22,10 @@ struct Options {
   /// is added to the model's functions, and the op's nodes call it. A custom op not listed here
   /// becomes a node of the domain named by its namespace, which the engine must provide.
   std::map<std::string, std::string> functions = {};
+  /// Dynamic dims written as fixed sizes, by name (a symbol's `s0`, a Dim's `batch` or a
+  /// source's `x.size(0)`) with a value inside the contract: for engines that import static
+  /// shapes only (Apache TVM). The model's contract then holds those values.
+  std::map<std::string, int64_t> static_dims = {};
 };
 
 /// Writes `program` as an ONNX model to `path`: user inputs as graph inputs (dynamic dims as

@@ -157,6 +157,32 @@ void Graph::replace_all_uses(ValueRef from, ValueRef to) {
   }
 }
 
+namespace {
+
+void substitute_in(Argument& arg, const std::unordered_map<sym::ExprPtr, sym::ExprPtr>& r) {
+  if (auto* e = std::get_if<sym::ExprPtr>(&arg.value)) {
+    *e = sym::substitute(*e, r);
+  } else if (auto* list = std::get_if<std::vector<Argument>>(&arg.value)) {
+    for (Argument& a : *list) substitute_in(a, r);
+  } else if (auto* g = std::get_if<SubgraphRef>(&arg.value)) {
+    g->graph->substitute(r);
+  }
+}
+
+}  // namespace
+
+void Graph::substitute(const std::unordered_map<sym::ExprPtr, sym::ExprPtr>& replacements) {
+  const auto in = [&](sym::ExprPtr e) { return e ? sym::substitute(e, replacements) : e; };
+  for (auto& node : nodes_) {
+    for (TensorSpec& spec : node->outputs_) {
+      for (sym::ExprPtr& s : spec.sizes) s = in(s);
+      for (sym::ExprPtr& s : spec.strides) s = in(s);
+      spec.storage_offset = in(spec.storage_offset);
+    }
+    for (Argument& a : node->args_) substitute_in(a, replacements);
+  }
+}
+
 void Graph::erase(const Node* node) {
   XPORT_CHECK(node != nullptr && node->position_ < nodes_.size() &&
                   nodes_[node->position_].get() == node,

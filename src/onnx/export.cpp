@@ -6,6 +6,7 @@
 #include "onnx/contract_metadata.h"
 #include "onnx/lowering.h"
 #include "onnx/model_writer.h"
+#include "program/specialize.h"
 #include "xport/error.h"
 #include "xport/onnx.h"
 
@@ -182,7 +183,9 @@ void prune_unused(::onnx::GraphProto& graph) {
 void save(const ExportedProgram& program, const std::string& path, Options options) {
   XPORT_CHECK(options.opset == 17, InvalidInput, "onnx::save: opset ", options.opset,
               " is not supported; use 17 (the newest opset the ONNX library here knows)");
-  const ExportedProgram core = program.run_decompositions();
+  const ExportedProgram core = options.static_dims.empty()
+                                   ? program.run_decompositions()
+                                   : specialize(program, options.static_dims).run_decompositions();
   std::map<std::string, Tensor> weights;
   ::onnx::ModelProto model = build_model(core, options, weights);
   try {

@@ -15,6 +15,7 @@
 
 #include "expect_error.h"
 #include "onnx/model_writer.h"
+#include "program/specialize.h"
 #include "xport/aten.h"
 #include "xport/xport.h"
 
@@ -75,6 +76,47 @@ TEST(OnnxExport, DerivedDimsAreExpressionsOfTheDim) {
   EXPECT_NE(text.find("input x0: FLOAT [2*d]"), std::string::npos) << text;
   EXPECT_NE(text.find("input x1: FLOAT [d]"), std::string::npos) << text;
   EXPECT_NE(text.find("d in [2, 32]"), std::string::npos) << text;
+}
+
+// `xport onnx --static NAME=VALUE`: the named dims become fixed sizes (for TVM), the contract
+// holds the values; the program specialised runs as the original does at those sizes.
+TEST(OnnxExport, StaticDimsAreWrittenAsFixedSizes) {
+  TempDir dir;
+  onnx::Options options;
+  options.static_dims = {{"batch", 3}};
+  onnx::save(dynamic_linear(), dir.file("static.onnx"), options);
+  const std::string text = onnx::describe(dir.file("static.onnx"));
+  EXPECT_NE(text.find("input x: FLOAT [3, 3]"), std::string::npos) << text;
+  EXPECT_NE(text.find("FLOAT [3, 4]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("batch"), std::string::npos) << text;
+
+  const ExportedProgram linear = dynamic_linear();
+  const ExportedProgram fixed = specialize(linear, {{"x.size(0)", 7}});
+  EXPECT_TRUE(fixed.symbols().empty());
+  const Tensor x = randn({7, 3}, 3);
+  EXPECT_TRUE(allclose(fixed.run({x}).at(0), linear.run({x}).at(0), 0, 0));
+  expect_error([&] { fixed.run({randn({6, 3}, 4)}); }, ErrorKind::InvalidInput, {"x"});
+
+  // A derived dim follows its Dim: 2*d with d = 5 is 10.
+  ExportOptions derived;
+  const Dim d("d", 2, 32);
+  derived.dynamic_shapes = {{{0, 2 * d}}, {{0, d}}};
+  const ExportedProgram two = export_program(
+      [](const Tensor& a, const Tensor& b) { return a.view({2, -1}) + b; },
+      {randn({8}, 1), randn({4}, 2)}, derived);
+  options.static_dims = {{"d", 5}};
+  onnx::save(two, dir.file("derived.onnx"), options);
+  const std::string derived_text = onnx::describe(dir.file("derived.onnx"));
+  EXPECT_NE(derived_text.find("input x0: FLOAT [10]"), std::string::npos) << derived_text;
+  EXPECT_NE(derived_text.find("input x1: FLOAT [5]"), std::string::npos) << derived_text;
+
+  options.static_dims = {{"rows", 3}};
+  expect_error([&] { onnx::save(linear, dir.file("bad.onnx"), options); },
+               ErrorKind::InvalidInput, {"no dynamic dim of the program is named 'rows'"});
+  options.static_dims = {{"batch", 65}};
+  expect_error([&] { onnx::save(linear, dir.file("bad.onnx"), options); },
+               ErrorKind::InvalidInput, {"'batch' cannot be 65"});
+  EXPECT_FALSE(std::filesystem::exists(dir.file("bad.onnx")));
 }
 
 TEST(OnnxExport, AnUpdatedInputIsAnExtraOutput) {

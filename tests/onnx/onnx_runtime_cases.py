@@ -19,10 +19,12 @@ cannot check a contract (docs/ONNX.md), xport's runtime does.
 a custom op's library (`{ops}` stands for --ops LIB) and the ONNX function that lowers it
 (`{here}` stands for the directory of FILE).
 
---other-engines REGEX runs the first run of each case whose SET/CASE name matches, a static
-program with only user outputs, in OpenVINO (CPU plugin, float32 inference precision) and in
-Apache TVM (relax's ONNX importer, built for llvm) too, compared as ONNX Runtime's outputs are:
-xport's files must run in every consumer that runs torch.onnx's.
+--other-engines REGEX runs the first run of each case whose SET/CASE name matches, a program
+with only user outputs, in OpenVINO (CPU plugin, float32 inference precision) and in Apache TVM
+(relax's ONNX importer, built for llvm) too, compared as ONNX Runtime's outputs are: xport's files
+must run in every consumer that runs torch.onnx's. A dynamic program is written for them with its
+dims fixed at that run's sizes (`xport onnx --static NAME=VALUE`), as TVM imports static shapes
+only.
 
 REFUSALS_FILE lists the cases that do not convert, one `SET/CASE: reason` a line (`#` starts a
 comment); such a case must fail to convert with an error and leave no file. Prints one line per
@@ -110,12 +112,39 @@ def run_tvm(onnx_path, tensors):
 OTHER_ENGINES = {"OpenVINO": run_openvino, "TVM": run_tvm}
 
 
-def run_other_engines(root, case, onnx_path, kinds):
-    """The case's first run in each of OTHER_ENGINES; None or what failed."""
+def static_dims(model, input_names, tensors):
+    """`--static NAME=VALUE` for each dynamic dim the model's inputs name (a Dim's or a symbol's
+    name; a derived dim such as 2*d follows its Dim), at the sizes of `tensors`."""
+    dims = {}
+    inputs = {i.name: i for i in model.graph.input}
+    for name, tensor in zip(input_names, tensors):
+        for dim, size in zip(inputs[name].type.tensor_type.shape.dim, tensor.shape):
+            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", dim.dim_param):
+                dims[dim.dim_param] = size
+    return [arg for name, size in sorted(dims.items()) for arg in ("--static", "%s=%d" % (name, size))]
+
+
+def run_other_engines(xport, pt2, extra_args, root, case, onnx_path, kinds):
+    """The case's first run in each of OTHER_ENGINES; None or what failed. A dynamic model is
+    written again with its dims fixed at that run's sizes (`xport onnx --static`): TVM's importer
+    takes static shapes only."""
     if any(kind != "user_output" for kind in kinds):
         return "--other-engines takes programs with user outputs only"
     run = case["runs"][0]
     tensors = [leaf_value(root, l) for l in run["inputs"] if "npy" in l]
+    model = onnx.load(onnx_path, load_external_data=False)
+    initialized = {t.name for t in model.graph.initializer}
+    input_names = [i.name for i in model.graph.input if i.name not in initialized]
+    fixed = static_dims(model, input_names, tensors)
+    if fixed:
+        onnx_path = onnx_path[:-len(".onnx")] + "_static.onnx"
+        convert = subprocess.run([xport, "onnx", pt2, onnx_path] + extra_args + fixed,
+                                 capture_output=True, text=True)
+        if convert.returncode != 0:
+            return "conversion with %s: %s" % (" ".join(fixed), convert.stderr.strip())
+        if any(d.dim_param for i in onnx.load(onnx_path, load_external_data=False).graph.input
+               for d in i.type.tensor_type.shape.dim):
+            return "%s left a dynamic dim in the model" % " ".join(fixed)
     for engine, run_engine in OTHER_ENGINES.items():
         try:
             outs = run_engine(onnx_path, tensors)
@@ -183,7 +212,9 @@ def run_case(xport, root, case, onnx_path, extra_args, other_engines=False):
                               leaf_value(root, after[i]))
             if problem:
                 return problem
-    return run_other_engines(root, case, onnx_path, kinds) if other_engines else None
+    if not other_engines:
+        return None
+    return run_other_engines(xport, pt2, extra_args, root, case, onnx_path, kinds)
 
 
 def main():
@@ -228,7 +259,9 @@ def main():
             if problem is None:
                 # Models that passed are removed: all of them together are several GB, more than
                 # a CI machine's disk may hold. A failing one stays to be inspected.
-                for leftover in (onnx_path, onnx_path + ".data"):
+                static_path = onnx_path[:-len(".onnx")] + "_static.onnx"
+                for leftover in (onnx_path, onnx_path + ".data", static_path,
+                                 static_path + ".data"):
                     if os.path.exists(leftover):
                         os.remove(leftover)
             if name in refusals:

@@ -160,9 +160,29 @@ int main(int argc, char** argv) {
   onnx_cmd->add_option("--function", onnx_functions,
                        "NAME=FILE: lower the custom op NAME (accel::conv2d) as the ONNX function "
                        "FILE holds, in ONNX's textual syntax (repeatable)");
+  std::vector<std::string> onnx_static;
+  onnx_cmd->add_option("--static", onnx_static,
+                       "NAME=VALUE: write the dynamic dim NAME (a Dim's name, a symbol s0, or "
+                       "x.size(0)) as the fixed size VALUE, for engines that take static shapes "
+                       "only such as Apache TVM (repeatable)");
   add_ops_option(onnx_cmd, op_libraries);
   onnx_cmd->callback([&] {
     load_ops();
+    for (const std::string& spec : onnx_static) {
+      const size_t eq = spec.find('=');
+      size_t parsed = 0;
+      int64_t value = 0;
+      try {
+        if (eq != std::string::npos) value = std::stoll(spec.substr(eq + 1), &parsed);
+      } catch (const std::exception&) {
+        parsed = 0;
+      }
+      if (eq == std::string::npos || eq == 0 || parsed == 0 || eq + 1 + parsed != spec.size()) {
+        throw CLI::ValidationError("--static", "expected NAME=VALUE with an integer VALUE, got " +
+                                                   spec);
+      }
+      onnx_options.static_dims[spec.substr(0, eq)] = value;
+    }
     for (const std::string& spec : onnx_functions) {
       const size_t eq = spec.find('=');
       if (eq == std::string::npos) {
