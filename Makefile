@@ -33,7 +33,7 @@ $(ASAN_BUILD)/build.ninja: | deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DXPORT_SANITIZE=ON $(CMAKE_PYTHON) \
 	  -DXPORT_PARITY_DIR=$(abspath $(BUILD))/parity \
 	  -DXPORT_MINILM_DIR=$(abspath $(BUILD))/minilm \
-	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1"
+	  -DCMAKE_CXX_FLAGS_DEBUG="-Og -g1"
 
 # The archive fuzzer: clang (libFuzzer), ASan + UBSan, only the fuzz targets (see fuzz/).
 $(FUZZ_BUILD)/build.ninja: | deps
@@ -122,8 +122,9 @@ bench-decode: build venv
 bench-sentences: build venv
 	$(PYTHON) bench/compare_sentences.py $(BUILD)
 
-# PyTorch eager, torch.compile, AOTInductor, ONNX Runtime and the xport runtime on the same models
-# and weights; ARGS go to bench/peers/run.sh. The GPT-2 decode row (one token, KV cache of 256)
+# One program exported by PyTorch per row, run by PyTorch eager, torch.compile, AOTInductor, ONNX
+# Runtime, OpenVINO, ExecuTorch, the xport runtime, its compiled library and xport's own capture;
+# latency and peak RSS tables. ARGS go to bench/peers/run.sh. The GPT-2 decode row (one token, KV cache of 256)
 # follows as its own table: each engine keeps its cache its own way (bench/compare_decode.py);
 # then all-MiniLM-L6-v2's sentences per second, tokenization included (bench/compare_sentences.py).
 bench-peers: build venv
