@@ -1,23 +1,37 @@
 #!/usr/bin/env python3
-"""The Python engines of the peer benchmark (bench/peers/run.sh): PyTorch eager, torch.compile,
-AOTInductor and ONNX Runtime.
+"""The Python engines of the peer benchmark (bench/peers/peers.py): PyTorch eager, torch.compile,
+AOTInductor, ONNX Runtime, OpenVINO and ExecuTorch; and the row models they start from.
 
-Usage: torch_peer.py --engine eager|compile --model MODEL --weights W.safetensors --input IN.npy
+Usage: torch_peer.py --engine eager|compile --model MODEL --weights W.pt --input IN.npy
        torch_peer.py --engine aoti --package FILE.pt2 --input IN.npy
-       torch_peer.py --engine ort --onnx FILE.onnx --input IN.npy
+       torch_peer.py --engine ort|openvino --onnx FILE.onnx --input IN.npy
+       torch_peer.py --engine executorch --pte FILE.pte --input IN.npy
        [--runs K] [--warmup W] [--min-time S] [--threads N] [--out OUT.npy]
+       torch_peer.py --lower-pte PROGRAM.pt2 OUT.pte
+       torch_peer.py --check-executorch
 
-eager builds the reference model (tests/models/reference_models.py) and loads the weights file
-(strict); compile is the same model through torch.compile (inductor, CPU; compiled during the
-warm-up runs, so compile time is not in the timed runs); aoti loads the package peers.py made
-with torch._inductor.aoti_compile_and_package (aoti_load_package); ort runs the ONNX file
-peers.py exported, in ONNX Runtime with N intra-op threads, one inter-op thread and every graph
-optimisation. All run with N threads (default 2), the torch engines under torch.inference_mode():
+eager builds the row's model (build_model, without initialising it) and loads the weights file
+peers.py saved (torch.save of its state dict, strict); compile is that model through
+torch.compile (inductor, CPU, torch._inductor.config.freezing on; compiled during the warm-up
+runs, so compile time is not in the timed runs); aoti loads the package peers.py compiled from
+the saved program (aoti_load_package); ort runs the ONNX file in ONNX Runtime (N intra-op
+threads, one inter-op thread, every graph optimisation); openvino compiles the same ONNX file for
+OpenVINO's CPU plugin (N inference threads, one stream, latency hint, f32 inference precision:
+left alone the plugin runs in bf16 on CPUs with AMX or AVX-512 bf16); executorch runs the .pte
+that --lower-pte wrote (the saved program through to_edge_transform_and_lower with the XNNPACK
+partitioner, then to_executorch) with executorch.runtime, XNNPACK's thread pool reset to N
+threads. All run with N threads (default 2), the torch engines under torch.inference_mode():
 W untimed runs, then timed runs until there are at least K and S seconds have passed. Prints
-{"times_ms": [...], "load_ms": ..., "version": ...} and writes the first run's output to OUT.npy.
-Only the forward calls are timed.
+{"times_ms": [...], "load_ms": ..., "version": ...} and writes the first run's first output to
+OUT.npy. Only the forward calls are timed. --check-executorch prints executorch's version, or
+fails with the reason it does not import.
 
-peers.py imports this module for load_model (the same weights into the PyTorch model).
+Models (build_model): mlp is the reference MLP of tests/models/reference_models.py;
+resnet50, bert and gpt2 are Hugging Face's ResNetForImageClassification(ResNetConfig()),
+BertModel(BertConfig()) and GPT2LMHeadModel(GPT2Config()) with their default attention, built
+from the config (nothing is downloaded), in eval mode; GPT-2 with use_cache off, so that its
+output is the logits alone. Each returns its ModelOutput as a plain tuple (TupleOutputs), so that
+its saved program loads without importing transformers.
 """
 import argparse
 import json
@@ -25,58 +39,93 @@ import os
 import sys
 import time
 
-import numpy as np
-import torch
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
                                 "models"))
 import make_parity_data as ref  # noqa: E402
-import reference_models  # noqa: E402
 
-_NUMPY_DTYPES = {"F32": np.float32, "F64": np.float64, "I64": np.int64, "I32": np.int32,
-                 "U8": np.uint8, "BOOL": np.bool_}
+MODELS = ("mlp", "resnet50", "bert", "gpt2")
 
 
-def read_safetensors(path):
-    """{name: tensor} of a safetensors file (the dtypes make_parity_data.save_safetensors writes,
-    bfloat16 and float16 aside)."""
-    with open(path, "rb") as f:
-        raw = f.read()
-    n = int.from_bytes(raw[:8], "little")
-    header = json.loads(raw[8:8 + n])
-    header.pop("__metadata__", None)
-    base = 8 + n
-    out = {}
-    for name, e in header.items():
-        if e["dtype"] not in _NUMPY_DTYPES:
-            raise TypeError("read_safetensors: %s: dtype %s is not handled" % (name, e["dtype"]))
-        begin, end = e["data_offsets"]
-        dtype = np.dtype(_NUMPY_DTYPES[e["dtype"]]).newbyteorder("<")
-        arr = np.frombuffer(raw, dtype=dtype, count=(end - begin) // dtype.itemsize,
-                            offset=base + begin)
-        out[name] = torch.from_numpy(arr.reshape(e["shape"]).astype(dtype.newbyteorder("=")))
-    return out
+class TupleOutputs(torch.nn.Module):
+    """A Hugging Face model with its ModelOutput returned as a plain tuple (to_tuple(): the
+    outputs that are not None, in order), so that the program torch.export makes of it loads
+    without transformers: its output's pytree is a tuple, not a class transformers registers."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x).to_tuple()
 
 
-def architecture(name):
-    """The reference model `name` with untrained weights (load_model fills them in)."""
-    architectures = {"mlp": reference_models.MLP, "resnet50": reference_models.resnet50,
-                     "bert": reference_models.BertEncoder,
-                     "gpt2": reference_models.GPT2LMHeadModel}
-    if name not in architectures:
-        raise ValueError("unknown model %r; expected one of %s" % (name, ", ".join(architectures)))
-    return architectures[name]()
+def build_model(name, seed=None):
+    """The model `name` in eval mode, initialised from `seed`, or left uninitialised without one
+    (load_model fills it in); a Hugging Face model comes in TupleOutputs."""
+    if name not in MODELS:
+        raise ValueError("unknown model %r; expected one of %s" % (name, ", ".join(MODELS)))
+    if name == "mlp":
+        import reference_models
+        return (ref.build_model("mlp", seed=seed) if seed is not None
+                else reference_models.MLP().eval())
+    import contextlib
+    import transformers
+    from transformers.initialization import no_init_weights
+    if seed is not None:
+        torch.manual_seed(seed)
+    with no_init_weights() if seed is None else contextlib.nullcontext():
+        if name == "resnet50":
+            model = transformers.ResNetForImageClassification(transformers.ResNetConfig())
+        elif name == "bert":
+            model = transformers.BertModel(transformers.BertConfig())
+        else:
+            model = transformers.GPT2LMHeadModel(transformers.GPT2Config())
+            model.config.use_cache = False
+    return TupleOutputs(model.eval()).eval()
 
 
 def load_model(name, weights):
-    """The reference model `name` in eval mode with the weights of a safetensors file (GPT-2's in
-    the Hub's layout, as make_parity_data writes it), loaded strictly."""
-    model = architecture(name)
-    state = read_safetensors(weights)
-    if name == "gpt2":
-        state = {"transformer." + k: v for k, v in state.items()}
-    model.load_state_dict(state, strict=True)
-    return model.eval()
+    """The model `name` with the state dict saved in `weights` (torch.save), loaded strictly."""
+    model = build_model(name)
+    model.load_state_dict(torch.load(weights, weights_only=True), strict=True)
+    if isinstance(model, TupleOutputs):
+        model.model.tie_weights()  # GPT-2's lm_head is wte, as in the exported program
+    return model
+
+
+def model_input(name, batch, size, seed=0):
+    """The row's input: float [N, 1024] (mlp), float [N, 3, size, size] (resnet50), or int64
+    token ids [N, size] (bert, gpt2)."""
+    g = torch.Generator().manual_seed(seed)
+    if name == "mlp":
+        return torch.randn(batch, 1024, generator=g)
+    if name == "resnet50":
+        return torch.randn(batch, 3, size, size, generator=g)
+    vocab = {"bert": 30522, "gpt2": 50257}[name]
+    return torch.randint(0, vocab, (batch, size), generator=g)
+
+
+def first_output(y):
+    """The first output of a model call: a tensor, a tuple's first or a ModelOutput's first."""
+    while not isinstance(y, (torch.Tensor, np.ndarray)):
+        y = y[0]
+    return y
+
+
+def lower_pte(program_path, out):
+    """The saved program lowered for ExecuTorch with the XNNPACK partitioner, written to out."""
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+    program = torch.export.load(program_path)
+    lowered = to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()])
+    with open(out + ".tmp", "wb") as f:
+        f.write(lowered.to_executorch().buffer)
+    os.replace(out + ".tmp", out)
 
 
 def ort_session(path, threads):
@@ -90,40 +139,81 @@ def ort_session(path, threads):
     return (lambda x: session.run(None, {name: x})[0]), ort.__version__
 
 
+def openvino_model(path, threads):
+    import openvino as ov
+    compiled = ov.Core().compile_model(path, "CPU", {
+        "INFERENCE_NUM_THREADS": threads, "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY",
+        "INFERENCE_PRECISION_HINT": "f32"})
+    request = compiled.create_infer_request()
+
+    def run(x):
+        request.infer({0: x})
+        return request.get_output_tensor(0).data.copy()
+    return run, ov.get_version()
+
+
+def executorch_method(path, threads):
+    from executorch import version as et_version
+    from executorch.extension.pybindings.portable_lib import _unsafe_reset_threadpool
+    from executorch.runtime import Runtime
+    _unsafe_reset_threadpool(threads)
+    method = Runtime.get().load_program(path).load_method("forward")
+    return (lambda x: method.execute([x])[0]), et_version.__version__
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--engine", choices=("eager", "compile", "aoti", "ort"), required=True)
+    parser.add_argument("--engine",
+                        choices=("eager", "compile", "aoti", "ort", "openvino", "executorch"))
     parser.add_argument("--model")
     parser.add_argument("--weights")
     parser.add_argument("--package")
     parser.add_argument("--onnx")
-    parser.add_argument("--input", required=True)
+    parser.add_argument("--pte")
+    parser.add_argument("--input")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--min-time", type=float, default=0.0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out")
+    parser.add_argument("--lower-pte", nargs=2, metavar=("PROGRAM", "OUT"))
+    parser.add_argument("--check-executorch", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    if args.check_executorch:
+        from executorch import version as et_version
+        from executorch.runtime import Runtime  # noqa: F401
+        print(et_version.__version__)
+        return
+    if args.lower_pte:
+        lower_pte(*args.lower_pte)
+        return
+    if not (args.engine and args.input):
+        parser.error("--engine and --input are required")
+    needs = {"eager": "weights", "compile": "weights", "aoti": "package", "ort": "onnx",
+             "openvino": "onnx", "executorch": "pte"}[args.engine]
+    if not getattr(args, needs) or (needs == "weights" and not args.model):
+        parser.error("--engine %s needs --%s" % (args.engine, "model and --weights"
+                                                 if needs == "weights" else needs))
     x_np = np.load(args.input)
     x = torch.from_numpy(x_np)
     version = torch.__version__
     start = time.perf_counter()
     if args.engine in ("eager", "compile"):
-        if not (args.model and args.weights):
-            parser.error("--engine %s needs --model and --weights" % args.engine)
         model = load_model(args.model, args.weights)
         if args.engine == "compile":
+            torch._inductor.config.freezing = True
             model = torch.compile(model)
     elif args.engine == "aoti":
-        if not args.package:
-            parser.error("--engine aoti needs --package")
         model = torch._inductor.aoti_load_package(args.package)
-    else:
-        if not args.onnx:
-            parser.error("--engine ort needs --onnx")
+    elif args.engine == "ort":
         model, version = ort_session(args.onnx, args.threads)
         x = x_np
+    elif args.engine == "openvino":
+        model, version = openvino_model(args.onnx, args.threads)
+        x = x_np
+    else:
+        model, version = executorch_method(args.pte, args.threads)
     load_ms = (time.perf_counter() - start) * 1e3
     first, times = None, []
     with torch.inference_mode():
@@ -137,7 +227,7 @@ def main():
             times.append((time.perf_counter() - t0) * 1e3)
             first = y if first is None else first
     if args.out:
-        first = first[0] if isinstance(first, (list, tuple)) else first
+        first = first_output(first)
         np.save(args.out, first if isinstance(first, np.ndarray) else first.contiguous().numpy())
     print(json.dumps({"times_ms": times, "load_ms": load_ms, "version": version}))
 
