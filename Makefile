@@ -16,7 +16,8 @@ CMAKE_PYTHON := -DXPORT_PYTHON=$(PYTHON)
   test-asan test-tsan \
   test-fuzz bench \
   bench-models bench-export bench-archive bench-peers bench-onnx bench-control-flow bench-decode \
-  bench-sentences bench-python bench-serve bench-aot bench-builds fuzz-soundness install clean
+  bench-sentences bench-python bench-serve bench-aot bench-builds fuzz-soundness install clean \
+  test-aot-sweep
 
 all: build
 
@@ -101,6 +102,10 @@ test-fuzz: build build-fuzz
 
 test: test-release test-release-avx2 test-asan test-tsan test-fuzz
 
+# The AOT sweep over every case of the data sets (make test compiles every third).
+test-aot-sweep: build venv
+	cd $(BUILD) && XPORT_AOT_SWEEP=all ctest --output-on-failure -R '^python_aot$$'
+
 bench: build venv
 	$(PYTHON) bench/compare_ops.py $(BUILD)
 
@@ -116,6 +121,8 @@ bench-archive: build venv
 bench-control-flow: build venv
 	$(PYTHON) bench/compare_control_flow.py $(BUILD)
 
+# GPT-2 one-token decode with a KV cache of 256: xport, PyTorch eager, torch.compile, AOTInductor,
+# ONNX Runtime and OpenVINO (bench/compare_decode.py).
 bench-decode: build venv
 	$(PYTHON) bench/compare_decode.py $(BUILD)
 
@@ -132,13 +139,16 @@ bench-peers: build venv
 	$(PYTHON) bench/compare_decode.py $(BUILD)
 	$(PYTHON) bench/compare_sentences.py $(BUILD)
 
-# `xport onnx` beside torch.onnx.export(dynamo=True) on the peer benchmark's models: export time,
-# file size, ONNX Runtime latency of both files (interleaved); ARGS go to bench/onnx/run.sh.
+# `xport onnx` beside torch.onnx.export(dynamo=True), both from the peer benchmark's saved
+# program (model.torch.pt2), each a cold process: export time, file size, ONNX Runtime latency of
+# both files (interleaved); ARGS go to bench/onnx/run.sh.
 bench-onnx: build venv
 	BUILD=$(BUILD) PYTHON=$(PYTHON) bench/onnx/run.sh $(ARGS)
 
 # The runtime against the same archives compiled ahead of time (`xport compile`): per-call
-# latency (interleaved), compile time, library size; ARGS go to bench/aot/compare_aot.py.
+# latency (interleaved), library size; then compile time beside AOTInductor (freezing on) from the
+# same .pt2, cold and warm cache, interleaved; ARGS go to bench/aot/compare_aot.py
+# (--compile-time-only, --no-compile-time).
 bench-aot: build venv
 	$(PYTHON) bench/aot/compare_aot.py --build $(BUILD) $(ARGS)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """GPT-2 one-token decode with a KV cache: the xport runtime beside PyTorch eager with Hugging
-Face's own cache, torch.compile, AOTInductor and ONNX Runtime, interleaved in one run, with the
-bytes a step must read against this machine's measured read bandwidth.
+Face's own cache, torch.compile, AOTInductor, ONNX Runtime and OpenVINO, interleaved in one run,
+with the bytes a step must read against this machine's measured read bandwidth.
 
 Usage: bench/compare_decode.py [BUILD_DIR] [--cache N] [--rounds R] [--runs K] [--threads T]
 
@@ -14,11 +14,17 @@ runs one new token at position N-1 with N-1 cached positions before it (a full c
   compile torch.compile (inductor) of the decode step below, with explicit past keys and values;
   AOTI    the same step through torch.export and torch._inductor.aoti_compile_and_package;
   ORT     the same step exported with torch.onnx.export (past keys and values in, logits and the
-          new keys and values out, as GPT-2 ONNX exports are), graph optimizations 'all'.
-All use T threads (default 2). Each round runs every engine once (xport in a fresh process,
-which also measures the bandwidth); an engine's figure is the median over rounds of its median
-step. "x bound" is the step time over bytes / bandwidth: 1.0 would read every byte at the
-measured bandwidth.
+          new keys and values out, as GPT-2 ONNX exports are), graph optimizations 'all';
+  OpenVINO the same ONNX file compiled for OpenVINO's CPU plugin as the peer benchmark does
+          (bench/peers/torch_peer.py): INFERENCE_NUM_THREADS T, one stream, PERFORMANCE_HINT
+          LATENCY and INFERENCE_PRECISION_HINT f32, so that it computes in f32 like the others
+          (left alone the plugin runs in bf16 on CPUs with AMX or AVX-512 bf16); its inputs and
+          outputs shared with numpy (share_inputs, share_outputs) rather than copied.
+The logits of compile, AOTI, ORT and OpenVINO are checked against eager's on the same step (max
+|difference| at most 1e-3 x max |eager|). All use T threads (default 2). Each round runs every
+engine once (xport in a fresh process, which also measures the bandwidth); an engine's figure is
+the median over rounds of its median step. "x bound" is the step time over bytes / bandwidth:
+1.0 would read every byte at the measured bandwidth.
 """
 import argparse
 import json
@@ -33,6 +39,8 @@ import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "peers"))
+import torch_peer  # noqa: E402  (OpenVINO's settings, shared with the peer benchmark)
 
 
 def log(msg):
@@ -50,6 +58,13 @@ def save_weights(model, path):
     state = {k: v.contiguous() for k, v in model.state_dict().items()
              if not k.endswith((".attn.bias", ".attn.masked_bias")) and k != "lm_head.weight"}
     save_file(state, path)
+
+
+def check_logits(name, got, want):
+    err = float(np.abs(got - want).max() / np.abs(want).max())
+    if err > 1e-3:
+        sys.exit("compare_decode: %s's logits differ from eager's by %.1e" % (name, err))
+    log("%s: logits within %.1e of eager's" % (name, err))
 
 
 def median_step(step, runs, warmup=3):
@@ -146,10 +161,18 @@ def main():
              "past_v": past_v.numpy()}
     with torch.no_grad():
         want = DecodeStep(model)(ids, position, past_k, past_v)[0].numpy()
-    got = session.run(None, feeds)[0]
-    err = float(np.abs(got - want).max() / np.abs(want).max())
-    if err > 1e-3:
-        sys.exit("compare_decode: ONNX Runtime's logits differ from PyTorch's by %.1e" % err)
+    check_logits("ONNX Runtime", session.run(None, feeds)[0], want)
+
+    # OpenVINO: the same ONNX file, its inputs and outputs shared with numpy (no copies).
+    start = time.perf_counter()
+    ov_model, _ = torch_peer.openvino_compiled(onnx_path, args.threads)
+    ov_request = ov_model.create_infer_request()
+    log("OpenVINO compile: %.1f s" % (time.perf_counter() - start))
+
+    def openvino_step():
+        return ov_request.infer(feeds, share_inputs=True, share_outputs=True)
+
+    check_logits("OpenVINO", openvino_step()["logits"], want)
 
     # torch.compile and AOTInductor compile the same explicit-cache step.
     step_module = DecodeStep(model)
@@ -166,12 +189,10 @@ def main():
             log("AOTInductor: %s (%.1f s)" % (aoti_path, time.perf_counter() - start))
         aoti = torch._inductor.aoti_load_package(aoti_path)
         for name, fn in (("torch.compile", compiled), ("AOTInductor", aoti)):
-            got = fn(ids, position, past_k, past_v)[0].numpy()
-            err = float(np.abs(got - want).max() / np.abs(want).max())
-            if err > 1e-3:
-                sys.exit("compare_decode: %s's logits differ from eager's by %.1e" % (name, err))
+            check_logits(name, fn(ids, position, past_k, past_v)[0].numpy(), want)
 
-    results = {"xport": [], "eager": [], "compile": [], "AOTI": [], "ORT": []}
+    results = {"xport": [], "eager": [], "compile": [], "AOTI": [], "ORT": [],
+               "OpenVINO": []}
     bytes_per_step, bandwidth = None, []
     for r in range(args.rounds):
         out = subprocess.run([binary, weights, "--cache", str(args.cache), "--runs",
@@ -189,6 +210,7 @@ def main():
             results["AOTI"].append(
                 median_step(lambda: aoti(ids, position, past_k, past_v), args.runs))
         results["ORT"].append(median_step(lambda: session.run(None, feeds), args.runs))
+        results["OpenVINO"].append(median_step(openvino_step, args.runs))
         log("round %d: %s" % (r + 1, ", ".join("%s %.2f ms" % (k, v[-1])
                                                 for k, v in results.items())))
 

@@ -1,23 +1,31 @@
 #!/usr/bin/env python3
 """ONNX export: `xport onnx` beside PyTorch's exporter (torch.onnx.export, dynamo=True) on the peer
-benchmark's models, and ONNX Runtime's latency on both files, interleaved in one run.
+benchmark's programs, and ONNX Runtime's latency on both files, interleaved in one run.
 
 Usage (bench/onnx/run.sh calls this with the test environment's Python):
-  compare_onnx.py [--build DIR] [--rows REGEX] [--rounds R] [--exports E] [--quick]
+  compare_onnx.py [--build DIR] [--rows REGEX] [--rounds R] [--exports E] [--tolerance T]
+                  [--quick]
 
-Rows and weights are the peer benchmark's (bench/peers/peers.py prepares them in BUILD/peers/:
-the reference models with fixed weights, PyTorch's model.onnx made by torch.onnx.export with
-dynamo=True, and xport's archive model.pt2 of the same model with the same weights).
+Rows: the peer benchmark's (bench/peers/peers.py: the reference MLP, Hugging Face's ResNet-50,
+BERT-base and GPT-2 with weights from a fixed seed). peers.prepare() writes, or finds up to date,
+what this needs of a row in BUILD/peers/<row>/ and nothing more: the weights, the input
+(input.npy) and the row's one program, the model exported by torch.export.export and saved with
+torch.export.save (model.torch.pt2).
 
-Export time: both exporters start from one program, the one torch.export made of the model
-(saved by torch.export.save as model.torch.pt2), each in a cold process timed end to end: PyTorch's
-is `python -c "torch.onnx.export(torch.export.load(...), ..., dynamo=True)"` (start, import, load,
-export, write), xport's is `xport onnx model.torch.pt2 OUT.onnx` (start, archive load,
-run_decompositions, lowering, checker, write); the median of E processes each.
+Export time: both exporters start from that file, each in a cold process timed end to end, from
+the process's start to its exit with the file written: PyTorch's is `python -c "...
+torch.onnx.export(torch.export.load('model.torch.pt2'), (x,), OUT, dynamo=True,
+external_data=False)"` (interpreter start, import of torch, load, export, write; the same call as
+peers.py's ONNX Runtime and OpenVINO file), xport's is `xport onnx model.torch.pt2 OUT`
+(start, archive load, run_decompositions, lowering, the ONNX checker, write). Both put the
+weights in the file. The two alternate, E processes each (the first of each pair rotating), after
+one read of the program file so that both find it in the page cache; the figure is the median.
 Latency: in each of R rounds, ONNX Runtime runs each file in a fresh process (bench/peers/
 torch_peer.py --engine ort: 2 intra-op threads, graph optimizations 'all'), in an order rotated
 from round to round; the latency is the median over rounds of the round's median. Numerics: each
-file's output against PyTorch eager's (out.eager.npy), max|y - y_eager| / max|y_eager|.
+file's first output against PyTorch eager's on the row's weights (out.eager.npy, which peers.py
+writes; run here when it is missing or older than the program), max|y - y_eager| / max|y_eager|;
+the script fails (exit 1, after the table) above --tolerance (1e-3).
 Write floor: the time to write as many bytes as xport's file holds to a new file in the same
 directory, which no exporter that puts the weights in the file can go under.
 """
@@ -38,23 +46,23 @@ sys.path.insert(0, os.path.join(ROOT, "bench", "peers"))
 import peers  # noqa: E402  (the peer benchmark's rows, preparation and engines)
 
 
-def timed_processes(argv, exports, out):
-    """The median wall time of `exports` runs of the process `argv`, each writing a new `out`
-    (replacing the last file would add the time the kernel takes to free its pages)."""
-    times = []
-    for _ in range(exports):
-        if os.path.exists(out):
-            os.remove(out)
-        t0 = time.perf_counter()
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL,
-                       env=dict(os.environ, OMP_NUM_THREADS="2"))
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+def timed_process(argv, out):
+    """The wall time of one process `argv`, start to exit, writing a new `out` (replacing the
+    last file would add the time the kernel takes to free its pages)."""
+    if os.path.exists(out):
+        os.remove(out)
+    t0 = time.perf_counter()
+    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          env=dict(os.environ, OMP_NUM_THREADS="2"))
+    s = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError("%s failed (exit %d):\n%s" % (
+            " ".join(argv[:2]), proc.returncode, proc.stderr.decode(errors="replace")[-3000:]))
+    return s
 
 
-def torch_export_seconds(row, out, exports):
-    """torch.onnx.export(dynamo=True) of the saved program, a whole process each time."""
-    code = r"""
+# torch.onnx.export of the saved program, as peers.py makes its model.onnx.
+TORCH_EXPORT = r"""
 import sys, warnings, logging
 warnings.filterwarnings("ignore")
 logging.disable(logging.WARNING)
@@ -62,17 +70,37 @@ import numpy as np, torch
 torch.set_num_threads(2)
 program = torch.export.load(sys.argv[1])
 x = torch.from_numpy(np.load(sys.argv[2]))
-with torch.no_grad():
-    torch.onnx.export(program, (x,), sys.argv[3], input_names=["x"], output_names=["y"],
-                      dynamo=True, external_data=False, verbose=False)
+torch.onnx.export(program, (x,), sys.argv[3], dynamo=True, external_data=False, verbose=False)
 """
-    return timed_processes([peers.PYTHON, "-c", code, row.torch_program, row.input, out],
-                           exports, out)
 
 
-def xport_export_seconds(xport, row, out, exports):
-    """`xport onnx` of the same saved program, a whole process each time."""
-    return timed_processes([xport, "onnx", row.torch_program, out], exports, out)
+def export_seconds(xport, row, files, exports):
+    """{exporter: median seconds} of `exports` cold processes each of torch.onnx.export and
+    `xport onnx` on the row's saved program, alternating (the first of each pair rotating)."""
+    argv = {"torch": [peers.PYTHON, "-c", TORCH_EXPORT, row.torch_program, row.input,
+                      files["torch"]],
+            "xport": [xport, "onnx", row.torch_program, files["xport"]]}
+    with open(row.torch_program, "rb") as f:  # into the page cache, for both
+        while f.read(1 << 24):
+            pass
+    times = {"torch": [], "xport": []}
+    for i in range(exports):
+        for exporter in (("xport", "torch") if i % 2 == 0 else ("torch", "xport")):
+            times[exporter].append(timed_process(argv[exporter], files[exporter]))
+    return {e: statistics.median(t) for e, t in times.items()}
+
+
+def eager_reference(row):
+    """Writes PyTorch eager's output on the row's weights and input (out.eager.npy, as peers.py
+    does) unless it is there and newer than the program."""
+    out = row.output("eager")
+    if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(row.torch_program):
+        return
+    subprocess.run([peers.PYTHON, os.path.join(ROOT, "bench", "peers", "torch_peer.py"),
+                    "--engine", "eager", "--model", row.model, "--weights", row.weights,
+                    "--input", row.input, "--runs", "1", "--warmup", "0", "--threads", "2",
+                    "--out", out], check=True, stdout=subprocess.DEVNULL,
+                   env=dict(os.environ, OMP_NUM_THREADS="2"))
 
 
 def write_floor_seconds(directory, nbytes, exports):
@@ -113,32 +141,38 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--min-time", type=float, default=1.0)
+    parser.add_argument("--tolerance", type=float, default=1e-3,
+                        help="largest max|y - y_eager| / max|y_eager| accepted")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.exports, args.warmup, args.runs, args.min_time = 1, 1, 2, 2, 0.0
     xport = os.path.join(args.build, "xport")
-    # peers.prepare() wants the peer benchmark's own options.
+    # peers.prepare() with no engine: the weights, input and program alone.
     peer_args = argparse.Namespace(
-        xport_bin=os.path.join(args.build, "bench", "xport_peer_bench"), xport_cli=xport,
-        baseline_bin=None)
+        engines=(), xport_bin=os.path.join(args.build, "bench", "xport_peer_bench"),
+        xport_cli=xport, baseline_bin=None)
     source_digest = peers.digest([peers.REFERENCE, os.path.join(ROOT, "bench", "peers",
                                                                 "torch_peer.py")],
                                  extra="prepare %d" % peers.PREPARE_VERSION)
     rows = [peers.Row(name, os.path.join(args.build, "peers")) for name in peers.ROWS
             if re.search(args.rows, name)]
+    if not rows:
+        sys.exit("compare_onnx.py: --rows %r matches none of %s" % (args.rows,
+                                                                    ", ".join(peers.ROWS)))
     results = {}
     for row in rows:
         peers.prepare(row, peer_args, source_digest)
-        ours = os.path.join(row.dir, "model.xport.onnx")
-        theirs = os.path.join(row.dir, "model.torch_program.onnx")
-        r = results[row.name] = {"latency": {"torch": [], "xport": []}}
-        r["xport_s"] = xport_export_seconds(xport, row, ours, args.exports)
-        r["torch_s"] = torch_export_seconds(row, theirs, args.exports)
-        r["xport_mb"] = os.path.getsize(ours) / 1e6
-        r["torch_mb"] = os.path.getsize(theirs) / 1e6
-        r["files"] = {"torch": theirs, "xport": ours}
-        r["floor_s"] = write_floor_seconds(row.dir, os.path.getsize(ours), args.exports)
+        eager_reference(row)
+        files = {"torch": os.path.join(row.dir, "model.torch_program.onnx"),
+                 "xport": os.path.join(row.dir, "model.xport.onnx")}
+        r = results[row.name] = {"latency": {"torch": [], "xport": []}, "files": files}
+        seconds = export_seconds(xport, row, files, args.exports)
+        r["xport_s"], r["torch_s"] = seconds["xport"], seconds["torch"]
+        r["xport_mb"] = os.path.getsize(files["xport"]) / 1e6
+        r["torch_mb"] = os.path.getsize(files["torch"]) / 1e6
+        r["floor_s"] = write_floor_seconds(row.dir, os.path.getsize(files["xport"]),
+                                           args.exports)
         peers.log("  %s: export %.2f s (xport) vs %.2f s (torch.onnx)" %
                   (row.name, r["xport_s"], r["torch_s"]))
     for k in range(args.rounds):
@@ -152,8 +186,9 @@ def main():
              if os.path.exists(row.output("eager"))}
     print("machine: %s, %d cores; ONNX Runtime 2 intra-op threads" % (peers.machine(),
                                                                      os.cpu_count()))
-    print("%d round(s) of ONNX Runtime; export of torch.export's saved program: each exporter's "
-          "whole cold process (median of %d)" % (args.rounds, args.exports))
+    print("%d round(s) of ONNX Runtime; export of the program torch.export saved "
+          "(model.torch.pt2): each exporter's whole cold process, start to exit (median of %d, "
+          "alternating)" % (args.rounds, args.exports))
     print()
     line = "%-13s %9s %9s %8s %9s | %8s %8s | %9s %9s %7s | %9s %9s"
     print(line % ("row", "xport", "torch", "speedup", "write", "xport", "torch", "ORT xport",
@@ -161,6 +196,7 @@ def main():
     print(line % ("", "export s", "export s", "", "floor s", "MB", "MB", "ms", "ms", "", "xport",
                   "torch"))
     print("-" * 135)
+    problems = []
     for row in rows:
         r = results[row.name]
         ours = statistics.median(r["latency"]["xport"])
@@ -176,7 +212,15 @@ def main():
                       "%.1f" % r["torch_mb"], "%.2f" % ours, "%.2f" % theirs,
                       "%.2f" % (ours / theirs), peers.fmt(diffs[0], "%.1e"),
                       peers.fmt(diffs[1], "%.1e")))
+        for exporter, d in zip(("xport", "torch"), diffs):
+            if d is None or not d <= args.tolerance:
+                problems.append("%s: the %s file's output against eager's: %s (limit %.0e)" % (
+                    row.name, exporter, peers.fmt(d, "%.2e"), args.tolerance))
+    if problems:
+        print("FAILED:\n  " + "\n  ".join(problems))
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

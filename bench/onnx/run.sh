@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ONNX export beside PyTorch's (bench/onnx/compare_onnx.py describes the table):
-#   bench/onnx/run.sh [--rows REGEX] [--rounds R] [--exports E] [--quick]
+#   bench/onnx/run.sh [--rows REGEX] [--rounds R] [--exports E] [--tolerance T] [--quick]
 # BUILD (default build) is the configured release build with the xport tool and
 # xport_peer_bench built; PYTHON (default BUILD/venv/bin/python) has PyTorch 2.13, onnxscript
 # and onnxruntime.

@@ -41,9 +41,11 @@ xport_peer_bench time) loads model.torch.pt2 itself, and `xport compile` compile
 torch._inductor.config.freezing on) run the module, with the saved weights. xp-own is xport's own
 C++ capture: xport_peer_bench builds xport's C++ model of the same architecture
 (include/xport/models.h), loads the same weights (a safetensors file in its layout) and exports
-it with export_program (model.pt2), run by the xport runtime; only the MLP and GPT-2 have such a
-model, the column is blank for the other rows (xport_peer_bench's resnet50 is torchvision's with
-1000 classes, its bert an nn.TransformerEncoder, not these programs).
+it with export_program (model.pt2), run by the xport runtime: its MLP, GPT2 (Hugging Face's
+names), Bert (Hugging Face's BertModel) and ResNet-50 (torchvision's names, which own_layout
+maps Hugging Face's onto; 2 classes, ResNetConfig()'s default). xport's GPT2 is its own C++
+model with fused causal attention, so that column is xport's capture of the same weights, not
+of the same graph.
 
 Then R rounds: in each, every row runs each engine in a fresh process (torch_peer.py for the
 Python engines, xport_peer_bench time for xport's), in an order rotated from round to round; an
@@ -99,12 +101,12 @@ LABELS = {"eager": "eager", "compile": "compile", "aoti": "AOTI", "ort": "ORT",
           "openvino": "OpenVINO", "executorch": "ET-XNN", "xport": "xport", "aot": "xp-aot",
           "own": "xp-own", "baseline": "xport@B"}
 # Models xport_peer_bench builds with the same weights as the row's program (xp-own).
-OWN_CAPTURE = ("mlp", "gpt2")
+OWN_CAPTURE = ("mlp", "resnet50", "bert", "gpt2")
 # The prepared files of a row are stale when reference_models.py, torch_peer.py or
 # PREPARE_VERSION (bump it when prepare() changes what it writes) changes; compare_onnx.py
 # computes the same digest.
 REFERENCE = os.path.join(ROOT, "tests", "models", "reference_models.py")
-PREPARE_VERSION = 5
+PREPARE_VERSION = 6
 
 
 def log(msg):
@@ -237,6 +239,47 @@ def model_flops(torch, model, x):
     return float(flops)
 
 
+def resnet_name(hf_name):
+    """Hugging Face ResNet's parameter name as torchvision spells it (xport's ResNet's layout):
+    the stages' bottleneck layers hold conv k and its batch norm as layer.k.{convolution,
+    normalization}, the projection as shortcut.{convolution, normalization}."""
+    name = hf_name[len("resnet."):] if hf_name.startswith("resnet.") else hf_name
+    m = re.match(r"embedder\.embedder\.(convolution|normalization)\.(.+)$", name)
+    if m:
+        return ("conv1." if m.group(1) == "convolution" else "bn1.") + m.group(2)
+    m = re.match(r"encoder\.stages\.(\d+)\.layers\.(\d+)\.(.+)$", name)
+    if m:
+        block = "layer%d.%s." % (int(m.group(1)) + 1, m.group(2))
+        rest = m.group(3)
+        s = re.match(r"shortcut\.(convolution|normalization)\.(.+)$", rest)
+        if s:
+            return block + ("downsample.0." if s.group(1) == "convolution" else
+                            "downsample.1.") + s.group(2)
+        c = re.match(r"layer\.(\d)\.(convolution|normalization)\.(.+)$", rest)
+        if c:
+            k = int(c.group(1)) + 1
+            return block + ("conv%d." % k if c.group(2) == "convolution" else "bn%d." % k) + \
+                c.group(3)
+    m = re.match(r"classifier\.1\.(weight|bias)$", name)
+    if m:
+        return "fc." + m.group(1)
+    raise ValueError("no torchvision name for Hugging Face ResNet parameter %r" % hf_name)
+
+
+def own_layout(model, state):
+    """The row's state dict in the layout xport's C++ model of the same architecture loads
+    (include/xport/models.h): GPT-2 and BERT in the Hub's, ResNet-50 in torchvision's."""
+    if model == "mlp":
+        return state
+    state = {k[len("model."):]: v for k, v in state.items()}  # TupleOutputs' own prefix
+    if model == "gpt2":
+        prefix = "transformer."
+        return {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+    if model == "resnet50":
+        return {resnet_name(k): v for k, v in state.items()}
+    return state
+
+
 def write_weights(row, source_digest):
     """The row's model weights (its state dict; and xport's layout where xp-own runs), written
     once per model, and again when the sources change."""
@@ -252,10 +295,7 @@ def write_weights(row, source_digest):
     torch.save(state, row.weights + ".tmp")
     os.replace(row.weights + ".tmp", row.weights)
     if row.has_own:
-        if row.model == "gpt2":  # the Hub's layout, which xport's GPT2 loads
-            prefix = "model.transformer."
-            state = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
-        torch_peer.ref.save_safetensors(state, row.own_weights + ".tmp")
+        torch_peer.ref.save_safetensors(own_layout(row.model, state), row.own_weights + ".tmp")
         os.replace(row.own_weights + ".tmp", row.own_weights)
     write_json(stamp_path, {"sources": source_digest})
     log("  %s: weights %s (%.1f s)" % (row.model, row.weights, time.perf_counter() - start))
@@ -289,8 +329,9 @@ def export_program(row, source_digest):
 def prepare(row, args, source_digest):
     """Writes the row's weights, input and program, and what the chosen engines run from it
     (AOTInductor package, ONNX file, .pte, xport's library and own archive), unless they are up
-    to date; sets row.flops and row.compile. args: parse_args()'s (compare_onnx.py passes
-    xport_bin, xport_cli and baseline_bin alone: then every file is made but the .pte)."""
+    to date; sets row.flops and row.compile. args: parse_args()'s, or (compare_onnx.py,
+    compare_aot.py) engines=() with xport_bin and xport_cli: the weights, input and program
+    alone."""
     engines = getattr(args, "engines", ENGINES)
     write_weights(row, source_digest)
     manifest = export_program(row, source_digest)

@@ -139,17 +139,27 @@ def ort_session(path, threads):
     return (lambda x: session.run(None, {name: x})[0]), ort.__version__
 
 
-def openvino_model(path, threads):
+def openvino_compiled(path, threads):
+    """The ONNX file at path compiled for OpenVINO's CPU plugin with threads inference threads,
+    one stream, the latency hint and f32 inference precision (left alone the plugin runs in bf16
+    on CPUs with AMX or AVX-512 bf16); and OpenVINO's version. bench/compare_decode.py uses it
+    too."""
     import openvino as ov
-    compiled = ov.Core().compile_model(path, "CPU", {
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(path), "CPU", {
         "INFERENCE_NUM_THREADS": threads, "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY",
         "INFERENCE_PRECISION_HINT": "f32"})
+    return compiled, ov.get_version()
+
+
+def openvino_model(path, threads):
+    compiled, version = openvino_compiled(path, threads)
     request = compiled.create_infer_request()
 
     def run(x):
         request.infer({0: x})
         return request.get_output_tensor(0).data.copy()
-    return run, ov.get_version()
+    return run, version
 
 
 def executorch_method(path, threads):

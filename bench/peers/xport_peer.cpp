@@ -84,8 +84,9 @@ Args parse(int argc, char** argv) {
 
 std::shared_ptr<xport::nn::Module> make_model(const std::string& name) {
   if (name == "mlp") return xport::models::mlp({1024, 4096, 4096, 1024});
-  if (name == "resnet50") return xport::models::resnet50();
-  if (name == "bert") return xport::models::bert_encoder();
+  // ResNetConfig()'s default head has 2 labels; BertModel(BertConfig()) is BERT-base.
+  if (name == "resnet50") return xport::models::resnet50(2);
+  if (name == "bert") return xport::models::bert();
   if (name == "gpt2") return xport::models::gpt2();
   throw std::invalid_argument("unknown model '" + name + "'; expected mlp, resnet50, bert or gpt2");
 }

@@ -85,8 +85,8 @@ TEST_F(WordPieceTest, CasedModelsKeepCaseAndAccents) {
 TEST_F(WordPieceTest, DropsControlCharactersAndTreatsUnicodeSpacesAsSpaces) {
   // NUL, BEL, zero-width space, BOM and U+FFFD vanish; NBSP, em space, ideographic space and
   // tab/newline separate words.
-  EXPECT_EQ(uncased().tokenize(std::string("hel\0lo", 6) + "\a\u200b\ufeff\ufffd"),
-            (Pieces{"hello"}));
+  using namespace std::string_literals;
+  EXPECT_EQ(uncased().tokenize("hel\0lo\a\u200b\ufeff\ufffd"s), (Pieces{"hello"}));
   EXPECT_EQ(uncased().tokenize("hello\u00a0world\u2003x\u3000ab\tx\ny"),
             (Pieces{"hello", "world", "x", "ab", "x", "[UNK]"}));
 }

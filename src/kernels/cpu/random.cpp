@@ -40,34 +40,42 @@ void seed_random(uint64_t seed) { g_next_stream.store(seed, std::memory_order_re
 
 uint64_t next_stream() { return g_next_stream.fetch_add(1, std::memory_order_relaxed); }
 
-double uniform01(uint64_t stream, uint64_t i) {
-  const uint64_t bits = mix64(stream * 0xbf58476d1ce4e5b9ull + (i + 1) * 0x9e3779b97f4a7c15ull);
-  return static_cast<double>(bits >> 11) * 0x1.0p-53;
+namespace {
+
+uint64_t stream_key(uint64_t stream) { return stream * 0xbf58476d1ce4e5b9ull; }
+
+double uniform_keyed(uint64_t key, uint64_t i) {
+  return static_cast<double>(mix64(key + (i + 1) * 0x9e3779b97f4a7c15ull) >> 11) * 0x1.0p-53;
 }
 
-void uniform_out(const Tensor& out) {
-  const uint64_t stream = next_stream();
+}  // namespace
+
+double uniform01(uint64_t stream, uint64_t i) { return uniform_keyed(stream_key(stream), i); }
+
+void uniform_fill(const Tensor& out, uint64_t key) {
   fill_floating(out, out.int_numel(), [&](auto* data, int64_t i) {
     using T = std::remove_pointer_t<decltype(data)>;
     // In float32 a draw just below 1 may round up to 1: keep it inside [0, 1).
-    const T u = static_cast<T>(uniform01(stream, static_cast<uint64_t>(i)));
+    const T u = static_cast<T>(uniform_keyed(key, static_cast<uint64_t>(i)));
     data[i] = u < T(1) ? u : std::nextafter(T(1), T(0));
   });
 }
 
-void normal_out(const Tensor& out) {
-  const uint64_t stream = next_stream();
+void normal_fill(const Tensor& out, uint64_t key) {
   const int64_t n = out.int_numel();
-  // Box-Muller: pair j turns draws 2j and 2j + 1 into elements 2j and 2j + 1.
   fill_floating(out, (n + 1) / 2, [&](auto* data, int64_t j) {
     using T = std::remove_pointer_t<decltype(data)>;
     const uint64_t i = 2 * static_cast<uint64_t>(j);
-    const double radius = std::sqrt(-2.0 * std::log(1.0 - uniform01(stream, i)));  // (0, 1]
-    const double angle = 2.0 * M_PI * uniform01(stream, i + 1);
+    const double radius = std::sqrt(-2.0 * std::log(1.0 - uniform_keyed(key, i)));  // (0, 1]
+    const double angle = 2.0 * M_PI * uniform_keyed(key, i + 1);
     data[i] = static_cast<T>(radius * std::cos(angle));
     if (static_cast<int64_t>(i) + 1 < n) data[i + 1] = static_cast<T>(radius * std::sin(angle));
   });
 }
+
+void uniform_out(const Tensor& out) { uniform_fill(out, stream_key(next_stream())); }
+
+void normal_out(const Tensor& out) { normal_fill(out, stream_key(next_stream())); }
 
 void randperm_out(const Tensor& out) {
   const uint64_t stream = next_stream();
