@@ -14,6 +14,7 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/onednn.h"
 #include "kernels/cpu/parallel.h"
+#include "tensor/file_mapping.h"
 
 namespace xport::kernels::cpu {
 namespace {
@@ -479,6 +480,7 @@ std::shared_ptr<const PackedConv2d::Packed> PackedConv2d::packed_for(
       stream.wait();
       weight_copies_.push_back(
           std::make_shared<const WeightCopy>(WeightCopy{packed->plan->wei_md, packed->weights}));
+      detail::release_file_pages(weight_);  // the copy runs; a later layout reads the file again
     }
   }
   return packed_.emplace(key, std::move(packed)).first->second;

@@ -8,6 +8,7 @@
 #include "kernels/cpu/onednn.h"
 #include "kernels/cpu/shape.h"
 #include "kernels/cpu/vec_math.h"
+#include "tensor/file_mapping.h"
 
 namespace xport::kernels::cpu {
 
@@ -107,13 +108,17 @@ std::shared_ptr<const PackedLinear::Primitive> PackedLinear::primitive_for(int64
     stream.wait();
     packed_.push_back(packed);
     p->weights = std::move(packed);
+    detail::release_file_pages(weight_);  // the copy runs; a later layout reads the file again
   }
   return by_rows_.emplace(rows, std::move(p)).first->second;
 }
 
 const PackedGemv& PackedLinear::gemv() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!gemv_) gemv_ = std::make_shared<const PackedGemv>(weight_);
+  if (!gemv_) {
+    gemv_ = std::make_shared<const PackedGemv>(weight_);
+    detail::release_file_pages(weight_);
+  }
   return *gemv_;
 }
 

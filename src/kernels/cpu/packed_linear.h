@@ -4,7 +4,8 @@
 // fastest, and the activation runs as a post-op while the result is still in cache. A few rows
 // (a decoder's one-token step) run on PackedGemv, whose layout reads the weights as one stream.
 // Each layout is made the first time a call needs it, so a program that runs both keeps two
-// packed copies of the weights.
+// packed copies of the weights. Weights that view a loaded file hand their pages back once
+// packed (detail::release_file_pages): the packed copy is what stays in memory.
 
 #include <map>
 #include <memory>
