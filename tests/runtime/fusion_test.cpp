@@ -166,13 +166,14 @@ TEST(RuntimeFusion, PyTorchsCompositeLinearAndConvolutionRunPacked) {
   const std::vector<Value> in = {randn({1, 3, 16}, 1), randn({3, 3, 6, 6}, 2)};
   const runtime::PlanStats u = unfused.plan_stats(in);
   EXPECT_TRUE(u.planned) << u.unplanned_reason;
-  EXPECT_EQ(u.composite_steps, 4);  // two linears, the convolution and the batch norm
+  EXPECT_EQ(u.composite_steps, 5);  // two linears, the convolutions and the batch norm
   const runtime::PlanStats f = fused.plan_stats(in);
   EXPECT_EQ(f.composite_steps, 0) << f.str();
   // The transpose of x (a composite op, PyTorch's aten::transpose.int) becomes a permute.
+  // The add_ and relu_ that update the batch norm's result go into its convolution's epilogue.
   EXPECT_EQ(f.fusion,
-            "1 convolutions on packed weights (1 batch norms folded in, 0 residual adds and 1 "
-            "ReLUs in their epilogues, 0 written over their residual; 0 results passed on in "
+            "2 convolutions on packed weights (1 batch norms folded in, 1 residual adds and 1 "
+            "ReLUs in their epilogues, 0 written over their residual; 1 results passed on in "
             "oneDNN's layout); 2 matrix products on packed weights (1 activations in their "
             "epilogues); 1 composite ops expanded into the calls they make");
 }

@@ -5,8 +5,9 @@
 //   x: f32[1, s0, 16]    img: f32[s0, 3, 6, 6]    s0 in [1, 64]
 //   a = gelu(linear(transpose(x, 0, 1), w1, b1))   three dims, strided but dense (as BERT's)
 //   y = linear(a, w2)                                    no bias
-//   z = relu_(batch_norm(conv2d(img, wc, bc, [1, 1], [1, 1], [1, 1], 1), ..., training=False))
-//   return (y, z)
+//   r = conv2d(img, wr, None, [1, 1], [1, 1], [1, 1], 1)
+//   z = relu_(add_(batch_norm(conv2d(img, wc, bc, ...), ..., training=False), r))
+//   return (y, z)                      (add_: Hugging Face ResNet's `hidden_state += residual`)
 
 #include "runtime/graph_building.h"
 
@@ -33,6 +34,7 @@ inline ExportedProgram training_ir_program() {
   const ir::ValueRef beta = builder.parameter("bn.bias", randn({5}, 7) * 0.1);
   const ir::ValueRef mean = builder.parameter("bn.running_mean", randn({5}, 8) * 0.1);
   const ir::ValueRef var = builder.parameter("bn.running_var", rand({5}, 9) + 0.5);
+  const ir::ValueRef wr = builder.parameter("shortcut.weight", randn({5, 3, 3, 3}, 10) * 0.3);
   std::vector<InputContract> contract;
   const ir::ValueRef x = builder.user_input("x", {n(1), s0, n(16)}, contract);
   const ir::ValueRef img = builder.user_input("img", {s0, n(3), n(6), n(6)}, contract);
@@ -54,7 +56,13 @@ inline ExportedProgram training_ir_program() {
   const ir::Node* bn = g.add_call(
       find_op("aten::batch_norm"),
       {c->out(), gamma, beta, mean, var, false, 0.1, 1e-5, false}, {spec(image)});
-  const ir::Node* z = g.add_call(find_op("aten::relu_"), {bn->out()}, {spec(image)});
+  const ir::Node* r = g.add_call(find_op("aten::conv2d"),
+                                 {img, wr, Argument(), ints({1, 1}), ints({1, 1}), ints({1, 1}),
+                                  Argument(1)},
+                                 {spec(image)});
+  const ir::Node* sum =
+      g.add_call(find_op("aten::add_.Tensor"), {bn->out(), r->out(), 1.0}, {spec(image)});
+  const ir::Node* z = g.add_call(find_op("aten::relu_"), {sum->out()}, {spec(image)});
   builder.outputs({y->out(), z->out()});
   return ExportedProgram(std::move(builder.graph), std::move(builder.signature), contract,
                          {SymbolSpec{"s0", "x.size(1)", "batch", sym::Range{1, 64}, false}},

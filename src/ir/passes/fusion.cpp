@@ -25,6 +25,7 @@ struct KnownOps {
   const OpDef& relu_ = find_op("aten::relu_");
   const OpDef& linear = find_op("aten::linear");
   const OpDef& add = find_op("aten::add.Tensor");
+  const OpDef& add_ = find_op("aten::add_.Tensor");
   const OpDef& addmm = find_op("aten::addmm");
   const OpDef& mm = find_op("aten::mm");
   const OpDef& gelu = find_op("aten::gelu");
@@ -63,8 +64,12 @@ class Fuser {
       if (node->op() == &ops_.addmm || node->op() == &ops_.mm) fuse_linear(*node);
       if (node->op() == &ops_.linear) fuse_linear_composite(*node);
     }
-    // An absorbed relu_ is no longer read, but dead code elimination keeps updates.
-    for (const Node* node : absorbed_updates_) g_.graph.erase(node);
+    // An absorbed relu_ or add_ is no longer read, but dead code elimination keeps updates: it
+    // goes after the calls that read it (an add_'s relu) have.
+    g_.graph.eliminate_dead_code();
+    for (auto it = absorbed_updates_.rbegin(); it != absorbed_updates_.rend(); ++it) {
+      g_.graph.erase(*it);  // last first: an add_'s relu_ reads it
+    }
     g_.graph.eliminate_dead_code();
     std::unordered_set<const Node*> absorbed;
     for (Node* node : calls()) {
@@ -80,7 +85,7 @@ class Fuser {
   KnownOps ops_;
   FusionStats stats_;
   int bodies_ = 0;
-  std::vector<const Node*> absorbed_updates_;  // relu_ calls a fused convolution does
+  std::vector<const Node*> absorbed_updates_;  // relu_ and add_ calls a fused convolution does
 
   std::vector<Node*> calls() const {
     std::vector<Node*> out;
@@ -152,12 +157,16 @@ class Fuser {
   }
 
   // `add` adds `node`'s value to a float32 tensor of the same sizes, alpha 1: the other operand,
-  // else null.
+  // else null. add_ too, when it updates `node`'s value, which only it reads (PyTorch's training
+  // IR keeps Hugging Face ResNet's `hidden_state += residual`).
   const Argument* residual_of(const Node& add, const Node& node) const {
-    if (add.op() != &ops_.add || !is_one(add.arg("alpha"))) return nullptr;
+    if ((add.op() != &ops_.add && add.op() != &ops_.add_) || !is_one(add.arg("alpha"))) {
+      return nullptr;
+    }
     const ValueRef* a = ref_of(add.arg("self"));
     const ValueRef* b = ref_of(add.arg("other"));
     if (a == nullptr || b == nullptr) return nullptr;
+    if (add.op() == &ops_.add_ && a->node != &node) return nullptr;
     const Argument* other = a->node == &node ? &add.arg("other") : &add.arg("self");
     const ValueRef* o = ref_of(*other);
     const TensorSpec& mine = node.outputs()[0];
@@ -210,6 +219,7 @@ class Fuser {
     }
     const Argument* residual = next != nullptr ? residual_of(*next, *tail) : nullptr;
     if (residual != nullptr) {
+      if (next->op() == &ops_.add_) absorbed_updates_.push_back(next);
       tail = next;
       next = sole_user(*tail);
     }
