@@ -18,6 +18,23 @@ inline bool is_multi_output(const Node& node) {
 /// The graph value `arg` is, or null (a literal, a list, a subgraph).
 inline const ValueRef* ref_of(const Argument& arg) { return std::get_if<ValueRef>(&arg.value); }
 
+/// The one call that uses value 0 of `node`, once, when nothing else (no other call, no graph
+/// output, no other value of the node) is used; else null. Patterns that absorb a chain of
+/// calls (fusion, GELU recognition) follow it.
+inline const Node* sole_user(const Graph& g, const Node& node) {
+  const std::vector<const Node*> users = g.users(&node);
+  if (users.size() != 1 || users[0]->kind() != NodeKind::Call) return nullptr;
+  int uses = 0;
+  for (const Argument& a : users[0]->args()) {
+    const ValueRef* ref = ref_of(a);
+    if (ref != nullptr && ref->node == &node) {
+      if (ref->index != 0) return nullptr;
+      ++uses;
+    }
+  }
+  return uses == 1 ? users[0] : nullptr;
+}
+
 /// Calls fn(ref) for every ValueRef in `arg`, lists included.
 template <class Fn>
 void for_each_ref(const Argument& arg, Fn&& fn) {

@@ -226,6 +226,7 @@ std::string PreparedStats::str() const {
     return out;
   };
   if (folded > 0) part() << folded << " calls on constants folded";
+  if (f.gelus > 0) part() << f.gelus << " GELUs written out elementwise taken as aten::gelu";
   if (f.convolutions > 0) {
     part() << f.convolutions << " convolutions on packed weights (" << f.batch_norms
            << " batch norms folded in, " << f.residuals << " residual adds and " << f.relus

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "runtime/conv_block_program.h"
+#include "runtime/gelu_program.h"
 #include "runtime/linear_program.h"
 #include "runtime/pointwise_program.h"
 #include "runtime/training_ir_program.h"
@@ -200,6 +201,38 @@ TEST(RuntimeFusion, ElementwiseChainsRunInOnePassWithTheOpsOwnResults) {
   EXPECT_EQ(f.fusion, "2 chains of elementwise ops in one pass (6 ops)");
   EXPECT_EQ(f.kernel_steps, 5);  // the two chains, the broadcasting add, tanh, k * k
   EXPECT_EQ(unfused.plan_stats(in).kernel_steps, 9);
+}
+
+// GELU written out (Hugging Face's gelu_new in GPT-2, the erf form) runs as one aten::gelu, in
+// the epilogue of the product before it; a formula with another constant is left as it is.
+TEST(RuntimeFusion, GeluWrittenOutElementwiseRunsAsOneGelu) {
+  const Program fused = Program::from_exported(test_support::gelu_program(), with_fusion(true));
+  const Program unfused =
+      Program::from_exported(test_support::gelu_program(), with_fusion(false));
+  for (int64_t batch : {1, 7, 512}) {
+    const Tensor x = randn({batch, 16}, 50 + static_cast<uint64_t>(batch)) * 2.0;
+    const std::vector<Tensor> want = unfused.run({x});
+    const std::vector<Tensor> got = fused.run({x});
+    ASSERT_EQ(got.size(), 3u);
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].int_sizes(), want[i].int_sizes()) << "output " << i;
+      const double scale = want[i].abs().max().item<float>();
+      EXPECT_LT((got[i] - want[i]).abs().max().item<float>() / scale, 1e-6)
+          << "output " << i << " batch " << batch;
+    }
+    // The formulas are GELU: PyTorch's own gelu of the same values, within float rounding.
+    EXPECT_LT((got[1] - gelu(x)).abs().max().item<float>(), 1e-6) << "batch " << batch;
+  }
+  const std::vector<Value> in = {randn({3, 16}, 1)};
+  const runtime::PlanStats f = fused.plan_stats(in);
+  // The transpose of the weight is folded at load.
+  EXPECT_EQ(f.fusion,
+            "1 calls on constants folded; 2 GELUs written out elementwise taken as aten::gelu; "
+            "1 matrix products on packed weights (1 activations in their epilogues); 2 chains "
+            "of elementwise ops in one pass (8 ops)");
+  // The product with its GELU, the erf GELU, and c's ops in two chains (x is read by three).
+  EXPECT_EQ(f.kernel_steps, 4) << f.str();
+  EXPECT_EQ(unfused.plan_stats(in).kernel_steps, 22);  // addmm, 8 + 5 + 8 elementwise ops
 }
 
 }  // namespace

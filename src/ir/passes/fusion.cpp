@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "ir/ir_util.h"
+#include "ir/passes/gelu_recognition.h"
 #include "xport/error.h"
 
 namespace xport::ir::passes {
@@ -59,6 +60,9 @@ class Fuser {
   explicit Fuser(ConstantGraph& g) : g_(g) {}
 
   FusionStats run() {
+    // First, so that a GELU written out goes into the epilogue of the product before it.
+    stats_.gelus = recognize_gelu(g_);
+    if (stats_.gelus > 0) g_.graph.eliminate_dead_code();
     for (Node* node : calls()) {
       if (node->op() == &ops_.conv || node->op() == &ops_.conv2d) fuse_convolution(*node);
       if (node->op() == &ops_.addmm || node->op() == &ops_.mm) fuse_linear(*node);
@@ -95,21 +99,7 @@ class Fuser {
     return out;
   }
 
-  // The one call that uses value 0 of `node`, when nothing else (no other call, no graph output,
-  // no other value of the node) is used.
-  const Node* sole_user(const Node& node) const {
-    const std::vector<const Node*> users = g_.graph.users(&node);
-    if (users.size() != 1 || users[0]->kind() != NodeKind::Call) return nullptr;
-    int uses = 0;
-    for (const Argument& a : users[0]->args()) {
-      const ValueRef* ref = ref_of(a);
-      if (ref != nullptr && ref->node == &node) {
-        if (ref->index != 0) return nullptr;
-        ++uses;
-      }
-    }
-    return uses == 1 ? users[0] : nullptr;
-  }
+  const Node* sole_user(const Node& node) const { return detail::sole_user(g_.graph, node); }
 
   // weight * scale per output channel, and (bias - mean) * scale + beta, computed in double.
   void fold_batch_norm(const Node& bn, Tensor& weight, Tensor& bias) const {

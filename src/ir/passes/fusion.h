@@ -1,7 +1,8 @@
 #pragma once
-// Operator fusion over the IR, for every backend: each pattern becomes one call of a registered
-// fused op (ops/fused/fused_ops.cpp), which has a meta function, a kernel and a decomposition
-// like any op. A backend gives the fused calls its own kernels (the runtime runs convolutions
+// Operator fusion over the IR, for every backend: first GELUs written out elementwise become
+// aten::gelu calls (ir/passes/gelu_recognition.h); then each pattern becomes one call of a
+// registered fused op (ops/fused/fused_ops.cpp), which has a meta function, a kernel and a
+// decomposition like any op. A backend gives the fused calls its own kernels (the runtime runs convolutions
 // and matrix products on packed weights, and elementwise chains in one pass over memory) or
 // decomposes them again.
 //   convolution [-> batch norm (inference)] [-> add residual] [-> relu]  => xport::fused_conv2d
@@ -21,6 +22,7 @@
 namespace xport::ir::passes {
 
 struct FusionStats {
+  int gelus = 0;             ///< GELUs written out elementwise, now aten::gelu calls
   int convolutions = 0;      ///< xport::fused_conv2d calls
   int batch_norms = 0;       ///< batch norms folded into the convolution before them
   int residuals = 0;         ///< residual adds the fused convolutions do
