@@ -2,9 +2,9 @@
 // Operator fusion over the IR, for every backend: first GELUs written out elementwise become
 // aten::gelu calls (ir/passes/gelu_recognition.h); then each pattern becomes one call of a
 // registered fused op (ops/fused/fused_ops.cpp), which has a meta function, a kernel and a
-// decomposition like any op. A backend gives the fused calls its own kernels (the runtime runs convolutions
-// and matrix products on packed weights, and elementwise chains in one pass over memory) or
-// decomposes them again.
+// decomposition like any op. A backend gives the fused calls its own kernels (the runtime runs
+// convolutions and matrix products on packed weights, and elementwise chains in one pass over
+// memory) or decomposes them again.
 //   convolution [-> batch norm (inference)] [-> add residual] [-> relu]  => xport::fused_conv2d
 //     (the batch norm folded into new constant weights and bias)
 //   addmm / mm with constant weights [-> view] -> relu / gelu            => xport::fused_linear
