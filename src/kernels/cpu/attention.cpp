@@ -14,7 +14,10 @@
 namespace xport::kernels::cpu {
 namespace {
 
-constexpr int64_t kQueryBlock = 64;  // query rows per task: scores are kQueryBlock x S
+// Query rows per task (scores are rows x S): a whole sequence up to kMaxQueryBlock rows, which
+// halves the products' calls at BERT's 128 tokens, else blocks of kQueryBlock.
+constexpr int64_t kQueryBlock = 64;
+constexpr int64_t kMaxQueryBlock = 128;
 
 
 
@@ -24,25 +27,19 @@ std::vector<int64_t> padded(std::vector<int64_t> sizes, size_t rank) {
   return sizes;
 }
 
-// For each flat index into `batch`, the element offset of that batch's matrix
-// in a contiguous tensor of `sizes` (same rank as batch + 2) whose batch dims
-// broadcast to `batch`.
+// For each flat index into `batch`, the element offset of that batch's matrix in a tensor of
+// `sizes` and `strides` (same rank as batch + 2) whose batch dims broadcast to `batch`.
 std::vector<int64_t> batch_offsets(const std::vector<int64_t>& sizes,
+                                   const std::vector<int64_t>& strides,
                                    const std::vector<int64_t>& batch) {
   const size_t nb = batch.size();
-  std::vector<int64_t> stride(nb, 0);
-  int64_t s = sizes[nb] * sizes[nb + 1];
-  for (size_t d = nb; d-- > 0;) {
-    stride[d] = sizes[d] == 1 ? 0 : s;
-    s *= sizes[d];
-  }
   int64_t count = 1;
   for (int64_t b : batch) count *= b;
   std::vector<int64_t> offsets(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) {
     int64_t rem = i, off = 0;
     for (size_t d = nb; d-- > 0;) {
-      off += (rem % batch[d]) * stride[d];
+      if (sizes[d] != 1) off += (rem % batch[d]) * strides[d];
       rem /= batch[d];
     }
     offsets[static_cast<size_t>(i)] = off;
@@ -50,33 +47,60 @@ std::vector<int64_t> batch_offsets(const std::vector<int64_t>& sizes,
   return offsets;
 }
 
+// A tensor's [rows, cols] matrices, one per index into `batch`, read where they lie when the
+// tensor has the kernel's dtype and dense rows (PyTorch's q, k and v are transposed views of
+// one projection: a copy would cost as much as the products), else from a contiguous copy.
+template <class T>
+struct Matrices {
+  Tensor tensor;                 // what the pointers below point into
+  std::vector<int64_t> offsets;  // of each batch index's matrix, in elements
+  int64_t ld = 0;                // elements from one row to the next
+};
+
+template <class T>
+Matrices<T> matrices_of(const Tensor& t, const std::vector<int64_t>& batch) {
+  const size_t rank = batch.size() + 2;
+  Matrices<T> m;
+  const std::vector<int64_t> sizes = padded(t.int_sizes(), rank);
+  std::vector<int64_t> strides = t.int_strides();
+  strides.insert(strides.begin(), rank - strides.size(), 0);
+  const bool in_place = t.dtype() == dtype_v<T> &&
+                        (sizes[rank - 1] == 1 || strides[rank - 1] == 1) &&
+                        (sizes[rank - 2] == 1 || strides[rank - 2] >= sizes[rank - 1]);
+  m.tensor = in_place ? t : contiguous_as(t, dtype_v<T>);
+  if (!in_place) strides = padded(m.tensor.int_strides(), rank);
+  m.offsets = batch_offsets(sizes, strides, batch);
+  m.ld = sizes[rank - 2] == 1 ? sizes[rank - 1] : strides[rank - 2];
+  return m;
+}
+
 // Row-major C[m, n] = alpha * A[m, k] B[n, k]^T and C[m, n] = A[m, k] B[k, n].
-void gemm_nt(int64_t m, int64_t n, int64_t k, float alpha, const float* a, const float* b,
-             float* c) {
-  onednn_sgemm('N', 'T', m, n, k, alpha, a, k, b, k, 0.0f, c, n);
+void gemm_nt(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+             const float* b, int64_t ldb, float* c) {
+  onednn_sgemm('N', 'T', m, n, k, alpha, a, lda, b, ldb, 0.0f, c, n);
 }
 void gemm_nn(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-             float* c) {
-  onednn_sgemm('N', 'N', m, n, k, 1.0f, a, lda, b, n, 0.0f, c, n);
+             int64_t ldb, float* c, int64_t ldc) {
+  onednn_sgemm('N', 'N', m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
 }
-void gemm_nt(int64_t m, int64_t n, int64_t k, double alpha, const double* a, const double* b,
-             double* c) {
+void gemm_nt(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+             const double* b, int64_t ldb, double* c) {
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       double s = 0;
-      for (int64_t p = 0; p < k; ++p) s += a[i * k + p] * b[j * k + p];
+      for (int64_t p = 0; p < k; ++p) s += a[i * lda + p] * b[j * ldb + p];
       c[i * n + j] = alpha * s;
     }
   }
 }
 void gemm_nn(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b,
-             double* c) {
+             int64_t ldb, double* c, int64_t ldc) {
   for (int64_t i = 0; i < m; ++i) {
-    double* ci = c + i * n;
+    double* ci = c + i * ldc;
     std::fill(ci, ci + n, 0.0);
     for (int64_t p = 0; p < k; ++p) {
       const double aip = a[i * lda + p];
-      const double* bp = b + p * n;
+      const double* bp = b + p * ldb;
       for (int64_t j = 0; j < n; ++j) ci[j] += aip * bp[j];
     }
   }
@@ -105,12 +129,9 @@ void attention_typed(const Tensor& q, const Tensor& k, const Tensor& v, const Te
   const int64_t Ev = out_sizes[rank - 1];
   const int64_t E = q.int_size(q.dim() - 1);
   const int64_t S = k.int_size(k.dim() - 2);
-  const Tensor qc = contiguous_as(q, dtype_v<T>);
-  const Tensor kc = contiguous_as(k, dtype_v<T>);
-  const Tensor vc = contiguous_as(v, dtype_v<T>);
-  const std::vector<int64_t> q_off = batch_offsets(padded(q.int_sizes(), rank), batch);
-  const std::vector<int64_t> k_off = batch_offsets(padded(k.int_sizes(), rank), batch);
-  const std::vector<int64_t> v_off = batch_offsets(padded(v.int_sizes(), rank), batch);
+  const Matrices<T> qm = matrices_of<T>(q, batch);
+  const Matrices<T> km = matrices_of<T>(k, batch);
+  const Matrices<T> vm = matrices_of<T>(v, batch);
 
   // The mask as additive T values in its own (broadcastable) shape.
   std::vector<T> additive;
@@ -129,51 +150,70 @@ void attention_typed(const Tensor& q, const Tensor& k, const Tensor& v, const Te
       const Tensor mf = contiguous_as(mask, dtype_v<T>);
       additive.assign(mf.data<T>(), mf.data<T>() + mf.int_numel());
     }
-    m_off = batch_offsets(m_sizes, batch);
+    std::vector<int64_t> m_strides(rank);
+    for (size_t d = rank, step = 1; d-- > 0; step *= static_cast<size_t>(m_sizes[d])) {
+      m_strides[d] = static_cast<int64_t>(step);
+    }
+    m_off = batch_offsets(m_sizes, m_strides, batch);
     m_row = m_sizes[rank - 2] == 1 ? 0 : m_sizes[rank - 1];
     m_col = m_sizes[rank - 1] == 1 ? 0 : 1;
   }
 
-  const T* Q = qc.data<T>();
-  const T* K = kc.data<T>();
-  const T* V = vc.data<T>();
-  const int64_t B = static_cast<int64_t>(q_off.size());
-  const int64_t blocks = (L + kQueryBlock - 1) / kQueryBlock;
-  write_as<T>(out, [&](T* O) {
-    if (S == 0) {  // softmax over no keys: every output row is an empty sum
-      std::fill(O, O + B * L * Ev, T(0));
-      return;
-    }
-    parallel_for(0, B * blocks, 1, [&](int64_t t0, int64_t t1) {
-      std::vector<T> scores(static_cast<size_t>(kQueryBlock * S));
-      for (int64_t task = t0; task < t1; ++task) {
-        const int64_t b = task / blocks;
-        const int64_t r0 = (task % blocks) * kQueryBlock;
-        const int64_t rows = std::min(kQueryBlock, L - r0);
-        // Causal: keys past the block's last query are masked for every row;
-        // skip them.
-        const int64_t cols = is_causal ? std::min(S, r0 + rows) : S;
-        T* s = scores.data();
-        if (E == 0)
-          std::fill(s, s + rows * cols, T(0));
-        else
-          gemm_nt(rows, cols, E, static_cast<T>(scale), Q + q_off[b] + r0 * E, K + k_off[b], s);
-        for (int64_t i = 0; i < rows; ++i) {
-          T* si = s + i * cols;
-          const int64_t row = r0 + i;
-          if (!additive.empty()) {
-            const T* m = additive.data() + m_off[b] + row * m_row;
-            for (int64_t j = 0; j < cols; ++j) si[j] += m[j * m_col];
-          }
-          if (is_causal) {
-            for (int64_t j = row + 1; j < cols; ++j) si[j] = -std::numeric_limits<T>::infinity();
-          }
-        }
-        softmax_rows(s, rows, cols);
-        gemm_nn(rows, Ev, cols, s, cols, V + v_off[b], O + (b * L + r0) * Ev);
+  const T* Q = qm.tensor.template data<T>();
+  const T* K = km.tensor.template data<T>();
+  const T* V = vm.tensor.template data<T>();
+  const int64_t B = static_cast<int64_t>(qm.offsets.size());
+  // The output is written where it lies when its rows are dense (PyTorch's programs read it
+  // through transpose(1, 2).reshape: heads side by side), else into a contiguous copy.
+  Tensor result = out;
+  std::vector<int64_t> o_strides = out.int_strides();
+  const bool in_place = out.dtype() == dtype_v<T> && (Ev == 1 || o_strides[rank - 1] == 1) &&
+                        (L == 1 || o_strides[rank - 2] >= Ev);
+  if (!in_place) {
+    result = Tensor::empty_contiguous(out_sizes, dtype_v<T>);
+    o_strides = result.int_strides();
+  }
+  const std::vector<int64_t> o_off = batch_offsets(out_sizes, o_strides, batch);
+  const int64_t o_ld = L == 1 ? Ev : o_strides[rank - 2];
+  T* O = result.template mutable_data<T>();
+  const int64_t query_block = L <= kMaxQueryBlock ? L : kQueryBlock;
+  const int64_t blocks = (L + query_block - 1) / query_block;
+  parallel_for(0, B * blocks, 1, [&](int64_t t0, int64_t t1) {
+    std::vector<T> scores(static_cast<size_t>(query_block * S));
+    for (int64_t task = t0; task < t1; ++task) {
+      const int64_t b = task / blocks;
+      const int64_t r0 = (task % blocks) * query_block;
+      const int64_t rows = std::min(query_block, L - r0);
+      T* o = O + o_off[b] + r0 * o_ld;
+      if (S == 0) {  // softmax over no keys: every output row is an empty sum
+        for (int64_t i = 0; i < rows; ++i) std::fill(o + i * o_ld, o + i * o_ld + Ev, T(0));
+        continue;
       }
-    });
+      // Causal: keys past the block's last query are masked for every row; skip them.
+      const int64_t cols = is_causal ? std::min(S, r0 + rows) : S;
+      T* s = scores.data();
+      if (E == 0) {
+        std::fill(s, s + rows * cols, T(0));
+      } else {
+        gemm_nt(rows, cols, E, static_cast<T>(scale), Q + qm.offsets[b] + r0 * qm.ld, qm.ld,
+                K + km.offsets[b], km.ld, s);
+      }
+      for (int64_t i = 0; i < rows; ++i) {
+        T* si = s + i * cols;
+        const int64_t row = r0 + i;
+        if (!additive.empty()) {
+          const T* m = additive.data() + m_off[b] + row * m_row;
+          for (int64_t j = 0; j < cols; ++j) si[j] += m[j * m_col];
+        }
+        if (is_causal) {
+          for (int64_t j = row + 1; j < cols; ++j) si[j] = -std::numeric_limits<T>::infinity();
+        }
+      }
+      softmax_rows(s, rows, cols);
+      gemm_nn(rows, Ev, cols, s, cols, V + vm.offsets[b], vm.ld, o, o_ld);
+    }
   });
+  if (!in_place) copy_into(out, result);
 }
 
 }  // namespace

@@ -1116,6 +1116,14 @@ void attention_samples(Rows& rows) {
     return Args{g.randn({2, 8, 4, 16}).transpose(1, 2), g.randn({2, 10, 4, 16}).transpose(1, 2),
                 g.transposed({2, 4, 10, 16})};
   });
+  f32("q, k, v split from one projection and transposed: rows read where they lie", [](Gen& g) {
+    // PyTorch's Hugging Face programs: view(split(qkv, 768, 2)[i], [B, L, H, E]).transpose(1, 2)
+    const Tensor qkv = g.randn({2, 9, 3 * 4 * 16});
+    const auto head = [&qkv](int64_t i) {
+      return qkv.narrow(2, i * 64, 64).view({2, 9, 4, 16}).transpose(1, 2);
+    };
+    return Args{head(0), head(1), head(2), g.randn({2, 1, 1, 9})};
+  });
   f32("no keys", [](Gen& g) {
     return Args{g.randn({2, 3, 4}), g.randn({2, 0, 4}), g.randn({2, 0, 5})};
   });
