@@ -1,6 +1,5 @@
 #include "kernels/cpu/attention.h"
 
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -18,8 +17,6 @@ namespace {
 // halves the products' calls at BERT's 128 tokens, else blocks of kQueryBlock.
 constexpr int64_t kQueryBlock = 64;
 constexpr int64_t kMaxQueryBlock = 128;
-
-
 
 // `sizes` with leading 1s up to `rank` dims.
 std::vector<int64_t> padded(std::vector<int64_t> sizes, size_t rank) {
