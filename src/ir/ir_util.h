@@ -35,6 +35,18 @@ inline const Node* sole_user(const Graph& g, const Node& node) {
   return uses == 1 ? users[0] : nullptr;
 }
 
+/// Whether a call strictly between `first` and `last` (by position) updates memory in place
+/// (PyTorch's training IR keeps add_, relu_, copy_, ...): a pass that makes one call at `last`
+/// read what calls from `first` on read must not move a read past such an update.
+inline bool updates_between(const Graph& g, const Node& first, const Node& last) {
+  const auto& nodes = g.nodes();
+  for (size_t p = first.position() + 1; p < last.position(); ++p) {
+    const Node& n = *nodes[p];
+    if (n.kind() == NodeKind::Call && n.op()->kind == OpKind::InPlace) return true;
+  }
+  return false;
+}
+
 /// Calls fn(ref) for every ValueRef in `arg`, lists included.
 template <class Fn>
 void for_each_ref(const Argument& arg, Fn&& fn) {

@@ -9,7 +9,9 @@
 //                                   GPT-2's gelu_new, in the order torch.export records it
 //   b = (x * 0.5) * (erf(x / sqrt(2)) + 1)                            the erf form
 //   c = as a, with 0.04 for 0.044715: not a GELU, left alone
-//   return (a, b, c)
+//   y = x + 0.0; d = as a on y, with y.add_(1.0) after y * 0.5: the formula reads two values
+//     of y, so it is not gelu(y) where it ends, left alone
+//   return (a, b, c, d)
 
 #include <cmath>
 #include <numbers>
@@ -37,8 +39,9 @@ inline ExportedProgram gelu_program() {
       g.add_call(find_op("aten::addmm"), {b1, x, t1->out(), Argument(1), Argument(1)},
                  {B::spec({s0, B::n(32)})})
           ->out();
-  const auto tanh_gelu = [&](const ir::ValueRef& v, double cubic) {
+  const auto tanh_gelu = [&](const ir::ValueRef& v, double cubic, bool update = false) {
     const ir::ValueRef half = call("aten::mul.Scalar", {v, 0.5}, v);
+    if (update) call("aten::add_.Scalar", {v, 1.0, Argument(1)}, v);
     const ir::ValueRef cube = call("aten::pow.Tensor_Scalar", {v, 3.0}, v);
     const ir::ValueRef scaled = call("aten::mul.Scalar", {cube, cubic}, v);
     const ir::ValueRef inner = call("aten::add.Tensor", {v, scaled, Argument(1)}, v);
@@ -54,7 +57,9 @@ inline ExportedProgram gelu_program() {
   const ir::ValueRef b =
       call("aten::mul.Tensor", {half, call("aten::add.Scalar", {e, 1.0, Argument(1)}, x)}, x);
   const ir::ValueRef c = tanh_gelu(x, 0.04);
-  builder.outputs({a, b, c});
+  const ir::ValueRef y = call("aten::add.Scalar", {x, 0.0, Argument(1)}, x);
+  const ir::ValueRef d = tanh_gelu(y, 0.044715, true);
+  builder.outputs({a, b, c, d});
   return ExportedProgram(std::move(builder.graph), std::move(builder.signature), contract,
                          {SymbolSpec{"s0", "x.size(0)", "batch", sym::Range{1, 512}, false}},
                          std::move(builder.state));

@@ -367,7 +367,7 @@ class Fuser {
   // every other argument known.
   bool chainable(const Node& node) const {
     if (node.kind() != NodeKind::Call || !has_tag(*node.op(), Tag::Pointwise) ||
-        node.outputs().size() != 1) {
+        node.op()->kind != OpKind::Functional || node.outputs().size() != 1) {
       return false;
     }
     const TensorSpec& result = node.outputs()[0];
@@ -393,7 +393,9 @@ class Fuser {
   // fused_pointwise call whose subgraph is the chain (when there are at least two).
   void fuse_pointwise_chain(const Node& node, std::unordered_set<const Node*>& absorbed) {
     std::vector<const Node*> chain;
-    for (const Node* next = &node; next != nullptr && chainable(*next);
+    // The fused call reads every input where the chain ends: no update may come in between.
+    for (const Node* next = &node; next != nullptr && chainable(*next) &&
+                                   !detail::updates_between(g_.graph, node, *next);
          next = sole_user(*chain.back())) {
       chain.push_back(next);
     }

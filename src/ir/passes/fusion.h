@@ -11,8 +11,8 @@
 //   PyTorch's training IR: aten::conv2d, aten::batch_norm (not training) and relu_ as above;
 //   aten::linear with constant weights [-> relu / gelu]                 => xport::fused_linear
 //     (the weight seen transposed; an input of more dims viewed as a matrix and back)
-//   two or more float32 elementwise ops, each the only reader of the one before
-//                                                                        => xport::fused_pointwise
+//   two or more float32 functional elementwise ops, each the only reader of the one before and
+//   no in-place update among them                                     => xport::fused_pointwise
 //     (the chain as its subgraph)
 
 #include <string>

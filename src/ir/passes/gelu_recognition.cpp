@@ -202,8 +202,13 @@ class Recognizer {
       PolyReader reader(g_, ops_, *x, &t);
       const std::optional<Poly> p = reader.read(node->out(0));
       if (!p || !agrees(*p, outer())) continue;
-      // aten::gelu lays its result out as x is: the one recorded must agree.
-      if (node->outputs()[0].strides != x_spec.strides) return false;
+      // aten::gelu lays its result out as x is: the one recorded must agree. It reads x where
+      // the formula ends, so nothing in between may update memory (PyTorch's training IR
+      // keeps in-place ops).
+      if (node->outputs()[0].strides != x_spec.strides ||
+          detail::updates_between(g_.graph, *x->node, *node)) {
+        return false;
+      }
       Node* gelu =
           g_.graph.insert_call(node->position(), ops_.gelu, {Argument(*x), tanh ? "tanh" : "none"},
                                {node->outputs()[0]}, node->meta());

@@ -173,7 +173,7 @@ void attention_typed(const Tensor& q, const Tensor& k, const Tensor& v, const Te
   const std::vector<int64_t> o_off = batch_offsets(out_sizes, o_strides, batch);
   const int64_t o_ld = L == 1 ? Ev : o_strides[rank - 2];
   T* O = result.template mutable_data<T>();
-  const int64_t query_block = L <= kMaxQueryBlock ? L : kQueryBlock;
+  const int64_t query_block = L <= kMaxQueryBlock ? std::max<int64_t>(L, 1) : kQueryBlock;
   const int64_t blocks = (L + query_block - 1) / query_block;
   parallel_for(0, B * blocks, 1, [&](int64_t t0, int64_t t1) {
     std::vector<T> scores(static_cast<size_t>(query_block * S));

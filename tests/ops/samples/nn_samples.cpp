@@ -1127,6 +1127,9 @@ void attention_samples(Rows& rows) {
   f32("no keys", [](Gen& g) {
     return Args{g.randn({2, 3, 4}), g.randn({2, 0, 4}), g.randn({2, 0, 5})};
   });
+  f32("no queries", [](Gen& g) {
+    return Args{g.randn({2, 0, 4}), g.randn({2, 5, 4}), g.randn({2, 5, 3})};
+  });
   f32("empty batch", [](Gen& g) {
     return Args{g.randn({0, 3, 4}), g.randn({0, 5, 4}), g.randn({0, 5, 4})};
   });
