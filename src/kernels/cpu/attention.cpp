@@ -47,7 +47,6 @@ std::vector<int64_t> batch_offsets(const std::vector<int64_t>& sizes,
 // A tensor's [rows, cols] matrices, one per index into `batch`, read where they lie when the
 // tensor has the kernel's dtype and dense rows (PyTorch's q, k and v are transposed views of
 // one projection: a copy would cost as much as the products), else from a contiguous copy.
-template <class T>
 struct Matrices {
   Tensor tensor;                 // what the pointers below point into
   std::vector<int64_t> offsets;  // of each batch index's matrix, in elements
@@ -55,9 +54,9 @@ struct Matrices {
 };
 
 template <class T>
-Matrices<T> matrices_of(const Tensor& t, const std::vector<int64_t>& batch) {
+Matrices matrices_of(const Tensor& t, const std::vector<int64_t>& batch) {
   const size_t rank = batch.size() + 2;
-  Matrices<T> m;
+  Matrices m;
   const std::vector<int64_t> sizes = padded(t.int_sizes(), rank);
   std::vector<int64_t> strides = t.int_strides();
   strides.insert(strides.begin(), rank - strides.size(), 0);
@@ -65,7 +64,7 @@ Matrices<T> matrices_of(const Tensor& t, const std::vector<int64_t>& batch) {
                         (sizes[rank - 1] == 1 || strides[rank - 1] == 1) &&
                         (sizes[rank - 2] == 1 || strides[rank - 2] >= sizes[rank - 1]);
   m.tensor = in_place ? t : contiguous_as(t, dtype_v<T>);
-  if (!in_place) strides = padded(m.tensor.int_strides(), rank);
+  if (!in_place) strides = contiguous_strides(sizes);
   m.offsets = batch_offsets(sizes, strides, batch);
   m.ld = sizes[rank - 2] == 1 ? sizes[rank - 1] : strides[rank - 2];
   return m;
@@ -126,9 +125,9 @@ void attention_typed(const Tensor& q, const Tensor& k, const Tensor& v, const Te
   const int64_t Ev = out_sizes[rank - 1];
   const int64_t E = q.int_size(q.dim() - 1);
   const int64_t S = k.int_size(k.dim() - 2);
-  const Matrices<T> qm = matrices_of<T>(q, batch);
-  const Matrices<T> km = matrices_of<T>(k, batch);
-  const Matrices<T> vm = matrices_of<T>(v, batch);
+  const Matrices qm = matrices_of<T>(q, batch);
+  const Matrices km = matrices_of<T>(k, batch);
+  const Matrices vm = matrices_of<T>(v, batch);
 
   // The mask as additive T values in its own (broadcastable) shape.
   std::vector<T> additive;
@@ -147,11 +146,7 @@ void attention_typed(const Tensor& q, const Tensor& k, const Tensor& v, const Te
       const Tensor mf = contiguous_as(mask, dtype_v<T>);
       additive.assign(mf.data<T>(), mf.data<T>() + mf.int_numel());
     }
-    std::vector<int64_t> m_strides(rank);
-    for (size_t d = rank, step = 1; d-- > 0; step *= static_cast<size_t>(m_sizes[d])) {
-      m_strides[d] = static_cast<int64_t>(step);
-    }
-    m_off = batch_offsets(m_sizes, m_strides, batch);
+    m_off = batch_offsets(m_sizes, contiguous_strides(m_sizes), batch);
     m_row = m_sizes[rank - 2] == 1 ? 0 : m_sizes[rank - 1];
     m_col = m_sizes[rank - 1] == 1 ? 0 : 1;
   }
