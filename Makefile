@@ -16,7 +16,7 @@ CMAKE_PYTHON := -DXPORT_PYTHON=$(PYTHON)
   test-asan test-tsan \
   test-fuzz bench \
   bench-models bench-export bench-archive bench-peers bench-onnx bench-control-flow bench-decode \
-  bench-sentences bench-python bench-serve bench-aot bench-builds fuzz-soundness install clean \
+  bench-sentences bench-python bench-serve bench-aot bench-builds fuzz-soundness soak-serve install clean \
   test-aot-sweep
 
 all: build
@@ -65,10 +65,10 @@ build-fuzz: deps $(FUZZ_BUILD)/build.ninja
 # executable) and a page of its graph, then GPT-2 with a KV cache, then the ExportDB catalogue
 # as a site.
 demo: build venv
-	./$(BUILD)/xport demo --archive $(BUILD)/xport-demo-minilm.pt2
-	./$(BUILD)/xport view $(BUILD)/xport-demo-minilm.pt2 $(BUILD)/xport-demo-minilm.html
-	./$(BUILD)/xport demo --gpt2
-	./$(BUILD)/xport exportdb $(BUILD)/exportdb-site
+	$(abspath $(BUILD))/xport demo --archive $(BUILD)/xport-demo-minilm.pt2
+	$(abspath $(BUILD))/xport view $(BUILD)/xport-demo-minilm.pt2 $(BUILD)/xport-demo-minilm.html
+	$(abspath $(BUILD))/xport demo --gpt2
+	$(abspath $(BUILD))/xport exportdb $(BUILD)/exportdb-site
 
 test-release: build venv
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -169,12 +169,23 @@ bench-serve: build venv
 	bash tests/python/build_package.sh $(BUILD) $(PYTHON)
 	$(PYTHON) bench/serve/compare_serve.py --build $(BUILD) $(ARGS)
 
-# The soundness fuzzer for SECONDS seconds (tests/soundness/): its regression cases, then new
-# programs from SEED on; prints the counts, and each finding minimised.
+# The serving tests at length (CI runs 300 and 2,000): REQUESTS malformed requests from the
+# protocol fuzzer against the live server (ten times as many in process), then a soak of
+# REQUESTS requests with 64 in flight, memory measured, then the replica kill. Seeded by SEED.
+REQUESTS ?= 10000
 SECONDS ?= 600
 SEED ?= 1
+soak-serve: build venv
+	bash tests/python/build_package.sh $(BUILD) $(PYTHON)
+	XPORT_SERVE_FUZZ_EXAMPLES=$(REQUESTS) XPORT_SERVE_SOAK_REQUESTS=$(REQUESTS) \
+	  XPORT_PROTOCOL_FUZZ_EXAMPLES=$$(( $(REQUESTS) * 10 )) XPORT_FUZZ_SEED=$(SEED) \
+	  OMP_NUM_THREADS=2 $(PYTHON) -m pytest -q -s -p no:cacheprovider -W ignore::DeprecationWarning \
+	  tests/serve
+
+# The soundness fuzzer for SECONDS seconds (tests/soundness/): its regression cases, then new
+# programs from SEED on; prints the counts, and each finding minimised.
 fuzz-soundness: build
-	./$(BUILD)/tests/xport_soundness_fuzzer --seconds $(SECONDS) --seed $(SEED) \
+	$(abspath $(BUILD))/tests/xport_soundness_fuzzer --seconds $(SECONDS) --seed $(SEED) \
 	  --replay tests/soundness/regressions.txt
 
 install: build

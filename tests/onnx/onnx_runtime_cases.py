@@ -19,6 +19,10 @@ cannot check a contract (docs/ONNX.md), xport's runtime does.
 a custom op's library (`{ops}` stands for --ops LIB) and the ONNX function that lowers it
 (`{here}` stands for the directory of FILE).
 
+--torch-checked SET_DIR... checks those sets' cases against PyTorch: each archive loaded with
+torch.export.load and run on the same inputs gives the outputs that ONNX Runtime must equal,
+and xport's recorded ones must equal them too. Output dtypes must always be equal.
+
 --other-engines REGEX runs the first run of each case whose SET/CASE name matches, a program
 with only user outputs, in OpenVINO (CPU plugin, float32 inference precision) and in Apache TVM
 (relax's ONNX importer, built for llvm) too, compared as ONNX Runtime's outputs are: xport's files
@@ -67,8 +71,10 @@ def compare(what, got, expected):
     got, expected = np.asarray(got), np.asarray(expected)
     if got.shape != expected.shape:
         return "%s: shape %s, expected %s" % (what, got.shape, expected.shape)
+    if got.dtype != expected.dtype:
+        return "%s: dtype %s, expected %s" % (what, got.dtype, expected.dtype)
     if expected.dtype.kind in "biu" or expected.dtype == np.bool_:
-        if not np.array_equal(got.astype(expected.dtype), expected):
+        if not np.array_equal(got, expected):
             return "%s: %d of %d values differ" % (what, int(np.sum(got != expected)), got.size)
         return None
     if expected.size == 0:
@@ -124,7 +130,7 @@ def static_dims(model, input_names, tensors):
     return [arg for name, size in sorted(dims.items()) for arg in ("--static", "%s=%d" % (name, size))]
 
 
-def run_other_engines(xport, pt2, extra_args, root, case, onnx_path, kinds):
+def run_other_engines(xport, pt2, extra_args, root, case, onnx_path, kinds, expected):
     """The case's first run in each of OTHER_ENGINES; None or what failed. A dynamic model is
     written again with its dims fixed at that run's sizes (`xport onnx --static`): TVM's importer
     takes static shapes only."""
@@ -151,17 +157,61 @@ def run_other_engines(xport, pt2, extra_args, root, case, onnx_path, kinds):
         except Exception as e:  # the engine refused or failed to build the model
             lines = [l for l in str(e).strip().splitlines() if l.strip()]
             return "%s: %s: %s" % (engine, type(e).__name__, " | ".join(lines[-3:])[-400:])
-        if len(outs) != len(run["outputs"]):
-            return "%s: %d outputs, expected %d" % (engine, len(outs), len(run["outputs"]))
-        for i, (got, leaf) in enumerate(zip(outs, run["outputs"])):
-            problem = compare("%s run 0 output %d" % (engine, i), got, leaf_value(root, leaf))
+        if len(outs) != len(expected):
+            return "%s: %d outputs, expected %d" % (engine, len(outs), len(expected))
+        for i, (got, want) in enumerate(zip(outs, expected)):
+            problem = compare("%s run 0 output %d" % (engine, i), got, want)
             if problem:
                 return problem
     return None
 
 
-def run_case(xport, root, case, onnx_path, extra_args, other_engines=False):
-    """Converts, checks and runs one case; returns None or what failed."""
+def as_leaf(array):
+    """An output as leaf_value gives it: a complex array as (real, imaginary) pairs."""
+    return np.stack([array.real, array.imag], -1) if np.iscomplexobj(array) else array
+
+
+class TorchOracle:
+    """PyTorch's outputs for a case's runs: torch.export.load of its archive, run on the same
+    inputs. Where a set is checked against PyTorch, these, not the recorded ones (xport's eager),
+    are what ONNX Runtime must give; and the recorded ones must equal them too."""
+
+    def __init__(self):
+        import torch
+        self.torch = torch
+
+    def expected(self, root, case):
+        """[[expected output leaf]] per run, or the string of what differs from xport."""
+        module = self.torch.export.load(os.path.join(root, case["pt2"])).module()
+        runs = []
+        for k, run in enumerate(case["runs"]):
+            inputs = [self.torch.from_numpy(np.load(os.path.join(root, l["npy"])))
+                      if "npy" in l else l["value"] for l in run["inputs"]]
+            with self.torch.no_grad():
+                outs = module(*inputs)
+            outs = [outs] if isinstance(outs, self.torch.Tensor) else list(outs)
+            outs = [as_leaf(o.numpy()) for o in outs]
+            recorded = [leaf_value(root, l) for l in run["outputs"]]
+            if len(outs) != len(recorded):
+                return "PyTorch: run %d has %d outputs, xport recorded %d" % (k, len(outs),
+                                                                             len(recorded))
+            for i, (mine, theirs) in enumerate(zip(recorded, outs)):
+                problem = compare("run %d output %d, xport against PyTorch" % (k, i), mine,
+                                  theirs)
+                if problem:
+                    return problem
+            runs.append(outs)
+        return runs
+
+
+def run_case(xport, root, case, onnx_path, extra_args, other_engines=False, oracle=None):
+    """Converts, checks and runs one case; returns None or what failed. With `oracle` (a
+    TorchOracle) the outputs are checked against PyTorch's instead of the recorded ones."""
+    expected_runs = [[leaf_value(root, l) for l in run["outputs"]] for run in case["runs"]]
+    if oracle is not None:
+        expected_runs = oracle.expected(root, case)
+        if isinstance(expected_runs, str):
+            return expected_runs
     if os.path.exists(onnx_path):
         os.remove(onnx_path)
     pt2 = os.path.join(root, case["pt2"])
@@ -195,11 +245,11 @@ def run_case(xport, root, case, onnx_path, extra_args, other_engines=False):
             if kind == "buffer_mutation":
                 state[name] = got
         user = [o for o, kind in zip(outs, kinds) if kind == "user_output"]
-        expected = run["outputs"]
+        expected = expected_runs[k]
         if len(user) != len(expected):
             return "run %d: %d outputs, expected %d" % (k, len(user), len(expected))
-        for i, (got, leaf) in enumerate(zip(user, expected)):
-            problem = compare("run %d output %d" % (k, i), got, leaf_value(root, leaf))
+        for i, (got, want) in enumerate(zip(user, expected)):
+            problem = compare("run %d output %d" % (k, i), got, want)
             if problem:
                 return problem
         # An input the program updates: its new value is the extra output named by its input.
@@ -214,7 +264,8 @@ def run_case(xport, root, case, onnx_path, extra_args, other_engines=False):
                 return problem
     if not other_engines:
         return None
-    return run_other_engines(xport, pt2, extra_args, root, case, onnx_path, kinds)
+    return run_other_engines(xport, pt2, extra_args, root, case, onnx_path, kinds,
+                             expected_runs[0])
 
 
 def main():
@@ -226,6 +277,7 @@ def main():
     parser.add_argument("--case-args")
     parser.add_argument("--ops", default="")
     parser.add_argument("--other-engines", default=None, metavar="REGEX")
+    parser.add_argument("--torch-checked", nargs="*", default=[], metavar="SET_DIR")
     args = parser.parse_args()
     ort.set_default_logger_severity(3)
     refusals = read_refusals(args.refusals)
@@ -237,6 +289,8 @@ def main():
     seen = set()
     counts = {"equal": 0, "refused": 0, "FAILED": 0, "in every engine": 0}
     started = time.time()
+    torch_checked = {os.path.normpath(d) for d in args.torch_checked}
+    oracle = TorchOracle() if torch_checked else None
     for root in args.sets:
         set_name = os.path.basename(os.path.normpath(root))
         os.makedirs(os.path.join(args.out_dir, set_name), exist_ok=True)
@@ -250,7 +304,8 @@ def main():
             t0 = time.time()
             try:
                 problem = run_case(args.xport, root, case, onnx_path, case_args.get(name, []),
-                                   others)
+                                   others, oracle if os.path.normpath(root) in torch_checked
+                                   else None)
                 if others and problem is None:
                     counts["in every engine"] += 1
             except Exception as e:  # the checker or ONNX Runtime refused the model

@@ -3,37 +3,31 @@ reference models; PyTorch's exports of the reference models, ExportDB and the Hu
 architectures): `xport compile` makes a library, `xport.load` runs it, and it gives the recorded
 outputs, keeps buffers across runs and refuses the recorded bad inputs, as the archive does.
 
-A case the compiler refuses must be refused for a limitation it has today (an op without a named
-kernel): such cases are reported as xfail with the reason; any other refusal fails. Programs of
-symbolic sizes compile: each case's recorded runs cover the shapes its contract admits.
+The cases the compiler refuses are listed in aot_refusals.txt, each with the part of the message
+it refuses with: such cases are reported as xfail; a refusal not listed fails, and so does a
+listed case that compiles (its line must go). Programs of symbolic sizes compile: each case's
+recorded runs cover the shapes its contract admits. The summary at the end counts the cases
+this run compiled, by outcome.
 
 Each case costs a compiler run (~3 s on 2 cores), so `make test` (XPORT_AOT_SAMPLE=3, set by
 ctest) compiles every third case of each data set, in name order; `make test-aot-sweep` (or
 XPORT_AOT_SWEEP=all) compiles every case."""
 import os
-import re
 import subprocess
 import tempfile
 
 import pytest
 
 import xport
-from conftest import BUILD, archive
+from conftest import BUILD, archive, read_listed
 from test_package import CASES, REFUSALS, case_named, check_recorded_runs
 
 XPORT = os.path.join(BUILD, "xport")
-
-# What the compiler cannot do yet, as its messages say it.
-LIMITS = (
-    ("no named kernel", r"has no named C\+\+ function|no CPU kernel|with no meta function"),
-)
-
-
-def limitation(message):
-    for name, pattern in LIMITS:
-        if re.search(pattern, message):
-            return name
-    return None
+# {SET/CASE: the part of the compiler's message it is refused with}
+AOT_REFUSALS = read_listed("aot_refusals.txt")
+# The sweep's own counts, printed by conftest.py's terminal summary.
+OUTCOMES = {"compiled, runs equal the recorded ones": 0, "refused as aot_refusals.txt lists": 0,
+            "archive refused by the runtime as refusals.txt lists": 0}
 
 
 def sampled(cases):
@@ -65,12 +59,19 @@ def check_compiled_case(set_name, case, library):
                               capture_output=True, text=True)
     if name in REFUSALS:  # archives the runtime refuses to load are refused here too
         assert compiled.returncode != 0, name
+        OUTCOMES["archive refused by the runtime as refusals.txt lists"] += 1
         return
+    expected = AOT_REFUSALS.get(name)
     if compiled.returncode != 0:
-        reason = limitation(compiled.stderr)
-        assert reason, "%s refused for no known limitation:\n%s" % (name, compiled.stderr)
-        pytest.xfail("%s: %s" % (reason, compiled.stderr.strip().splitlines()[-1][:200]))
+        assert expected, "%s: refused, and aot_refusals.txt does not list it:\n%s" % (
+            name, compiled.stderr)
+        assert expected in compiled.stderr, "%s: refused, but not for the listed reason %r:\n%s" % (
+            name, expected, compiled.stderr)
+        OUTCOMES["refused as aot_refusals.txt lists"] += 1
+        pytest.xfail("%s: %s" % (name, expected))
+    assert not expected, "%s compiles now: remove its line from aot_refusals.txt" % name
     check_recorded_runs(xport.load(library, threads=2), set_name, case)
+    OUTCOMES["compiled, runs equal the recorded ones"] += 1
 
 
 def test_an_embedded_archive_makes_the_library_the_one_file_to_deploy(tmp_path):

@@ -12,23 +12,11 @@ import numpy as np
 import pytest
 
 import xport
-from conftest import BUILD, SETS, archive, leaf, set_cases
+from conftest import BUILD, SETS, archive, leaf, read_listed, set_cases
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def read_refusals():
-    refusals = {}
-    with open(os.path.join(HERE, "refusals.txt")) as f:
-        for line in f:
-            line = line.strip()
-            if line and not line.startswith("#"):
-                name, kind, _ = (part.strip() for part in line.split(":", 2))
-                refusals[name] = kind
-    return refusals
-
-
-REFUSALS = read_refusals()
+# {SET/CASE: the ErrorKind it is refused with}
+REFUSALS = {name: rest.split(":", 1)[0].strip()
+            for name, rest in read_listed("refusals.txt").items()}
 CASES = [(s, c) for s in SETS for c in set_cases(s)]
 
 

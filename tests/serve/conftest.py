@@ -20,6 +20,9 @@ from local_ray_cluster import LocalRayCluster, free_ports  # noqa: E402
 from serve_models import write_pair, write_window  # noqa: E402
 
 BATCH_ROWS = 16
+# Request size limits (each replica's): window's smaller than pair's.
+PAIR_MAX_REQUEST_BYTES = 1 << 20
+WINDOW_MAX_REQUEST_BYTES = 64 << 10
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +56,10 @@ def server(cluster, archives):
     # Half a CPU each: `pair`'s two replicas (at most one per node) leave room for `window`'s.
     xport.serve.run(archives["pair"], port=port, proxy_location="HeadOnly", replicas=2,
                     cpus_per_replica=0.5, max_replicas_per_node=1, max_batch=BATCH_ROWS,
-                    batch_wait_ms=10, health_check_period_s=1.0)
-    serve.run(xport.serve.application(archives["window"], cpus_per_replica=0.5),
+                    batch_wait_ms=10, health_check_period_s=1.0,
+                    max_request_bytes=PAIR_MAX_REQUEST_BYTES)
+    serve.run(xport.serve.application(archives["window"], cpus_per_replica=0.5,
+                                      max_request_bytes=WINDOW_MAX_REQUEST_BYTES),
               name="window", route_prefix="/v2/models/window")
     yield "127.0.0.1:%d" % port
     serve.shutdown()

@@ -8,13 +8,16 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, seed, settings
 
 import xport
 from xport.serve import ServedModel, batching, protocol
+from xport.serve.model import CLIENT_ERRORS
 from xport.serve.protocol import RequestError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import protocol_fuzz  # noqa: E402
 from serve_models import write_pair, write_window  # noqa: E402
 
 
@@ -93,6 +96,27 @@ def test_json_data_of_the_wrong_kind_is_refused(datatype, data, field):
 def test_deeply_nested_json_is_a_400_not_a_crash():
     with pytest.raises(RequestError, match="request body"):
         protocol.decode_request(b"[" * 100000)
+
+
+@seed(int(os.environ.get("XPORT_FUZZ_SEED", "47")))
+@settings(max_examples=int(os.environ.get("XPORT_PROTOCOL_FUZZ_EXAMPLES", "2000")),
+          deadline=None, database=None)
+@given(protocol_fuzz.requests())
+def test_a_malformed_request_is_refused_naming_its_field(pair, request):
+    """What the replica does with a body, in process: decode, check against the model, run.
+    Every request either runs or is refused with a 4xx whose message names the field (or the
+    input the contract refused); any other exception fails."""
+    body, length = request
+    try:
+        decoded = protocol.decode_request(body, length)
+        pair.check(decoded)
+        outputs = pair.run(decoded.inputs)
+        protocol.encode_response("pair", "1", decoded, outputs)
+    except RequestError as e:
+        assert 400 <= e.status < 500, "%d %s" % (e.status, e)
+        assert protocol_fuzz.FIELD.match(str(e)), str(e)
+    except CLIENT_ERRORS as e:
+        assert protocol_fuzz.FIELD.match(str(e)), str(e)
 
 
 def request_of(x, y):

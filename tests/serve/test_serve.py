@@ -9,21 +9,24 @@ import json
 import os
 import random
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
 
 import numpy as np
+import protocol_fuzz
 import pytest
 import ray
 import tritonclient.http as triton
+from hypothesis import HealthCheck, given, seed, settings
 from ray import serve
 from ray.util.state import list_actors
 from tritonclient.utils import InferenceServerException
 
 import xport
-from conftest import BATCH_ROWS, get, post
+from conftest import BATCH_ROWS, PAIR_MAX_REQUEST_BYTES, WINDOW_MAX_REQUEST_BYTES, get, post
 from local_ray_cluster import free_ports
 
 PAIR_REPLICA = "ServeReplica:pair:xport_pair"
@@ -227,21 +230,103 @@ def test_bad_requests_are_refused_and_no_replica_dies(server, programs):
     assert replicas(PAIR_REPLICA) == before, "a replica restarted"
 
 
+def raw_post(server, path, head, chunks, chunked):
+    """(status, error message) of a POST whose body goes out in `chunks` (chunked transfer
+    encoding, or as they are after `head` headers that give its length), stopping early
+    where the server has answered and closed."""
+    host, port = server.split(":")
+    with socket.create_connection((host, int(port)), timeout=60) as sock:
+        sock.sendall(("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                      "%s\r\n" % (path, server, head)).encode())
+        try:
+            for chunk in chunks:
+                sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk)
+            if chunked:
+                sock.sendall(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # answered before the body was sent: the answer is read below
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        return response.status, json.loads(response.read())["error"]
+
+
+def test_an_oversized_request_is_refused_with_413_naming_the_limit(server):
+    limit, infer = PAIR_MAX_REQUEST_BYTES, "/v2/models/pair/infer"
+    # Its Content-Length over the limit: refused before the replica reads the body.
+    status, error = raw_post(server, infer, "Content-Length: %d\r\n" % (64 << 20),
+                             [b"{" + bytes(64 << 10)], chunked=False)
+    assert status == 413 and "limit of %d bytes" % limit in error, (status, error)
+    assert "%d bytes" % (64 << 20) in error
+    # Chunked, no length: refused once it passes the limit.
+    status, error = raw_post(server, infer, "Transfer-Encoding: chunked\r\n",
+                             [b" " * (64 << 10)] * (limit // (64 << 10) + 2), chunked=True)
+    assert status == 413 and "limit of %d bytes" % limit in error, (status, error)
+    # window's smaller limit, by length and in chunks.
+    body = json.dumps({"inputs": [{"name": "x", "datatype": "FP32", "shape": [3, 8],
+                                   "data": [0.5] * 24}]}).encode()
+    padded = body + b" " * WINDOW_MAX_REQUEST_BYTES
+    status, got = post(server, "/v2/models/window/infer", padded)
+    assert status == 413 and "limit of %d bytes" % WINDOW_MAX_REQUEST_BYTES in got["error"]
+    status, error = raw_post(server, "/v2/models/window/infer", "Transfer-Encoding: chunked\r\n",
+                             [padded[:len(body)], padded[len(body):]], chunked=True)
+    assert status == 413 and "limit of %d bytes" % WINDOW_MAX_REQUEST_BYTES in error
+    assert post(server, "/v2/models/window/infer", body)[0] == 200  # the same body, unpadded
+    assert get(server, "/v2/health/ready")[0] == 200
+
+
+def test_malformed_requests_get_a_4xx_naming_the_field_from_a_live_server(server):
+    """The protocol fuzzer (protocol_fuzz.py) against the server: never a 5xx, every refusal
+    names its field, no replica restarts. XPORT_SERVE_FUZZ_EXAMPLES sets how many requests
+    (make fuzz-serve runs 10,000)."""
+    before = replicas(PAIR_REPLICA)
+    statuses = {}
+
+    @seed(int(os.environ.get("XPORT_FUZZ_SEED", "47")))
+    @settings(max_examples=int(os.environ.get("XPORT_SERVE_FUZZ_EXAMPLES", "300")),
+              deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(protocol_fuzz.requests())
+    def check(request):
+        body, length = request
+        status, got = post(server, "/v2/models/pair/infer", body,
+                           {} if length is None else {"Inference-Header-Content-Length": length})
+        statuses[status] = statuses.get(status, 0) + 1
+        assert status < 500, (status, got, body[:300])
+        if status != 200:
+            assert protocol_fuzz.FIELD.match(got["error"]), (status, got["error"])
+
+    check()
+    print("\nprotocol fuzzer: %d requests, by status %s" % (sum(statuses.values()),
+                                                           dict(sorted(statuses.items()))))
+    assert replicas(PAIR_REPLICA) == before, "a replica restarted"
+    assert get(server, "/v2/health/ready")[0] == 200
+
+
 class LoadClient:
-    """Requests from `concurrency` threads, each with its own keep-alive connection; a request
-    that fails (a 5xx, a dropped connection) is sent again, up to `attempts` times."""
+    """Requests from `concurrency` threads, each with its own keep-alive connection; every
+    failed attempt (a 5xx, a dropped connection) is recorded with its time, and the request is
+    sent again, up to `attempts` times."""
 
     def __init__(self, server, concurrency, attempts=50):
         self.server = server
         self.concurrency = concurrency
         self.attempts = attempts
         self.retried = 0
-        self.failures = []
+        self.failures = []  # (time.monotonic(), status or None, the answer's start)
         self.done = 0
+        self.in_flight = 0
         self.lock = threading.Lock()
         self.local = threading.local()
 
     def send(self, body):
+        with self.lock:
+            self.in_flight += 1
+        try:
+            return self._send(body)
+        finally:
+            with self.lock:
+                self.in_flight -= 1
+
+    def _send(self, body):
         for attempt in range(self.attempts):
             try:
                 status, data = self._post(body)
@@ -254,7 +339,7 @@ class LoadClient:
                     self.retried += attempt > 0
                 return json.loads(data)
             with self.lock:
-                self.failures.append((status, data[:200]))
+                self.failures.append((time.monotonic(), status, data[:200]))
             if status is not None and status < 500:
                 break  # a refusal is an answer: not retried
             time.sleep(0.1)
@@ -271,6 +356,46 @@ class LoadClient:
         return response.status, response.read()
 
 
+def rss_mb(pids):
+    """The resident memory of these processes together, MB (all on this machine's nodes)."""
+    total = 0
+    for pid in pids:
+        with open("/proc/%d/status" % pid) as status:
+            total += next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+    return total / 1024
+
+
+def test_soak_keeps_the_servers_memory_flat(server, programs):
+    """Requests with 64 in flight over both nodes' replicas: every answer right, no failed
+    attempt, and the replicas' and the proxy's memory together grows at most 5% from the end of
+    the warm-up (the first fifth) to the end. XPORT_SERVE_SOAK_REQUESTS sets how many (make
+    soak-serve runs 10,000)."""
+    total = int(os.environ.get("XPORT_SERVE_SOAK_REQUESTS", "2000"))
+    warm_up = total // 5
+    rng = random.Random(64)
+    cases = [pair_inputs(rng.randint(1, 8), seed=50_000 + k) for k in range(total)]
+    bodies = [json.dumps(infer_body(x, y)).encode() for x, y in cases]
+    pids = [pid for pid, _ in replicas(PAIR_REPLICA)] + [pid for pid, _ in
+                                                         replicas("ProxyActor")]
+    client = LoadClient(server, concurrency=64)
+    start = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(64) as pool:
+        answers = list(pool.map(client.send, bodies[:warm_up]))
+        after_warm_up = rss_mb(pids)
+        answers += list(pool.map(client.send, bodies[warm_up:]))
+    elapsed = time.monotonic() - start
+    at_end = rss_mb(pids)
+    wrong = sum(not all(np.allclose(outputs_of(a)[n], e, rtol=1e-5, atol=1e-5)
+                        for n, e in zip(("add", "sum_1"), programs["pair"].run_flat([x, y])))
+                for (x, y), a in zip(cases, answers))
+    print("\nsoak: %d requests, 64 in flight, in %.1f s (%.0f/s); %d failed attempt(s), %d wrong; "
+          "replicas' and proxy's RSS %.1f MB after %d warm-up requests, %.1f MB at the end "
+          "(%+.1f%%)" % (total, elapsed, total / elapsed, len(client.failures), wrong,
+                         after_warm_up, warm_up, at_end, 100 * (at_end / after_warm_up - 1)))
+    assert not client.failures and wrong == 0
+    assert at_end <= 1.05 * after_warm_up
+
+
 def test_load_with_a_replica_killed(server, programs):
     total, concurrency, kill_after = 2000, 8, 500
     rng = random.Random(32)
@@ -284,8 +409,10 @@ def test_load_with_a_replica_killed(server, programs):
     def killer():
         while client.done < kill_after:
             time.sleep(0.01)
-        os.kill(victim_pid, signal.SIGKILL)
-        killed["at"] = time.monotonic()
+        with client.lock:  # an upper bound of the requests in flight on the victim
+            killed["in_flight"] = client.in_flight
+            os.kill(victim_pid, signal.SIGKILL)
+            killed["at"] = time.monotonic()
 
     kill_thread = threading.Thread(target=killer)
     kill_thread.start()
@@ -305,6 +432,10 @@ def test_load_with_a_replica_killed(server, programs):
             break
         time.sleep(0.1)
 
+    # The kill window: from the kill until the replacement serves (bounded by the wait above).
+    window_end = killed["at"] + (recovered if recovered is not None else 120)
+    inside = [f for f in client.failures if killed["at"] <= f[0] <= window_end]
+    outside = [f for f in client.failures if not killed["at"] <= f[0] <= window_end]
     wrong = 0
     for (x, y), answer in zip(cases, answers):
         expected = programs["pair"].run_flat([x, y])
@@ -312,13 +443,18 @@ def test_load_with_a_replica_killed(server, programs):
         wrong += not all(np.allclose(got[n], e, rtol=1e-5, atol=1e-5)
                          for n, e in zip(("add", "sum_1"), expected))
     print("\nload: %d requests at concurrency %d in %.1f s (%.0f/s); replica pid %d on node %s "
-          "killed after %d; %d request(s) retried (%d failed attempt(s): %s); %d wrong; "
-          "recovered (new replica running, deployment healthy) %s after the kill; replicas "
-          "now %s" % (total, concurrency, elapsed, total / elapsed, victim_pid, victim_node[:8],
-                      kill_after, client.retried, len(client.failures),
-                      sorted({str(s) for s, _ in client.failures}), wrong,
-                      "%.1f s" % recovered if recovered else "NOT", replicas(PAIR_REPLICA)))
+          "killed after %d with %d request(s) in flight; %d request(s) retried; failed attempts "
+          "%d inside the kill window, %d outside; %d wrong; recovered (new replica running, "
+          "deployment healthy) %s after the kill; replicas now %s"
+          % (total, concurrency, elapsed, total / elapsed, victim_pid, victim_node[:8],
+             kill_after, killed["in_flight"], client.retried, len(inside), len(outside), wrong,
+             "%.1f s" % recovered if recovered else "NOT", replicas(PAIR_REPLICA)))
+    for at, status, data in client.failures:
+        print("  failed attempt at %+.3f s from the kill: %s %r" % (at - killed["at"], status,
+                                                                   data[:120]))
     assert len(answers) == total and client.done == total
+    assert not outside, "failed attempts outside the kill window"
+    assert len(inside) <= killed["in_flight"], "more failed attempts than requests in flight"
     assert wrong == 0
     assert recovered is not None, "the killed replica was not replaced within 120 s"
     assert {node for _, node in replicas(PAIR_REPLICA)} == {node for _, node in before}

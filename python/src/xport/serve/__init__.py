@@ -11,7 +11,8 @@ or from Python:
 
 Routes: GET /v2, /v2/health/live, /v2/health/ready, /v2/models/NAME (metadata: inputs and
 outputs, dynamic dims as -1, the contract's ranges in "parameters"), /v2/models/NAME/ready, and
-POST /v2/models/NAME/infer (JSON tensors, or the binary tensor data extension). Needs
+POST /v2/models/NAME/infer (JSON tensors, or the binary tensor data extension; a body over
+max_request_bytes, 32 MiB by default, is refused with 413). Needs
 `ray[serve]`; `import xport` alone does not.
 """
 from .app import application, run

@@ -1,5 +1,6 @@
 """python -m xport.serve MODEL.pt2 [--name NAME] [--replicas N] [--threads-per-replica T]
-[--max-batch B] [--batch-wait-ms W] [--host H] [--port P] [--address RAY_ADDRESS]
+[--max-batch B] [--batch-wait-ms W] [--max-request-bytes N] [--host H] [--port P]
+[--address RAY_ADDRESS]
 
 Serves the archive with the Open Inference Protocol on Ray Serve until interrupted."""
 import argparse
@@ -12,6 +13,7 @@ from ray import serve
 import xport
 
 from .app import run
+from .limits import DEFAULT_MAX_REQUEST_BYTES
 
 
 def main(argv=None):
@@ -29,6 +31,8 @@ def main(argv=None):
                              "independent)")
     parser.add_argument("--batch-wait-ms", type=float, default=5.0,
                         help="how long a batch waits to fill")
+    parser.add_argument("--max-request-bytes", type=int, default=DEFAULT_MAX_REQUEST_BYTES,
+                        help="a request body over this is refused with 413 (default %(default)s)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="the HTTP proxy's address (0.0.0.0 to serve other machines)")
     parser.add_argument("--port", type=int, default=8000)
@@ -39,7 +43,8 @@ def main(argv=None):
     try:
         run(args.model, address=args.address, host=args.host, port=args.port, name=args.name,
             replicas=args.replicas, threads_per_replica=args.threads_per_replica,
-            max_batch=args.max_batch, batch_wait_ms=args.batch_wait_ms)
+            max_batch=args.max_batch, batch_wait_ms=args.batch_wait_ms,
+            max_request_bytes=args.max_request_bytes)
         print("xport.serve: %s at http://%s:%d/v2 (Ctrl-C stops)" % (args.model, args.host,
                                                                       args.port), flush=True)
         while True:

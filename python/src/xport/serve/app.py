@@ -6,13 +6,15 @@ from ray import serve
 
 import xport
 
+from .limits import DEFAULT_MAX_REQUEST_BYTES
 from .model import ServedModel
 from .replica import XportReplica
 
 
 def application(path, *, name=None, replicas=1, threads_per_replica=1, max_batch=1,
                 batch_wait_ms=5.0, cpus_per_replica=None, max_replicas_per_node=None,
-                health_check_period_s=2.0, loader=None):
+                health_check_period_s=2.0, loader=None,
+                max_request_bytes=DEFAULT_MAX_REQUEST_BYTES):
     """A Ray Serve application whose `replicas` each load the archive at `path` with
     xport.load(threads=threads_per_replica) and answer the Open Inference Protocol for the
     model `name` (default: the file's name without .pt2).
@@ -23,6 +25,7 @@ def application(path, *, name=None, replicas=1, threads_per_replica=1, max_batch
       independently, which the server cannot check.
     cpus_per_replica: the Ray CPUs each replica reserves (default threads_per_replica).
     max_replicas_per_node: spread replicas over nodes (Ray Serve's option of that name).
+    max_request_bytes: a request body over this is refused with 413.
     loader: a function (path, threads) -> a program with xport.Program's inputs, outputs,
       contract and run_flat, that the replicas serve instead of xport.load's: another engine
       behind the same server, for comparisons (bench/serve).
@@ -31,9 +34,9 @@ def application(path, *, name=None, replicas=1, threads_per_replica=1, max_batch
     """
     path = os.path.abspath(path)
     name = name or os.path.splitext(os.path.basename(path))[0]
-    if max_batch < 1 or threads_per_replica < 1 or replicas < 1:
-        raise ValueError("xport.serve: replicas, threads_per_replica and max_batch must be at "
-                         "least 1")
+    if min(max_batch, threads_per_replica, replicas, max_request_bytes) < 1:
+        raise ValueError("xport.serve: replicas, threads_per_replica, max_batch and "
+                         "max_request_bytes must be at least 1")
     model = ServedModel(xport.load(path, threads=1), name, max_batch)
     options = {
         "name": "xport_" + name,
@@ -47,7 +50,7 @@ def application(path, *, name=None, replicas=1, threads_per_replica=1, max_batch
     if max_replicas_per_node is not None:
         options["max_replicas_per_node"] = max_replicas_per_node
     return XportReplica.options(**options).bind(path, name, threads_per_replica, max_batch,
-                                                batch_wait_ms, loader)
+                                                batch_wait_ms, loader, max_request_bytes)
 
 
 def run(path, *, host="127.0.0.1", port=8000, route_prefix="/", app_name=None,

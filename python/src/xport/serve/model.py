@@ -4,9 +4,13 @@ batch dim that dynamic batching concatenates along (if the program has one), and
 input names."""
 import re
 
+import xport
+
 from .protocol import XPORT_DATATYPES, RequestError
 
 VERSION = "1"
+# The program's errors that a client's input causes (answered 400); any other is the server's.
+CLIENT_ERRORS = (xport.InvalidInput, xport.ConstraintViolation, xport.DataDependent)
 # Scalar inputs (a program exported with an int, float or bool argument) travel as tensors of
 # shape [] (or [1]).
 _SCALAR_DATATYPES = {"int": "INT64", "float": "FP64", "bool": "BOOL"}

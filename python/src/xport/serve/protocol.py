@@ -23,6 +23,9 @@ XPORT_DATATYPES = {
 # JSON values a datatype takes: NumPy's kind of the decoded list.
 _JSON_KINDS = {"b": "b", "u": "iu", "i": "iu", "f": "iuf"}
 HEADER_LENGTH = "inference-header-content-length"
+# NumPy's limits on an array (its dims, and its bytes in an int64 even where a dim is 0).
+_MAX_RANK = 64
+_MAX_ELEMENTS = (2 ** 63 - 1) // 8
 
 
 class RequestError(Exception):
@@ -111,8 +114,12 @@ def _decode_input(tensor, where, binary, offset):
             or not all(type(d) is int and d >= 0 for d in shape)):
         raise RequestError("%s.shape: expected a list of non-negative integers, got %s"
                            % (where, json.dumps(shape)[:80]))
+    if len(shape) > _MAX_RANK or math.prod(d for d in shape if d) > _MAX_ELEMENTS:
+        raise RequestError("%s.shape: %s is beyond any tensor's (at most %d dims of at most %d "
+                           "elements in all)" % (where, json.dumps(shape)[:80], _MAX_RANK,
+                                                 _MAX_ELEMENTS))
     datatype = tensor.get("datatype")
-    dtype = DATATYPES.get(datatype)
+    dtype = DATATYPES.get(datatype) if isinstance(datatype, str) else None
     if dtype is None:
         raise RequestError("%s.datatype: expected one of %s, got %s"
                            % (where, ", ".join(DATATYPES), json.dumps(datatype)[:40]))

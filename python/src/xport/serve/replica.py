@@ -12,19 +12,20 @@ from starlette.responses import JSONResponse, Response
 import xport
 
 from . import batching, protocol
-from .model import VERSION, ServedModel
+from .limits import DEFAULT_MAX_REQUEST_BYTES, read_body
+from .model import CLIENT_ERRORS, VERSION, ServedModel
 from .protocol import RequestError
 
 logger = logging.getLogger("ray.serve")
-# Errors of the program that a client's input causes; the others are the server's (500).
-_CLIENT_ERRORS = (xport.InvalidInput, xport.ConstraintViolation, xport.DataDependent)
 
 
 @serve.deployment
 class XportReplica:
-    def __init__(self, path, name, threads, max_batch, batch_wait_ms, loader=None):
+    def __init__(self, path, name, threads, max_batch, batch_wait_ms, loader=None,
+                 max_request_bytes=DEFAULT_MAX_REQUEST_BYTES):
         program = (loader or _load)(path, threads)
         self.model = ServedModel(program, name, max_batch)
+        self.max_request_bytes = max_request_bytes
         # One run at a time, off the event loop: health checks and metadata stay answered
         # while the program runs on its own `threads` kernel threads.
         self._runner = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="xport")
@@ -82,8 +83,8 @@ class XportReplica:
         if http_request.headers.get("content-encoding", "identity") != "identity":
             raise RequestError("Content-Encoding %s: send the request uncompressed"
                                % http_request.headers["content-encoding"])
-        request = protocol.decode_request(await http_request.body(),
-                                          http_request.headers.get(protocol.HEADER_LENGTH))
+        body = await read_body(http_request, self.max_request_bytes)
+        request = protocol.decode_request(body, http_request.headers.get(protocol.HEADER_LENGTH))
         self.model.check(request)
         if self.model.batching:
             result = await self._run_batch(request)
@@ -117,7 +118,7 @@ class XportReplica:
         if len(group) > 1:
             try:
                 outputs = self.model.run(batching.join(self.model, group))
-            except _CLIENT_ERRORS:
+            except CLIENT_ERRORS:
                 pass  # one request's input refused: each runs alone and gets its own answer
             else:
                 rows = [r.inputs[self.model.input_names[0]].shape[0] for r in group]
@@ -127,7 +128,7 @@ class XportReplica:
     def _run_alone(self, request):
         try:
             return self.model.run(request.inputs), 1
-        except _CLIENT_ERRORS as e:
+        except CLIENT_ERRORS as e:
             return RequestError(str(e))
         except (RequestError, xport.Error) as e:
             return e
