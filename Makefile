@@ -183,10 +183,12 @@ soak-serve: build venv
 	  tests/serve
 
 # The soundness fuzzer for SECONDS seconds (tests/soundness/): its regression cases, then new
-# programs from SEED on; prints the counts, and each finding minimised.
-fuzz-soundness: build
+# programs from SEED on; prints the counts, and each finding minimised. TORCH=1 runs every
+# exported program's input sets in PyTorch's eager too (one worker process from the venv).
+TORCH ?=
+fuzz-soundness: build $(if $(TORCH),venv)
 	$(abspath $(BUILD))/tests/xport_soundness_fuzzer --seconds $(SECONDS) --seed $(SEED) \
-	  --replay tests/soundness/regressions.txt
+	  --replay tests/soundness/regressions.txt $(if $(TORCH),--torch-oracle $(PYTHON))
 
 install: build
 	cmake --install $(BUILD)

@@ -19,9 +19,14 @@
 //                 tests/soundness/torch_acceptance.py, with xport's verdict
 //   --aot-every K also compile every k-th exported program ahead of time (default 10; 0: none)
 //                 and run the library as one more engine
+//   --torch-oracle PYTHON  also run every exported program's inside sets in PyTorch's eager
+//                 (tests/soundness/torch_worker.py under PYTHON, one process for the whole run):
+//                 a difference from xport's eager in values, dtypes, sizes or in which sets
+//                 raise is a finding
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -41,6 +46,7 @@ struct Options {
   int torch_every = 10;
   std::string accept_dir;
   int aot_every = 10;
+  std::string torch_python;
 };
 
 Options parse(int argc, char** argv) {
@@ -69,6 +75,8 @@ Options parse(int argc, char** argv) {
       o.torch_every = std::stoi(next());
     } else if (a == "--aot-every") {
       o.aot_every = std::stoi(next());
+    } else if (a == "--torch-oracle") {
+      o.torch_python = next();
     } else {
       throw std::runtime_error("unknown argument " + a);
     }
@@ -76,8 +84,8 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-void report(const ProgramSpec& spec, const Finding& f, int inputs) {
-  const ProgramSpec small = minimise(spec, f, inputs);
+void report(const ProgramSpec& spec, const Finding& f, int inputs, TorchOracle* oracle) {
+  const ProgramSpec small = minimise(spec, f, inputs, oracle);
   std::cout << "FINDING: " << f.kind << "\n  " << f.detail << "\n" << small.str();
   std::cout << "  regression case: v" << small.version << " " << small.seed;
   for (size_t i = 0; i < small.steps.size(); ++i) {
@@ -101,6 +109,11 @@ int main(int argc, char** argv) try {
   AotEngine aot_engine;
   aot_engine.every = o.aot_every;
   AotEngine* aot = o.aot_every > 0 ? &aot_engine : nullptr;
+  std::optional<TorchOracle> torch_oracle;
+  if (!o.torch_python.empty()) {
+    torch_oracle.emplace(o.torch_python, XPORT_TORCH_WORKER, XPORT_TORCH_ORACLE_KNOWN);
+  }
+  TorchOracle* oracle = torch_oracle ? &*torch_oracle : nullptr;
   const auto start = std::chrono::steady_clock::now();
   int64_t replayed = 0;
   if (!o.replay.empty()) {
@@ -128,9 +141,9 @@ int main(int argc, char** argv) try {
       }
       ++replayed;
       if (const Finding f = check_program(spec, o.inputs, stats, must_export, nullptr, nullptr,
-                                          aot)) {
+                                          aot, oracle)) {
         ++stats.findings;
-        report(spec, f, o.inputs);
+        report(spec, f, o.inputs, oracle);
       }
     }
   }
@@ -139,9 +152,10 @@ int main(int argc, char** argv) try {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (o.programs > 0 ? stats.programs - replayed >= o.programs : elapsed >= o.seconds) break;
     const ProgramSpec spec = generate(seed);
-    if (const Finding f = check_program(spec, o.inputs, stats, false, torch, acceptance, aot)) {
+    if (const Finding f =
+            check_program(spec, o.inputs, stats, false, torch, acceptance, aot, oracle)) {
       ++stats.findings;
-      report(spec, f, o.inputs);
+      report(spec, f, o.inputs, oracle);
     }
   }
   const double elapsed =
@@ -162,6 +176,12 @@ int main(int argc, char** argv) try {
     std::cout << "compiled ahead of time (1 in " << aot->every << " exported programs): "
               << aot->compiled << " libraries run as an engine, " << aot->refused
               << " refused for a limitation the compiler states\n";
+  }
+  if (oracle != nullptr) {
+    std::cout << "compared with PyTorch's eager: " << oracle->programs << " programs, "
+              << oracle->pairs << " program x input pairs inside the contract; "
+              << oracle->own_refusals
+              << " sets PyTorch refuses of its own (torch_oracle_known.txt), not compared\n";
   }
   std::cout << "exported programs using each feature:\n";
   for (int k = 0; k < kStepKinds; ++k) {

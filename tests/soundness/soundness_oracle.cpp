@@ -179,6 +179,64 @@ struct Recorded {
   std::vector<Tensor> inputs, outputs, inputs_after;
 };
 
+// An inside set as xport's eager ran it: its outputs and inputs after the run, or refused.
+struct EagerRun {
+  std::vector<Tensor> inputs;
+  bool ok = false;
+  std::vector<Tensor> outputs, inputs_after;
+};
+
+// The program's inside sets in PyTorch's eager against xport's, run by run.
+Finding compare_with_torch(TorchOracle& oracle, const ProgramSpec& spec,
+                           const std::vector<EagerRun>& runs) {
+  const std::string who = kTorchOracle;
+  std::vector<std::vector<Tensor>> sets;
+  for (const EagerRun& r : runs) sets.push_back(r.inputs);
+  std::vector<TorchOracle::Run> torch;
+  try {
+    torch = oracle.run(spec, sets);
+  } catch (const std::exception& e) {
+    return {who + " cannot run the program", e.what()};
+  }
+  if (torch.size() != runs.size()) {
+    return {who + " cannot run the program", std::to_string(torch.size()) + " runs answered"};
+  }
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const std::string where = "inputs " + sets_str(runs[k].inputs);
+    if (torch[k].error && runs[k].ok) {
+      if (oracle.pytorch_own(*torch[k].error)) {
+        ++oracle.own_refusals;  // and its buffer goes apart from here: the rest is not compared
+        return {};
+      }
+      return {who + " raises on an input xport's eager runs", where + ": " + *torch[k].error};
+    }
+    if (!torch[k].error && !runs[k].ok) {
+      return {who + " runs an input xport's eager refuses", where};
+    }
+    ++oracle.pairs;
+    if (torch[k].error) continue;
+    if (torch[k].outputs.size() != runs[k].outputs.size()) {
+      return {who + ": output count", std::to_string(torch[k].outputs.size()) +
+                                          " outputs, xport's eager gives " +
+                                          std::to_string(runs[k].outputs.size())};
+    }
+    for (size_t i = 0; i < runs[k].outputs.size(); ++i) {
+      if (std::string d = difference(torch[k].outputs[i], runs[k].outputs[i]); !d.empty()) {
+        return {who + " differs from xport's eager",
+                where + ", output " + std::to_string(i) + ": " + d};
+      }
+    }
+    for (size_t i = 0; i < runs[k].inputs_after.size(); ++i) {
+      if (std::string d = difference(torch[k].inputs_after[i], runs[k].inputs_after[i]);
+          !d.empty()) {
+        return {who + ": an updated input differs from xport's eager",
+                where + ", x" + std::to_string(i) + ": " + d};
+      }
+    }
+  }
+  return {};
+}
+
 void write_torch_case(TorchCases& out, const ProgramSpec& spec, const ExportedProgram& ep,
                       const std::string& archive, const std::vector<Recorded>& runs,
                       const std::vector<std::vector<Tensor>>& refused) {
@@ -257,7 +315,8 @@ void TorchCases::finish() const { write_manifest(dir, cases); }
 void AcceptanceCases::finish() const { write_manifest(dir, cases); }
 
 Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, bool must_export,
-                      TorchCases* torch_cases, AcceptanceCases* acceptance, AotEngine* aot) {
+                      TorchCases* torch_cases, AcceptanceCases* acceptance, AotEngine* aot,
+                      TorchOracle* oracle) {
   ++stats.programs;
   // The module the program is exported in, and eager's own: the exported program holds the
   // former's buffer, and both go on from the same zeros, run by run.
@@ -381,6 +440,7 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
   stats.engines = std::max(stats.engines, static_cast<int64_t>(engines.size()));
 
   std::vector<Recorded> recorded;
+  std::vector<EagerRun> eager_runs;
   // The inside sets, then the outside ones, then one inside set more: a refused call must not
   // have advanced any engine's buffer.
   const auto outside = outside_sets(spec, spec.seed * 977);
@@ -425,6 +485,10 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
       eager_ok = false;
       ++stats.eager_refused;
     }
+    if (oracle != nullptr) {
+      eager_runs.push_back({inputs, eager_ok, eager_ok ? clones(want) : std::vector<Tensor>{},
+                            clones(eager_inputs)});
+    }
     for (const auto& [name, run] : engines) {
       std::vector<Tensor> mine = clones(inputs);
       std::vector<Tensor> got;
@@ -463,6 +527,9 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
     // Copies: an output may be the buffer itself, which later runs update.
     if (eager_ok) recorded.push_back({inputs, clones(want), eager_inputs});
   }
+  if (oracle != nullptr) {
+    if (Finding f = compare_with_torch(*oracle, spec, eager_runs)) return f;
+  }
   if (torch_cases != nullptr && torch_cases->seen++ % torch_cases->every == 0) {
     std::vector<std::vector<Tensor>> refused;
     for (const auto& [what, inputs] : outside) refused.push_back(inputs);
@@ -471,7 +538,9 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
   return {};
 }
 
-ProgramSpec minimise(ProgramSpec spec, const Finding& finding, int input_sets) {
+ProgramSpec minimise(ProgramSpec spec, const Finding& finding, int input_sets,
+                     TorchOracle* oracle) {
+  const bool torch = finding.kind.rfind(kTorchOracle, 0) == 0;
   for (size_t i = spec.steps.size(); i-- > 0;) {
     if (spec.steps[i].disabled) continue;
     ProgramSpec candidate = spec;
@@ -482,7 +551,7 @@ ProgramSpec minimise(ProgramSpec spec, const Finding& finding, int input_sets) {
     const bool aot = finding.kind.rfind(kAotEngine, 0) == 0;
     const Finding f =
         check_program(candidate, input_sets, ignored, false, nullptr, nullptr,
-                      aot ? &always : nullptr);
+                      aot ? &always : nullptr, torch ? oracle : nullptr);
     if (f && f.kind == finding.kind) spec = candidate;
   }
   return spec;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "program_generator.h"
+#include "torch_oracle.h"
 
 namespace xport::soundness {
 
@@ -74,13 +75,17 @@ inline constexpr const char* kAotEngine = "aot library";
 
 /// Checks one program on `input_sets` random sets inside its contract and on the sets just
 /// outside it; counts into `stats`. With `must_export`, a refused export is a finding too (a
-/// regression case of a program xport once refused where PyTorch exports it).
+/// regression case of a program xport once refused where PyTorch exports it). With `oracle`,
+/// the inside sets run in PyTorch's eager as well: a difference from xport's eager in values,
+/// dtypes, sizes, or in which sets raise, is a finding.
 Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats,
                       bool must_export = false, TorchCases* torch_cases = nullptr,
-                      AcceptanceCases* acceptance = nullptr, AotEngine* aot = nullptr);
+                      AcceptanceCases* acceptance = nullptr, AotEngine* aot = nullptr,
+                      TorchOracle* oracle = nullptr);
 
 /// A smaller program that fails the same way: steps removed (made the identity) one at a time
-/// while the failure stays.
-ProgramSpec minimise(ProgramSpec spec, const Finding& finding, int input_sets);
+/// while the failure stays. A finding of PyTorch's eager is looked for with `oracle`.
+ProgramSpec minimise(ProgramSpec spec, const Finding& finding, int input_sets,
+                     TorchOracle* oracle = nullptr);
 
 }  // namespace xport::soundness
