@@ -184,11 +184,13 @@ soak-serve: build venv
 
 # The soundness fuzzer for SECONDS seconds (tests/soundness/): its regression cases, then new
 # programs from SEED on; prints the counts, and each finding minimised. TORCH=1 runs every
-# exported program's input sets in PyTorch's eager too (one worker process from the venv).
+# exported program's input sets in PyTorch's eager, and its ONNX file in ONNX Runtime, too (one
+# worker process from the venv).
 TORCH ?=
 fuzz-soundness: build $(if $(TORCH),venv)
 	$(abspath $(BUILD))/tests/xport_soundness_fuzzer --seconds $(SECONDS) --seed $(SEED) \
-	  --replay tests/soundness/regressions.txt $(if $(TORCH),--torch-oracle $(PYTHON))
+	  --replay tests/soundness/regressions.txt \
+	  $(if $(TORCH),--torch-oracle $(PYTHON) --onnx-every 1)
 
 install: build
 	cmake --install $(BUILD)

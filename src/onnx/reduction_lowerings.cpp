@@ -1,4 +1,6 @@
 // Reductions, softmax and scans.
+#include <algorithm>
+
 #include "onnx/lowering.h"
 
 namespace xport::onnx {
@@ -34,6 +36,25 @@ LowerFn reduction(const char* op, const char* dims_arg) {
     n.set(reduce(n.g, op, n.tensor_as("self", t), reduced_dims(n, dims_arg), keepdim,
                  n.node().name()));
   };
+}
+
+// mean: ReduceMean, or where a reduced dim may be 0, the sum over the count of elements, so that
+// the mean of nothing is NaN as in PyTorch (ONNX Runtime's ReduceMean of nothing gives 0).
+void mean(NodeLowering& n) {
+  const DType t = n.out_dtype();
+  const bool keepdim = n.flag("keepdim");
+  const std::vector<int64_t> dims = reduced_dims(n, "dim");
+  const std::string x = n.tensor_as("self", t);
+  const bool may_be_empty = std::any_of(dims.begin(), dims.end(), [&n](int64_t d) {
+    const std::optional<int64_t> v = sym::as_int(n.spec("self").sizes[static_cast<size_t>(d)]);
+    return !v || *v == 0;
+  });
+  if (!may_be_empty) return n.set(reduce(n.g, "ReduceMean", x, dims, keepdim, n.node().name()));
+  GraphBuilder& g = n.g;
+  const std::string sizes = g.add("Gather", {g.add("Shape", {x}), g.ints(dims)},
+                                  {attr("axis", int64_t{0})});
+  const std::string count = g.add("ReduceProd", {sizes}, {attr("keepdims", int64_t{0})});
+  n.emit("Div", {reduce(g, "ReduceSum", x, dims, keepdim), g.cast(count, DType::Int64, t)});
 }
 
 // any(): whether some element is nonzero, as the maximum of the elements as 0/1.
@@ -155,7 +176,7 @@ void topk(NodeLowering& n) {
 LoweringList reduction_lowerings() {
   return {
       {"aten::sum.dim_IntList", reduction("ReduceSum", "dim")},
-      {"aten::mean.dim", reduction("ReduceMean", "dim")},
+      {"aten::mean.dim", mean},
       {"aten::amax", reduction("ReduceMax", "dim")},
       {"aten::amin", reduction("ReduceMin", "dim")},
       {"aten::prod", reduction("ReduceProd", "")},

@@ -1,5 +1,6 @@
 // Views, copies and indexing. ONNX has values, not views: a view is the value it shows, and its
 // sizes come from the node's result spec (expressions over the program's symbols).
+#include <algorithm>
 #include <limits>
 #include <numeric>
 
@@ -9,9 +10,17 @@ namespace xport::onnx {
 namespace {
 
 // The value reshaped to the node's result sizes (view, squeeze, unsqueeze: exact, since the
-// result's sizes are known).
+// result's sizes are known). Where a size may be 0, `allowzero`: a 0 in Reshape's shape
+// otherwise copies the input's dim there ([0, 5] unsqueezed to [1, 0, 5] became [1, 5, 5]).
 void reshape_to_result(NodeLowering& n) {
-  n.emit("Reshape", {n.tensor("self"), n.g.shape(n.out_spec().sizes)});
+  const std::vector<sym::ExprPtr>& sizes = n.out_spec().sizes;
+  const bool may_be_zero = std::any_of(sizes.begin(), sizes.end(), [](sym::ExprPtr s) {
+    const std::optional<int64_t> v = sym::as_int(s);
+    return !v || *v == 0;
+  });
+  n.emit("Reshape", {n.tensor("self"), n.g.shape(sizes)},
+         may_be_zero ? std::vector{attr("allowzero", int64_t{1})}
+                     : std::vector<::onnx::AttributeProto>{});
 }
 
 void identity(NodeLowering& n) { n.emit("Identity", {n.tensor("self")}); }

@@ -3,6 +3,7 @@
 #include "xport/aten.h"
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <sstream>
 
@@ -436,10 +437,19 @@ std::vector<Tensor> run_program(const ProgramSpec& spec, const std::vector<Tenso
       case StepKind::CondShape: {
         auto twice = [](const std::vector<Tensor>& o) { return std::vector{o[0].relu() * 2.0}; };
         auto less = [](const std::vector<Tensor>& o) { return std::vector{o[0] - 1.0}; };
+        // Whether `value` is within float rounding of `threshold`, `scale` the sum (or mean) of
+        // the magnitudes it was computed from (eager runs only: under capture there is no value).
+        auto watch = [&module](const Tensor& value, const Tensor& scale, double threshold) {
+          if (!module.watch_thresholds) return;
+          const double margin = std::abs(value.item<double>() - threshold);
+          module.near_threshold |= margin < 1e-5 * scale.item<double>();
+        };
         // Variant 1: a cond inside the true branch.
         auto nested = [&](const std::vector<Tensor>& o) {
+          watch(o[0].mean(), o[0].abs().mean(), 0.5);
           return cond(o[0].mean().gt(0.5), twice, less, {o[0]});
         };
+        if (s.kind == StepKind::CondData) watch(a.sum(), a.abs().sum(), 0.0);
         if (s.kind == StepKind::CondData && s.variant == 1 && spec.version >= 2) {
           v.push_back(cond(a.sum().gt(0.0), nested, less, {a}).at(0));
         } else if (s.kind == StepKind::CondData) {

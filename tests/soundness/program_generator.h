@@ -88,6 +88,11 @@ class FuzzModule : public nn::Module {
  public:
   FuzzModule() : nn::Module("FuzzModule") { state = register_buffer("state", zeros({3})); }
   Tensor state;
+  /// Eager runs only: set true when a data-dependent condition's value came within float
+  /// rounding of its threshold (a sum of x - x^T is 0 only up to rounding), where another
+  /// engine summing in another order may rightly take the other branch.
+  bool watch_thresholds = false;
+  bool near_threshold = false;
 };
 
 /// The steps run eagerly on `inputs` (which InplaceInput steps update in place) in `module`

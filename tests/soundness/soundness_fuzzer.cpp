@@ -23,6 +23,8 @@
 //                 (tests/soundness/torch_worker.py under PYTHON, one process for the whole run):
 //                 a difference from xport's eager in values, dtypes, sizes or in which sets
 //                 raise is a finding
+//   --onnx-every K with --torch-oracle, also run every k-th exported program's ONNX file
+//                 (xport::onnx::save) in ONNX Runtime as one more engine (default 0: none)
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -47,6 +49,7 @@ struct Options {
   std::string accept_dir;
   int aot_every = 10;
   std::string torch_python;
+  int onnx_every = 0;
 };
 
 Options parse(int argc, char** argv) {
@@ -77,6 +80,8 @@ Options parse(int argc, char** argv) {
       o.aot_every = std::stoi(next());
     } else if (a == "--torch-oracle") {
       o.torch_python = next();
+    } else if (a == "--onnx-every") {
+      o.onnx_every = std::stoi(next());
     } else {
       throw std::runtime_error("unknown argument " + a);
     }
@@ -112,6 +117,9 @@ int main(int argc, char** argv) try {
   std::optional<TorchOracle> torch_oracle;
   if (!o.torch_python.empty()) {
     torch_oracle.emplace(o.torch_python, XPORT_TORCH_WORKER, XPORT_TORCH_ORACLE_KNOWN);
+    torch_oracle->onnx_every = o.onnx_every;
+  } else if (o.onnx_every > 0) {
+    throw std::runtime_error("--onnx-every runs ONNX Runtime in --torch-oracle's worker");
   }
   TorchOracle* oracle = torch_oracle ? &*torch_oracle : nullptr;
   const auto start = std::chrono::steady_clock::now();
@@ -181,7 +189,18 @@ int main(int argc, char** argv) try {
     std::cout << "compared with PyTorch's eager: " << oracle->programs << " programs, "
               << oracle->pairs << " program x input pairs inside the contract; "
               << oracle->own_refusals
-              << " sets PyTorch refuses of its own (torch_oracle_known.txt), not compared\n";
+              << " sets PyTorch refuses of its own (torch_oracle_known.txt), not compared; "
+              << oracle->near_threshold
+              << " programs compared up to a data-dependent condition within rounding of its "
+                 "threshold\n";
+    if (oracle->onnx_every > 0) {
+      std::cout << "run in ONNX Runtime (1 in " << oracle->onnx_every << "): "
+                << oracle->onnx_programs << " programs, " << oracle->onnx_pairs
+                << " program x input pairs; ONNX export refusals:";
+      if (oracle->onnx_refusals.empty()) std::cout << " none";
+      for (const auto& [kind, n] : oracle->onnx_refusals) std::cout << " " << kind << " " << n;
+      std::cout << "\n";
+    }
   }
   std::cout << "exported programs using each feature:\n";
   for (int k = 0; k < kStepKinds; ++k) {

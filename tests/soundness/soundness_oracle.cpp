@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -184,50 +185,48 @@ struct EagerRun {
   std::vector<Tensor> inputs;
   bool ok = false;
   std::vector<Tensor> outputs, inputs_after;
+  bool near_threshold = false;  // a data-dependent condition within rounding of its threshold
 };
 
-// The program's inside sets in PyTorch's eager against xport's, run by run.
-Finding compare_with_torch(TorchOracle& oracle, const ProgramSpec& spec,
-                           const std::vector<EagerRun>& runs) {
-  const std::string who = kTorchOracle;
-  std::vector<std::vector<Tensor>> sets;
-  for (const EagerRun& r : runs) sets.push_back(r.inputs);
-  std::vector<TorchOracle::Run> torch;
-  try {
-    torch = oracle.run(spec, sets);
-  } catch (const std::exception& e) {
-    return {who + " cannot run the program", e.what()};
-  }
-  if (torch.size() != runs.size()) {
-    return {who + " cannot run the program", std::to_string(torch.size()) + " runs answered"};
+// One engine's runs of the inside sets against xport's eager, run by run, up to the first set
+// xport's eager refuses when `stop_at_refusal` (ONNX cannot refuse, and its buffers go apart),
+// and up to the first set whose data-dependent condition xport's eager found within rounding of
+// its threshold (the engines may rightly take different branches from there).
+Finding compare_runs(const std::string& who, const std::vector<EagerRun>& runs,
+                     const std::vector<TorchOracle::Run>& theirs, const TorchOracle& oracle,
+                     bool stop_at_refusal, int64_t& pairs, int64_t* own_refusals) {
+  if (theirs.size() != runs.size()) {
+    return {who + " cannot run the program", std::to_string(theirs.size()) + " runs answered"};
   }
   for (size_t k = 0; k < runs.size(); ++k) {
+    if (stop_at_refusal && !runs[k].ok) break;
+    if (runs[k].near_threshold) break;
     const std::string where = "inputs " + sets_str(runs[k].inputs);
-    if (torch[k].error && runs[k].ok) {
-      if (oracle.pytorch_own(*torch[k].error)) {
-        ++oracle.own_refusals;  // and its buffer goes apart from here: the rest is not compared
+    if (theirs[k].error && runs[k].ok) {
+      if (own_refusals != nullptr && oracle.pytorch_own(*theirs[k].error)) {
+        ++*own_refusals;  // and its buffer goes apart from here: the rest is not compared
         return {};
       }
-      return {who + " raises on an input xport's eager runs", where + ": " + *torch[k].error};
+      return {who + " raises on an input xport's eager runs", where + ": " + *theirs[k].error};
     }
-    if (!torch[k].error && !runs[k].ok) {
+    if (!theirs[k].error && !runs[k].ok) {
       return {who + " runs an input xport's eager refuses", where};
     }
-    ++oracle.pairs;
-    if (torch[k].error) continue;
-    if (torch[k].outputs.size() != runs[k].outputs.size()) {
-      return {who + ": output count", std::to_string(torch[k].outputs.size()) +
+    ++pairs;
+    if (theirs[k].error) continue;
+    if (theirs[k].outputs.size() != runs[k].outputs.size()) {
+      return {who + ": output count", std::to_string(theirs[k].outputs.size()) +
                                           " outputs, xport's eager gives " +
                                           std::to_string(runs[k].outputs.size())};
     }
     for (size_t i = 0; i < runs[k].outputs.size(); ++i) {
-      if (std::string d = difference(torch[k].outputs[i], runs[k].outputs[i]); !d.empty()) {
+      if (std::string d = difference(theirs[k].outputs[i], runs[k].outputs[i]); !d.empty()) {
         return {who + " differs from xport's eager",
                 where + ", output " + std::to_string(i) + ": " + d};
       }
     }
-    for (size_t i = 0; i < runs[k].inputs_after.size(); ++i) {
-      if (std::string d = difference(torch[k].inputs_after[i], runs[k].inputs_after[i]);
+    for (size_t i = 0; i < theirs[k].inputs_after.size(); ++i) {
+      if (std::string d = difference(theirs[k].inputs_after[i], runs[k].inputs_after[i]);
           !d.empty()) {
         return {who + ": an updated input differs from xport's eager",
                 where + ", x" + std::to_string(i) + ": " + d};
@@ -235,6 +234,33 @@ Finding compare_with_torch(TorchOracle& oracle, const ProgramSpec& spec,
     }
   }
   return {};
+}
+
+// The program's inside sets in PyTorch's eager, and its ONNX file in ONNX Runtime where
+// offer_onnx wrote one, against xport's eager.
+Finding compare_with_torch(TorchOracle& oracle, const ProgramSpec& spec,
+                           const std::vector<EagerRun>& runs) {
+  oracle.near_threshold += std::any_of(runs.begin(), runs.end(),
+                                       [](const EagerRun& r) { return r.near_threshold; });
+  std::vector<std::vector<Tensor>> sets;
+  for (const EagerRun& r : runs) sets.push_back(r.inputs);
+  TorchOracle::Answer answer;
+  try {
+    answer = oracle.run(spec, sets);
+  } catch (const std::exception& e) {
+    return {std::string(kTorchOracle) + " cannot run the program", e.what()};
+  }
+  if (answer.onnx_refused && answer.onnx_refused->kind() == ErrorKind::Internal) {
+    return {std::string(kOnnxEngine) + ": export failed", answer.onnx_refused->what()};
+  }
+  if (answer.onnx_ran) {
+    if (Finding f = compare_runs(kOnnxEngine, runs, answer.onnx, oracle, true,
+                                 oracle.onnx_pairs, nullptr)) {
+      return f;
+    }
+  }
+  return compare_runs(kTorchOracle, runs, answer.torch, oracle, false, oracle.pairs,
+                      &oracle.own_refusals);
 }
 
 void write_torch_case(TorchCases& out, const ProgramSpec& spec, const ExportedProgram& ep,
@@ -321,6 +347,7 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
   // The module the program is exported in, and eager's own: the exported program holds the
   // former's buffer, and both go on from the same zeros, run by run.
   FuzzModule module, eager_module;
+  eager_module.watch_thresholds = oracle != nullptr;
   auto fn = [&spec, &module](const std::vector<Value>& in) {
     std::vector<Tensor> ts;
     for (const Value& v : in) ts.push_back(v.to_tensor());
@@ -369,6 +396,7 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
     return {"export: not an xport::Error", e.what()};
   }
   ++stats.exported;
+  if (oracle != nullptr) oracle->offer_onnx(*ep);
   if (acceptance != nullptr) {
     write_acceptance_case(*acceptance, spec, example, example_outputs, std::nullopt);
   }
@@ -487,7 +515,8 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
     }
     if (oracle != nullptr) {
       eager_runs.push_back({inputs, eager_ok, eager_ok ? clones(want) : std::vector<Tensor>{},
-                            clones(eager_inputs)});
+                            clones(eager_inputs), eager_module.near_threshold});
+      eager_module.near_threshold = false;
     }
     for (const auto& [name, run] : engines) {
       std::vector<Tensor> mine = clones(inputs);
@@ -540,7 +569,8 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
 
 ProgramSpec minimise(ProgramSpec spec, const Finding& finding, int input_sets,
                      TorchOracle* oracle) {
-  const bool torch = finding.kind.rfind(kTorchOracle, 0) == 0;
+  const bool torch = finding.kind.rfind(kTorchOracle, 0) == 0 ||
+                     finding.kind.rfind(kOnnxEngine, 0) == 0;
   for (size_t i = spec.steps.size(); i-- > 0;) {
     if (spec.steps[i].disabled) continue;
     ProgramSpec candidate = spec;

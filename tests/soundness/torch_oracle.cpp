@@ -11,6 +11,7 @@
 
 #include "torch_program.h"
 #include "xport/npy.h"
+#include "xport/onnx.h"
 
 namespace xport::soundness {
 namespace fs = std::filesystem;
@@ -56,6 +57,7 @@ TorchOracle::~TorchOracle() {
   if (pid_ > 0) waitpid(pid_, nullptr, 0);
   std::error_code ignored;
   fs::remove_all(dir_, ignored);
+  fs::remove(dir_ + ".onnx", ignored);
 }
 
 bool TorchOracle::pytorch_own(const std::string& error) const {
@@ -65,8 +67,50 @@ bool TorchOracle::pytorch_own(const std::string& error) const {
   return false;
 }
 
-std::vector<TorchOracle::Run> TorchOracle::run(const ProgramSpec& spec,
-                                               const std::vector<std::vector<Tensor>>& sets) {
+namespace {
+
+// The runs of one engine in a reply: each an error, or its outputs (FILE_out{J}.npy) and,
+// for PyTorch, the inputs after the run.
+std::vector<TorchOracle::Run> read_runs(const nlohmann::json& runs, const std::string& dir,
+                                        const std::string& out, const char* after,
+                                        size_t inputs) {
+  std::vector<TorchOracle::Run> read;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const nlohmann::json& r = runs[k];
+    TorchOracle::Run run;
+    if (r.contains("error")) {
+      run.error = r["error"].get<std::string>();
+    } else {
+      const std::string stem = (fs::path(dir) / ("set" + std::to_string(k))).string();
+      for (int j = 0; j < r["outputs"].get<int>(); ++j) {
+        run.outputs.push_back(load_npy(stem + out + std::to_string(j) + ".npy"));
+      }
+      for (size_t i = 0; after != nullptr && i < inputs; ++i) {
+        run.inputs_after.push_back(load_npy(stem + after + std::to_string(i) + ".npy"));
+      }
+    }
+    read.push_back(std::move(run));
+  }
+  return read;
+}
+
+}  // namespace
+
+void TorchOracle::offer_onnx(const ExportedProgram& program) {
+  onnx_written_ = false;
+  onnx_refused_.reset();
+  if (onnx_every <= 0 || onnx_seen++ % onnx_every != 0) return;
+  try {
+    onnx::save(program, dir_ + ".onnx");
+    onnx_written_ = true;
+  } catch (const Error& e) {
+    onnx_refused_ = e;
+    onnx_refusals[to_string(e.kind())]++;
+  }
+}
+
+TorchOracle::Answer TorchOracle::run(const ProgramSpec& spec,
+                                     const std::vector<std::vector<Tensor>>& sets) {
   std::error_code ignored;
   fs::remove_all(dir_, ignored);
   fs::create_directories(dir_);
@@ -79,7 +123,12 @@ std::vector<TorchOracle::Run> TorchOracle::run(const ProgramSpec& spec,
                                .string());
     }
   }
-  const nlohmann::json request = {{"dir", dir_}, {"sets", sets.size()}, {"inputs", inputs}};
+  Answer answer;
+  answer.onnx_refused = onnx_refused_;
+  nlohmann::json request = {{"dir", dir_}, {"sets", sets.size()}, {"inputs", inputs}};
+  if (onnx_written_) request["onnx"] = dir_ + ".onnx";
+  onnx_written_ = false;
+  onnx_refused_.reset();
   std::fputs((request.dump() + "\n").c_str(), to_);
   std::fflush(to_);
   std::string line;
@@ -91,24 +140,13 @@ std::vector<TorchOracle::Run> TorchOracle::run(const ProgramSpec& spec,
                              reply["failed"].get<std::string>());
   }
   ++programs;
-  std::vector<Run> runs;
-  for (size_t k = 0; k < reply["runs"].size(); ++k) {
-    const nlohmann::json& r = reply["runs"][k];
-    Run run;
-    if (r.contains("error")) {
-      run.error = r["error"].get<std::string>();
-    } else {
-      const std::string stem = (fs::path(dir_) / ("set" + std::to_string(k))).string();
-      for (int j = 0; j < r["outputs"].get<int>(); ++j) {
-        run.outputs.push_back(load_npy(stem + "_out" + std::to_string(j) + ".npy"));
-      }
-      for (size_t i = 0; i < inputs; ++i) {
-        run.inputs_after.push_back(load_npy(stem + "_after" + std::to_string(i) + ".npy"));
-      }
-    }
-    runs.push_back(std::move(run));
+  answer.torch = read_runs(reply["runs"], dir_, "_out", "_after", inputs);
+  if (reply.contains("onnx_runs")) {
+    ++onnx_programs;
+    answer.onnx_ran = true;
+    answer.onnx = read_runs(reply["onnx_runs"], dir_, "_onnx_out", nullptr, inputs);
   }
-  return runs;
+  return answer;
 }
 
 }  // namespace xport::soundness

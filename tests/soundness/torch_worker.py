@@ -10,6 +10,9 @@ This process runs the sets in order on one instance of the module (its buffer go
 to run, as xport's eager does), writes each run's outputs as set{K}_out{J}.npy and the inputs as
 the run left them as set{K}_after{I}.npy, and answers one line:
     {"runs": [{"outputs": J} or {"error": "TypeName: first line"}, ...]}
+With "onnx": FILE in the request (the program as `xport::onnx::save` wrote it), the sets also
+run in ONNX Runtime, in order, its updated buffers fed back as the runtime keeps them; its user
+outputs go to set{K}_onnx_out{J}.npy and the answer gains "onnx_runs" of the same form.
 An empty line or end of input ends it.
 """
 import importlib.util
@@ -19,6 +22,8 @@ import sys
 import warnings
 
 import numpy as np
+import onnx
+import onnxruntime as ort
 import torch
 
 
@@ -46,6 +51,42 @@ def run_request(request, count):
         sys.modules.pop(name, None)
 
 
+def run_onnx(request):
+    """The sets in ONNX Runtime, as tests/onnx/onnx_runtime_cases.py runs a model."""
+    folder = request["dir"]
+    path = os.path.join(folder, request["onnx"])
+    model = onnx.load(path, load_external_data=False)
+    meta = {p.key: p.value for p in model.metadata_props}
+    kinds = [(o["kind"], o.get("input")) for o in json.loads(meta["xport.outputs"])]
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    except Exception as e:  # noqa: BLE001 -- ONNX Runtime refuses the model: a finding
+        return [{"error": first_line(e)}] * request["sets"]
+    initialized = {t.name for t in model.graph.initializer}
+    names = [i.name for i in model.graph.input if i.name not in initialized]
+    state, runs = {}, []
+    for k in range(request["sets"]):
+        feeds = {name: np.load(os.path.join(folder, "set%d_in%d.npy" % (k, i)))
+                 for i, name in enumerate(names[:request["inputs"]])}
+        feeds.update(state)
+        try:
+            outs = session.run(None, feeds)
+        except Exception as e:  # noqa: BLE001 -- compared with what xport's eager did
+            runs.append({"error": first_line(e)})
+            continue
+        for out, (kind, name) in zip(outs, kinds):
+            if kind == "buffer_mutation":
+                state[name] = out
+        user = [o for o, (kind, _) in zip(outs, kinds) if kind == "user_output"]
+        for j, out in enumerate(user):
+            np.save(os.path.join(folder, "set%d_onnx_out%d.npy" % (k, j)), out)
+        runs.append({"outputs": len(user)})
+    return runs
+
+
 def run_sets(request, program):
     folder = request["dir"]
     model = program.Program()
@@ -66,7 +107,10 @@ def run_sets(request, program):
         for i, x in enumerate(inputs):
             np.save(os.path.join(folder, "set%d_after%d.npy" % (k, i)), x.numpy())
         runs.append({"outputs": len(outputs)})
-    return {"runs": runs}
+    reply = {"runs": runs}
+    if request.get("onnx"):
+        reply["onnx_runs"] = run_onnx(request)
+    return reply
 
 
 def main():
