@@ -26,6 +26,9 @@ TorchOracle::TorchOracle(const std::string& python, const std::string& worker,
     while (!line.empty() && line.back() == ' ') line.pop_back();
     if (!line.empty()) known_.push_back(line);
   }
+  // A worker that dies (torch missing, a crash) must fail the run with a message, not end it
+  // with SIGPIPE on the next request.
+  signal(SIGPIPE, SIG_IGN);
   int to_child[2], from_child[2];
   if (pipe(to_child) != 0 || pipe(from_child) != 0) {
     throw std::runtime_error("torch oracle: pipe failed");
