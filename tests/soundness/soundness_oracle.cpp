@@ -13,6 +13,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <functional>
+#include <iterator>
 #include <random>
 #include <sstream>
 
@@ -175,11 +176,6 @@ json leaves_json(const std::vector<Tensor>& ts, const std::string& dir, const st
   return out;
 }
 
-// One program x its input sets, as they ran.
-struct Recorded {
-  std::vector<Tensor> inputs, outputs, inputs_after;
-};
-
 // An inside set as xport's eager ran it: its outputs and inputs after the run, or refused.
 struct EagerRun {
   std::vector<Tensor> inputs;
@@ -264,7 +260,7 @@ Finding compare_with_torch(TorchOracle& oracle, const ProgramSpec& spec,
 }
 
 void write_torch_case(TorchCases& out, const ProgramSpec& spec, const ExportedProgram& ep,
-                      const std::string& archive, const std::vector<Recorded>& runs,
+                      const std::string& archive, const std::vector<EagerRun>& eager_runs,
                       const std::vector<std::vector<Tensor>>& refused) {
   const std::string name = "p" + std::to_string(spec.seed);
   std::filesystem::create_directories(std::filesystem::path(out.dir) / name);
@@ -272,6 +268,9 @@ void write_torch_case(TorchCases& out, const ProgramSpec& spec, const ExportedPr
                              std::filesystem::copy_options::overwrite_existing);
   json c = {{"name", name}, {"group", "soundness"}, {"pt2", name + "/model.pt2"}};
   c["runs"] = json::array();
+  std::vector<EagerRun> runs;  // the sets eager ran; those it refused are not PyTorch's to run
+  std::copy_if(eager_runs.begin(), eager_runs.end(), std::back_inserter(runs),
+               [](const EagerRun& r) { return r.ok; });
   for (size_t k = 0; k < runs.size(); ++k) {
     const std::string stem = name + "/run" + std::to_string(k);
     c["runs"].push_back({{"inputs", leaves_json(runs[k].inputs, out.dir, stem + "_in")},
@@ -467,7 +466,6 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
   }
   stats.engines = std::max(stats.engines, static_cast<int64_t>(engines.size()));
 
-  std::vector<Recorded> recorded;
   std::vector<EagerRun> eager_runs;
   // The inside sets, then the outside ones, then one inside set more: a refused call must not
   // have advanced any engine's buffer.
@@ -513,11 +511,10 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
       eager_ok = false;
       ++stats.eager_refused;
     }
-    if (oracle != nullptr) {
-      eager_runs.push_back({inputs, eager_ok, eager_ok ? clones(want) : std::vector<Tensor>{},
-                            clones(eager_inputs), eager_module.near_threshold});
-      eager_module.near_threshold = false;
-    }
+    // Copies: an output may be the buffer itself, which later runs update.
+    eager_runs.push_back({inputs, eager_ok, eager_ok ? clones(want) : std::vector<Tensor>{},
+                          clones(eager_inputs), eager_module.near_threshold});
+    eager_module.near_threshold = false;
     for (const auto& [name, run] : engines) {
       std::vector<Tensor> mine = clones(inputs);
       std::vector<Tensor> got;
@@ -553,8 +550,6 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
       }
     }
     ++stats.inside_pairs;
-    // Copies: an output may be the buffer itself, which later runs update.
-    if (eager_ok) recorded.push_back({inputs, clones(want), eager_inputs});
   }
   if (oracle != nullptr) {
     if (Finding f = compare_with_torch(*oracle, spec, eager_runs)) return f;
@@ -562,7 +557,7 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
   if (torch_cases != nullptr && torch_cases->seen++ % torch_cases->every == 0) {
     std::vector<std::vector<Tensor>> refused;
     for (const auto& [what, inputs] : outside) refused.push_back(inputs);
-    write_torch_case(*torch_cases, spec, *ep, path, recorded, refused);
+    write_torch_case(*torch_cases, spec, *ep, path, eager_runs, refused);
   }
   return {};
 }
