@@ -183,13 +183,15 @@ soak-serve: build venv
 	  tests/serve
 
 # The soundness fuzzer for SECONDS seconds (tests/soundness/): its regression cases, then new
-# programs from SEED on; prints the counts, and each finding minimised. TORCH=1 runs every
-# exported program's input sets in PyTorch's eager, and its ONNX file in ONNX Runtime, too (one
-# worker process from the venv).
+# programs from SEED on, each compiled ahead of time too and run on INPUTS sets inside its
+# contract; prints the counts, and each finding minimised. TORCH=1 runs every exported
+# program's input sets in PyTorch's eager, and its ONNX file in ONNX Runtime, too (one worker
+# process from the venv).
 TORCH ?=
+INPUTS ?= 32
 fuzz-soundness: build $(if $(TORCH),venv)
 	$(abspath $(BUILD))/tests/xport_soundness_fuzzer --seconds $(SECONDS) --seed $(SEED) \
-	  --replay tests/soundness/regressions.txt \
+	  --inputs $(INPUTS) --aot-every 1 --replay tests/soundness/regressions.txt \
 	  $(if $(TORCH),--torch-oracle $(PYTHON) --onnx-every 1)
 
 install: build

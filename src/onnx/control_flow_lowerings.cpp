@@ -78,12 +78,12 @@ void while_loop(NodeLowering& n) {
   GraphBuilder b(&body, g.model(), &g);
   ir::TensorSpec iter = ir::TensorSpec::contiguous(DType::Int64, {});
   ir::TensorSpec flag = ir::TensorSpec::contiguous(DType::Bool, {});
-  *body.add_input() = value_info(g.model().fresh("iteration"), iter, true);
-  *body.add_input() = value_info(g.model().fresh("condition_in"), flag, true);
+  *body.add_input() = value_info(g.model().fresh("iteration"), iter, ShapeDetail::kFull);
+  *body.add_input() = value_info(g.model().fresh("condition_in"), flag, ShapeDetail::kFull);
   std::vector<std::string> values;
   for (size_t i = 0; i < carried.size(); ++i) {
     values.push_back(g.model().fresh(n.node().name() + "_carried"));
-    *body.add_input() = value_info(values.back(), *carried_specs[i], false);
+    *body.add_input() = value_info(values.back(), *carried_specs[i], ShapeDetail::kNone);
   }
   std::vector<std::string> inputs = values;
   inputs.insert(inputs.end(), extra.begin(), extra.end());
@@ -91,10 +91,10 @@ void while_loop(NodeLowering& n) {
   for (size_t i = 0; i < inputs.size(); ++i) b.bind(placeholders[i]->out(), inputs[i]);
   const std::vector<std::string> next = lower_calls(body_fn, b);
   const std::string again = b.add("Identity", {run_cond(b, next)}, {}, "condition_out");
-  *body.add_output() = value_info(again, flag, true);
+  *body.add_output() = value_info(again, flag, ShapeDetail::kFull);
   for (size_t i = 0; i < next.size(); ++i) {
     const std::string out = b.add("Identity", {next[i]}, {}, n.node().name() + "_next");
-    *body.add_output() = value_info(out, *carried_specs[i], false);
+    *body.add_output() = value_info(out, *carried_specs[i], ShapeDetail::kRank);
   }
   std::vector<std::string> loop_inputs{"", first};
   loop_inputs.insert(loop_inputs.end(), carried.begin(), carried.end());

@@ -129,7 +129,7 @@ void prune_unused(::onnx::GraphProto& graph) {
     state.names.insert(p->name());
     g.bind(p->out(), p->name());
     if (in.kind == InputSpec::Kind::UserInput) {
-      *graph.add_input() = value_info(p->name(), spec, true, names);
+      *graph.add_input() = value_info(p->name(), spec, ShapeDetail::kFull, names);
       user_inputs.push_back(p);
       continue;
     }
@@ -140,7 +140,7 @@ void prune_unused(::onnx::GraphProto& graph) {
     // An updated buffer is an input too, its initializer the default: whoever runs the model
     // feeds the updated value back (docs/ONNX.md).
     if (in.kind == InputSpec::Kind::Buffer && mutated.count(in.target)) {
-      *graph.add_input() = value_info(p->name(), spec, true, names);
+      *graph.add_input() = value_info(p->name(), spec, ShapeDetail::kFull, names);
     }
   }
   bind_input_symbols(g, user_inputs);
@@ -162,7 +162,7 @@ void prune_unused(::onnx::GraphProto& graph) {
       // An input, an initializer, or a value returned twice: an output needs a node of its own.
       name = g.add("Identity", {name}, {}, o.name);
     }
-    *graph.add_output() = value_info(name, spec, true, names);
+    *graph.add_output() = value_info(name, spec, ShapeDetail::kFull, names);
   }
 
   prune_unused(graph);

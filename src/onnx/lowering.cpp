@@ -371,7 +371,7 @@ std::vector<std::string> lower_calls(const ir::Graph& graph, GraphBuilder& g) {
 }
 
 ::onnx::ValueInfoProto value_info(const std::string& name, const ir::TensorSpec& spec,
-                                  bool with_shape,
+                                  ShapeDetail detail,
                                   const std::function<std::string(sym::ExprPtr)>& dim_name) {
   ::onnx::ValueInfoProto info;
   info.set_name(name);
@@ -379,13 +379,13 @@ std::vector<std::string> lower_calls(const ir::Graph& graph, GraphBuilder& g) {
   // A complex value is a real one with a trailing dim of 2 (spectral_lowerings.cpp).
   const bool complex = is_complex(spec.dtype);
   tensor->set_elem_type(onnx_type(complex ? complex_part(spec.dtype) : spec.dtype));
-  if (!with_shape) return info;
+  if (detail == ShapeDetail::kNone) return info;
   auto* shape = tensor->mutable_shape();
   for (sym::ExprPtr s : spec.sizes) {
     auto* dim = shape->add_dim();
     if (auto v = sym::as_int(s)) {
       dim->set_dim_value(*v);
-    } else {
+    } else if (detail == ShapeDetail::kFull) {
       dim->set_dim_param(sym::str(s, dim_name));
     }
   }
@@ -401,7 +401,7 @@ std::vector<std::string> lower_calls(const ir::Graph& graph, GraphBuilder& g) {
   body.set_name(parent.model().fresh(name));
   GraphBuilder g(&body, parent.model(), &parent);
   for (const auto& [input, spec] : body_inputs) {
-    *body.add_input() = value_info(input, *spec, false);
+    *body.add_input() = value_info(input, *spec, ShapeDetail::kNone);
   }
   const std::vector<const ir::Node*> placeholders = subgraph.placeholders();
   XPORT_CHECK(placeholders.size() == inputs.size(), Internal, "onnx: a body of ",
@@ -411,11 +411,12 @@ std::vector<std::string> lower_calls(const ir::Graph& graph, GraphBuilder& g) {
   const ir::Node* output = subgraph.output();
   for (size_t i = 0; i < results.size(); ++i) {
     // A body's outputs are its own values: a result that is an input or an enclosing graph's
-    // value goes through Identity.
+    // value goes through Identity. ONNX Runtime's Scan needs each output's rank stated, which
+    // its shape inference cannot always find (a Reshape to a computed shape).
     const std::string out = g.add("Identity", {results[i]}, {}, body.name() + "_out");
     const auto& ref = std::get<ir::ValueRef>(output->args()[i].value);
-    *body.add_output() =
-        value_info(out, ref.node->outputs().at(static_cast<size_t>(ref.index)), false);
+    *body.add_output() = value_info(out, ref.node->outputs().at(static_cast<size_t>(ref.index)),
+                                    ShapeDetail::kRank);
   }
   return body;
 }

@@ -141,9 +141,16 @@ LoweringList spectral_lowerings();
                                   body_inputs = {},
                               const std::string& name = "body");
 
-/// A value info (name, element type, dims; `with_shape` false gives the element type only).
+/// How much of a value's shape a value info states.
+enum class ShapeDetail {
+  kNone,  ///< the element type only
+  kRank,  ///< the rank, with the dims that are constants (the others left unknown)
+  kFull,  ///< every dim: a constant or a named symbol
+};
+
+/// A value info: name, element type and as much of the shape as `detail` asks for.
 ::onnx::ValueInfoProto value_info(const std::string& name, const ir::TensorSpec& spec,
-                                  bool with_shape,
+                                  ShapeDetail detail,
                                   const std::function<std::string(sym::ExprPtr)>& dim_name = {});
 
 }  // namespace xport::onnx

@@ -390,6 +390,10 @@ std::vector<Tensor> run_program(const ProgramSpec& spec, const std::vector<Tenso
     }
     switch (s.kind) {
       case StepKind::Unary:
+        if (s.variant == 5 && module.watch_rounding && a.int_numel() > 0) {
+          module.sin_argument_scale =
+              std::max(module.sin_argument_scale, a.abs().amax({}).item<double>());
+        }
         v.push_back(unary(s.variant, a));
         break;
       case StepKind::Binary:
@@ -440,7 +444,7 @@ std::vector<Tensor> run_program(const ProgramSpec& spec, const std::vector<Tenso
         // Whether `value` is within float rounding of `threshold`, `scale` the sum (or mean) of
         // the magnitudes it was computed from (eager runs only: under capture there is no value).
         auto watch = [&module](const Tensor& value, const Tensor& scale, double threshold) {
-          if (!module.watch_thresholds) return;
+          if (!module.watch_rounding) return;
           const double margin = std::abs(value.item<double>() - threshold);
           module.near_threshold |= margin < 1e-5 * scale.item<double>();
         };
@@ -497,7 +501,10 @@ std::vector<Tensor> run_program(const ProgramSpec& spec, const std::vector<Tenso
         v.push_back(module.state);
         break;
       case StepKind::IntBool: {
-        const Tensor i = (a * 4.0).to(DType::Int64);
+        // From v4 NaN reads as 0 and the rest is clamped: converting NaN or a float past int64's
+        // range to an integer is undefined, and engines rightly differ there.
+        const Tensor x = spec.version >= 4 ? clamp(where(isnan(a), zeros({}), a), -1e9, 1e9) : a;
+        const Tensor i = (x * 4.0).to(DType::Int64);
         const Tensor three = full({}, 3, DType::Int64);
         const Tensor m = remainder(i, three) + div(i, three, "floor");
         v.push_back(where(a.gt(-0.5), m, -m).to(DType::Float32));
@@ -648,7 +655,8 @@ std::string ProgramSpec::str() const {
         out << "state.add_(" << a << ".mean())  // the module's buffer updated in place";
         break;
       case StepKind::IntBool:
-        out << "where(" << a << " > -0.5, m, -m).to(float32)  // i = (" << a
+        out << "where(" << a << " > -0.5, m, -m).to(float32)  // i = ("
+            << (version >= 4 ? "clamp(nan_to_0(" + a + "), -1e9, 1e9)" : a)
             << " * 4).to(int64), m = i % 3 + i // 3";
         break;
     }

@@ -67,8 +67,9 @@ struct Step {
 
 /// The generator's version: a seed gives the same program under one version forever, so that the
 /// regression cases (`v1 58`) keep theirs when the generator learns more. 1: Dims from 1 or 2,
-/// 1-3 inputs; 2: Dims from 0 too, nested cond, IntBool steps; 3: 1-4 inputs.
-inline constexpr int kGeneratorVersion = 3;
+/// 1-3 inputs; 2: Dims from 0 too, nested cond, IntBool steps; 3: 1-4 inputs; 4: IntBool reads
+/// NaN as 0 and clamps to +-1e9 before its int64 conversion.
+inline constexpr int kGeneratorVersion = 4;
 
 struct ProgramSpec {
   uint64_t seed = 0;
@@ -88,11 +89,14 @@ class FuzzModule : public nn::Module {
  public:
   FuzzModule() : nn::Module("FuzzModule") { state = register_buffer("state", zeros({3})); }
   Tensor state;
-  /// Eager runs only: set true when a data-dependent condition's value came within float
-  /// rounding of its threshold (a sum of x - x^T is 0 only up to rounding), where another
-  /// engine summing in another order may rightly take the other branch.
-  bool watch_thresholds = false;
+  /// Eager runs only, when `watch_rounding`: `near_threshold` is set when a data-dependent
+  /// condition's value came within float rounding of its threshold (a sum of x - x^T is 0 only
+  /// up to rounding), where another engine summing in another order may rightly take the other
+  /// branch; `sin_argument_scale` is the largest |x| sin was applied to, since sin turns x's
+  /// rounding (relative to |x|) into an absolute error of that size in a result below 1.
+  bool watch_rounding = false;
   bool near_threshold = false;
+  double sin_argument_scale = 0;
 };
 
 /// The steps run eagerly on `inputs` (which InplaceInput steps update in place) in `module`

@@ -17,8 +17,9 @@
 //                 with its input sets to DIR for tests/serde/torch_load_cases.py
 //   --torch-accept DIR  also write every program (exported or refused) in PyTorch to DIR for
 //                 tests/soundness/torch_acceptance.py, with xport's verdict
-//   --aot-every K also compile every k-th exported program ahead of time (default 10; 0: none)
-//                 and run the library as one more engine
+//   --aot-every K also compile every k-th exported program ahead of time (default 10; 0: none;
+//                 on a thread of its own, beside the other engines) and run the library as
+//                 two more engines (its C++ entrance and its C ABI)
 //   --torch-oracle PYTHON  also run every exported program's inside sets in PyTorch's eager
 //                 (tests/soundness/torch_worker.py under PYTHON, one process for the whole run):
 //                 a difference from xport's eager in values, dtypes, sizes or in which sets
@@ -28,6 +29,7 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -202,6 +204,18 @@ int main(int argc, char** argv) try {
       std::cout << "\n";
     }
   }
+  // Every input set each engine ran and had checked: xport's (inside and outside sets), then
+  // PyTorch's eager and ONNX Runtime (inside sets, compared with xport's eager).
+  std::map<std::string, int64_t> runs = stats.engine_runs;
+  if (oracle != nullptr) runs["PyTorch's eager"] = oracle->pairs;
+  if (oracle != nullptr && oracle->onnx_every > 0) runs["ONNX Runtime"] = oracle->onnx_pairs;
+  int64_t total_runs = 0;
+  for (const auto& [engine, n] : runs) total_runs += n;
+  std::cout << "input sets run across engines: " << total_runs << " (";
+  for (auto it = runs.begin(); it != runs.end(); ++it) {
+    std::cout << (it == runs.begin() ? "" : ", ") << it->first << " " << it->second;
+  }
+  std::cout << ")\n";
   std::cout << "exported programs using each feature:\n";
   for (int k = 0; k < kStepKinds; ++k) {
     const int64_t n = stats.features[static_cast<size_t>(k)];

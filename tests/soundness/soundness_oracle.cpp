@@ -13,6 +13,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <functional>
+#include <future>
 #include <iterator>
 #include <random>
 #include <sstream>
@@ -46,9 +47,9 @@ std::string sets_str(const std::vector<Tensor>& ts) {
   return out;
 }
 
-// Equal sizes and dtypes; values within 1e-4 of the larger magnitude (fusion reorders float
-// sums), NaN where the other has NaN. Empty when equal, else what differs.
-std::string difference(const Tensor& got, const Tensor& want) {
+// Equal sizes and dtypes; values within 1e-4 of the larger magnitude, at least `min_scale`
+// (fusion reorders float sums), NaN where the other has NaN. Empty when equal, else what differs.
+std::string difference(const Tensor& got, const Tensor& want, double min_scale = 1) {
   if (got.int_sizes() != want.int_sizes() || got.dtype() != want.dtype()) {
     return "got " + shape_str(got) + ", eager gives " + shape_str(want);
   }
@@ -56,7 +57,7 @@ std::string difference(const Tensor& got, const Tensor& want) {
   const Tensor g = got.to(DType::Float64).contiguous(), w = want.to(DType::Float64).contiguous();
   const auto* gp = static_cast<const double*>(g.raw_data());
   const auto* wp = static_cast<const double*>(w.raw_data());
-  double scale = 1, worst = 0;
+  double scale = min_scale, worst = 0;
   for (int64_t i = 0; i < w.int_numel(); ++i) {
     if (std::isfinite(wp[i])) scale = std::max(scale, std::abs(wp[i]));
   }
@@ -182,7 +183,72 @@ struct EagerRun {
   bool ok = false;
   std::vector<Tensor> outputs, inputs_after;
   bool near_threshold = false;  // a data-dependent condition within rounding of its threshold
+  double sin_argument_scale = 0;  // FuzzModule::sin_argument_scale: other engines' outputs are
+                                  // compared at least at this scale
 };
+
+// One engine's run of an inside set, against xport's eager's run of it: the same refusal, or
+// the same outputs and the inputs updated alike.
+Finding check_inside(const std::string& name, const Engine& run, const EagerRun& eager,
+                     Stats& stats) {
+  const std::string where = "inputs " + sets_str(eager.inputs);
+  std::vector<Tensor> mine = clones(eager.inputs);
+  std::vector<Tensor> got;
+  try {
+    got = run(values_of(mine));
+  } catch (const Error& e) {
+    if (eager.ok) return {name + " refuses an input inside the contract", where + ": " + e.what()};
+    ++stats.engine_runs[name];
+    return {};
+  } catch (const std::exception& e) {
+    return {name + " crashed", where + ": " + e.what()};
+  }
+  if (!eager.ok) return {name + " runs an input eager refuses", where};
+  if (got.size() != eager.outputs.size()) {
+    return {name + ": output count", std::to_string(got.size()) + " outputs, eager gives " +
+                                         std::to_string(eager.outputs.size())};
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::string d = difference(got[i], eager.outputs[i]); !d.empty()) {
+      return {name + " differs from eager", where + ", output " + std::to_string(i) + ": " + d};
+    }
+  }
+  for (size_t i = 0; i < mine.size(); ++i) {
+    if (std::string d = difference(mine[i], eager.inputs_after[i]); !d.empty()) {
+      return {name + ": an updated input differs from eager's",
+              where + ", x" + std::to_string(i) + ": " + d};
+    }
+  }
+  ++stats.engine_runs[name];
+  return {};
+}
+
+// One engine's run of a set outside the contract: refused with InvalidInput naming an input or
+// a Dim, and nothing written.
+Finding check_outside(const std::string& name, const Engine& run, const std::string& what,
+                      const std::vector<Tensor>& bad, const ProgramSpec& spec, Stats& stats) {
+  std::vector<Tensor> mine = clones(bad);
+  try {
+    run(values_of(mine));
+    return {name + " runs an input outside the contract", what + ": inputs " + sets_str(bad)};
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::InvalidInput) {
+      return {name + " refuses an input outside the contract with " + to_string(e.kind()) +
+                  ", not InvalidInput",
+              what + ": " + e.what()};
+    }
+    if (!names_the_user(e.what(), spec)) {
+      return {name + ": a refusal that names neither an input nor a Dim", e.what()};
+    }
+  } catch (const std::exception& e) {
+    return {name + " crashed on an input outside the contract", what + ": " + e.what()};
+  }
+  for (size_t i = 0; i < bad.size(); ++i) {
+    if (!difference(mine[i], bad[i]).empty()) return {name + " wrote to an input it refused", what};
+  }
+  ++stats.engine_runs[name];
+  return {};
+}
 
 // One engine's runs of the inside sets against xport's eager, run by run, up to the first set
 // xport's eager refuses when `stop_at_refusal` (ONNX cannot refuse, and its buffers go apart),
@@ -216,13 +282,16 @@ Finding compare_runs(const std::string& who, const std::vector<EagerRun>& runs,
                                           std::to_string(runs[k].outputs.size())};
     }
     for (size_t i = 0; i < runs[k].outputs.size(); ++i) {
-      if (std::string d = difference(theirs[k].outputs[i], runs[k].outputs[i]); !d.empty()) {
+      const double scale = std::max(1.0, runs[k].sin_argument_scale);
+      if (std::string d = difference(theirs[k].outputs[i], runs[k].outputs[i], scale);
+          !d.empty()) {
         return {who + " differs from xport's eager",
                 where + ", output " + std::to_string(i) + ": " + d};
       }
     }
     for (size_t i = 0; i < theirs[k].inputs_after.size(); ++i) {
-      if (std::string d = difference(theirs[k].inputs_after[i], runs[k].inputs_after[i]);
+      const double scale = std::max(1.0, runs[k].sin_argument_scale);
+      if (std::string d = difference(theirs[k].inputs_after[i], runs[k].inputs_after[i], scale);
           !d.empty()) {
         return {who + ": an updated input differs from xport's eager",
                 where + ", x" + std::to_string(i) + ": " + d};
@@ -339,6 +408,50 @@ void write_manifest(const std::string& dir, const std::vector<std::string>& case
 void TorchCases::finish() const { write_manifest(dir, cases); }
 void AcceptanceCases::finish() const { write_manifest(dir, cases); }
 
+// The library being compiled (by `compiling`) as two engines, the C++ entrance this build
+// calls and the C ABI a host of another build would (another model of the same library, with
+// state of its own), each run on eager's inside sets in their order, with the outside sets
+// before the last one, as check_program runs the others.
+Finding check_compiled(std::future<void>& compiling, const std::string& library, AotEngine& aot,
+                       const ProgramSpec& spec, const std::vector<EagerRun>& eager_runs,
+                       const std::vector<std::pair<std::string, std::vector<Tensor>>>& outside,
+                       size_t other_engines, Stats& stats) {
+  std::optional<runtime::Program> compiled, compiled_c;
+  try {
+    compiling.get();
+    compiled.emplace(runtime::Program::load(library, runtime::Options{.num_threads = 1}));
+    setenv("XPORT_MODEL_C_ABI", "1", 1);
+    compiled_c.emplace(runtime::Program::load(library, runtime::Options{.num_threads = 1}));
+    unsetenv("XPORT_MODEL_C_ABI");
+  } catch (const Error& e) {
+    // A limitation the compiler states before compiling is no finding; anything else is.
+    if (e.kind() != ErrorKind::UnsupportedOp) {
+      return {std::string(kAotEngine) + ": compile or load failed", e.what()};
+    }
+    ++aot.refused;
+    return {};
+  } catch (const std::exception& e) {
+    return {std::string(kAotEngine) + ": compile or load failed", e.what()};
+  }
+  ++aot.compiled;
+  const std::pair<std::string, Engine> engines[] = {
+      {kAotEngine, [&](const auto& in) { return compiled->run_values(in); }},
+      {std::string(kAotEngine) + " (C ABI)",
+       [&](const auto& in) { return compiled_c->run_values(in); }}};
+  stats.engines = std::max(stats.engines, static_cast<int64_t>(other_engines + 2));
+  for (const auto& [name, run] : engines) {
+    for (size_t k = 0; k < eager_runs.size(); ++k) {
+      if (k + 1 == eager_runs.size()) {
+        for (const auto& [what, bad] : outside) {
+          if (Finding f = check_outside(name, run, what, bad, spec, stats)) return f;
+        }
+      }
+      if (Finding f = check_inside(name, run, eager_runs[k], stats)) return f;
+    }
+  }
+  return {};
+}
+
 Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, bool must_export,
                       TorchCases* torch_cases, AcceptanceCases* acceptance, AotEngine* aot,
                       TorchOracle* oracle) {
@@ -346,7 +459,7 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
   // The module the program is exported in, and eager's own: the exported program holds the
   // former's buffer, and both go on from the same zeros, run by run.
   FuzzModule module, eager_module;
-  eager_module.watch_thresholds = oracle != nullptr;
+  eager_module.watch_rounding = oracle != nullptr;
   auto fn = [&spec, &module](const std::vector<Value>& in) {
     std::vector<Tensor> ts;
     for (const Value& v : in) ts.push_back(v.to_tensor());
@@ -430,9 +543,6 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
   engines.emplace_back("runtime (fused)", [&](const auto& in) { return fused->run_values(in); });
   engines.emplace_back("runtime (unfused)",
                        [&](const auto& in) { return unfused->run_values(in); });
-  // The library as this build calls it (its C++ entrance), and as a host of another build
-  // would (its C ABI): another model of the same library, with state of its own.
-  std::optional<runtime::Program> compiled, compiled_c;
   // Its own name: the compiler writes NAME.pt2 beside NAME.so, and `path` is in use.
   const std::string library = path.substr(0, path.size() - 4) + "-aot.so";
   struct LibraryCleanup {
@@ -443,26 +553,12 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
       }
     }
   } library_cleanup{library};
+  // The compiler runs beside the other engines (it reads the saved archive, which nothing else
+  // changes) and its library is checked after them, on the same sets in the same order.
+  std::future<void> compiling;
   if (aot != nullptr && aot->seen++ % aot->every == 0) {
-    try {
-      aot::compile(*ep, library);
-      compiled.emplace(runtime::Program::load(library, runtime::Options{.num_threads = 1}));
-      setenv("XPORT_MODEL_C_ABI", "1", 1);
-      compiled_c.emplace(runtime::Program::load(library, runtime::Options{.num_threads = 1}));
-      unsetenv("XPORT_MODEL_C_ABI");
-      ++aot->compiled;
-      engines.emplace_back(kAotEngine, [&](const auto& in) { return compiled->run_values(in); });
-      engines.emplace_back(std::string(kAotEngine) + " (C ABI)",
-                           [&](const auto& in) { return compiled_c->run_values(in); });
-    } catch (const Error& e) {
-      // A limitation the compiler states before compiling is no finding; anything else is.
-      if (e.kind() != ErrorKind::UnsupportedOp) {
-        return {std::string(kAotEngine) + ": compile or load failed", e.what()};
-      }
-      ++aot->refused;
-    } catch (const std::exception& e) {
-      return {std::string(kAotEngine) + ": compile or load failed", e.what()};
-    }
+    compiling = std::async(std::launch::async,
+                           [&path, &library] { aot::compile_archive(path, library); });
   }
   stats.engines = std::max(stats.engines, static_cast<int64_t>(engines.size()));
 
@@ -474,28 +570,7 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
     if (k == input_sets) {
       for (const auto& [what, bad] : outside) {
         for (const auto& [name, run] : engines) {
-          std::vector<Tensor> mine = clones(bad);
-          try {
-            run(values_of(mine));
-            return {name + " runs an input outside the contract",
-                    what + ": inputs " + sets_str(bad)};
-          } catch (const Error& e) {
-            if (e.kind() != ErrorKind::InvalidInput) {
-              return {name + " refuses an input outside the contract with " +
-                          to_string(e.kind()) + ", not InvalidInput",
-                      what + ": " + e.what()};
-            }
-            if (!names_the_user(e.what(), spec)) {
-              return {name + ": a refusal that names neither an input nor a Dim", e.what()};
-            }
-          } catch (const std::exception& e) {
-            return {name + " crashed on an input outside the contract", what + ": " + e.what()};
-          }
-          for (size_t i = 0; i < bad.size(); ++i) {
-            if (!difference(mine[i], bad[i]).empty()) {
-              return {name + " wrote to an input it refused", what};
-            }
-          }
+          if (Finding f = check_outside(name, run, what, bad, spec, stats)) return f;
         }
         ++stats.outside_pairs;
       }
@@ -511,48 +586,26 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
       eager_ok = false;
       ++stats.eager_refused;
     }
+    ++stats.engine_runs["xport's eager"];
     // Copies: an output may be the buffer itself, which later runs update.
     eager_runs.push_back({inputs, eager_ok, eager_ok ? clones(want) : std::vector<Tensor>{},
-                          clones(eager_inputs), eager_module.near_threshold});
+                          clones(eager_inputs), eager_module.near_threshold,
+                          eager_module.sin_argument_scale});
     eager_module.near_threshold = false;
+    eager_module.sin_argument_scale = 0;
     for (const auto& [name, run] : engines) {
-      std::vector<Tensor> mine = clones(inputs);
-      std::vector<Tensor> got;
-      try {
-        got = run(values_of(mine));
-      } catch (const Error& e) {
-        if (eager_ok) {
-          return {name + " refuses an input inside the contract",
-                  "inputs " + sets_str(inputs) + ": " + e.what()};
-        }
-        continue;
-      } catch (const std::exception& e) {
-        return {name + " crashed", "inputs " + sets_str(inputs) + ": " + e.what()};
-      }
-      if (!eager_ok) {
-        return {name + " runs an input eager refuses", "inputs " + sets_str(inputs)};
-      }
-      if (got.size() != want.size()) {
-        return {name + ": output count", std::to_string(got.size()) + " outputs, eager gives " +
-                                             std::to_string(want.size())};
-      }
-      for (size_t i = 0; i < want.size(); ++i) {
-        if (std::string d = difference(got[i], want[i]); !d.empty()) {
-          return {name + " differs from eager",
-                  "inputs " + sets_str(inputs) + ", output " + std::to_string(i) + ": " + d};
-        }
-      }
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        if (std::string d = difference(mine[i], eager_inputs[i]); !d.empty()) {
-          return {name + ": an updated input differs from eager's",
-                  "inputs " + sets_str(inputs) + ", x" + std::to_string(i) + ": " + d};
-        }
-      }
+      if (Finding f = check_inside(name, run, eager_runs.back(), stats)) return f;
     }
     ++stats.inside_pairs;
   }
   if (oracle != nullptr) {
     if (Finding f = compare_with_torch(*oracle, spec, eager_runs)) return f;
+  }
+  if (compiling.valid()) {
+    if (Finding f = check_compiled(compiling, library, *aot, spec, eager_runs, outside,
+                                   engines.size(), stats)) {
+      return f;
+    }
   }
   if (torch_cases != nullptr && torch_cases->seen++ % torch_cases->every == 0) {
     std::vector<std::vector<Tensor>> refused;

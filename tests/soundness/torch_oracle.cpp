@@ -72,10 +72,10 @@ bool TorchOracle::pytorch_own(const std::string& error) const {
 
 namespace {
 
-// The runs of one engine in a reply: each an error, or its outputs (FILE_out{J}.npy) and,
-// for PyTorch, the inputs after the run.
+// The runs of one engine in a reply: each an error, or its outputs (set{K}{out}{J}.npy) and
+// the inputs after the run (set{K}{after}{I}.npy).
 std::vector<TorchOracle::Run> read_runs(const nlohmann::json& runs, const std::string& dir,
-                                        const std::string& out, const char* after,
+                                        const std::string& out, const std::string& after,
                                         size_t inputs) {
   std::vector<TorchOracle::Run> read;
   for (size_t k = 0; k < runs.size(); ++k) {
@@ -88,7 +88,7 @@ std::vector<TorchOracle::Run> read_runs(const nlohmann::json& runs, const std::s
       for (int j = 0; j < r["outputs"].get<int>(); ++j) {
         run.outputs.push_back(load_npy(stem + out + std::to_string(j) + ".npy"));
       }
-      for (size_t i = 0; after != nullptr && i < inputs; ++i) {
+      for (size_t i = 0; i < inputs; ++i) {
         run.inputs_after.push_back(load_npy(stem + after + std::to_string(i) + ".npy"));
       }
     }
@@ -147,7 +147,7 @@ TorchOracle::Answer TorchOracle::run(const ProgramSpec& spec,
   if (reply.contains("onnx_runs")) {
     ++onnx_programs;
     answer.onnx_ran = true;
-    answer.onnx = read_runs(reply["onnx_runs"], dir_, "_onnx_out", nullptr, inputs);
+    answer.onnx = read_runs(reply["onnx_runs"], dir_, "_onnx_out", "_onnx_after", inputs);
   }
   return answer;
 }

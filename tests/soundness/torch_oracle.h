@@ -33,8 +33,9 @@ class TorchOracle {
   TorchOracle(const TorchOracle&) = delete;
   TorchOracle& operator=(const TorchOracle&) = delete;
 
-  /// What the worker gave for one program: PyTorch's runs, and ONNX Runtime's (user outputs
-  /// only) where it was asked and the export wrote a file, else why not.
+  /// What the worker gave for one program: PyTorch's runs, and ONNX Runtime's (user outputs,
+  /// and the inputs as the file's input updates leave them) where it was asked and the export
+  /// wrote a file, else why not.
   struct Answer {
     std::vector<Run> torch, onnx;
     bool onnx_ran = false;

@@ -78,7 +78,10 @@ std::string step_source(const Step& s, int version) {
     case StepKind::BufferUpdate:
       return "        self.state.add_(" + a + ".mean())\n" + append("self.state");
     case StepKind::IntBool:
-      return "        i = (" + a + " * 4.0).to(torch.int64)\n"
+      return (version >= 4 ? "        x = torch.where(torch.isnan(" + a + "), torch.zeros(()), " +
+                                 a + ").clamp(-1e9, 1e9)\n"
+                           : "        x = " + a + "\n") +
+             "        i = (x * 4.0).to(torch.int64)\n"
              "        three = torch.full((), 3, dtype=torch.int64)\n"
              "        m = torch.remainder(i, three) + "
              "torch.div(i, three, rounding_mode=\"floor\")\n" +

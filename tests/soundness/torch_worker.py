@@ -12,7 +12,8 @@ the run left them as set{K}_after{I}.npy, and answers one line:
     {"runs": [{"outputs": J} or {"error": "TypeName: first line"}, ...]}
 With "onnx": FILE in the request (the program as `xport::onnx::save` wrote it), the sets also
 run in ONNX Runtime, in order, its updated buffers fed back as the runtime keeps them; its user
-outputs go to set{K}_onnx_out{J}.npy and the answer gains "onnx_runs" of the same form.
+outputs go to set{K}_onnx_out{J}.npy, the inputs as the file's input updates leave them to
+set{K}_onnx_after{I}.npy, and the answer gains "onnx_runs" of the same form.
 An empty line or end of input ends it.
 """
 import importlib.util
@@ -77,12 +78,17 @@ def run_onnx(request):
         except Exception as e:  # noqa: BLE001 -- compared with what xport's eager did
             runs.append({"error": first_line(e)})
             continue
+        after = dict(feeds)
         for out, (kind, name) in zip(outs, kinds):
             if kind == "buffer_mutation":
                 state[name] = out
+            elif kind == "user_input_mutation":
+                after[name] = out
         user = [o for o, (kind, _) in zip(outs, kinds) if kind == "user_output"]
         for j, out in enumerate(user):
             np.save(os.path.join(folder, "set%d_onnx_out%d.npy" % (k, j)), out)
+        for i, name in enumerate(names[:request["inputs"]]):
+            np.save(os.path.join(folder, "set%d_onnx_after%d.npy" % (k, i)), after[name])
         runs.append({"outputs": len(user)})
     return runs
 
