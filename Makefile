@@ -14,7 +14,7 @@ CMAKE_PYTHON := -DXPORT_PYTHON=$(PYTHON)
 
 .PHONY: all deps venv build build-asan build-fuzz build-tsan demo test test-release test-release-avx2 \
   test-asan test-tsan \
-  test-fuzz bench \
+  test-fuzz fuzz bench \
   bench-models bench-export bench-archive bench-peers bench-onnx bench-control-flow bench-decode \
   bench-sentences bench-python bench-serve bench-aot bench-builds fuzz-soundness soak-serve install clean \
   test-aot-sweep
@@ -93,12 +93,20 @@ test-tsan: build-tsan
 	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 abort_on_error=1 second_deadlock_stack=1" \
 	  ctest --output-on-failure -j $(JOBS)
 
-# Writes the seed corpus, then fuzzes the archive loader for a fixed number of seeded runs; fails
+# Writes the seed corpus, then fuzzes the archive loader and the tensor-file readers for a fixed
+# number of seeded runs each, from the corpus kept in fuzz/corpus/; fails
 # on any crash, sanitizer report, leak or timeout (the reproducer is left in $(FUZZ_BUILD)/fuzz).
 # On success, prints libFuzzer's totals (runs, execs/s) from the test log.
 test-fuzz: build build-fuzz
-	cd $(FUZZ_BUILD) && ctest --output-on-failure && \
+	cd $(FUZZ_BUILD) && ctest --output-on-failure -j $(JOBS) && \
 	  grep -E '^(Done [0-9]+ runs|stat::)' Testing/Temporary/LastTest.log
+
+# The loader fuzzers (archives; .npy and safetensors files) side by side for FUZZ_SECONDS each,
+# from the corpus kept in fuzz/corpus/; what reaches new code is merged into it, and the runs
+# are appended to the ledger fuzz/runs.tsv, whose cumulative counts it prints.
+FUZZ_SECONDS ?= 600
+fuzz: build build-fuzz
+	fuzz/run_fuzzers.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 test: test-release test-release-avx2 test-asan test-tsan test-fuzz
 

@@ -45,13 +45,13 @@ TEST(Npy, RoundTripsComplex) {
 
 TEST(Npy, ReadsFilesWrittenByNumpyIncludingFortranOrderAndBigEndian) {
   const fs::path f = temp_file("fortran.npy"), b = temp_file("big.npy");
-  const std::string cmd =
-      std::string(XPORT_PYTHON) + " -c \"import numpy as np; "
-      "np.save('" +
-      f.string() +
-      "', np.asfortranarray(np.arange(6.0).reshape(2, 3))); "
-      "np.save('" +
-      b.string() + "', np.arange(4, dtype='>i4'))\"";
+  const std::string cmd = std::string(XPORT_PYTHON) +
+                          " -c \"import numpy as np; "
+                          "np.save('" +
+                          f.string() +
+                          "', np.asfortranarray(np.arange(6.0).reshape(2, 3))); "
+                          "np.save('" +
+                          b.string() + "', np.arange(4, dtype='>i4'))\"";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << "numpy is needed: " << XPORT_PYTHON << " (make venv)";
   const Tensor fortran = load_npy(f.string());
   EXPECT_EQ(fortran.int_sizes(), (std::vector<int64_t>{2, 3}));
@@ -79,6 +79,55 @@ TEST(Npy, MalformedFilesGiveClearErrors) {
   EXPECT_THROW(load_npy(p.string()), Error);
   fs::remove(p);
   EXPECT_THROW(save_npy(zeros({2}, DType::BFloat16), p.string()), Error);
+}
+
+// A version 1.0 file with `header` as its dict (padded as NumPy pads it) and `data` after it.
+void write_npy(const fs::path& p, std::string header, const std::string& data = "") {
+  header += std::string((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";
+  std::ofstream out(p, std::ios::binary);
+  out.write("\x93NUMPY\x01\x00", 8);
+  const char len[2] = {static_cast<char>(header.size() & 0xff),
+                       static_cast<char>(header.size() >> 8)};
+  out.write(len, 2);
+  out << header << data;
+}
+
+std::string load_error(const fs::path& p) {
+  try {
+    load_npy(p.string());
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidInput);
+    return e.what();
+  }
+  return "(loaded)";
+}
+
+// Found by fuzz/tensor_file_fuzzer: a header cut short threw std::out_of_range, and a shape of
+// 2^62 elements was allocated before the data was looked for.
+TEST(Npy, RefusesHeadersAndShapesTheFileCannotHold) {
+  const fs::path p = temp_file("hostile.npy");
+  write_npy(p, "{'descr': '|u1', 'fortran_order': True, 'shape': (5");
+  EXPECT_NE(load_error(p).find("malformed header"), std::string::npos) << load_error(p);
+  write_npy(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 4), }",
+            std::string(16, '\0'));
+  EXPECT_NE(load_error(p).find("needs more data than the file's 16 bytes"), std::string::npos)
+      << load_error(p);
+  write_npy(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }");
+  EXPECT_NE(load_error(p).find("non-negative"), std::string::npos) << load_error(p);
+  write_npy(p, "{'descr': '<f4x', 'fortran_order': False, 'shape': (1,), }", "abcd");
+  EXPECT_NE(load_error(p).find("dtype '<f4x'"), std::string::npos) << load_error(p);
+  write_npy(p, "{'descr': '<f4', 'shape': (1,), }", "abcd");
+  EXPECT_NE(load_error(p).find("lacks 'fortran_order'"), std::string::npos) << load_error(p);
+  write_npy(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 1}", "abcd");
+  EXPECT_NE(load_error(p).find("unexpected or repeated key 'x'"), std::string::npos);
+  // No data at all for a shape with a 0 in it, whatever its other sizes.
+  write_npy(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 0), }");
+  EXPECT_EQ(load_npy(p.string()).int_sizes(), (std::vector<int64_t>{4611686018427387904, 0}));
+  // What NumPy writes still loads: spaces, a trailing comma, a 1-tuple, keys in any order.
+  write_npy(p, "{'shape': (2,), 'fortran_order': False, 'descr': '<i2'}",
+            std::string("\1\0\2\0", 4));
+  EXPECT_EQ(load_npy(p.string()).to_vector<int16_t>(), (std::vector<int16_t>{1, 2}));
+  fs::remove(p);
 }
 
 }  // namespace
