@@ -194,7 +194,9 @@ int main(int argc, char** argv) try {
               << " sets PyTorch refuses of its own (torch_oracle_known.txt), not compared; "
               << oracle->near_threshold
               << " programs compared up to a data-dependent condition within rounding of its "
-                 "threshold\n";
+                 "threshold, "
+              << oracle->near_float_limit
+              << " up to values past 1e30 (float32's sums may overflow there)\n";
     if (oracle->onnx_every > 0) {
       std::cout << "run in ONNX Runtime (1 in " << oracle->onnx_every << "): "
                 << oracle->onnx_programs << " programs, " << oracle->onnx_pairs

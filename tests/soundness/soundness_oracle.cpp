@@ -185,7 +185,25 @@ struct EagerRun {
   bool near_threshold = false;  // a data-dependent condition within rounding of its threshold
   double sin_argument_scale = 0;  // FuzzModule::sin_argument_scale: other engines' outputs are
                                   // compared at least at this scale
+  bool near_float_limit = false;  // a value past kNearFloatLimit (near_float_limit())
 };
+
+// Float32 overflows at 3.4e38: a sum over up to 1e6 elements (the generator's bound) of values
+// past 1e30 may overflow in one engine's order and not in another's, rightly.
+constexpr double kNearFloatLimit = 1e30;
+
+// Whether a float value among `ts` is finite and past kNearFloatLimit in magnitude.
+bool near_float_limit(const std::vector<Tensor>& ts) {
+  for (const Tensor& t : ts) {
+    if (!is_floating(t.dtype()) || t.int_numel() == 0) continue;
+    const Tensor a = t.to(DType::Float64).contiguous();
+    const auto* p = static_cast<const double*>(a.raw_data());
+    for (int64_t i = 0; i < a.int_numel(); ++i) {
+      if (std::isfinite(p[i]) && std::abs(p[i]) > kNearFloatLimit) return true;
+    }
+  }
+  return false;
+}
 
 // One engine's run of an inside set, against xport's eager's run of it: the same refusal, or
 // the same outputs and the inputs updated alike.
@@ -253,7 +271,8 @@ Finding check_outside(const std::string& name, const Engine& run, const std::str
 // One engine's runs of the inside sets against xport's eager, run by run, up to the first set
 // xport's eager refuses when `stop_at_refusal` (ONNX cannot refuse, and its buffers go apart),
 // and up to the first set whose data-dependent condition xport's eager found within rounding of
-// its threshold (the engines may rightly take different branches from there).
+// its threshold (the engines may rightly take different branches from there) or whose values
+// came near float32's limit (a sum may rightly overflow in one order and not in another).
 Finding compare_runs(const std::string& who, const std::vector<EagerRun>& runs,
                      const std::vector<TorchOracle::Run>& theirs, const TorchOracle& oracle,
                      bool stop_at_refusal, int64_t& pairs, int64_t* own_refusals) {
@@ -262,7 +281,7 @@ Finding compare_runs(const std::string& who, const std::vector<EagerRun>& runs,
   }
   for (size_t k = 0; k < runs.size(); ++k) {
     if (stop_at_refusal && !runs[k].ok) break;
-    if (runs[k].near_threshold) break;
+    if (runs[k].near_threshold || runs[k].near_float_limit) break;
     const std::string where = "inputs " + sets_str(runs[k].inputs);
     if (theirs[k].error && runs[k].ok) {
       if (own_refusals != nullptr && oracle.pytorch_own(*theirs[k].error)) {
@@ -307,6 +326,8 @@ Finding compare_with_torch(TorchOracle& oracle, const ProgramSpec& spec,
                            const std::vector<EagerRun>& runs) {
   oracle.near_threshold += std::any_of(runs.begin(), runs.end(),
                                        [](const EagerRun& r) { return r.near_threshold; });
+  oracle.near_float_limit += std::any_of(runs.begin(), runs.end(),
+                                         [](const EagerRun& r) { return r.near_float_limit; });
   std::vector<std::vector<Tensor>> sets;
   for (const EagerRun& r : runs) sets.push_back(r.inputs);
   TorchOracle::Answer answer;
@@ -591,6 +612,12 @@ Finding check_program(const ProgramSpec& spec, int input_sets, Stats& stats, boo
     eager_runs.push_back({inputs, eager_ok, eager_ok ? clones(want) : std::vector<Tensor>{},
                           clones(eager_inputs), eager_module.near_threshold,
                           eager_module.sin_argument_scale});
+    if (oracle != nullptr) {
+      EagerRun& run = eager_runs.back();
+      run.near_float_limit = near_float_limit(run.outputs) ||
+                             near_float_limit(run.inputs_after) ||
+                             near_float_limit({eager_module.state});
+    }
     eager_module.near_threshold = false;
     eager_module.sin_argument_scale = 0;
     for (const auto& [name, run] : engines) {

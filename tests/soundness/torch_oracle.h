@@ -61,6 +61,7 @@ class TorchOracle {
   int64_t pairs = 0;         // program x input set compared with xport's eager
   int64_t own_refusals = 0;  // sets PyTorch refuses of its own (the known file)
   int64_t near_threshold = 0;  // programs compared only up to a condition within rounding
+  int64_t near_float_limit = 0;  // programs compared only up to values near float32's limit
   int64_t onnx_programs = 0;  // programs run in ONNX Runtime
   int64_t onnx_pairs = 0;     // program x input set of ONNX Runtime compared with xport's eager
   std::map<std::string, int64_t> onnx_refusals;  // programs the ONNX export refuses, by kind

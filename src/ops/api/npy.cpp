@@ -191,14 +191,15 @@ Tensor load_npy(const std::string& path) {
   const auto [type, big_endian] = parse_descr(header.descr, path);
   const int size = type->size;
 
-  // The data must be in the file before anything is allocated for it.
+  // The data must be in the file before anything is allocated for it (a size of 0 needs none,
+  // whatever the other sizes).
   const int64_t data_bytes = file_bytes - static_cast<int64_t>(in.tellg());
   const bool empty = std::find(header.shape.begin(), header.shape.end(), 0) != header.shape.end();
   int64_t nbytes = empty ? 0 : size;
-  for (int64_t d : empty ? std::vector<int64_t>{} : header.shape) {
-    XPORT_CHECK(d == 0 || nbytes <= data_bytes / d, InvalidInput, "load_npy(", path,
+  for (size_t i = 0; !empty && i < header.shape.size(); ++i) {
+    XPORT_CHECK(nbytes <= data_bytes / header.shape[i], InvalidInput, "load_npy(", path,
                 "): the header's shape needs more data than the file's ", data_bytes, " bytes");
-    nbytes *= d;
+    nbytes *= header.shape[i];
   }
   XPORT_CHECK(nbytes <= data_bytes, InvalidInput, "load_npy(", path, "): data is ", data_bytes,
               " bytes, the header says ", nbytes);
