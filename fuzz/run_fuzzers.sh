@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make fuzz: the loader fuzzers side by side for SECONDS each, from the corpus kept in
-# fuzz/corpus/ (plus the archive seeds the release build writes). Inputs that reach new code are
-# merged into fuzz/corpus/NAME (libFuzzer's -merge=1 keeps only those that add coverage), and
+# fuzz/corpus/ (plus the archive seeds the release build writes). The kept corpus and the inputs
+# found are minimised together into fuzz/corpus/NAME (libFuzzer's -merge=1 into an empty folder
+# keeps the fewest inputs with the same coverage), and
 # each fuzzer's run count is appended to fuzz/runs.tsv, the cumulative ledger. Any crash,
 # sanitizer report, leak or timeout fails it; the reproducer is left in BUILD/fuzz/.
 # Usage: fuzz/run_fuzzers.sh FUZZ_BUILD SECONDS
@@ -45,10 +46,18 @@ for fuzzer in archive_fuzzer tensor_file_fuzzer; do
   if ! grep -q '^Done [0-9]* runs' "$log"; then
     echo "$fuzzer FAILED; its log ($log) ends:"; tail -40 "$log"; status=1; continue
   fi
-  before=$(ls "$repo/fuzz/corpus/${corpus[$fuzzer]}" | wc -l)
-  "$build/$fuzzer" -merge=1 ${extra[$fuzzer]} "$repo/fuzz/corpus/${corpus[$fuzzer]}" \
-    "$build/work_${corpus[$fuzzer]}" > "$build/$fuzzer.merge.log" 2>&1
-  after=$(ls "$repo/fuzz/corpus/${corpus[$fuzzer]}" | wc -l)
+  # The kept corpus and what this session found, minimised together into a fresh folder (the
+  # smallest set libFuzzer finds with the same coverage), which then replaces the kept one.
+  kept=$repo/fuzz/corpus/${corpus[$fuzzer]}
+  before=$(ls "$kept" | wc -l)
+  merged=$build/merged_${corpus[$fuzzer]}
+  rm -rf "$merged" && mkdir -p "$merged"
+  # shellcheck disable=SC2086
+  "$build/$fuzzer" -merge=1 ${extra[$fuzzer]} "$merged" "$kept" "$build/work_${corpus[$fuzzer]}" \
+    > "$build/$fuzzer.merge.log" 2>&1
+  find "$kept" -type f -delete
+  cp "$merged"/* "$kept"/
+  after=$(ls "$kept" | wc -l)
   printf '%s\t%s\t%s\t%s\t%s\t0\n' "$(date -u +%Y-%m-%d)" "$commit" "$fuzzer" "$runs" \
     "$seconds" >> "$ledger"
   echo "$fuzzer: $runs runs in $seconds s ($rate/s), 0 crashes; corpus ${corpus[$fuzzer]}:" \
