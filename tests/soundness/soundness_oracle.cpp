@@ -205,6 +205,32 @@ bool near_float_limit(const std::vector<Tensor>& ts) {
   return false;
 }
 
+// An engine's outputs and inputs after a run against eager's (`eager_name` in messages), at
+// least at `min_scale` (difference()).
+Finding compare_values(const std::string& who, const std::string& eager_name,
+                       const std::string& where, const std::vector<Tensor>& outputs,
+                       const std::vector<Tensor>& inputs_after, const EagerRun& eager,
+                       double min_scale) {
+  if (outputs.size() != eager.outputs.size()) {
+    return {who + ": output count", std::to_string(outputs.size()) + " outputs, " + eager_name +
+                                        " gives " + std::to_string(eager.outputs.size())};
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (std::string d = difference(outputs[i], eager.outputs[i], min_scale); !d.empty()) {
+      return {who + " differs from " + eager_name,
+              where + ", output " + std::to_string(i) + ": " + d};
+    }
+  }
+  for (size_t i = 0; i < inputs_after.size(); ++i) {
+    if (std::string d = difference(inputs_after[i], eager.inputs_after[i], min_scale);
+        !d.empty()) {
+      return {who + ": an updated input differs from " + eager_name,
+              where + ", x" + std::to_string(i) + ": " + d};
+    }
+  }
+  return {};
+}
+
 // One engine's run of an inside set, against xport's eager's run of it: the same refusal, or
 // the same outputs and the inputs updated alike.
 Finding check_inside(const std::string& name, const Engine& run, const EagerRun& eager,
@@ -222,21 +248,7 @@ Finding check_inside(const std::string& name, const Engine& run, const EagerRun&
     return {name + " crashed", where + ": " + e.what()};
   }
   if (!eager.ok) return {name + " runs an input eager refuses", where};
-  if (got.size() != eager.outputs.size()) {
-    return {name + ": output count", std::to_string(got.size()) + " outputs, eager gives " +
-                                         std::to_string(eager.outputs.size())};
-  }
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::string d = difference(got[i], eager.outputs[i]); !d.empty()) {
-      return {name + " differs from eager", where + ", output " + std::to_string(i) + ": " + d};
-    }
-  }
-  for (size_t i = 0; i < mine.size(); ++i) {
-    if (std::string d = difference(mine[i], eager.inputs_after[i]); !d.empty()) {
-      return {name + ": an updated input differs from eager's",
-              where + ", x" + std::to_string(i) + ": " + d};
-    }
-  }
+  if (Finding f = compare_values(name, "eager", where, got, mine, eager, 1)) return f;
   ++stats.engine_runs[name];
   return {};
 }
@@ -295,26 +307,10 @@ Finding compare_runs(const std::string& who, const std::vector<EagerRun>& runs,
     }
     ++pairs;
     if (theirs[k].error) continue;
-    if (theirs[k].outputs.size() != runs[k].outputs.size()) {
-      return {who + ": output count", std::to_string(theirs[k].outputs.size()) +
-                                          " outputs, xport's eager gives " +
-                                          std::to_string(runs[k].outputs.size())};
-    }
-    for (size_t i = 0; i < runs[k].outputs.size(); ++i) {
-      const double scale = std::max(1.0, runs[k].sin_argument_scale);
-      if (std::string d = difference(theirs[k].outputs[i], runs[k].outputs[i], scale);
-          !d.empty()) {
-        return {who + " differs from xport's eager",
-                where + ", output " + std::to_string(i) + ": " + d};
-      }
-    }
-    for (size_t i = 0; i < theirs[k].inputs_after.size(); ++i) {
-      const double scale = std::max(1.0, runs[k].sin_argument_scale);
-      if (std::string d = difference(theirs[k].inputs_after[i], runs[k].inputs_after[i], scale);
-          !d.empty()) {
-        return {who + ": an updated input differs from xport's eager",
-                where + ", x" + std::to_string(i) + ": " + d};
-      }
+    const double scale = std::max(1.0, runs[k].sin_argument_scale);
+    if (Finding f = compare_values(who, "xport's eager", where, theirs[k].outputs,
+                                   theirs[k].inputs_after, runs[k], scale)) {
+      return f;
     }
   }
   return {};
