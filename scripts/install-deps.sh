@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what xport needs to build and test, from Debian's packages only (the Python test
-# environment is scripts/make-venv.sh). Works on Debian 12 and 13: packages whose names carry a
+# environment is scripts/make-venv.sh). With --demo, only what `make demo` needs: the build's
+# packages, without the browser, clang and its fuzzing runtime, which only tests use. Works on Debian 12 and 13: packages whose names carry a
 # version (clang's runtime) are chosen from what the distribution offers.
 # Idempotent: when everything is present it only runs dpkg-query and exits.
 set -euo pipefail
 
 packages=(
   # build; mold links the libraries `xport compile` makes (ahead-of-time compilation) fast
-  build-essential cmake ninja-build pkg-config clang ccache mold
+  build-essential cmake ninja-build pkg-config ccache mold
   # library dependencies (oneDNN's CMake package asks for OpenCL even for CPU use)
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers libhwy-dev nlohmann-json3-dev libcli11-dev
   # call-site symbolization (DWARF line tables of the running process)
@@ -23,13 +24,14 @@ packages=(
   # syntax highlighting in the ExportDB site and pan/zoom in `xport view`'s pages (both compiled
   # into the xport tool), and the layout of `xport view`'s graph pictures
   libjs-highlight.js libjs-d3 libgraphviz-dev
-  # OpenMP for clang (the archive loader's fuzzer)
-  libomp-dev
-  # tests and benchmarks; headless chromium opens the ExportDB site and the viewer's pages
-  libgtest-dev libgmock-dev libbenchmark-dev chromium
-  # the Python test environment (PyTorch 2.13 and its peers, see scripts/make-venv.sh)
+  # tests and benchmarks (the build's configuration looks for them)
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # the Python environment (the demo's model; PyTorch 2.13 and its peers for tests)
   python3 python3-venv
 )
+# Only tests use these: headless chromium opens the ExportDB site and the viewer's pages; clang
+# builds the loader fuzzers (its OpenMP and, below, its libFuzzer runtime).
+test_packages=(chromium clang libomp-dev)
 
 if [ "$(id -u)" -ne 0 ]; then
   SUDO=sudo
@@ -61,6 +63,8 @@ install_missing() {
 }
 
 install_missing "${packages[@]}"
+[ "${1:-}" = --demo ] && exit 0
+install_missing "${test_packages[@]}"
 
 # libFuzzer's runtime belongs to the installed clang's major version (14 on Debian 12, 19 on 13).
 clang_major=$(clang --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -n 1)

@@ -45,7 +45,7 @@ double relative_diff(const Tensor& a, const Tensor& ref) {
 
 int run_gpt2_demo(const Gpt2DemoOptions& options, std::ostream& out) {
   out << "xport demo: GPT-2 (12 layers x 768, 12 heads, vocab 50257) with a KV cache: capture, "
-         "save, load, generate\n\n";
+         "save, load, decode\n\n";
   Clock::time_point start = Clock::now();
   models::Gpt2Config config;
   config.cache_size = kCachePositions;
@@ -140,33 +140,32 @@ int run_gpt2_demo(const Gpt2DemoOptions& options, std::ostream& out) {
     if (ids == &prompt) prompt_logits = logits;
   }
 
-  out << "\ntop next tokens after the prompt (token ids " << ids_str(prompt)
-      << ", \"Hello, my dog is cute\"):\n";
-  const Tensor probs = prompt_logits.select(1, -1).select(0, 0).softmax(0);
-  const auto [top_p, top_id] = topk(probs, 5);
-  const std::vector<float> p = top_p.to_vector<float>();
-  const std::vector<int64_t> id = top_id.to_vector<int64_t>();
-  for (size_t i = 0; i < id.size(); ++i) {
-    out << "  " << std::setw(6) << id[i] << "  p = " << std::fixed << std::setprecision(4) << p[i]
-        << "\n";
-  }
-  out.unsetf(std::ios::floatfield);
-
-  // Greedy decoding through the runtime: the prompt ran above (its keys and values are cached
-  // at positions 0..5); each step runs one new token at the next position.
-  std::vector<int64_t> generated;
+  // Decoding through the cache, one token a step. With a real checkpoint (--weights) the tokens
+  // are the model's greedy continuation; with the demo's random weights they mean nothing, so
+  // what the demo shows is speed and that every step equals eager over the whole prefix.
+  std::vector<int64_t> ids = prompt;
   const auto n = static_cast<int64_t>(prompt.size());
   int64_t next = prompt_logits.select(1, -1).argmax().item<int64_t>();
   std::vector<double> step_ms;
+  double worst = 0;
   for (int64_t step = 0; step < options.steps; ++step) {
-    generated.push_back(next);
+    ids.push_back(next);
     start = Clock::now();
     const Tensor logits = program.run({as_batch({next}), positions(n + step, n + step + 1)}).at(0);
-    next = logits.select(1, -1).argmax().item<int64_t>();
     step_ms.push_back(ms_since(start));
+    const Tensor eager_last = model->forward(as_batch(ids)).select(1, -1);
+    worst = std::max(worst, relative_diff(logits.select(1, -1), eager_last));
+    next = logits.select(1, -1).argmax().item<int64_t>();
   }
-  out << "greedy continuation (" << options.steps
-      << " tokens, runtime, KV cache): " << ids_str(generated) << "\n";
+  out << "\ndecoding " << options.steps
+      << " tokens through the KV cache, one runtime call each, fed back greedily:\n";
+  if (options.weights.empty()) {
+    out << "            (random weights: the tokens mean nothing; pass --weights for a real "
+           "continuation)\n";
+  } else {
+    out << "            tokens " << ids_str(std::vector<int64_t>(ids.begin() + n, ids.end()))
+        << "\n";
+  }
   // The first step plans memory for the one-token shape; every later one reuses that plan, so
   // the steady time per token is the median of the others.
   if (!step_ms.empty()) {
@@ -178,22 +177,15 @@ int run_gpt2_demo(const Gpt2DemoOptions& options, std::ostream& out) {
       out << "; then " << ms_str(steady[steady.size() / 2]) << " per token (median of "
           << steady.size() << (steady.size() == 1 ? " later step)" : " later steps)");
     }
-    out << "\n";
+    out << "\n            each step's logits against eager over the whole prefix (no cache): "
+           "largest relative diff "
+        << sci(worst) << "\n";
   }
-  // The same continuation eagerly, recomputing the whole prefix each step (no cache).
-  std::vector<int64_t> ids = prompt;
-  std::vector<int64_t> eager_generated;
-  for (int64_t step = 0; step < options.steps; ++step) {
-    const Tensor logits = model->forward(as_batch(ids));
-    eager_generated.push_back(logits.select(1, -1).argmax().item<int64_t>());
-    ids.push_back(eager_generated.back());
-  }
-  if (eager_generated != generated) {
-    out << "FAILED: eager decoding without a cache continues with " << ids_str(eager_generated)
-        << "\n";
+  if (!(worst <= kTolerance)) {
+    out << "FAILED: a cached step's logits differ from eager's by " << sci(worst)
+        << " of their largest magnitude, over the limit " << sci(kTolerance) << "\n";
     return 1;
   }
-  out << "            the same tokens as eager decoding without a cache\n";
 
   // Inputs outside the contract are refused before any kernel runs.
   const int64_t too_many = kCachePositions + 1;
