@@ -1,5 +1,7 @@
-// 2-D pooling: max (with and without indices), average, adaptive average, and their gradients.
-#include <tuple>
+// Pooling over 2 or 3 dims: max (with and without indices), average, adaptive average, and the
+// 2-D gradients; one meta function and one kernel path for each, over N pooled dims.
+#include <array>
+#include <string>
 #include <utility>
 
 #include "kernels/cpu/pool.h"
@@ -12,89 +14,66 @@ namespace {
 
 namespace cpu = kernels::cpu;
 
-// The `int[2]` argument `name`; the dispatcher has already repeated a single value.
-std::pair<int64_t, int64_t> int_pair(const OpArgs& args, const char* name) {
-  const std::vector<int64_t> v = args.ints(name);
-  XPORT_CHECK(v.size() == 2, InvalidInput, args.name(), ": ", name,
-              " must be a single int or a tuple of two ints, got ", v.size(), " values");
-  return {v[0], v[1]};
+// The names of the input's layouts in messages: [C, H, W] / [N, C, H, W] or with D.
+template <size_t N>
+const char* spatial_names() {
+  return N == 2 ? "H, W" : "D, H, W";
 }
 
-// kernel_size, stride (empty means kernel_size), padding, and, when the op has one,
-// dilation (without: none, i.e. 1).
-cpu::Pool2d read_pool(const OpArgs& args) {
-  cpu::Pool2d p{};
-  std::tie(p.kernel_h, p.kernel_w) = int_pair(args, "kernel_size");
-  if (args.ints("stride").empty()) {
-    p.stride_h = p.kernel_h;
-    p.stride_w = p.kernel_w;
-  } else {
-    std::tie(p.stride_h, p.stride_w) = int_pair(args, "stride");
-  }
-  std::tie(p.pad_h, p.pad_w) = int_pair(args, "padding");
-  if (args.op().arg_position("dilation") >= 0)
-    std::tie(p.dilation_h, p.dilation_w) = int_pair(args, "dilation");
+// The `int[N]` argument `name`; the dispatcher has already repeated a single value.
+template <size_t N>
+std::array<int64_t, N> int_array(const std::vector<int64_t>& v) {
+  std::array<int64_t, N> a{};
+  for (size_t i = 0; i < N; ++i) a[i] = v[i];
+  return a;
+}
+
+template <size_t N>
+std::array<int64_t, N> int_array(const OpArgs& args, const char* name) {
+  const std::vector<int64_t> v = args.ints(name);
+  XPORT_CHECK(v.size() == N, InvalidInput, args.name(), ": ", name, " must be a single int or a ",
+              "tuple of ", N, " ints, got ", v.size(), " values");
+  return int_array<N>(v);
+}
+
+// For messages.
+template <size_t N>
+std::vector<SymInt> list(const std::array<int64_t, N>& a) {
+  return std::vector<SymInt>(a.begin(), a.end());
+}
+
+// kernel_size, stride (empty means kernel_size), padding, and, when the op has one, dilation
+// (without: none, i.e. 1).
+template <size_t N>
+cpu::PoolWindow<N> read_pool(const OpArgs& args) {
+  cpu::PoolWindow<N> p;
+  p.kernel = int_array<N>(args, "kernel_size");
+  p.stride = args.ints("stride").empty() ? p.kernel : int_array<N>(args, "stride");
+  p.pad = int_array<N>(args, "padding");
+  if (args.op().arg_position("dilation") >= 0) p.dilation = int_array<N>(args, "dilation");
   return p;
 }
 
 // The same for a kernel, whose lists the meta function checked; an empty `dilation` is none.
-cpu::Pool2d read_pool(const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
-                      const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation) {
-  const std::vector<int64_t>& s = stride.empty() ? kernel_size : stride;
-  cpu::Pool2d p{.kernel_h = kernel_size[0],
-                .kernel_w = kernel_size[1],
-                .stride_h = s[0],
-                .stride_w = s[1],
-                .pad_h = padding[0],
-                .pad_w = padding[1]};
-  if (!dilation.empty()) {
-    p.dilation_h = dilation[0];
-    p.dilation_w = dilation[1];
-  }
+template <size_t N>
+cpu::PoolWindow<N> read_pool(const std::vector<int64_t>& kernel_size,
+                             const std::vector<int64_t>& stride,
+                             const std::vector<int64_t>& padding,
+                             const std::vector<int64_t>& dilation) {
+  cpu::PoolWindow<N> p;
+  p.kernel = int_array<N>(kernel_size);
+  p.stride = int_array<N>(stride.empty() ? kernel_size : stride);
+  p.pad = int_array<N>(padding);
+  if (!dilation.empty()) p.dilation = int_array<N>(dilation);
   return p;
 }
 
-void check_pool_input_dims(const OpArgs& args, const Tensor& self) {
-  XPORT_CHECK(self.dim() == 3 || self.dim() == 4, InvalidInput, args.name(),
-              ": expected a 3-D [C, H, W] or 4-D [N, C, H, W] input, got ", self.dim(), " dims ",
-              shape_str(self.sizes()));
-}
-
-// The output of a 2-D pool with window `p`: validates like ATen's
-// pool2d_shape_check.
-std::vector<SymInt> pool_output_sizes(const OpArgs& args, const Tensor& self, const cpu::Pool2d& p,
-                                      bool ceil_mode) {
-  check_pool_input_dims(args, self);
-  XPORT_CHECK(p.kernel_h > 0 && p.kernel_w > 0, InvalidInput, args.name(),
-              ": kernel_size must be greater than zero, got (", p.kernel_h, ", ", p.kernel_w, ")");
-  XPORT_CHECK(p.stride_h > 0 && p.stride_w > 0, InvalidInput, args.name(),
-              ": stride must be greater than zero, got (", p.stride_h, ", ", p.stride_w, ")");
-  XPORT_CHECK(p.dilation_h > 0 && p.dilation_w > 0, InvalidInput, args.name(),
-              ": dilation must be greater than zero, got (", p.dilation_h, ", ", p.dilation_w, ")");
-  XPORT_CHECK(p.pad_h >= 0 && p.pad_w >= 0, InvalidInput, args.name(),
-              ": padding must be non-negative, got (", p.pad_h, ", ", p.pad_w, ")");
-  XPORT_CHECK(p.pad_h <= p.kernel_h / 2 && p.pad_w <= p.kernel_w / 2, InvalidInput, args.name(),
-              ": padding must be at most half of kernel_size, got padding (", p.pad_h, ", ",
-              p.pad_w, ") for kernel_size (", p.kernel_h, ", ", p.kernel_w, ")");
-  const int64_t d = self.dim();
-  for (int64_t i = d - 3; i < d; ++i) {
-    XPORT_CHECK(!static_cast<bool>(self.size(i) == 0), InvalidInput, args.name(),
-                ": expected non-zero channel, height and width (only the batch "
-                "dim may be 0), got ",
-                shape_str(self.sizes()));
-  }
-  const SymInt oh =
-      pooled_size(self.size(d - 2), p.kernel_h, p.pad_h, p.stride_h, p.dilation_h, ceil_mode);
-  const SymInt ow =
-      pooled_size(self.size(d - 1), p.kernel_w, p.pad_w, p.stride_w, p.dilation_w, ceil_mode);
-  XPORT_CHECK(static_cast<bool>(oh >= 1) && static_cast<bool>(ow >= 1), InvalidInput, args.name(),
-              ": input ", shape_str(self.sizes()),
-              " is too small for the window: the output would be ", oh, "x", ow,
-              "; use a smaller kernel_size, or padding");
-  std::vector<SymInt> sizes(self.sizes().begin(), self.sizes().end() - 2);
-  sizes.push_back(oh);
-  sizes.push_back(ow);
-  return sizes;
+template <size_t N>
+void check_input_dims(const OpArgs& args, const Tensor& self) {
+  const auto n = static_cast<int64_t>(N);
+  XPORT_CHECK(self.dim() == n + 1 || self.dim() == n + 2, InvalidInput, args.name(),
+              ": expected a ", n + 1, "-D [C, ", spatial_names<N>(), "] or ", n + 2, "-D [N, C, ",
+              spatial_names<N>(), "] input, got ", self.dim(), " dims ", shape_str(self.sizes()));
 }
 
 void check_floating(const OpArgs& args, const Tensor& self) {
@@ -103,37 +82,94 @@ void check_floating(const OpArgs& args, const Tensor& self) {
               "; convert it with .to(DType::Float32)");
 }
 
-// max_pool2d[_with_indices](self, kernel_size, stride, padding, dilation,
-// ceil_mode)
+// ATen's pooling_output_shape: the number of windows along one dim, floor (or ceil) of the
+// window count; in ceil mode the last window must start inside the input or its left padding.
+SymInt pooled_size(const SymInt& in, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation,
+                   bool ceil_mode) {
+  SymInt out =
+      (in + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0)) / stride + 1;
+  if (ceil_mode && static_cast<bool>((out - 1) * stride >= in + pad)) out = out - 1;
+  return out;
+}
+
+// The output of an N-d pool with window `p`, validated like ATen's pool2d/pool3d_shape_check.
+template <size_t N>
+std::vector<SymInt> pool_output_sizes(const OpArgs& args, const Tensor& self,
+                                      const cpu::PoolWindow<N>& p, bool ceil_mode) {
+  check_input_dims<N>(args, self);
+  for (size_t d = 0; d < N; ++d) {
+    XPORT_CHECK(p.kernel[d] > 0 && p.stride[d] > 0 && p.dilation[d] > 0, InvalidInput,
+                args.name(), ": kernel_size, stride and dilation must be greater than zero, got ",
+                shape_str(list(p.kernel)), ", ", shape_str(list(p.stride)), " and ",
+                shape_str(list(p.dilation)));
+    XPORT_CHECK(p.pad[d] >= 0 && p.pad[d] <= p.kernel[d] / 2, InvalidInput, args.name(),
+                ": padding must be non-negative and at most half of kernel_size, got padding ",
+                shape_str(list(p.pad)), " for kernel_size ", shape_str(list(p.kernel)));
+  }
+  const int64_t n = self.dim();
+  const auto first = n - static_cast<int64_t>(N);
+  for (int64_t i = first - 1; i < n; ++i) {
+    XPORT_CHECK(!static_cast<bool>(self.size(i) == 0), InvalidInput, args.name(),
+                ": expected non-zero channel and ", spatial_names<N>(),
+                " (only the batch dim may be 0), got ", shape_str(self.sizes()));
+  }
+  std::vector<SymInt> sizes(self.sizes().begin(), self.sizes().begin() + first);
+  for (size_t d = 0; d < N; ++d) {
+    const SymInt o = pooled_size(self.size(first + static_cast<int64_t>(d)), p.kernel[d],
+                                 p.pad[d], p.stride[d], p.dilation[d], ceil_mode);
+    XPORT_CHECK(static_cast<bool>(o >= 1), InvalidInput, args.name(), ": input ",
+                shape_str(self.sizes()), " is too small for the window ", shape_str(list(p.kernel)),
+                "; use a smaller kernel_size, or padding");
+    sizes.push_back(o);
+  }
+  return sizes;
+}
+
+// max_pool{2,3}d[_with_indices](self, kernel_size, stride, padding, dilation, ceil_mode)
+template <size_t N>
 std::vector<TensorMeta> max_pool_meta(const OpArgs& args, bool with_indices) {
-  return max_pool_results(args,
-                          pool_output_sizes(args, args.tensor("self"), read_pool(args),
-                                            args.boolean("ceil_mode")),
-                          with_indices);
+  const Tensor& self = args.tensor("self");
+  const std::vector<SymInt> sizes =
+      pool_output_sizes<N>(args, self, read_pool<N>(args), args.boolean("ceil_mode"));
+  XPORT_CHECK(self.dtype() != DType::Bool, InvalidInput, args.name(),
+              ": needs a numeric input, got bool; convert it with .to(DType::UInt8)");
+  std::vector<TensorMeta> metas{contiguous_meta(sizes, self.dtype())};
+  if (with_indices) metas.push_back(contiguous_meta(sizes, DType::Int64));
+  return metas;
 }
 
+template <size_t N>
 std::vector<TensorMeta> avg_pool_meta(const OpArgs& args) {
-  return avg_pool_result(args, pool_output_sizes(args, args.tensor("self"), read_pool(args),
-                                                 args.boolean("ceil_mode")));
+  const Tensor& self = args.tensor("self");
+  const std::vector<SymInt> sizes =
+      pool_output_sizes<N>(args, self, read_pool<N>(args), args.boolean("ceil_mode"));
+  XPORT_CHECK(is_floating(self.dtype()) || self.dtype() == DType::Int64, InvalidInput, args.name(),
+              ": needs a floating point or int64 input, got ", dtype_name(self.dtype()));
+  const auto divisor = args.optional_int("divisor_override");
+  XPORT_CHECK(!divisor || *divisor != 0, InvalidInput, args.name(),
+              ": divisor_override must not be zero; pass None to divide by the window size");
+  return {contiguous_meta(sizes, self.dtype())};
 }
 
+template <size_t N>
 std::vector<TensorMeta> adaptive_avg_meta(const OpArgs& args) {
   const Tensor& self = args.tensor("self");
-  check_pool_input_dims(args, self);
+  check_input_dims<N>(args, self);
   check_floating(args, self);
   const std::vector<SymInt>& out_size = args.sym_ints("output_size");
-  XPORT_CHECK(out_size.size() == 2, InvalidInput, args.name(),
-              ": output_size must have 2 values, got ", out_size.size());
-  const int64_t d = self.dim();
-  for (int64_t i = d - 2; i < d; ++i) {
+  XPORT_CHECK(out_size.size() == N, InvalidInput, args.name(), ": output_size must have ", N,
+              " values, got ", out_size.size());
+  const int64_t n = self.dim();
+  for (int64_t i = n - static_cast<int64_t>(N); i < n; ++i) {
     XPORT_CHECK(!static_cast<bool>(self.size(i) == 0), InvalidInput, args.name(),
-                ": expected non-zero height and width, got input ", shape_str(self.sizes()));
+                ": expected non-zero ", spatial_names<N>(), ", got input ",
+                shape_str(self.sizes()));
   }
   for (const SymInt& s : out_size) {
     XPORT_CHECK(static_cast<bool>(s >= 0), InvalidInput, args.name(),
                 ": output_size must be non-negative, got ", shape_str(out_size));
   }
-  std::vector<SymInt> sizes(self.sizes().begin(), self.sizes().end() - 2);
+  std::vector<SymInt> sizes(self.sizes().begin(), self.sizes().end() - N);
   sizes.insert(sizes.end(), out_size.begin(), out_size.end());
   return {contiguous_meta(sizes, self.dtype())};
 }
@@ -154,58 +190,56 @@ std::vector<TensorMeta> pool_backward_meta(const OpArgs& args,
   return {contiguous_meta(self.sizes(), grad.dtype())};
 }
 
+// max_poolNd's decomposition: max_poolNd_with_indices' values, with an explicit stride (the
+// dispatcher refuses an empty list for `int[N]`).
+std::vector<Tensor> max_pool_values(const OpDef& with_indices, const OpArgs& args) {
+  std::vector<Value> values = args.values();
+  if (args.ints("stride").empty()) values[args.index("stride")] = args["kernel_size"];
+  return std::vector<Tensor>{call_tensors(with_indices, std::move(values))[0]};
+}
+
 }  // namespace
-
-std::vector<TensorMeta> max_pool_results(const OpArgs& args, const std::vector<SymInt>& sizes,
-                                         bool with_indices) {
-  const Tensor& self = args.tensor("self");
-  XPORT_CHECK(self.dtype() != DType::Bool, InvalidInput, args.name(),
-              ": needs a numeric input, got bool; convert it with .to(DType::UInt8)");
-  std::vector<TensorMeta> metas{contiguous_meta(sizes, self.dtype())};
-  if (with_indices) metas.push_back(contiguous_meta(sizes, DType::Int64));
-  return metas;
-}
-
-std::vector<TensorMeta> avg_pool_result(const OpArgs& args, const std::vector<SymInt>& sizes) {
-  const Tensor& self = args.tensor("self");
-  XPORT_CHECK(is_floating(self.dtype()) || self.dtype() == DType::Int64, InvalidInput, args.name(),
-              ": needs a floating point or int64 input, got ", dtype_name(self.dtype()));
-  const auto divisor = args.optional_int("divisor_override");
-  XPORT_CHECK(!divisor || *divisor != 0, InvalidInput, args.name(),
-              ": divisor_override must not be zero; pass None to divide by the window size");
-  return {contiguous_meta(sizes, self.dtype())};
-}
-
-SymInt pooled_size(const SymInt& in, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation,
-                   bool ceil_mode) {
-  SymInt out =
-      (in + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0)) / stride + 1;
-  if (ceil_mode && static_cast<bool>((out - 1) * stride >= in + pad)) out = out - 1;
-  return out;
-}
 
 void max_pool2d_with_indices_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
                                  const std::vector<int64_t>& stride,
                                  const std::vector<int64_t>& padding,
                                  const std::vector<int64_t>& dilation, bool, const Tensor& out,
                                  const Tensor& indices) {
-  cpu::max_pool2d_out(self, read_pool(kernel_size, stride, padding, dilation), out, indices);
+  cpu::max_pool_out<2>(self, read_pool<2>(kernel_size, stride, padding, dilation), out, indices);
 }
 void max_pool2d_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
                     const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
                     const std::vector<int64_t>& dilation, bool, const Tensor& out) {
-  cpu::max_pool2d_out(self, read_pool(kernel_size, stride, padding, dilation), out, Tensor());
+  cpu::max_pool_out<2>(self, read_pool<2>(kernel_size, stride, padding, dilation), out, Tensor());
+}
+void max_pool3d_with_indices_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
+                                 const std::vector<int64_t>& stride,
+                                 const std::vector<int64_t>& padding,
+                                 const std::vector<int64_t>& dilation, bool, const Tensor& out,
+                                 const Tensor& indices) {
+  cpu::max_pool_out<3>(self, read_pool<3>(kernel_size, stride, padding, dilation), out, indices);
 }
 void avg_pool2d_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
                     const std::vector<int64_t>& stride, const std::vector<int64_t>& padding, bool,
                     bool count_include_pad, std::optional<int64_t> divisor_override,
                     const Tensor& out) {
-  cpu::avg_pool2d_out(self, read_pool(kernel_size, stride, padding, {}), count_include_pad,
-                      divisor_override, out);
+  cpu::avg_pool_out<2>(self, read_pool<2>(kernel_size, stride, padding, {}), count_include_pad,
+                       divisor_override, out);
+}
+void avg_pool3d_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
+                    const std::vector<int64_t>& stride, const std::vector<int64_t>& padding, bool,
+                    bool count_include_pad, std::optional<int64_t> divisor_override,
+                    const Tensor& out) {
+  cpu::avg_pool_out<3>(self, read_pool<3>(kernel_size, stride, padding, {}), count_include_pad,
+                       divisor_override, out);
 }
 void _adaptive_avg_pool2d_out(const Tensor& self, const std::vector<int64_t>&,
                               const Tensor& out) {
-  cpu::adaptive_avg_pool2d_out(self, out);
+  cpu::adaptive_avg_pool_out<2>(self, out);
+}
+void _adaptive_avg_pool3d_out(const Tensor& self, const std::vector<int64_t>&,
+                              const Tensor& out) {
+  cpu::adaptive_avg_pool_out<3>(self, out);
 }
 
 void max_pool2d_with_indices_backward_out(const Tensor& grad_output, const Tensor&,
@@ -214,22 +248,24 @@ void max_pool2d_with_indices_backward_out(const Tensor& grad_output, const Tenso
                                           const std::vector<int64_t>&,
                                           const std::vector<int64_t>&, bool,
                                           const Tensor& indices, const Tensor& grad_input) {
-  cpu::max_pool2d_backward_out(grad_output, indices, grad_input);
+  cpu::max_pool_backward_out<2>(grad_output, indices, grad_input);
 }
 void avg_pool2d_backward_out(const Tensor& grad_output, const Tensor&,
                              const std::vector<int64_t>& kernel_size,
                              const std::vector<int64_t>& stride,
                              const std::vector<int64_t>& padding, bool, bool count_include_pad,
                              std::optional<int64_t> divisor_override, const Tensor& grad_input) {
-  cpu::avg_pool2d_backward_out(grad_output, read_pool(kernel_size, stride, padding, {}),
-                               count_include_pad, divisor_override, grad_input);
+  cpu::avg_pool_backward_out<2>(grad_output, read_pool<2>(kernel_size, stride, padding, {}),
+                                count_include_pad, divisor_override, grad_input);
 }
 void _adaptive_avg_pool2d_backward_out(const Tensor& grad_output, const Tensor&,
                                        const Tensor& grad_input) {
-  cpu::adaptive_avg_pool2d_backward_out(grad_output, grad_input);
+  cpu::adaptive_avg_pool_backward_out<2>(grad_output, grad_input);
 }
 
 // The gradients of the pools (training graphs).
+namespace {
+
 void register_pool_backward_ops() {
   register_op({
       .schema = "aten::max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, "
@@ -239,7 +275,7 @@ void register_pool_backward_ops() {
           [](const OpArgs& args) {
             const Tensor& self = args.tensor("self");
             const std::vector<SymInt> pooled =
-                pool_output_sizes(args, self, read_pool(args), args.boolean("ceil_mode"));
+                pool_output_sizes<2>(args, self, read_pool<2>(args), args.boolean("ceil_mode"));
             const Tensor& indices = args.tensor("indices");
             XPORT_CHECK(indices.dtype() == DType::Int64, InvalidInput, args.name(),
                         ": indices must be int64, got ", dtype_name(indices.dtype()));
@@ -256,7 +292,7 @@ void register_pool_backward_ops() {
           [](const OpArgs& args) {
             const Tensor& self = args.tensor("self");
             return pool_backward_meta(
-                args, pool_output_sizes(args, self, read_pool(args), args.boolean("ceil_mode")));
+                args, pool_output_sizes<2>(args, self, read_pool<2>(args), args.boolean("ceil_mode")));
           },
       .kernel = XPORT_OP_KERNEL(avg_pool2d_backward_out),
       .core = true,
@@ -267,7 +303,7 @@ void register_pool_backward_ops() {
           [](const OpArgs& args) {
             const Tensor& self = args.tensor("self");
             const Tensor& grad = args.tensor("grad_output");
-            check_pool_input_dims(args, self);
+            check_input_dims<2>(args, self);
             XPORT_CHECK(grad.dim() == self.dim(), InvalidInput, args.name(),
                         ": grad_output ", shape_str(grad.sizes()), " and self ",
                         shape_str(self.sizes()), " must have the same number of dims");
@@ -281,14 +317,13 @@ void register_pool_backward_ops() {
   });
 }
 
-void register_pool_ops() {
-  register_pool_backward_ops();
+void register_pool2d_ops() {
   const OpDef& with_indices = register_op({
       .schema = "aten::max_pool2d_with_indices(Tensor self, int[2] "
                 "kernel_size, int[2] stride=[], "
                 "int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> "
                 "(Tensor, Tensor)",
-      .meta = [](const OpArgs& args) { return max_pool_meta(args, true); },
+      .meta = [](const OpArgs& args) { return max_pool_meta<2>(args, true); },
       .kernel = XPORT_OP_KERNEL(max_pool2d_with_indices_out),
       .core = true,
   });
@@ -296,30 +331,23 @@ void register_pool_ops() {
       .schema = "aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], "
                 "int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> "
                 "Tensor",
-      .meta = [](const OpArgs& args) { return max_pool_meta(args, false); },
+      .meta = [](const OpArgs& args) { return max_pool_meta<2>(args, false); },
       .kernel = XPORT_OP_KERNEL(max_pool2d_out),
-      .decomp =
-          [&with_indices](const OpArgs& args) {
-            // An explicit stride: the dispatcher refuses an empty list for
-            // `int[2]`.
-            std::vector<Value> values = args.values();
-            if (args.ints("stride").empty()) values[args.index("stride")] = args["kernel_size"];
-            return std::vector<Tensor>{call_tensors(with_indices, std::move(values))[0]};
-          },
+      .decomp = [&with_indices](const OpArgs& args) { return max_pool_values(with_indices, args); },
   });
   register_op({
       .schema = "aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], "
                 "int[2] padding=0, bool ceil_mode=False, bool "
                 "count_include_pad=True, "
                 "int? divisor_override=None) -> Tensor",
-      .meta = avg_pool_meta,
+      .meta = avg_pool_meta<2>,
       .kernel = XPORT_OP_KERNEL(avg_pool2d_out),
       .core = true,
   });
   const OpDef& adaptive = register_op({
       .schema = "aten::_adaptive_avg_pool2d(Tensor self, SymInt[2] "
                 "output_size) -> Tensor",
-      .meta = adaptive_avg_meta,
+      .meta = adaptive_avg_meta<2>,
       .kernel = XPORT_OP_KERNEL(_adaptive_avg_pool2d_out),
       .core = true,
   });
@@ -353,6 +381,48 @@ void register_pool_ops() {
             return std::vector<Tensor>{pooled.squeeze(-2)};
           },
   });
+}
+
+void register_pool3d_ops() {
+  const OpDef& with_indices = register_op({
+      .schema = "aten::max_pool3d_with_indices(Tensor self, int[3] kernel_size, "
+                "int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) "
+                "-> (Tensor, Tensor)",
+      .meta = [](const OpArgs& args) { return max_pool_meta<3>(args, true); },
+      .kernel = XPORT_OP_KERNEL(max_pool3d_with_indices_out),
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], "
+                "int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor",
+      .decomp = [&with_indices](const OpArgs& args) { return max_pool_values(with_indices, args); },
+  });
+  register_op({
+      .schema = "aten::avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], "
+                "int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, "
+                "int? divisor_override=None) -> Tensor",
+      .meta = avg_pool_meta<3>,
+      .kernel = XPORT_OP_KERNEL(avg_pool3d_out),
+      .core = true,
+  });
+  const OpDef& adaptive = register_op({
+      .schema = "aten::_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor",
+      .meta = adaptive_avg_meta<3>,
+      .kernel = XPORT_OP_KERNEL(_adaptive_avg_pool3d_out),
+      .core = true,
+  });
+  register_op({
+      .schema = "aten::adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor",
+      .decomp = [&adaptive](const OpArgs& args) { return call_tensors(adaptive, args.values()); },
+  });
+}
+
+}  // namespace
+
+void register_pool_ops() {
+  register_pool_backward_ops();
+  register_pool2d_ops();
+  register_pool3d_ops();
 }
 
 }  // namespace xport::ops

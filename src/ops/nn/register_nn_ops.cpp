@@ -5,7 +5,6 @@ namespace xport::ops {
 
 void register_nn_ops() {
   register_pool_ops();
-  register_pool3d_ops();
   register_grid_sample_ops();
   register_fold_ops();
   register_norm_ops();
