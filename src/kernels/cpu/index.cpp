@@ -1,3 +1,7 @@
+// Indexing kernels: index_select, gather, scatter (and its reductions), masked_scatter,
+// advanced indexing (index, index_put, index_copy) and nonzero. Over 600 lines on purpose: they
+// share one file-private plan of index walks (IndexPlan, StridedLoop over bytes, copy_block),
+// which a split would turn into a header of internals.
 #include "kernels/cpu/index.h"
 
 #include <algorithm>
