@@ -27,8 +27,9 @@ template <size_t N>
 struct Volumes {
   int64_t count = 0;
   Dims<N> in{}, out{};
-  int64_t in_numel() const { return product(in); }
-  int64_t out_numel() const { return product(out); }
+  int64_t in_n = 0, out_n = 0;  // elements per volume, in and out (read in every window's loop)
+  int64_t in_numel() const { return in_n; }
+  int64_t out_numel() const { return out_n; }
 };
 
 template <size_t N>
@@ -39,7 +40,9 @@ Volumes<N> volumes_of(const Tensor& self, const Tensor& out) {
     v.in[i] = self.int_size(d + static_cast<int64_t>(i));
     v.out[i] = out.int_size(d + static_cast<int64_t>(i));
   }
-  v.count = v.in_numel() == 0 ? 0 : self.int_numel() / v.in_numel();
+  v.in_n = product(v.in);
+  v.out_n = product(v.out);
+  v.count = v.in_n == 0 ? 0 : self.int_numel() / v.in_n;
   return v;
 }
 
@@ -50,16 +53,16 @@ int64_t volume_grain(const Volumes<N>& g, int64_t window) {
 }
 
 // Calls fn(volume, o, i) for each output position o of each volume, volumes in parallel; `i` is
-// o's flat index within the volume.
+// o's flat index within the volume. The last dim is a plain loop; the others step once per row.
 template <size_t N, class Fn>
 void for_each_output(const Volumes<N>& g, int64_t window, const Fn& fn) {
   parallel_for(0, g.count, volume_grain(g, window), [&](int64_t b, int64_t e) {
-    const int64_t n = g.out_numel();
+    const int64_t n = g.out_numel(), row = g.out[N - 1];
     for (int64_t volume = b; volume < e; ++volume) {
       Dims<N> o{};
-      for (int64_t i = 0; i < n; ++i) {
-        fn(volume, o, i);
-        for (size_t d = N; d-- > 0;) {
+      for (int64_t i = 0; i < n; i += row) {
+        for (o[N - 1] = 0; o[N - 1] < row; ++o[N - 1]) fn(volume, o, i + o[N - 1]);
+        for (size_t d = N - 1; d-- > 0;) {
           if (++o[d] < g.out[d]) break;
           o[d] = 0;
         }
@@ -114,16 +117,26 @@ void max_pool(const T* in, T* out, int64_t* indices, const Volumes<N>& g, const 
     Dims<N> first, last;
     max_window(k, g.in, o, first, last);
     const T* x = in + v * g.in_numel();
-    // ATen's order: the first maximum wins, and a NaN replaces anything.
+    // ATen's order: the first maximum wins, and a NaN replaces anything. The window's last dim
+    // is scanned here, with the running maximum in locals.
     T best = max_identity<T>();
     int64_t best_index = 0;
     for (size_t d = 0; d < N; ++d) best_index = best_index * g.in[d] + first[d];
-    for_each_in_window<N>(first, last, k.dilation, g.in, 0, [&](int64_t index) {
-      const T value = x[index];
-      if (value > best || value != value) {
-        best = value;
-        best_index = index;
+    Dims<N> rows_last = last;
+    rows_last[N - 1] = first[N - 1] + 1;  // one position of the last dim: each row's start
+    const int64_t step = k.dilation[N - 1], width = last[N - 1] - first[N - 1];
+    for_each_in_window<N>(first, rows_last, k.dilation, g.in, 0, [&](int64_t row) {
+      T row_best = best;
+      int64_t row_index = best_index;
+      for (int64_t j = 0; j < width; j += step) {
+        const T value = x[row + j];
+        if (value > row_best || value != value) {
+          row_best = value;
+          row_index = row + j;
+        }
       }
+      best = row_best;
+      best_index = row_index;
     });
     out[v * g.out_numel() + i] = best;
     if (indices != nullptr) indices[v * g.out_numel() + i] = best_index;
