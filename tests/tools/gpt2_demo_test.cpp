@@ -27,10 +27,13 @@ TEST(Demo, CapturesSavesLoadsAndRunsGpt2WithinTheContract) {
         std::string("; 24 buffer mutations (the caches)\n"),
         "\narchive:    " + archive.path() + ", ",
         std::string("\n   6 tokens: runtime "), std::string("\n  32 tokens: runtime "),
-        std::string("\ngreedy continuation (2 tokens, runtime, KV cache): "),
+        std::string("\ndecoding 2 tokens through the KV cache, one runtime call each"),
+        std::string("(random weights: the tokens mean nothing; pass --weights for a real "
+                    "continuation)"),
         std::string("\n            first step "),
         std::string(" per token (median of 1 later step)\n"),
-        std::string("\n            the same tokens as eager decoding without a cache\n"),
+        std::string("\n            each step's logits against eager over the whole prefix (no cache): "
+                    "largest relative diff "),
         std::string("\n  257 tokens: ids.size(1) = 257 is outside the range [1, 256] of Dim "
                     "'tokens'\n"),
         std::string("\n  ids of rank 1: input ids: expected 2 dims [1, s0], got 1 dims [6]\n"),
