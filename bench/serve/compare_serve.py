@@ -43,7 +43,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "serve"))
 import bench_models  # noqa: E402
 import torch_program  # noqa: E402
-from local_ray_cluster import LocalRayCluster, free_ports  # noqa: E402
+from local_ray_cluster import AUTH_ENV, LocalRayCluster, free_ports  # noqa: E402
 
 APP = "bench"
 
@@ -203,6 +203,7 @@ def main():
             serve.start(http_options={"host": "0.0.0.0", "port": port})
         else:
             cluster = LocalRayCluster(nodes=1, cpus_per_node=4).start()
+            os.environ.update(AUTH_ENV)  # the cluster's authentication mode, for this driver too
             ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
             (port,) = free_ports(1)
             serve.start(http_options={"host": "127.0.0.1", "port": port},

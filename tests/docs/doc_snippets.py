@@ -229,6 +229,11 @@ def install(build: Path, prefix: Path) -> None:
 
 def environment(prefix: Path, build: Path) -> dict[str, str]:
     env = dict(os.environ)
+    # A home of its own: what the pages' commands keep there (Ray's session token, caches)
+    # stays in the scratch directory.
+    home = prefix.parent / "home"
+    home.mkdir(exist_ok=True)
+    env["HOME"] = str(home)
     env["PATH"] = os.pathsep.join([str(prefix / "bin"), str(Path(sys.executable).parent),
                                    env.get("PATH", "")])
     env["CMAKE_PREFIX_PATH"] = str(prefix)

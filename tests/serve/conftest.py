@@ -16,7 +16,7 @@ import xport.serve
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from local_ray_cluster import LocalRayCluster, free_ports  # noqa: E402
+from local_ray_cluster import AUTH_ENV, LocalRayCluster, free_ports  # noqa: E402
 from serve_models import write_pair, write_window  # noqa: E402
 
 BATCH_ROWS = 16
@@ -40,12 +40,15 @@ def cluster():
     # node's replica idle here, where one proxy serves the whole cluster.
     cluster = LocalRayCluster(nodes=2, cpus_per_node=1,
                               env={"RAY_SERVE_PROXY_PREFER_LOCAL_NODE_ROUTING": "0"})
-    try:
-        yield cluster.start()
-    finally:
-        if ray.is_initialized():
-            ray.shutdown()
-        cluster.stop()
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in AUTH_ENV.items():  # this process's and the command line's ray.init
+            patch.setenv(name, value)
+        try:
+            yield cluster.start()
+        finally:
+            if ray.is_initialized():
+                ray.shutdown()
+            cluster.stop()
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,10 @@ import tempfile
 import time
 
 RAY = os.path.join(os.path.dirname(sys.executable), "ray")
+# Ray 2.60 turns token authentication on for `ray start --head` wherever ~/.ray/auth_token exists
+# (a local ray.init() writes it) but not for `ray start --address`, whose nodes then cannot join:
+# a cluster on loopback says its mode, and its drivers must say the same.
+AUTH_ENV = {"RAY_AUTH_MODE": "disabled"}
 
 
 def free_ports(count):
@@ -30,11 +34,12 @@ def free_ports(count):
 
 class LocalRayCluster:
     """nodes: how many Ray nodes; cpus_per_node: the CPUs each offers to Ray's scheduler;
-    env: variables for the nodes' processes (Ray's and Serve's settings)."""
+    env: variables for the nodes' processes (Ray's and Serve's settings). A process that joins
+    it with ray.init needs AUTH_ENV in its environment."""
 
     def __init__(self, nodes=2, cpus_per_node=1, env=None):
         self.nodes = nodes
-        self.env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", **(env or {}))
+        self.env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", **AUTH_ENV, **(env or {}))
         self.cpus_per_node = cpus_per_node
         self.address = None
         self.sessions = []

@@ -1,8 +1,9 @@
 """xport.serve on a two-node Ray cluster (conftest.py): a real Open Inference Protocol client
 (tritonclient.http) reads metadata and infers; replicas run on both nodes; concurrent requests
-batch and equal unbatched runs; bad requests get 400/404 naming what is wrong and no replica
-dies; a load of 2000 requests keeps 0 wrong answers while a replica's process is killed; and
-`python -m xport.serve` joins the cluster and serves until interrupted."""
+batch and equal unbatched runs; bad requests get 400/404/405 naming what is wrong and no
+replica dies; a body over the limit gets 413; the OpenAPI page lists the V2 routes; a load of
+2000 requests keeps 0 wrong answers while a replica's process is killed; and `python -m
+xport.serve` joins the cluster and serves until interrupted."""
 import concurrent.futures
 import http.client
 import json
@@ -191,6 +192,10 @@ def bad_requests():
          "no version"),
         ("an unknown route", "/v2/models/pair/explain", {"inputs": [x, y]}, {}, 404, "no route"),
         ("a POST to metadata", "/v2/models/pair", {"inputs": [x, y]}, {}, 405, "takes GET"),
+        ("a POST to a version's ready", "/v2/models/pair/versions/1/ready", {"inputs": [x, y]},
+         {}, 405, "takes GET"),
+        ("a route outside /v2", "/v1/models/pair/infer", {"inputs": [x, y]}, {}, 404,
+         "are under /v2"),
     ]
 
 
@@ -257,6 +262,10 @@ def test_an_oversized_request_is_refused_with_413_naming_the_limit(server):
                              [b"{" + bytes(64 << 10)], chunked=False)
     assert status == 413 and "limit of %d bytes" % limit in error, (status, error)
     assert "%d bytes" % (64 << 20) in error
+    # The same on the route with the model's version.
+    status, error = raw_post(server, "/v2/models/pair/versions/1/infer",
+                             "Content-Length: %d\r\n" % (limit + 1), [b"{"], chunked=False)
+    assert status == 413 and "%d bytes, over" % (limit + 1) in error, (status, error)
     # Chunked, no length: refused once it passes the limit.
     status, error = raw_post(server, infer, "Transfer-Encoding: chunked\r\n",
                              [b" " * (64 << 10)] * (limit // (64 << 10) + 2), chunked=True)
@@ -272,6 +281,34 @@ def test_an_oversized_request_is_refused_with_413_naming_the_limit(server):
     assert status == 413 and "limit of %d bytes" % WINDOW_MAX_REQUEST_BYTES in error
     assert post(server, "/v2/models/window/infer", body)[0] == 200  # the same body, unpadded
     assert get(server, "/v2/health/ready")[0] == 200
+
+
+def test_the_openapi_page_lists_the_v2_routes(server):
+    """FastAPI's description of the routes (/openapi.json) and its page (/docs), through Serve's
+    proxy: every V2 route, the infer body as JSON or binary, and its 413."""
+    status, spec = get(server, "/openapi.json")
+    assert status == 200
+    routes = {(method.upper(), path) for path, operations in spec["paths"].items()
+              for method in operations}
+    model = "/v2/models/{model_name}"
+    version = model + "/versions/{model_version}"
+    assert routes == {("GET", "/v2"), ("GET", "/v2/health/live"), ("GET", "/v2/health/ready"),
+                      ("GET", model), ("GET", version), ("GET", model + "/ready"),
+                      ("GET", version + "/ready"), ("POST", model + "/infer"),
+                      ("POST", version + "/infer")}, sorted(routes)
+    infer = spec["paths"][model + "/infer"]["post"]
+    assert set(infer["requestBody"]["content"]) == {"application/json",
+                                                    "application/octet-stream"}
+    assert {"400", "404", "413"} <= set(infer["responses"])
+    assert "inference-header-content-length" in [p["name"] for p in infer["parameters"]]
+    connection = http.client.HTTPConnection(server, timeout=60)
+    try:
+        connection.request("GET", "/docs")
+        response = connection.getresponse()
+        page = response.read()
+    finally:
+        connection.close()
+    assert response.status == 200 and b"/openapi.json" in page and b"swagger" in page.lower()
 
 
 def test_malformed_requests_get_a_4xx_naming_the_field_from_a_live_server(server):

@@ -12,8 +12,9 @@ or from Python:
 Routes: GET /v2, /v2/health/live, /v2/health/ready, /v2/models/NAME (metadata: inputs and
 outputs, dynamic dims as -1, the contract's ranges in "parameters"), /v2/models/NAME/ready, and
 POST /v2/models/NAME/infer (JSON tensors, or the binary tensor data extension; a body over
-max_request_bytes, 32 MiB by default, is refused with 413). Needs
-`ray[serve]`; `import xport` alone does not.
+max_request_bytes, 32 MiB by default, is refused with 413); the model's routes also under
+/v2/models/NAME/versions/1. They are a FastAPI app (Serve's ingress), described at /openapi.json
+and /docs. Needs `ray[serve]`; `import xport` alone does not.
 """
 from .app import application, run
 from .model import ServedModel

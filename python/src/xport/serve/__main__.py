@@ -6,6 +6,7 @@ Serves the archive with the Open Inference Protocol on Ray Serve until interrupt
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 
 import ray
 from ray import serve
@@ -16,7 +17,7 @@ from .app import run
 from .limits import DEFAULT_MAX_REQUEST_BYTES
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m xport.serve",
                                      description="Serve a .pt2 archive with the Open Inference "
                                                  "Protocol on Ray Serve.")
@@ -45,15 +46,15 @@ def main(argv=None):
             replicas=args.replicas, threads_per_replica=args.threads_per_replica,
             max_batch=args.max_batch, batch_wait_ms=args.batch_wait_ms,
             max_request_bytes=args.max_request_bytes)
-        print("xport.serve: %s at http://%s:%d/v2 (Ctrl-C stops)" % (args.model, args.host,
-                                                                      args.port), flush=True)
+        print("xport.serve: %s at http://%s:%d/v2 (OpenAPI page: /docs; Ctrl-C stops)"
+              % (args.model, args.host, args.port), flush=True)
         while True:
             time.sleep(3600)
     except (xport.Error, ValueError) as e:  # an archive it cannot serve, a bad option
         sys.exit("xport.serve: %s: %s" % (e.kind, e) if isinstance(e, xport.Error) else str(e))
     except KeyboardInterrupt:  # also while deploying
         if ray.is_initialized():
-            serve.shutdown()
+            serve.shutdown()  # type: ignore[no-untyped-call]  # Ray's, unannotated
 
 
 if __name__ == "__main__":

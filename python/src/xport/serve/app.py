@@ -1,20 +1,23 @@
 """The Ray Serve application of one archive, and running it on a Ray cluster."""
 import os
+from typing import Any, cast
 
 import ray
 from ray import serve
+from ray.serve.handle import DeploymentHandle
 
 import xport
 
 from .limits import DEFAULT_MAX_REQUEST_BYTES
 from .model import ServedModel
-from .replica import XportReplica
+from .replica import Loader, XportReplica
 
 
-def application(path, *, name=None, replicas=1, threads_per_replica=1, max_batch=1,
-                batch_wait_ms=5.0, cpus_per_replica=None, max_replicas_per_node=None,
-                health_check_period_s=2.0, loader=None,
-                max_request_bytes=DEFAULT_MAX_REQUEST_BYTES):
+def application(path: str, *, name: str | None = None, replicas: int = 1,
+                threads_per_replica: int = 1, max_batch: int = 1, batch_wait_ms: float = 5.0,
+                cpus_per_replica: float | None = None, max_replicas_per_node: int | None = None,
+                health_check_period_s: float = 2.0, loader: Loader | None = None,
+                max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES) -> serve.Application:
     """A Ray Serve application whose `replicas` each load the archive at `path` with
     xport.load(threads=threads_per_replica) and answer the Open Inference Protocol for the
     model `name` (default: the file's name without .pt2).
@@ -38,7 +41,7 @@ def application(path, *, name=None, replicas=1, threads_per_replica=1, max_batch
         raise ValueError("xport.serve: replicas, threads_per_replica, max_batch and "
                          "max_request_bytes must be at least 1")
     model = ServedModel(xport.load(path, threads=1), name, max_batch)
-    options = {
+    options: dict[str, Any] = {
         "name": "xport_" + name,
         "num_replicas": replicas,
         "ray_actor_options": {"num_cpus": threads_per_replica if cpus_per_replica is None
@@ -49,17 +52,22 @@ def application(path, *, name=None, replicas=1, threads_per_replica=1, max_batch
     }
     if max_replicas_per_node is not None:
         options["max_replicas_per_node"] = max_replicas_per_node
-    return XportReplica.options(**options).bind(path, name, threads_per_replica, max_batch,
-                                                batch_wait_ms, loader, max_request_bytes)
+    # XportReplica is a serve.Deployment; mypy keeps a decorated class's own type.
+    deployment = cast(serve.Deployment, XportReplica).options(**options)
+    return deployment.bind(path, name, threads_per_replica, max_batch, batch_wait_ms, loader,
+                           max_request_bytes)
 
 
-def run(path, *, host="127.0.0.1", port=8000, route_prefix="/", app_name=None,
-        proxy_location="EveryNode", address=None, **options):
+def run(path: str, *, host: str = "127.0.0.1", port: int = 8000, route_prefix: str = "/",
+        app_name: str | None = None, proxy_location: str = "EveryNode",
+        address: str | None = None, **options: Any) -> DeploymentHandle[Any]:
     """Deploys application(path, **options) with Serve's HTTP proxy on host:port (on every
-    node, or proxy_location="HeadOnly"), the Open Inference Protocol's routes under
-    route_prefix; returns the application's handle. The archive is checked before Ray is
-    touched; a process not connected to Ray yet joins the cluster at `address` (default:
-    RAY_ADDRESS, or a new local cluster)."""
+    node, or proxy_location="HeadOnly"); returns the application's handle. The routes are the
+    protocol's paths from the server's root (/v2/...): route_prefix says which of them reach
+    this application, "/" (all) or "/v2/models/NAME" (that model's, to serve several models
+    behind one proxy, one application each). The archive is checked before Ray is touched; a
+    process not connected to Ray yet joins the cluster at `address` (default: RAY_ADDRESS, or
+    a new local cluster)."""
     app = application(path, **options)
     if not ray.is_initialized():
         ray.init(address=address)

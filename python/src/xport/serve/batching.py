@@ -2,13 +2,19 @@
 (the same dtypes and non-batch dims, each valid alone along the batch dim, at most
 model.max_batch rows in all), their inputs concatenated along dim 0, and the outputs split back
 by rows. A request that cannot join runs alone, so it gets what an unbatched server gives it."""
+from collections.abc import Sequence
+
 import numpy as np
 
+from .model import ServedModel
+from .protocol import Array, InferRequest
 
-def plan_runs(model, requests):
+
+def plan_runs(model: ServedModel, requests: Sequence[InferRequest]) -> list[list[int]]:
     """The runs for `requests` (InferRequests checked against `model`): lists of indices into
     `requests`, each list run at once, in arrival order within a run."""
-    runs, open_runs = [], {}  # open_runs: key -> (indices, rows) of the run still filling
+    runs: list[list[int]] = []
+    open_runs: dict[object, tuple[list[int], int]] = {}  # key -> the filling run, its rows
     for i, request in enumerate(requests):
         rows = _rows(model, request)
         if rows is None:
@@ -16,8 +22,8 @@ def plan_runs(model, requests):
             continue
         key = tuple((request.inputs[n].dtype.str, request.inputs[n].shape[1:])
                     for n in model.input_names)
-        indices, total = open_runs.get(key, (None, 0))
-        if indices is None or total + rows > model.max_batch:
+        indices, total = open_runs.get(key, ([], 0))
+        if not indices or total + rows > model.max_batch:
             indices, total = [], 0
             runs.append(indices)
         indices.append(i)
@@ -25,27 +31,28 @@ def plan_runs(model, requests):
     return runs
 
 
-def _rows(model, request):
+def _rows(model: ServedModel, request: InferRequest) -> int | None:
     """A request's rows along the batch dim when it can share a run, else None: every input
     with the same dim 0, inside the batch dim's range on its own."""
     sizes = {request.inputs[n].shape[0] if request.inputs[n].ndim else None
              for n in model.input_names}
-    if len(sizes) != 1 or None in sizes:
+    rows = sizes.pop() if len(sizes) == 1 else None
+    if rows is None or model.batch_dim is None:
         return None
-    rows = sizes.pop()
     low = model.batch_dim["min"] or 0
     return rows if low <= rows <= model.max_batch else None
 
 
-def join(model, requests):
+def join(model: ServedModel, requests: Sequence[InferRequest]) -> dict[str, Array]:
     """The inputs of one run: each input's arrays concatenated along dim 0."""
     return {n: np.concatenate([r.inputs[n] for r in requests]) for n in model.input_names}
 
 
-def split(outputs, rows):
+def split(outputs: dict[str, Array], rows: Sequence[int]) -> list[dict[str, Array]]:
     """Per request, {output name: its rows}, for the run's `outputs` and each request's
     `rows`."""
-    parts, start = [], 0
+    parts: list[dict[str, Array]] = []
+    start = 0
     for count in rows:
         parts.append({name: array[start:start + count] for name, array in outputs.items()})
         start += count

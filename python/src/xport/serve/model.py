@@ -3,59 +3,103 @@ datatypes and shapes (dynamic dims as -1), the contract's ranges as metadata par
 batch dim that dynamic batching concatenates along (if the program has one), and a run by
 input names."""
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import xport
 
-from .protocol import XPORT_DATATYPES, RequestError
+from .protocol import XPORT_DATATYPES, Array, InferRequest, RequestError
 
 VERSION = "1"
 # The program's errors that a client's input causes (answered 400); any other is the server's.
-CLIENT_ERRORS = (xport.InvalidInput, xport.ConstraintViolation, xport.DataDependent)
+CLIENT_ERRORS: tuple[type[Exception], ...] = (xport.InvalidInput, xport.ConstraintViolation,
+                                              xport.DataDependent)
 # Scalar inputs (a program exported with an int, float or bool argument) travel as tensors of
 # shape [] (or [1]).
 _SCALAR_DATATYPES = {"int": "INT64", "float": "FP64", "bool": "BOOL"}
+
+
+class Spec(Protocol):
+    """An entry of a program's inputs, outputs or contract symbols, or its contract: a dict, or
+    an object that answers spec["key"] alike."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
+
+
+class Program(Protocol):
+    """What the server uses of an xport.Program (a `loader`'s program has the same)."""
+
+    @property
+    def inputs(self) -> Sequence[Spec]: ...
+
+    @property
+    def outputs(self) -> Sequence[Spec]: ...
+
+    @property
+    def contract(self) -> Spec: ...
+
+    def run_flat(self, leaves: Sequence[Any]) -> Sequence[Array]: ...
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """An input or output as the protocol describes it: `shape` with dynamic dims as -1,
+    `symbolic` with the contract's symbols; `kind` is the program's (a scalar input's int,
+    float or bool, else tensor)."""
+
+    name: str
+    kind: str
+    datatype: str
+    shape: list[int]
+    symbolic: list[int | str]
+
+    def public(self) -> dict[str, Any]:
+        """Its metadata: the symbolic shape (which -1 is which Dim) as a parameter."""
+        return {"name": self.name, "datatype": self.datatype, "shape": self.shape,
+                "parameters": {"shape": "[%s]" % ", ".join(map(str, self.symbolic))}}
 
 
 class ServedModel:
     """`program` (an xport.Program) served under `name`; batching along its batch dim joins at
     most `max_batch` rows per run (1: no batching)."""
 
-    def __init__(self, program, name, max_batch=1):
+    def __init__(self, program: Program, name: str, max_batch: int = 1) -> None:
         self.program = program
         self.name = name
         self.inputs = [_describe_input(i) for i in program.inputs]
         self.outputs = [_describe_output(o) for o in program.outputs]
-        self.input_names = [i["name"] for i in self.inputs]
-        self.output_names = [o["name"] for o in self.outputs]
-        self._scalars = {i["name"]: i["kind"] for i in program.inputs if i["kind"] != "tensor"}
-        self.symbols = {s["symbol"]: s for s in program.contract["symbols"]}
+        self.input_names = [i.name for i in self.inputs]
+        self.output_names = [o.name for o in self.outputs]
+        self._scalars = {i.name: i.kind for i in self.inputs if i.kind != "tensor"}
+        self.symbols: dict[str, Spec] = {s["symbol"]: s for s in program.contract["symbols"]}
         self.batch_dim = _batch_dim(program, self.symbols)
-        self.max_batch = max_batch if self.batch_dim is not None else 1
+        self.max_batch = 1
         if self.batch_dim is not None:
             limit = self.batch_dim["max"]
             self.max_batch = min(max_batch, limit) if limit is not None else max_batch
 
     @property
-    def batching(self):
+    def batching(self) -> bool:
         return self.max_batch > 1
 
-    def metadata(self):
+    def metadata(self) -> dict[str, Any]:
         """GET /v2/models/NAME: inputs and outputs, and the contract in "parameters"."""
-        parameters = {"contract": self.program.contract["text"]}
+        parameters: dict[str, Any] = {"contract": self.program.contract["text"]}
         for s in self.symbols.values():
             parameters[s["name"] + ".min"] = s["min"]
             if s["max"] is not None:  # None: unbounded
                 parameters[s["name"] + ".max"] = s["max"]
             if s["source"]:
                 parameters[s["name"] + ".source"] = s["source"]
-        if self.batching:
+        if self.batch_dim is not None and self.batching:
             parameters["batch_dim"] = self.batch_dim["name"]
             parameters["max_batch_rows"] = self.max_batch
         return {"name": self.name, "versions": [VERSION], "platform": "xport",
-                "inputs": [_public(i) for i in self.inputs],
-                "outputs": [_public(o) for o in self.outputs], "parameters": parameters}
+                "inputs": [i.public() for i in self.inputs],
+                "outputs": [o.public() for o in self.outputs], "parameters": parameters}
 
-    def check(self, request):
+    def check(self, request: InferRequest) -> None:
         """A request's inputs and requested outputs against the program's names; the arrays
         themselves are the runtime's to check."""
         missing = [n for n in self.input_names if n not in request.inputs]
@@ -71,10 +115,10 @@ class ServedModel:
                 raise RequestError("outputs[%d].name: the model has no output %r; its outputs "
                                    "are %s" % (i, name, ", ".join(self.output_names)))
 
-    def run(self, inputs):
+    def run(self, inputs: dict[str, Array]) -> dict[str, Array]:
         """Runs the program on {input name: array}; returns {output name: array}. A scalar
         input's one-element array becomes its number."""
-        leaves = []
+        leaves: list[Any] = []
         for name in self.input_names:
             value = inputs[name]
             if name in self._scalars:
@@ -82,53 +126,57 @@ class ServedModel:
                     raise RequestError("input %r: expected one value (the program takes a %s), "
                                        "got shape %s" % (name, self._scalars[name],
                                                          list(value.shape)))
-                value = value.reshape(()).item()
-            leaves.append(value)
+                leaves.append(value.reshape(()).item())
+            else:
+                leaves.append(value)
         return dict(zip(self.output_names, self.program.run_flat(leaves)))
 
 
-def _describe_input(spec):
-    if spec["kind"] in _SCALAR_DATATYPES:
-        return {"name": spec["name"], "kind": spec["kind"],
-                "datatype": _SCALAR_DATATYPES[spec["kind"]], "shape": [], "symbolic": []}
-    if spec["kind"] != "tensor":
+def _field(spec: Spec, key: str) -> Any:
+    """spec[key], or None where the spec has no such field (a constant output has no dtype,
+    an output no kind)."""
+    try:
+        return spec[key]
+    except (KeyError, AttributeError):
+        return None
+
+
+def _describe_input(spec: Spec) -> Tensor:
+    kind = spec["kind"]
+    if kind in _SCALAR_DATATYPES:
+        return Tensor(spec["name"], kind, _SCALAR_DATATYPES[kind], [], [])
+    if kind != "tensor":
         raise ValueError("xport.serve: input %r is a %s, which the Open Inference Protocol has "
-                         "no tensor for" % (spec["name"], spec["kind"].replace("_", " ")))
+                         "no tensor for" % (spec["name"], kind.replace("_", " ")))
     return _describe_tensor(spec, "input")
 
 
-def _describe_output(spec):
-    if "dtype" not in spec:
+def _describe_output(spec: Spec) -> Tensor:
+    if _field(spec, "dtype") is None:
         raise ValueError("xport.serve: output %r is the constant %s, not a tensor"
-                         % (spec["name"], spec.get("value")))
+                         % (spec["name"], _field(spec, "value")))
     return _describe_tensor(spec, "output")
 
 
-def _describe_tensor(spec, role):
+def _describe_tensor(spec: Spec, role: str) -> Tensor:
     dtype = spec["dtype"]
     if dtype == "bfloat16" and role == "output":
         dtype = "float32"  # the package returns bfloat16 outputs as float32
     if dtype not in XPORT_DATATYPES:
         raise ValueError("xport.serve: %s %r is %s, which the Open Inference Protocol has no "
                          "datatype for here" % (role, spec["name"], dtype))
-    return {"name": spec["name"], "kind": "tensor", "datatype": XPORT_DATATYPES[dtype],
-            "shape": [d if isinstance(d, int) else -1 for d in spec["shape"]],
-            "symbolic": list(spec["shape"])}
+    symbolic = list(spec["shape"])
+    return Tensor(spec["name"], "tensor", XPORT_DATATYPES[dtype],
+                  [d if isinstance(d, int) else -1 for d in symbolic], symbolic)
 
 
-def _public(tensor):
-    """An input's or output's metadata: the symbolic shape (which -1 is which Dim) as a
-    parameter."""
-    return {"name": tensor["name"], "datatype": tensor["datatype"], "shape": tensor["shape"],
-            "parameters": {"shape": "[%s]" % ", ".join(map(str, tensor["symbolic"]))}}
-
-
-def _batch_dim(program, symbols):
-    """The contract's symbol (its dict) that is dim 0 of every input and every output and
-    appears nowhere else, or None: only then can requests be concatenated along dim 0 and the
-    outputs split back by rows."""
+def _batch_dim(program: Program, symbols: dict[str, Spec]) -> Spec | None:
+    """The contract's symbol that is dim 0 of every input and every output and appears nowhere
+    else, or None: only then can requests be concatenated along dim 0 and the outputs split
+    back by rows."""
     tensors = list(program.inputs) + list(program.outputs)
-    if any(t.get("kind", "tensor") != "tensor" or not t.get("shape") for t in tensors):
+    if any((_field(t, "kind") or "tensor") != "tensor" or not _field(t, "shape")
+           for t in tensors):
         return None
     first = tensors[0]["shape"][0]
     if isinstance(first, int):

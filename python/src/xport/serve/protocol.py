@@ -4,11 +4,16 @@ arrays in, a response out. Nothing here knows Ray or the program: every check of
 form is here, every check of its contract is the runtime's."""
 import json
 import math
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
+
+Array = npt.NDArray[Any]
 
 # The protocol's datatypes and NumPy's. BYTES (strings) has no tensor in xport.
-DATATYPES = {
+DATATYPES: dict[str, np.dtype[Any]] = {
     "BOOL": np.dtype(np.bool_), "UINT8": np.dtype(np.uint8), "INT8": np.dtype(np.int8),
     "INT16": np.dtype(np.int16), "INT32": np.dtype(np.int32), "INT64": np.dtype(np.int64),
     "FP16": np.dtype(np.float16), "FP32": np.dtype(np.float32), "FP64": np.dtype(np.float64),
@@ -31,12 +36,12 @@ _MAX_ELEMENTS = (2 ** 63 - 1) // 8
 class RequestError(Exception):
     """A request the server refuses: `status` is the HTTP status, the message names the field."""
 
-    def __init__(self, message, status=400):
+    def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
 
 
-def datatype_of(array):
+def datatype_of(array: Array) -> str:
     """The protocol's datatype of a NumPy array."""
     try:
         return _DATATYPE_OF[array.dtype]
@@ -45,19 +50,19 @@ def datatype_of(array):
                            % array.dtype, status=500) from None
 
 
+@dataclass
 class InferRequest:
     """A decoded request: `inputs` maps each input's name to its array, `outputs` lists the
     requested outputs with whether each is wanted as binary data (None: all, as JSON unless
     the request's binary_data_output says otherwise)."""
 
-    def __init__(self, request_id, inputs, outputs, binary_output):
-        self.id = request_id
-        self.inputs = inputs
-        self.outputs = outputs
-        self.binary_output = binary_output
+    id: str | None
+    inputs: dict[str, Array]
+    outputs: list[tuple[str, bool | None]] | None
+    binary_output: bool
 
 
-def decode_request(body, header_length=None):
+def decode_request(body: bytes, header_length: str | None = None) -> InferRequest:
     """An InferRequest from an HTTP body, and the value of its Inference-Header-Content-Length
     header where it has one (the JSON is then followed by the inputs' binary data)."""
     header, binary = _split_body(body, header_length)
@@ -78,7 +83,8 @@ def decode_request(body, header_length=None):
     if not isinstance(inputs, list) or not inputs:
         raise RequestError("inputs: expected a non-empty list of tensors, got %s"
                            % _kind(inputs))
-    arrays, offset = {}, 0
+    arrays: dict[str, Array] = {}
+    offset = 0
     for i, tensor in enumerate(inputs):
         name, array, offset = _decode_input(tensor, "inputs[%d]" % i, binary, offset)
         if name in arrays:
@@ -90,7 +96,7 @@ def decode_request(body, header_length=None):
     return InferRequest(request_id, arrays, _requested_outputs(request), binary_output)
 
 
-def _split_body(body, header_length):
+def _split_body(body: bytes, header_length: str | None) -> tuple[bytes, bytes]:
     if header_length is None:
         return body, b""
     try:
@@ -103,7 +109,8 @@ def _split_body(body, header_length):
     return body[:n], body[n:]
 
 
-def _decode_input(tensor, where, binary, offset):
+def _decode_input(tensor: Any, where: str, binary: bytes,
+                  offset: int) -> tuple[str, Array, int]:
     if not isinstance(tensor, dict):
         raise RequestError("%s: expected a tensor object, got %s" % (where, _kind(tensor)))
     name = tensor.get("name")
@@ -119,10 +126,10 @@ def _decode_input(tensor, where, binary, offset):
                            "elements in all)" % (where, json.dumps(shape)[:80], _MAX_RANK,
                                                  _MAX_ELEMENTS))
     datatype = tensor.get("datatype")
-    dtype = DATATYPES.get(datatype) if isinstance(datatype, str) else None
-    if dtype is None:
+    if not isinstance(datatype, str) or datatype not in DATATYPES:
         raise RequestError("%s.datatype: expected one of %s, got %s"
                            % (where, ", ".join(DATATYPES), json.dumps(datatype)[:40]))
+    dtype = DATATYPES[datatype]
     count = math.prod(shape)
     size = _parameters(tensor, where + ".parameters").get("binary_data_size")
     if size is not None:
@@ -144,7 +151,8 @@ def _decode_input(tensor, where, binary, offset):
     return name, _json_array(tensor["data"], shape, datatype, dtype, where + ".data"), offset
 
 
-def _json_array(data, shape, datatype, dtype, where):
+def _json_array(data: Any, shape: list[int], datatype: str, dtype: np.dtype[Any],
+                where: str) -> Array:
     """The array of a tensor's JSON data, flat or nested in row-major order."""
     try:
         values = np.asarray(data)
@@ -167,14 +175,14 @@ def _json_array(data, shape, datatype, dtype, where):
     return converted.reshape(shape)
 
 
-def _requested_outputs(request):
+def _requested_outputs(request: dict[str, Any]) -> list[tuple[str, bool | None]] | None:
     """[(name, binary or None)] for the request's "outputs", or None when it names none."""
     outputs = request.get("outputs")
     if outputs is None:
         return None
     if not isinstance(outputs, list):
         raise RequestError("outputs: expected a list, got %s" % _kind(outputs))
-    requested = []
+    requested: list[tuple[str, bool | None]] = []
     for i, output in enumerate(outputs):
         where = "outputs[%d]" % i
         if not isinstance(output, dict) or not isinstance(output.get("name"), str):
@@ -186,7 +194,7 @@ def _requested_outputs(request):
     return requested
 
 
-def _parameters(obj, where):
+def _parameters(obj: dict[str, Any], where: str) -> dict[str, Any]:
     """obj's "parameters" object ({} when it has none); `where` names it in errors."""
     parameters = obj.get("parameters")
     if parameters is None:
@@ -196,20 +204,24 @@ def _parameters(obj, where):
     return parameters
 
 
-def _kind(value):
+def _kind(value: object) -> str:
     return "nothing" if value is None else type(value).__name__
 
 
-def encode_response(model_name, version, request, outputs, parameters=None):
+def encode_response(model_name: str, version: str, request: InferRequest,
+                    outputs: dict[str, Array],
+                    parameters: dict[str, Any] | None = None) -> tuple[bytes, dict[str, str]]:
     """(body, headers) of the response to `request`: `outputs` maps each output's name to its
     array, in the program's order. Binary data follows the JSON where it was asked for."""
     wanted = request.outputs
     if wanted is None:
         wanted = [(name, None) for name in outputs]
-    tensors, blobs = [], []
+    tensors: list[dict[str, Any]] = []
+    blobs: list[bytes] = []
     for name, binary in wanted:
         array = np.ascontiguousarray(outputs[name])
-        tensor = {"name": name, "datatype": datatype_of(array), "shape": list(array.shape)}
+        tensor: dict[str, Any] = {"name": name, "datatype": datatype_of(array),
+                                  "shape": list(array.shape)}
         if binary if binary is not None else request.binary_output:
             blob = array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
             tensor["parameters"] = {"binary_data_size": len(blob)}
@@ -217,7 +229,8 @@ def encode_response(model_name, version, request, outputs, parameters=None):
         else:
             tensor["data"] = array.reshape(-1).tolist()
         tensors.append(tensor)
-    response = {"model_name": model_name, "model_version": version, "outputs": tensors}
+    response: dict[str, Any] = {"model_name": model_name, "model_version": version,
+                                "outputs": tensors}
     if request.id is not None:
         response["id"] = request.id
     if parameters:
@@ -229,6 +242,6 @@ def encode_response(model_name, version, request, outputs, parameters=None):
                                       HEADER_LENGTH: str(len(header))}
 
 
-def error_body(message):
+def error_body(message: str) -> bytes:
     """The body of an error response, as Triton writes it (tritonclient shows the message)."""
     return json.dumps({"error": message}).encode()
