@@ -30,8 +30,9 @@ packages=(
   python3 python3-venv
 )
 # Only tests use these: headless chromium opens the ExportDB site and the viewer's pages; clang
-# builds the loader fuzzers (its OpenMP and, below, its libFuzzer runtime).
-test_packages=(chromium clang libomp-dev)
+# builds the loader fuzzers (its OpenMP and, below, its libFuzzer runtime); curl is what the
+# docs' serving examples call the server with (tests/docs/doc_snippets.py runs them).
+test_packages=(chromium clang libomp-dev curl)
 
 if [ "$(id -u)" -ne 0 ]; then
   SUDO=sudo
