@@ -7,7 +7,8 @@ interpreter's environment (torch, numpy and the xport package), and CMAKE_PREFIX
 installed package, as after `make install`. What a fence's info string says:
 
   ```sh / ```bash          run with `bash -euo pipefail` in the page's directory
-  ```python                run with this interpreter, each block its own process
+  ```python                run with this interpreter, each block its own process; the blocks of
+                           docs/PYTHON.md are also checked by `mypy --strict`
   ```cpp                   a whole program: built against the installed package and run
   ```LANG file=NAME        written to NAME in the page's directory (a later block builds or runs it)
   ```text                  output or a sketch: not code, not run
@@ -193,6 +194,7 @@ def run_page(page: Path, shown: Path, workdir: Path, env: dict[str, str], tally:
     blocks = parse_page(page, shown)
     workdir.mkdir(parents=True)
     run = PageRun(workdir, env)
+    typed: list[Path] = []
     try:
         for block in blocks:
             if "file" in block.attrs:
@@ -214,10 +216,18 @@ def run_page(page: Path, shown: Path, workdir: Path, env: dict[str, str], tally:
             if block.lang in ("sh", "bash"):
                 run.run_shell(block)
             elif block.lang == "python":
-                run.run_python(block)
+                typed.append(run.run_python(block))
             else:
                 run.run_cpp(block)
             tally.run[block.lang] = tally.run.get(block.lang, 0) + 1
+        if shown.as_posix() == "docs/PYTHON.md" and typed:
+            r = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                                *[p.name for p in typed]], cwd=workdir, env=env,
+                               capture_output=True, timeout=BLOCK_TIMEOUT_S)
+            if r.returncode != 0:
+                raise SnippetFailure(f"{shown}: mypy --strict on its Python blocks:\n"
+                                     f"{(r.stdout + r.stderr).decode(errors='replace')}")
+            tally.run["mypy --strict"] = tally.run.get("mypy --strict", 0) + len(typed)
     finally:
         run.close()
 

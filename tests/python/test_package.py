@@ -3,10 +3,12 @@ cases, reference models and MiniLM; PyTorch's exports of the reference models, E
 Hugging Face architectures) gives the recorded outputs and refuses the recorded bad inputs;
 calls by structure and by name; errors as exceptions of their kinds; threads; DLPack inputs
 taken without a copy; a process that never imports torch."""
+import dataclasses
 import os
 import subprocess
 import sys
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -76,9 +78,9 @@ def grouped(program, leaves):
     (the data sets have at most one list input; it takes the leaves the others leave over,
     which is how a refused set gives a list of the wrong length)."""
     out, rest = [], iter(leaves)
-    others = sum(spec["kind"] != "tensor_list" for spec in program.inputs)
+    others = sum(spec.kind != "tensor_list" for spec in program.inputs)
     for spec in program.inputs:
-        if spec["kind"] == "tensor_list":
+        if spec.kind == "tensor_list":
             out.append([next(rest) for _ in range(len(leaves) - others)])
         else:
             out.append(next(rest))
@@ -139,30 +141,30 @@ def test_calls_by_the_programs_own_structure():
 def test_xport_archives_describe_their_contract_by_the_users_names():
     case = next(c for c in set_cases("xport_pt2") if c["name"] == "mlp_dynamic")
     program = xport.load(archive("xport_pt2", case))
-    assert program.inputs[0]["kind"] == "tensor"
-    assert program.inputs[0]["dtype"] == "float32"
-    assert program.inputs[0]["shape"][0] == "batch"
-    symbols = program.contract["symbols"]
-    assert [s["name"] for s in symbols] == ["batch"]
-    assert symbols[0]["min"] >= 1 and symbols[0]["max"] is not None
-    assert "batch in [" in program.contract["text"]
-    assert program.outputs[0]["shape"][0] == "batch"
+    x = program.inputs[0]
+    assert (x.kind, x.dtype, x.shape) == ("tensor", "float32", ("batch", 1024))
+    assert [d.name for d in program.contract.dims] == ["batch"]
+    batch = program.contract.dims[0]
+    assert batch.symbol == "s0" and batch.source == "x.size(0)" and not batch.unbacked
+    assert batch.min is not None and batch.min >= 1 and batch.max is not None
+    assert program.contract.inputs == {"x": ("batch", 1024)}
+    assert "batch in [" in program.contract.text and str(program.contract) == program.contract.text
+    assert program.outputs[0].shape is not None and program.outputs[0].shape[0] == "batch"
     assert "graph" in str(program) and "range" in str(program)
     # A program run on inputs of other shapes.
-    for batch in (3, 2):
-        out = program.run_flat({program.inputs[0]["name"]: np.ones(
-            [batch] + program.inputs[0]["shape"][1:], np.float32)})
-        assert out[0].shape[0] == batch
+    for rows in (3, 2):
+        out = program.run_flat({x.name: np.ones((rows, 1024), np.float32)})
+        assert out[0].shape[0] == rows
 
 
 def test_equalities_between_inputs():
     case = next(c for c in set_cases("torch_pt2") if c["name"] == "bert_dynamic")
     contract = xport.load(archive("torch_pt2", case)).contract
-    assert contract["equalities"] == []
+    assert contract.equalities == ()
     case = next(c for c in set_cases("hf_architectures") if c["name"] == "bert_dynamic")
     contract = xport.load(archive("hf_architectures", case)).contract
     # input_ids and attention_mask share their batch and sequence dims.
-    assert any(len(group) >= 2 for group in contract["equalities"]), contract["text"]
+    assert any(len(group) >= 2 for group in contract.equalities), contract.text
 
 
 def test_errors_are_exceptions_of_their_kinds(tmp_path):
@@ -269,3 +271,58 @@ def test_a_process_that_runs_a_program_never_imports_torch(bert):
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def test_the_package_ships_its_types():
+    # PEP 561: a type checker reads the package's annotations only where py.typed is; the
+    # compiled extension's types are in its stub.
+    package = os.path.dirname(xport.__file__)
+    assert os.path.isfile(os.path.join(package, "py.typed")), package
+    assert os.path.isfile(os.path.join(package, "_xport.pyi")), package
+
+
+def test_descriptions_are_frozen_dataclasses():
+    fields = {cls: [f.name for f in dataclasses.fields(cls)]
+              for cls in (xport.InputSpec, xport.OutputSpec, xport.Dim, xport.Contract)}
+    assert fields == {
+        xport.InputSpec: ["name", "kind", "dtype", "shape", "elements", "value"],
+        xport.OutputSpec: ["name", "dtype", "shape", "value"],
+        xport.Dim: ["name", "symbol", "source", "min", "max", "unbacked"],
+        xport.Contract: ["dims", "inputs", "equalities", "text"]}
+    program = xport.load(archive("xport_pt2", case_named("xport_pt2", "list_inputs")))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        program.inputs[0].name = "y"  # type: ignore[misc]
+    xs = next(i for i in program.inputs if i.kind == "tensor_list")
+    assert xs.dtype is None and xs.shape is None and len(xs.elements) == 2
+    assert all(e.kind == "tensor" and e.shape is not None for e in xs.elements)
+    program = xport.load(archive("xport_pt2", case_named("xport_pt2", "float_and_bool_arguments")))
+    numbers = {i.kind: i.value for i in program.inputs if i.kind != "tensor"}
+    assert set(numbers) == {"float", "bool"} and isinstance(numbers["bool"], bool)
+    unbacked = xport.load(archive("torch_pt2", case_named("torch_pt2", "float_item"))).contract
+    assert [(d.min, d.max, d.unbacked) for d in unbacked.dims] == [(None, None, True)]
+
+
+@pytest.mark.parametrize("set_name,name", [
+    ("xport_pt2", "mlp_dynamic"), ("xport_pt2", "list_inputs"), ("xport_pt2", "int_argument"),
+    ("xport_pt2", "float_and_bool_arguments"), ("xport_pt2", "data_dependent_masked_select"),
+    ("hf_architectures", "bert_dynamic")])
+def test_the_dict_spelling_of_0_1_still_reads_the_same(set_name, name):
+    # 0.1's program.inputs, .outputs and .contract were the extension's dicts: each key gives
+    # the same value (lists and dicts), with a DeprecationWarning; a key 0.1 had not is a
+    # KeyError.
+    path = archive(set_name, case_named(set_name, name))
+    program, raw = xport.load(path), xport._xport.load(path, 1, True)
+    with pytest.deprecated_call():
+        assert program.inputs[0]["name"] == raw.inputs[0]["name"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        assert [dict(i) for i in program.inputs] == raw.inputs
+        assert [dict(o) for o in program.outputs] == raw.outputs
+        assert dict(program.contract) == raw.contract
+        for key, value in raw.contract.items():
+            assert program.contract[key] == value and type(program.contract[key]) is type(value)
+        for dim, symbol in zip(program.contract["symbols"], raw.contract["symbols"]):
+            assert dim == symbol
+        assert program.outputs[0].get("kind") is None and "kind" not in program.outputs[0]
+        with pytest.raises(KeyError):
+            program.outputs[0]["kind"]

@@ -9,22 +9,35 @@ Inputs are NumPy arrays, Python numbers, or any tensor on the CPU that speaks DL
 tensor, a CuPy array on the host), taken without a copy where the layout allows; outputs are NumPy
 arrays over the runtime's memory, in the structure the program returns (a tuple, a dict, ...).
 An input outside the program's contract raises xport.InvalidInput with the runtime's message.
+`program.inputs`, `.outputs` and `.contract` describe what it takes and returns, as frozen
+dataclasses (InputSpec, OutputSpec, Contract with its Dims).
 """
+from __future__ import annotations
+
 import os
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _xport
 from ._errors import (ConstraintViolation, DataDependent, Error, Internal, InvalidArchive,
                       InvalidInput, InvalidSpec, UnsupportedOp)
 from ._pytree import TUPLE, Spec
+from ._signature import Contract, Dim, InputKind, InputSpec, OutputSpec, Shape
+from ._signature import contract as _contract
+from ._signature import input_spec as _input_spec
+from ._signature import output_spec as _output_spec
 
 __version__ = "0.1.0"
-__all__ = ["load", "Program", "Error", "InvalidInput", "InvalidArchive", "UnsupportedOp",
-           "ConstraintViolation", "DataDependent", "InvalidSpec", "Internal"]
+__all__ = ["load", "Program", "InputSpec", "OutputSpec", "Contract", "Dim", "Shape", "InputKind",
+           "Error", "InvalidInput", "InvalidArchive", "UnsupportedOp", "ConstraintViolation",
+           "DataDependent", "InvalidSpec", "Internal"]
 
 
-def load(path, *, threads=None, fuse=True):
+def load(path: str | os.PathLike[str], *, threads: int | None = None,
+         fuse: bool = True) -> Program:
     """Loads a .pt2 archive written by xport or by torch.export.save, or a model compiled ahead
     of time (`xport compile FILE.pt2 NAME.so`: NAME.pt2 lies beside it, or with --embed, in it).
 
@@ -45,21 +58,24 @@ class Program:
     positionally or by name; a program that updates buffers keeps them across calls. Calls from
     several threads run in parallel (the GIL is released while the program runs)."""
 
-    def __init__(self, impl, path):
+    def __init__(self, impl: _xport.Program, path: str) -> None:
         self._impl = impl
         self.path = path
-        self.inputs = impl.inputs
-        """One dict per input: name, kind, dtype, shape (dynamic dims by their names)."""
-        self.outputs = impl.outputs
-        """One dict per output: name, dtype, shape."""
-        self.contract = impl.contract
-        """The shape contract: symbols with their ranges, input dims, equalities, and `text`."""
+        """The archive it was loaded from."""
+        self.inputs = tuple(_input_spec(i) for i in impl.inputs)
+        """Its inputs in the order `run_flat` takes them: name, kind, dtype, shape (dynamic dims
+        by their names)."""
+        self.outputs = tuple(_output_spec(o) for o in impl.outputs)
+        """Its outputs in the order `run_flat` returns them: name, dtype, shape."""
+        self.contract = _contract(impl.contract)
+        """The shape contract: the dynamic dims with their ranges, the inputs' shapes by those
+        dims, the equalities between input dims, and all of it as `text`."""
         self._in_spec = _parse_spec(impl.in_spec)
         self._out_spec = _parse_spec(impl.out_spec)
         self._arg_names = list(impl.forward_arg_names)
-        self._names = [i["name"] for i in self.inputs]
-        self._no_specs = [None] * len(self._names)
-        self._kinds = [i["kind"] for i in self.inputs]
+        self._names = [i.name for i in self.inputs]
+        self._no_specs: list[Spec | None] = [None] * len(self._names)
+        self._kinds = [i.kind for i in self.inputs]
         spec = self._in_spec
         if spec is not None and (spec.kind != TUPLE or len(spec.children) != 2
                                  or spec.leaf_count() != len(self.inputs)):
@@ -67,26 +83,26 @@ class Program:
         if self._out_spec is not None and self._out_spec.leaf_count() != len(self.outputs):
             self._out_spec = None
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.run(*args, **kwargs)
 
-    def run(self, *args, **kwargs):
+    def run(self, *args: Any, **kwargs: Any) -> Any:
         """Runs the program; returns its outputs in the program's structure."""
         if self._in_spec is not None:
-            leaves = self._flatten(args, kwargs)
+            leaves = self._flatten(self._in_spec, args, kwargs)
         else:
-            leaves = _bind(self._names, self._no_specs, args, kwargs, flatten=False)
+            leaves = _bind(self._names, self._no_specs, args, kwargs)
         outputs = self._impl.run(self._prepare(leaves))
         if self._out_spec is not None:
             return self._out_spec.build(iter(outputs))
         return tuple(outputs)
 
-    def run_flat(self, inputs):
+    def run_flat(self, inputs: Sequence[Any] | Mapping[str, Any]) -> list[npt.NDArray[Any]]:
         """Runs the program on its inputs in the order of `program.inputs` (a sequence), or by
-        their names there (a dict); returns the outputs as a list, in the order of
+        their names there (a mapping); returns the outputs as a list, in the order of
         `program.outputs`."""
-        if isinstance(inputs, dict):
-            leaves = _bind(self._names, self._no_specs, (), inputs, flatten=False)
+        if isinstance(inputs, Mapping):
+            leaves = _bind(self._names, self._no_specs, (), inputs)
         else:
             leaves = list(inputs)
             if len(leaves) != len(self._names):
@@ -94,29 +110,28 @@ class Program:
                                 % (len(self._names), ", ".join(self._names), len(leaves)))
         return self._impl.run(self._prepare(leaves))
 
-    def _prepare(self, leaves):
+    def _prepare(self, leaves: list[Any]) -> list[Any]:
         return [_as_input(leaf, kind) for leaf, kind in zip(leaves, self._kinds)]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return str(self._impl)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<xport.Program %r: inputs %s, %d output(s)>" % (
-            self.path, [i["name"] for i in self.inputs], len(self.outputs))
+            self.path, self._names, len(self.outputs))
 
-    def _flatten(self, args, kwargs):
+    def _flatten(self, spec: Spec, args: Sequence[Any], kwargs: Mapping[str, Any]) -> list[Any]:
         """The leaves of (args, kwargs) by the archive's input spec."""
-        args_spec, kwargs_spec = self._in_spec.children
+        args_spec, kwargs_spec = spec.children
         count = len(args_spec.children)
         names = self._arg_names[:count]
         names += ["input %d" % i for i in range(len(names), count)]
-        keys = kwargs_spec.keys() or []
-        leaves = _bind(names + keys, args_spec.children + kwargs_spec.children, args, kwargs,
-                       flatten=True, positional=count)
-        return leaves
+        keys = [str(k) for k in kwargs_spec.keys() or []]
+        return _bind(names + keys, args_spec.children + kwargs_spec.children, args, kwargs,
+                     positional=count)
 
 
-def _parse_spec(text):
+def _parse_spec(text: str) -> Spec | None:
     """A pytree spec, or None when the archive has none or one of a format not known here (the
     program then takes its inputs by their names and returns a tuple)."""
     try:
@@ -125,8 +140,10 @@ def _parse_spec(text):
         return None
 
 
-def _bind(names, specs, args, kwargs, flatten, positional=None):
-    """The leaves of the arguments bound to `names` (positionally first, up to `positional`)."""
+def _bind(names: Sequence[str], specs: Sequence[Spec | None], args: Sequence[Any],
+          kwargs: Mapping[str, Any], positional: int | None = None) -> list[Any]:
+    """The leaves of the arguments bound to `names` (positionally first, up to `positional`),
+    each flattened by its spec (None: taken as it is)."""
     positional = len(names) if positional is None else positional
     if len(args) > positional:
         raise TypeError("the program takes %d positional input(s) (%s) but %d were given"
@@ -135,7 +152,7 @@ def _bind(names, specs, args, kwargs, flatten, positional=None):
     if unknown:
         raise TypeError("the program has no input named %s; its inputs are %s"
                         % (", ".join(map(repr, unknown)), ", ".join(names)))
-    leaves = []
+    leaves: list[Any] = []
     for i, (name, spec) in enumerate(zip(names, specs)):
         if i < len(args):
             if name in kwargs:
@@ -145,14 +162,14 @@ def _bind(names, specs, args, kwargs, flatten, positional=None):
             value = kwargs[name]
         else:
             raise TypeError("missing input %r" % name)
-        if flatten:
+        if spec is not None:
             spec.flatten(value, name, leaves)
         else:
             leaves.append(value)
     return leaves
 
 
-def _as_input(value, kind):
+def _as_input(value: Any, kind: str) -> Any:
     """A leaf as the runtime takes it: arrays and objects that speak DLPack as they are; NumPy
     scalars and sequences for a tensor input as arrays; NumPy scalars for a number as numbers."""
     if type(value) is np.ndarray:

@@ -4,7 +4,11 @@ flattening the caller's arguments into the program's inputs, and building its ou
 tuples, lists and dicts. A type PyTorch registered that Python here does not know (a Hugging Face
 ModelOutput, a dataclass, a namedtuple) comes back as a dict of its fields, or a tuple without
 field names."""
+from __future__ import annotations
+
 import json
+from collections.abc import Iterator
+from typing import Any
 
 TUPLE, LIST, DICT, NONE = "builtins.tuple", "builtins.list", "builtins.dict", "builtins.NoneType"
 
@@ -14,11 +18,11 @@ class Spec:
 
     __slots__ = ("kind", "context", "children")
 
-    def __init__(self, kind, context, children):
+    def __init__(self, kind: str | None, context: Any, children: list[Spec]) -> None:
         self.kind, self.context, self.children = kind, context, children
 
     @classmethod
-    def parse(cls, text):
+    def parse(cls, text: str) -> Spec | None:
         """A spec from its JSON text, or None for an empty one."""
         if not text:
             return None
@@ -28,17 +32,17 @@ class Spec:
         return cls._from_json(doc[1])
 
     @classmethod
-    def _from_json(cls, node):
+    def _from_json(cls, node: dict[str, Any]) -> Spec:
         context = node.get("context")
         if isinstance(context, str):
             context = json.loads(context)
         return cls(node.get("type"), context, [cls._from_json(c) for c in node["children_spec"]])
 
     @property
-    def is_leaf(self):
+    def is_leaf(self) -> bool:
         return self.kind is None
 
-    def keys(self):
+    def keys(self) -> list[Any] | None:
         """The keys of a dict-like node (dict, OrderedDict, a registered class's fields), or
         None."""
         if isinstance(self.context, list) and len(self.context) == len(self.children) \
@@ -46,10 +50,10 @@ class Spec:
             return self.context
         return None
 
-    def leaf_count(self):
+    def leaf_count(self) -> int:
         return 1 if self.is_leaf else sum(c.leaf_count() for c in self.children)
 
-    def flatten(self, value, where, out):
+    def flatten(self, value: Any, where: str, out: list[Any]) -> None:
         """Appends the leaves of `value`, which must have this structure, to `out`."""
         if self.is_leaf:
             out.append(value)
@@ -75,7 +79,7 @@ class Spec:
         for i, (item, child) in enumerate(zip(value, self.children)):
             child.flatten(item, "%s[%d]" % (where, i), out)
 
-    def build(self, leaves):
+    def build(self, leaves: Iterator[Any]) -> Any:
         """This structure over the values taken from the iterator `leaves`."""
         if self.is_leaf:
             return next(leaves)
@@ -90,7 +94,7 @@ class Spec:
         return tuple(values)
 
 
-def _describe(value):
+def _describe(value: object) -> str:
     if isinstance(value, (list, tuple)):
         return "a %s of %d" % (type(value).__name__, len(value))
     return type(value).__name__
