@@ -28,8 +28,6 @@ struct Volumes {
   int64_t count = 0;
   Dims<N> in{}, out{};
   int64_t in_n = 0, out_n = 0;  // elements per volume, in and out (read in every window's loop)
-  int64_t in_numel() const { return in_n; }
-  int64_t out_numel() const { return out_n; }
 };
 
 template <size_t N>
@@ -49,7 +47,7 @@ Volumes<N> volumes_of(const Tensor& self, const Tensor& out) {
 // Volumes per parallel chunk, so that each chunk does at least ~32k window reads.
 template <size_t N>
 int64_t volume_grain(const Volumes<N>& g, int64_t window) {
-  return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, g.out_numel() * window));
+  return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, g.out_n * window));
 }
 
 // Calls fn(volume, o, i) for each output position o of each volume, volumes in parallel; `i` is
@@ -57,7 +55,7 @@ int64_t volume_grain(const Volumes<N>& g, int64_t window) {
 template <size_t N, class Fn>
 void for_each_output(const Volumes<N>& g, int64_t window, const Fn& fn) {
   parallel_for(0, g.count, volume_grain(g, window), [&](int64_t b, int64_t e) {
-    const int64_t n = g.out_numel(), row = g.out[N - 1];
+    const int64_t n = g.out_n, row = g.out[N - 1];
     for (int64_t volume = b; volume < e; ++volume) {
       Dims<N> o{};
       for (int64_t i = 0; i < n; i += row) {
@@ -86,13 +84,6 @@ void for_each_in_window(const Dims<N>& first, const Dims<N>& last, const Dims<N>
   }
 }
 
-template <size_t N>
-Dims<N> ones() {
-  Dims<N> d;
-  d.fill(1);
-  return d;
-}
-
 // The start of a running maximum: -inf, or the type's lowest value for integers.
 template <class T>
 T max_identity() {
@@ -116,7 +107,7 @@ void max_pool(const T* in, T* out, int64_t* indices, const Volumes<N>& g, const 
   for_each_output(g, product(k.kernel), [&](int64_t v, const Dims<N>& o, int64_t i) {
     Dims<N> first, last;
     max_window(k, g.in, o, first, last);
-    const T* x = in + v * g.in_numel();
+    const T* x = in + v * g.in_n;
     // ATen's order: the first maximum wins, and a NaN replaces anything. The window's last dim
     // is scanned here, with the running maximum in locals.
     T best = max_identity<T>();
@@ -138,8 +129,8 @@ void max_pool(const T* in, T* out, int64_t* indices, const Volumes<N>& g, const 
       best = row_best;
       best_index = row_index;
     });
-    out[v * g.out_numel() + i] = best;
-    if (indices != nullptr) indices[v * g.out_numel() + i] = best_index;
+    out[v * g.out_n + i] = best;
+    if (indices != nullptr) indices[v * g.out_n + i] = best_index;
   });
 }
 
@@ -221,14 +212,14 @@ void avg_pool(const T* in, T* out, const Volumes<N>& g, const PoolWindow<N>& k,
               bool count_include_pad, std::optional<int64_t> divisor_override) {
   for_each_output(g, product(k.kernel), [&](int64_t v, const Dims<N>& o, int64_t i) {
     const AvgWindow<N> w = avg_window(g, k, o, count_include_pad, divisor_override);
-    T& dst = out[v * g.out_numel() + i];
+    T& dst = out[v * g.out_n + i];
     if (w.empty) {
       dst = T(0);
       return;
     }
-    const T* x = in + v * g.in_numel();
+    const T* x = in + v * g.in_n;
     T sum = T(0);
-    for_each_in_window<N>(w.first, w.last, ones<N>(), g.in, 0, [&](int64_t j) { sum += x[j]; });
+    for_each_in_window<N>(w.first, w.last, unit_steps<N>(), g.in, 0, [&](int64_t j) { sum += x[j]; });
     dst = static_cast<T>(sum / static_cast<T>(w.divisor));
   });
 }
@@ -257,10 +248,10 @@ void adaptive_avg_pool(const T* in, T* out, const Volumes<N>& g) {
   for_each_output(g, adaptive_window_size(g), [&](int64_t v, const Dims<N>& o, int64_t i) {
     Dims<N> first, last;
     const int64_t count = adaptive_window(g, o, first, last);
-    const T* x = in + v * g.in_numel();
+    const T* x = in + v * g.in_n;
     T sum = T(0);
-    for_each_in_window<N>(first, last, ones<N>(), g.in, 0, [&](int64_t j) { sum += x[j]; });
-    out[v * g.out_numel() + i] = sum / static_cast<T>(count);
+    for_each_in_window<N>(first, last, unit_steps<N>(), g.in, 0, [&](int64_t j) { sum += x[j]; });
+    out[v * g.out_n + i] = sum / static_cast<T>(count);
   });
 }
 
@@ -285,7 +276,7 @@ template <size_t N>
 void max_pool_out(const Tensor& self, const PoolWindow<N>& pool, const Tensor& out,
                   const Tensor& indices) {
   const Volumes<N> g = volumes_of<N>(self, out);
-  if (g.count == 0 || g.out_numel() == 0) return;
+  if (g.count == 0 || g.out_n == 0) return;
   const Tensor staged = indices.defined() && !indices.is_contiguous()
                             ? Tensor::empty_contiguous(indices.int_sizes(), DType::Int64)
                             : indices;
@@ -315,7 +306,7 @@ template <size_t N>
 void avg_pool_out(const Tensor& self, const PoolWindow<N>& pool, bool count_include_pad,
                   std::optional<int64_t> divisor_override, const Tensor& out) {
   const Volumes<N> g = volumes_of<N>(self, out);
-  if (g.count == 0 || g.out_numel() == 0) return;
+  if (g.count == 0 || g.out_n == 0) return;
   auto run = [&](auto zero) {
     using T = decltype(zero);
     const Tensor in = contiguous_as(self, dtype_v<T>);
@@ -333,7 +324,7 @@ void avg_pool_out(const Tensor& self, const PoolWindow<N>& pool, bool count_incl
 template <size_t N>
 void adaptive_avg_pool_out(const Tensor& self, const Tensor& out) {
   const Volumes<N> g = volumes_of<N>(self, out);
-  if (g.count == 0 || g.out_numel() == 0) return;
+  if (g.count == 0 || g.out_n == 0) return;
   visit_floating(self.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const Tensor in = contiguous_as(self, dtype_v<T>);
@@ -347,7 +338,7 @@ void max_pool_backward_out(const Tensor& grad_output, const Tensor& indices,
   const Tensor where = contiguous_as(indices, DType::Int64);
   run_backward<N>(grad_output, grad_input, [&](const Volumes<N>& g, const auto* go, auto* gi) {
     const int64_t* idx = where.data<int64_t>();
-    const int64_t in_n = g.in_numel(), out_n = g.out_numel();
+    const int64_t in_n = g.in_n, out_n = g.out_n;
     parallel_for(0, g.count, volume_grain(g, 1), [&](int64_t b, int64_t e) {
       for (int64_t v = b; v < e; ++v) {
         for (int64_t o = v * out_n; o < (v + 1) * out_n; ++o) gi[v * in_n + idx[o]] += go[o];
@@ -365,9 +356,9 @@ void avg_pool_backward_out(const Tensor& grad_output, const PoolWindow<N>& k,
     for_each_output(g, product(k.kernel), [&](int64_t v, const Dims<N>& o, int64_t i) {
       const AvgWindow<N> w = avg_window(g, k, o, count_include_pad, divisor_override);
       if (w.empty) return;
-      T* x = gi + v * g.in_numel();
-      const T share = go[v * g.out_numel() + i] / static_cast<T>(w.divisor);
-      for_each_in_window<N>(w.first, w.last, ones<N>(), g.in, 0,
+      T* x = gi + v * g.in_n;
+      const T share = go[v * g.out_n + i] / static_cast<T>(w.divisor);
+      for_each_in_window<N>(w.first, w.last, unit_steps<N>(), g.in, 0,
                             [&](int64_t j) { x[j] += share; });
     });
   });
@@ -380,9 +371,9 @@ void adaptive_avg_pool_backward_out(const Tensor& grad_output, const Tensor& gra
     for_each_output(g, adaptive_window_size(g), [&](int64_t v, const Dims<N>& o, int64_t i) {
       Dims<N> first, last;
       const int64_t count = adaptive_window(g, o, first, last);
-      T* x = gi + v * g.in_numel();
-      const T share = go[v * g.out_numel() + i] / static_cast<T>(count);
-      for_each_in_window<N>(first, last, ones<N>(), g.in, 0, [&](int64_t j) { x[j] += share; });
+      T* x = gi + v * g.in_n;
+      const T share = go[v * g.out_n + i] / static_cast<T>(count);
+      for_each_in_window<N>(first, last, unit_steps<N>(), g.in, 0, [&](int64_t j) { x[j] += share; });
     });
   });
 }

@@ -20,18 +20,19 @@ inline int64_t adaptive_end(int64_t o, int64_t out_size, int64_t in_size) {
   return 1 + ((o + 1) * in_size - 1) / out_size;
 }
 
+/// N ones: a step of 1 in every pooled dim (no dilation).
+template <size_t N>
+constexpr std::array<int64_t, N> unit_steps() {
+  std::array<int64_t, N> a{};
+  a.fill(1);
+  return a;
+}
+
 /// Window geometry of an N-d pool, each array in the pooled dims' order (depth, height, width).
 template <size_t N>
 struct PoolWindow {
   std::array<int64_t, N> kernel{}, stride{}, pad{};
-  std::array<int64_t, N> dilation = ones();
-
- private:
-  static constexpr std::array<int64_t, N> ones() {
-    std::array<int64_t, N> a{};
-    a.fill(1);
-    return a;
-  }
+  std::array<int64_t, N> dilation = unit_steps<N>();
 };
 using Pool2d = PoolWindow<2>;
 using Pool3d = PoolWindow<3>;
