@@ -242,7 +242,8 @@ struct Table {
   Table() {
     for (auto list : {pointwise_lowerings, shape_lowerings, reduction_lowerings, nn_lowerings,
                       convolution_lowerings, pooling_lowerings, embedding_lowerings,
-                      factory_lowerings, control_flow_lowerings, spectral_lowerings}) {
+                      factory_lowerings, control_flow_lowerings, spectral_lowerings,
+                      quantize_lowerings}) {
       for (auto& [name, fn] : list()) {
         const auto [it, added] = lowerings.emplace(&find_op(name), std::move(fn));
         XPORT_CHECK(added, Internal, "onnx: two lowerings of ", name);

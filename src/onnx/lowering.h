@@ -131,6 +131,7 @@ LoweringList embedding_lowerings();
 LoweringList factory_lowerings();
 LoweringList control_flow_lowerings();
 LoweringList spectral_lowerings();
+LoweringList quantize_lowerings();
 
 /// A body graph (If's branch, Loop's or Scan's body) from an xport subgraph: its placeholders
 /// read `inputs` (values of the enclosing graph, or the body's own inputs when `body_inputs`

@@ -19,6 +19,7 @@ void register_all_ops() {
   register_data_dependent_ops();
   register_sym_float_ops();
   register_fft_ops();
+  register_quantized_decomposed_ops();
   register_out_overloads();
 }
 

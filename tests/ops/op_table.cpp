@@ -135,7 +135,7 @@ const std::vector<OpSample>& op_table() {
   static const std::vector<OpSample> table = [] {
     std::vector<OpSample> all;
     for (Rows (*family)() : {pointwise_samples, creation_samples, view_samples, reduction_samples,
-                             linalg_samples, nn_samples, shape_samples}) {
+                             linalg_samples, nn_samples, shape_samples, quant_samples}) {
       Rows rows = family();
       all.insert(all.end(), rows.begin(), rows.end());
     }

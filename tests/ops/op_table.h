@@ -66,6 +66,7 @@ Rows reduction_samples();
 Rows linalg_samples();
 Rows nn_samples();
 Rows shape_samples();
+Rows quant_samples();
 
 /// Every sample of every family, in one list.
 const std::vector<OpSample>& op_table();

@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 import torch
+import torch.ao.quantization.fx._decomposed  # noqa: F401 (defines quantized_decomposed::*)
 
 from torch_fused_ops import define_fused_ops
 

@@ -6,6 +6,7 @@ import json
 import sys
 
 import torch
+import torch.ao.quantization.fx._decomposed  # noqa: F401 (defines quantized_decomposed::*)
 
 
 def schema_of(qualified):

@@ -9,7 +9,7 @@ import pytest
 
 BUILD = os.environ.get("XPORT_BUILD_DIR", os.path.join(os.path.dirname(__file__), "..", "..",
                                                        "build"))
-SETS = ("xport_pt2", "torch_pt2", "hf_architectures")
+SETS = ("xport_pt2", "torch_pt2", "hf_architectures", "pt2e")
 
 
 def set_cases(name):

@@ -22,7 +22,8 @@ REFUSALS = {name: rest.split(":", 1)[0].strip()
 CASES = [(s, c) for s in SETS for c in set_cases(s)]
 
 
-def assert_close(got, expected, what):
+def assert_close(got, expected, what, tolerance=1e-4):
+    """Integers exactly; floats within `tolerance` of the largest |expected| (at least 1)."""
     got, expected = np.asarray(got), np.asarray(expected)
     assert got.shape == expected.shape, "%s: shape %s, expected %s" % (what, got.shape,
                                                                       expected.shape)
@@ -34,7 +35,7 @@ def assert_close(got, expected, what):
     if expected.size == 0:
         return
     scale = max(1.0, float(np.max(np.abs(expected[np.isfinite(expected)]), initial=0)))
-    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-4 * scale, err_msg=what)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=tolerance * scale, err_msg=what)
 
 
 @pytest.mark.parametrize("set_name,case", CASES, ids=["%s/%s" % (s, c["name"]) for s, c in CASES])
@@ -52,17 +53,19 @@ def check_recorded_runs(program, set_name, case):
     the next) give the recorded outputs and update the inputs it updates; its refused input
     sets are refused."""
     name = "%s/%s" % (set_name, case["name"])
+    tolerance = case.get("tolerance", 1e-4)  # a quantized program's (tests/quant/pt2e_cases.py)
     for k, run in enumerate(case["runs"]):
         inputs = [leaf(set_name, value) for value in run["inputs"]]
         outputs = program.run_flat(grouped(program, inputs))
         assert len(outputs) == len(run["outputs"]), "run %d: output count" % k
         for i, (got, expected) in enumerate(zip(outputs, run["outputs"])):
-            assert_close(got, leaf(set_name, expected), "%s run %d output %d" % (name, k, i))
+            assert_close(got, leaf(set_name, expected), "%s run %d output %d" % (name, k, i),
+                         tolerance)
         # An input the program updates in place is updated in the caller's array.
         for i, after in enumerate(run.get("inputs_after", [])):
             if "npy" in after:
                 assert_close(inputs[i], leaf(set_name, after),
-                             "%s run %d input %d after the call" % (name, k, i))
+                             "%s run %d input %d after the call" % (name, k, i), tolerance)
     refused_sets = case.get("refused_inputs", [])
     if refused_sets and isinstance(refused_sets[0], dict):
         refused_sets = [refused_sets]  # PyTorch's sets record one

@@ -1,0 +1,44 @@
+#pragma once
+// Affine quantization as PyTorch's PT2E programs spell it (`quantized_decomposed::*`): float to
+// integer, integer to float, per tensor or per channel, and the choice of a tensor's scale and
+// zero point from its range. Each kernel gives bit for bit what PyTorch's reference formulas
+// give (torch/ao/quantization/fx/_decomposed.py): the same operations in the same order and
+// precision, float-to-integer conversion included (out of range and NaN as x86 converts them).
+
+#include <cstdint>
+
+#include "xport/tensor.h"
+
+namespace xport::kernels::cpu {
+
+/// out = clamp(round(input * float(1 / scale)) + zero_point, quant_min, quant_max), rounded half
+/// to even, in float32 (float16 and bfloat16 inputs are widened first), converted to out's
+/// integer dtype.
+void quantize_per_tensor_out(const Tensor& input, double scale, int64_t zero_point,
+                             int64_t quant_min, int64_t quant_max, const Tensor& out);
+
+/// out = (float(input) - zero_point) * scale, in out's dtype (float64 computes in double; the
+/// 16-bit floats round after each of the two steps, as PyTorch's ops on them do).
+void dequantize_per_tensor_out(const Tensor& input, double scale, int64_t zero_point,
+                               const Tensor& out);
+
+/// Per channel along `axis` (wrapped), with float32 or float64 `scales` and integer
+/// `zero_points` of one element per channel: clamp(round(input * (1 / scales)) + zero_points),
+/// the reciprocal taken in the scales' dtype and the product in the wider of it and float32.
+void quantize_per_channel_out(const Tensor& input, const Tensor& scales,
+                              const Tensor& zero_points, int64_t axis, int64_t quant_min,
+                              int64_t quant_max, const Tensor& out);
+
+/// Per channel: (input - zero_points) * scales in the scales' dtype (zero_points undefined: no
+/// subtraction), then converted to out's dtype.
+void dequantize_per_channel_out(const Tensor& input, const Tensor& scales,
+                                const Tensor& zero_points, int64_t axis, const Tensor& out);
+
+/// The scale (float64, [1]) and zero point (int64, [1]) of input's range [min(x, 0), max(x, 0)]:
+/// affine, or symmetric about zero (then the zero point is 128 for uint8, 0 otherwise). `eps`
+/// bounds the scale from below. Refuses an empty input, as aminmax does.
+void choose_qparams_out(const Tensor& input, int64_t quant_min, int64_t quant_max, double eps,
+                        bool symmetric, bool unsigned_8bit, const Tensor& scale,
+                        const Tensor& zero_point);
+
+}  // namespace xport::kernels::cpu

@@ -1,0 +1,237 @@
+// PyTorch's decomposed quantization ops (quantized_decomposed::*), as PT2E programs call them.
+// Integer results must equal PyTorch's exactly: ties round half to even, NaN and out-of-range
+// values convert as x86 does, and every step keeps PyTorch's precision.
+#include "ops/op_table.h"
+
+namespace xport::testing {
+namespace {
+
+using I = int64_t;
+constexpr const char* kNs = "quantized_decomposed::";
+
+std::string op(const std::string& name) { return kNs + name; }
+
+Tensor floats(std::vector<float> v) {
+  const auto n = static_cast<int64_t>(v.size());
+  return from_vector<float>(std::move(v), {n});
+}
+
+Tensor longs(std::vector<int64_t> v) {
+  const auto n = static_cast<int64_t>(v.size());
+  return from_vector<int64_t>(std::move(v), {n});
+}
+
+void quantize_per_tensor_samples(Rows& rows) {
+  // quantize_per_tensor(input, scale, zero_point, quant_min, quant_max, dtype)
+  const std::string q = op("quantize_per_tensor");
+  rows.push_back({q, "f32 to uint8", [](Gen& g) {
+                    return Args{g.randn({4, 5}) * 3.0, 0.030419139191508293, I{143}, I{0}, I{255},
+                                DType::UInt8};
+                  }});
+  rows.push_back({q, "ties round half to even", [](Gen&) {
+                    return Args{floats({-1.25f, -0.75f, -0.25f, 0.25f, 0.75f, 1.25f, 2.5f}), 0.5,
+                                I{0}, I{-128}, I{127}, DType::Int8};
+                  }});
+  rows.push_back({q, "edge values to int8", [](Gen& g) {
+                    return Args{g.edge(), 0.25, I{3}, I{-128}, I{127}, DType::Int8};
+                  }});
+  rows.push_back({q, "edge values to int32 (inf converts as x86 does)", [](Gen& g) {
+                    return Args{g.edge(), 0.5, I{0}, I{-2147483648}, I{2147483647},
+                                DType::Int32};
+                  }});
+  rows.push_back({q, "narrow range int16", [](Gen& g) {
+                    return Args{g.randn({3, 7}) * 100.0, 0.125, I{-5}, I{-1000}, I{1000},
+                                DType::Int16};
+                  }});
+  rows.push_back({q, "bf16 input widened", [](Gen& g) {
+                    return Args{g.randn({6}, DType::BFloat16), 0.02, I{128}, I{0}, I{255},
+                                DType::UInt8};
+                  }});
+  rows.push_back({q, "non-contiguous", [](Gen& g) {
+                    return Args{g.transposed({4, 6}), 0.05, I{-2}, I{-128}, I{127}, DType::Int8};
+                  }});
+  rows.push_back({q, "0-dim", [](Gen& g) {
+                    return Args{g.randn({}), 0.1, I{0}, I{-128}, I{127}, DType::Int8};
+                  }});
+  rows.push_back({q, "empty", [](Gen& g) {
+                    return Args{g.randn({0, 3}), 0.1, I{0}, I{0}, I{255}, DType::UInt8};
+                  }});
+  rows.push_back({q, "f64 input refused",
+                  [](Gen& g) {
+                    return Args{g.randn({3}, DType::Float64), 0.1, I{0}, I{-128}, I{127},
+                                DType::Int8};
+                  },
+                  -1, -1, true});
+  rows.push_back({q, "quant_max past int8 refused",
+                  [](Gen& g) {
+                    return Args{g.randn({3}), 0.1, I{0}, I{-128}, I{255}, DType::Int8};
+                  },
+                  -1, -1, true});
+  // .tensor: scale and zero point as one-element tensors (what choose_qparams gives).
+  const std::string qt = op("quantize_per_tensor.tensor");
+  rows.push_back({qt, "f64 scale, int64 zero point", [](Gen& g) {
+                    return Args{g.randn({3, 4}), from_vector<double>({0.0123}, {1}), longs({7}),
+                                I{0}, I{255}, DType::UInt8};
+                  }});
+  rows.push_back({qt, "0-dim f32 scale", [](Gen& g) {
+                    return Args{g.randn({5}), from_vector<float>({0.04f}, {}),
+                                from_vector<int64_t>({0}, {}), I{-128}, I{127}, DType::Int8};
+                  }});
+  rows.push_back({qt, "two scales refused",
+                  [](Gen& g) {
+                    return Args{g.randn({5}), floats({0.1f, 0.2f}), longs({0}), I{-128}, I{127},
+                                DType::Int8};
+                  },
+                  -1, -1, true});
+  const std::string qt2 = op("quantize_per_tensor.tensor2");
+  rows.push_back({qt2, "bounds as tensors", [](Gen& g) {
+                    return Args{g.randn({3, 4}) * 4.0, from_vector<double>({0.05}, {1}),
+                                longs({2}), longs({-100}), longs({100}), DType::Int8};
+                  }});
+}
+
+void dequantize_per_tensor_samples(Rows& rows) {
+  // dequantize_per_tensor(input, scale, zero_point, quant_min, quant_max, dtype, *, out_dtype)
+  const std::string d = op("dequantize_per_tensor");
+  rows.push_back({d, "uint8", [](Gen& g) {
+                    return Args{g.ints({4, 5}, 0, 255, DType::UInt8), 0.030419139191508293,
+                                I{143}, I{0}, I{255}, DType::UInt8, Value()};
+                  }});
+  rows.push_back({d, "int8 to f64", [](Gen& g) {
+                    return Args{g.ints({6}, -128, 127, DType::Int8), 0.0123, I{-3}, I{-128},
+                                I{127}, DType::Int8, DType::Float64};
+                  }});
+  rows.push_back({d, "int8 to bf16 rounds twice", [](Gen& g) {
+                    return Args{g.ints({12}, -128, 127, DType::Int8), 0.0123, I{-3}, I{-128},
+                                I{127}, DType::Int8, DType::BFloat16};
+                  }});
+  rows.push_back({d, "int32", [](Gen& g) {
+                    return Args{g.ints({5}, -100000, 100000, DType::Int32), 1e-4, I{17},
+                                I{-2147483648}, I{2147483647}, DType::Int32, Value()};
+                  }});
+  rows.push_back({d, "non-contiguous", [](Gen& g) {
+                    return Args{g.ints({4, 6}, -128, 127, DType::Int8).transpose(0, 1), 0.5, I{0},
+                                I{-128}, I{127}, DType::Int8, Value()};
+                  }});
+  rows.push_back({d, "empty", [](Gen& g) {
+                    return Args{g.ints({0}, 0, 255, DType::UInt8), 0.5, I{0}, I{0}, I{255},
+                                DType::UInt8, Value()};
+                  }});
+  rows.push_back({d, "input dtype other than dtype refused",
+                  [](Gen& g) {
+                    return Args{g.ints({3}, 0, 9, DType::UInt8), 0.5, I{0}, I{-128}, I{127},
+                                DType::Int8, Value()};
+                  },
+                  -1, -1, true});
+  const std::string dt = op("dequantize_per_tensor.tensor");
+  rows.push_back({dt, "f64 scale, int64 zero point", [](Gen& g) {
+                    return Args{g.ints({3, 4}, 0, 255, DType::UInt8),
+                                from_vector<double>({0.0123}, {1}), longs({7}), I{0}, I{255},
+                                DType::UInt8, Value()};
+                  }});
+  const std::string dt2 = op("dequantize_per_tensor.tensor2");
+  rows.push_back({dt2, "bounds as tensors", [](Gen& g) {
+                    return Args{g.ints({3, 4}, -100, 100, DType::Int8),
+                                from_vector<double>({0.05}, {1}), longs({2}), longs({-100}),
+                                longs({100}), DType::Int8, Value()};
+                  }});
+}
+
+void per_channel_samples(Rows& rows) {
+  // quantize_per_channel(input, scales, zero_points, axis, quant_min, quant_max, dtype)
+  const std::string q = op("quantize_per_channel");
+  rows.push_back({q, "conv weight along axis 0", [](Gen& g) {
+                    return Args{g.randn({4, 3, 2, 2}), g.uniform({4}, 0.005, 0.05),
+                                longs({0, 0, 0, 0}), I{0}, I{-128}, I{127}, DType::Int8};
+                  }});
+  rows.push_back({q, "axis 1 with zero points", [](Gen& g) {
+                    return Args{g.randn({2, 3, 5}) * 2.0, g.uniform({3}, 0.01, 0.03),
+                                longs({128, 120, 135}), I{1}, I{0}, I{255}, DType::UInt8};
+                  }});
+  rows.push_back({q, "f64 scales, axis -1", [](Gen& g) {
+                    return Args{g.randn({5, 3}), g.uniform({3}, 0.01, 0.03, DType::Float64),
+                                longs({0, 1, -1}), I{-1}, I{-128}, I{127}, DType::Int8};
+                  }});
+  rows.push_back({q, "non-contiguous", [](Gen& g) {
+                    return Args{g.transposed({6, 4}), g.uniform({6}, 0.01, 0.03),
+                                longs({0, 0, 0, 0, 0, 0}), I{0}, I{-128}, I{127}, DType::Int8};
+                  }});
+  rows.push_back({q, "scales of the wrong length refused",
+                  [](Gen& g) {
+                    return Args{g.randn({4, 3}), g.uniform({3}, 0.01, 0.03), longs({0, 0, 0}),
+                                I{0}, I{-128}, I{127}, DType::Int8};
+                  },
+                  -1, -1, true});
+  // dequantize_per_channel(input, scales, zero_points?, axis, quant_min, quant_max, dtype, *,
+  //                        out_dtype)
+  const std::string d = op("dequantize_per_channel");
+  rows.push_back({d, "int8 conv weight", [](Gen& g) {
+                    return Args{g.ints({8, 3, 3, 3}, -128, 127, DType::Int8),
+                                g.uniform({8}, 0.001, 0.01), longs({0, 0, 0, 0, 0, 0, 0, 0}),
+                                I{0}, I{-128}, I{127}, DType::Int8, Value()};
+                  }});
+  rows.push_back({d, "uint8 along axis 1 with zero points", [](Gen& g) {
+                    return Args{g.ints({2, 3, 4}, 0, 255, DType::UInt8),
+                                g.uniform({3}, 0.01, 0.03), longs({128, 120, 135}), I{1}, I{0},
+                                I{255}, DType::UInt8, Value()};
+                  }});
+  rows.push_back({d, "no zero points, f64 scales to f32", [](Gen& g) {
+                    return Args{g.ints({3, 5}, -128, 127, DType::Int8),
+                                g.uniform({3}, 0.001, 0.01, DType::Float64), Value(), I{0},
+                                I{-128}, I{127}, DType::Int8, Value()};
+                  }});
+  rows.push_back({d, "out_dtype bf16", [](Gen& g) {
+                    return Args{g.ints({4, 5}, -128, 127, DType::Int8),
+                                g.uniform({4}, 0.001, 0.01), longs({1, 2, 3, 4}), I{0}, I{-128},
+                                I{127}, DType::Int8, DType::BFloat16};
+                  }});
+}
+
+void choose_qparams_samples(Rows& rows) {
+  // choose_qparams.tensor(input, quant_min, quant_max, eps, dtype) -> (scale, zero_point)
+  for (const char* name : {"choose_qparams.tensor", "choose_qparams_symmetric.tensor"}) {
+    const std::string c = op(name);
+    rows.push_back({c, "uint8", [](Gen& g) {
+                      return Args{g.randn({16, 8}) * 2.0, I{0}, I{255}, 1.1920928955078125e-07,
+                                  DType::UInt8};
+                    }});
+    rows.push_back({c, "int8", [](Gen& g) {
+                      return Args{g.randn({33}), I{-128}, I{127}, 1.1920928955078125e-07,
+                                  DType::Int8};
+                    }});
+    rows.push_back({c, "all positive", [](Gen& g) {
+                      return Args{g.positive({7}), I{0}, I{255}, 1.1920928955078125e-07,
+                                  DType::UInt8};
+                    }});
+    rows.push_back({c, "all zero: eps is the scale", [](Gen&) {
+                      return Args{floats({0, 0, 0}), I{0}, I{255}, 1e-5, DType::UInt8};
+                    }});
+    rows.push_back({c, "bf16 input", [](Gen& g) {
+                      return Args{g.randn({9}, DType::BFloat16) * 3.0, I{-128}, I{127},
+                                  1.1920928955078125e-07, DType::Int8};
+                    }});
+    rows.push_back({c, "empty refused",
+                    [](Gen& g) {
+                      return Args{g.randn({0}), I{0}, I{255}, 1e-5, DType::UInt8};
+                    },
+                    -1, -1, true});
+    rows.push_back({c, "a range without 0 refused",
+                    [](Gen& g) {
+                      return Args{g.randn({4}), I{1}, I{255}, 1e-5, DType::UInt8};
+                    },
+                    -1, -1, true});
+  }
+}
+
+}  // namespace
+
+Rows quant_samples() {
+  Rows rows;
+  quantize_per_tensor_samples(rows);
+  dequantize_per_tensor_samples(rows);
+  per_channel_samples(rows);
+  choose_qparams_samples(rows);
+  return rows;
+}
+
+}  // namespace xport::testing

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Writes quantized .pt2 archives made the way PyTorch users quantize: PT2E (torch.export, a
+quantizer's prepare_pt2e, calibration, convert_pt2e, torch.export again, torch.export.save), with
+inputs and PyTorch's outputs, in the manifest format of tests/serde/torch_export_cases.py, for
+xport_torch_pt2_test to load and run.
+
+Usage: tests/quant/pt2e_cases.py OUT_DIR [--verbose]
+
+Quantizers: torchao 0.18's X86InductorQuantizer (Inductor's CPU int8 path: uint8 activations
+per tensor, int8 weights per channel) and ExecuTorch's XNNPACKQuantizer (symmetric int8), each
+static (calibrated activation ranges) and dynamic (choose_qparams at run time). The programs hold
+quantized_decomposed::quantize_per_tensor / dequantize_per_tensor / dequantize_per_channel (and
+choose_qparams.tensor with the .tensor overloads when dynamic) around float convolutions, linears
+and adds. Each case records its "tolerance": the float ops between a dequantize and the next
+quantize are not bit-equal across libraries, so a value on a rounding boundary may quantize one
+step apart; the bound is that step's effect on the output (see step_tolerance).
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(TESTS, "models"))
+sys.path.insert(0, os.path.join(TESTS, "serde"))
+import cached_data  # noqa: E402
+
+if __name__ == "__main__":
+    START, ARGS, DIGEST = cached_data.start(
+        __doc__, "print one line per case",
+        [os.path.abspath(__file__), os.path.join(TESTS, "serde", "torch_export_cases.py"),
+         os.path.join(TESTS, "models", "reference_models.py")], "digest",
+        cached_data.pt2_manifest_files)
+
+import logging  # noqa: E402
+import warnings  # noqa: E402
+
+import torch  # noqa: E402
+import torch.ao.quantization.fx._decomposed  # noqa: E402,F401 (quantized_decomposed::*)
+import torch.nn as nn  # noqa: E402
+from torch.export import Dim  # noqa: E402
+
+from torch_export_cases import Case, write_all  # noqa: E402
+
+logging.disable(logging.WARNING)  # torchao reports its optional CUDA kernels missing
+warnings.simplefilter("ignore")
+from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e  # noqa: E402
+from torchao.quantization.pt2e.quantizer.x86_inductor_quantizer import (  # noqa: E402
+    X86InductorQuantizer, get_default_x86_inductor_quantization_config)
+from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (  # noqa: E402
+    XNNPACKQuantizer, get_symmetric_quantization_config)
+
+
+class SmallCNN(nn.Module):
+    """Convolutions with a ReLU, a residual add, pooling and a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 16, 3, padding=1)
+        self.conv2 = nn.Conv2d(16, 16, 3, padding=1)
+        self.fc = nn.Linear(16 * 4 * 4, 10)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x))
+        y = y + self.conv2(y)
+        y = nn.functional.adaptive_avg_pool2d(y, 4)
+        return self.fc(y.flatten(1))
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(64, 128)
+        self.fc2 = nn.Linear(128, 32)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+def x86(is_dynamic):
+    q = X86InductorQuantizer()
+    q.set_global(get_default_x86_inductor_quantization_config(is_dynamic=is_dynamic))
+    return q
+
+
+def xnnpack(is_dynamic):
+    q = XNNPACKQuantizer()
+    q.set_global(get_symmetric_quantization_config(is_per_channel=True, is_dynamic=is_dynamic))
+    return q
+
+
+def quantized(model, example, dynamic_shapes, quantizer, calibration):
+    """PT2E: export, prepare with the quantizer, calibrate, convert (weights folded to int8)."""
+    program = torch.export.export(model.eval(), (example,), dynamic_shapes=dynamic_shapes)
+    prepared = prepare_pt2e(program.module(), quantizer)
+    for x in calibration:
+        prepared(x)
+    return convert_pt2e(prepared)
+
+
+def cases():
+    out = []
+    for model_name, make, shape in [("cnn", SmallCNN, (3, 16, 16)), ("mlp", MLP, (64,))]:
+        for quantizer_name, quantizer in [("x86", x86), ("xnnpack", xnnpack)]:
+            for mode in ("static", "dynamic"):
+                torch.manual_seed(0)
+                model = make()
+                batch = Dim("batch", min=1, max=64)
+                example = torch.randn(2, *shape)
+                shapes = ({0: batch},)
+                calibration = [torch.randn(4, *shape) for _ in range(4)]
+                converted = quantized(model, example, shapes, quantizer(mode == "dynamic"),
+                                      calibration)
+                runs = [((example,), {}), ((torch.randn(5, *shape) * 1.5,), {}),
+                        ((torch.randn(1, *shape),), {})]
+                out.append(Case(name="%s_%s_%s" % (model_name, quantizer_name, mode),
+                                group="pt2e", model=converted, args=(example,),
+                                dynamic_shapes=shapes, runs=runs,
+                                refused=((torch.randn(2, *shape[:-1], shape[-1] + 1),), {}),
+                                tolerance=step_tolerance(converted)))
+    return out
+
+
+def step_tolerance(converted):
+    """Bound on |xport - torch| / max |torch| for these programs: 1e-2. A quantize may round one
+    element one step apart when the float op before it differs in its last bit between the two
+    libraries (a value on the boundary of two steps). Such an element moves the output by one
+    step times the weights after it: with these models' last scales (about 0.01) and weights
+    (at most about 0.09), about 1e-3 against outputs of 0.26 to 0.69, so 1e-2 allows a few such
+    elements. Measured: no element rounded apart, max difference about 1e-7 relative."""
+    del converted
+    return 1e-2
+
+
+def main(args, digest, start):
+    write_all(args, digest, start, [cases()], [])
+
+
+if __name__ == "__main__":
+    cached_data.run(main, ARGS, DIGEST, START)
