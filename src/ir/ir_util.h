@@ -18,6 +18,18 @@ inline bool is_multi_output(const Node& node) {
 /// The graph value `arg` is, or null (a literal, a list, a subgraph).
 inline const ValueRef* ref_of(const Argument& arg) { return std::get_if<ValueRef>(&arg.value); }
 
+/// Laid out row-major, dims of size 1 aside (transpose(x, 0, 1) of a [1, T, K] x): a view
+/// may see it as any sizes of the same count.
+inline bool dense(const TensorSpec& t) {
+  sym::ExprPtr expected = sym::integer(1);
+  for (size_t d = t.sizes.size(); d-- > 0;) {
+    if (sym::as_int(t.sizes[d]) == std::optional<int64_t>(1)) continue;
+    if (t.strides[d] != expected) return false;
+    expected = sym::mul(expected, t.sizes[d]);
+  }
+  return true;
+}
+
 /// The one call that uses value 0 of `node`, once, when nothing else (no other call, no graph
 /// output, no other value of the node) is used; else null. Patterns that absorb a chain of
 /// calls (fusion, GELU recognition) follow it.

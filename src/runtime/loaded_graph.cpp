@@ -16,6 +16,7 @@ namespace xport::aot {
 struct PackedKernel {
   std::shared_ptr<const kernels::cpu::PackedConv2d> conv;
   std::shared_ptr<const kernels::cpu::PackedLinear> linear;
+  std::shared_ptr<const kernels::cpu::PackedQuantizedLinear> quantized_linear;
 };
 
 void run_conv2d(const PackedKernel& kernel, const Tensor& input, const Tensor& residual,
@@ -25,6 +26,11 @@ void run_conv2d(const PackedKernel& kernel, const Tensor& input, const Tensor& r
 
 void run_linear(const PackedKernel& kernel, const Tensor& input, const Tensor& out) {
   kernel.linear->run(input, out);
+}
+
+void run_quantized_linear(const PackedKernel& kernel, const Tensor& input, double input_scale,
+                          int64_t input_zero_point, const Tensor& out) {
+  kernel.quantized_linear->run(input, input_scale, input_zero_point, out);
 }
 
 namespace {
@@ -71,7 +77,7 @@ struct LoadedGraph::Impl {
     packed.resize(graph.steps.size());
     for (size_t i = 0; i < graph.steps.size(); ++i) {
       const auto it = prepared.packed.find(graph.steps[i].node);
-      if (it != prepared.packed.end()) packed[i] = {it->second.conv, it->second.linear};
+      if (it != prepared.packed.end()) packed[i] = {it->second.conv, it->second.linear, it->second.quantized_linear};
     }
   }
 
@@ -167,7 +173,7 @@ void Shape::bind(size_t step, const std::vector<Tensor>& outs, SymbolValues& sym
 
 const PackedKernel& LoadedGraph::packed(size_t step) const {
   const PackedKernel& k = impl_->packed.at(step);
-  XPORT_CHECK(k.conv || k.linear, Internal, "compiled model: step ", step,
+  XPORT_CHECK(k.conv || k.linear || k.quantized_linear, Internal, "compiled model: step ", step,
               " has no packed kernel");
   return k;
 }

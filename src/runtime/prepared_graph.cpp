@@ -41,6 +41,9 @@ class KernelMaker {
     choose_layouts();
     write_over_residuals();
     for (ir::Node* node : g_.graph.find_nodes(fused_linear_)) pack_linear(*node);
+    for (const OpDef* op : {&quantized_linear_, &quantized_linear_tensor_}) {
+      for (ir::Node* node : g_.graph.find_nodes(*op)) pack_quantized_linear(*node);
+    }
     for (ir::Node* node : g_.graph.find_nodes(fused_pointwise_)) chain_pointwise(*node);
   }
 
@@ -51,6 +54,8 @@ class KernelMaker {
   const OpDef& fused_conv_in_place_ = find_op("xport::fused_conv2d_");
   const OpDef& fused_linear_ = find_op("xport::fused_linear");
   const OpDef& fused_pointwise_ = find_op("xport::fused_pointwise");
+  const OpDef& quantized_linear_ = find_op("xport::quantized_linear");
+  const OpDef& quantized_linear_tensor_ = find_op("xport::quantized_linear.tensor");
   struct Convolution {
     const ir::Node* node;
     std::shared_ptr<kernels::cpu::PackedConv2d> packed;
@@ -182,6 +187,27 @@ class KernelMaker {
     out_.packed[&node] = PackedCall{.kind = PackedCall::Kind::Linear, .linear = packed};
   }
 
+  // xport::quantized_linear on its int8 weights packed once; the input's scale and zero point
+  // are numbers (static quantization) or one-element tensors read per run (dynamic).
+  void pack_quantized_linear(const ir::Node& node) {
+    const Tensor weight = g_.constant(node.arg("weight"));
+    const Tensor scales = g_.constant(node.arg("weight_scales"));
+    const bool has_bias = !node.arg("bias").is_none();
+    const Tensor bias = has_bias ? g_.constant(node.arg("bias")) : Tensor();
+    if (!weight.defined() || !scales.defined() || (has_bias && !bias.defined())) return;
+    auto packed = std::make_shared<const kernels::cpu::PackedQuantizedLinear>(weight, scales, bias);
+    out_.kernels[&node] = [packed](const OpArgs& a, std::vector<Tensor>& outs) {
+      const bool tensors = a["input_scale"].is_tensor();
+      packed->run(a.tensor("input"),
+                  tensors ? a.tensor("input_scale").item<double>() : a.real("input_scale"),
+                  tensors ? a.tensor("input_zero_point").item<int64_t>()
+                          : a.integer("input_zero_point"),
+                  outs[0]);
+    };
+    out_.packed[&node] =
+        PackedCall{.kind = PackedCall::Kind::QuantizedLinear, .quantized_linear = packed};
+  }
+
   // The subgraph's calls as PointwiseChain steps: each reads the body's inputs and the call
   // before it (the shape the fusion pass gives).
   void chain_pointwise(const ir::Node& node) {
@@ -233,6 +259,10 @@ std::string PreparedStats::str() const {
            << " ReLUs in their epilogues, " << residuals_in_place
            << " written over their residual; " << channels_last
            << " results passed on in oneDNN's layout)";
+  }
+  if (f.quantized_linears > 0) {
+    part() << f.quantized_linears << " matrix products on int8 weights (PT2E's quantized linear "
+           << "layers)";
   }
   if (f.linears > 0) {
     part() << f.linears << " matrix products on packed weights (" << f.activations

@@ -15,6 +15,7 @@
 #include "ir/passes/fusion.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/packed_linear.h"
+#include "kernels/cpu/quantized_linear.h"
 #include "ir/passes/reinplace.h"
 #include "xport/ir.h"
 #include "xport/op_registry.h"
@@ -36,12 +37,14 @@ struct PreparedStats {
 };
 
 /// The runtime's own kernel of a fused call, as an object a code generator's output can call
-/// directly (xport::aot): a packed convolution or matrix product, or an elementwise chain.
+/// directly (xport::aot): a packed convolution or matrix product (float, or on int8 weights),
+/// or an elementwise chain.
 struct PackedCall {
-  enum class Kind { Conv2d, Linear, PointwiseChain };
+  enum class Kind { Conv2d, Linear, QuantizedLinear, PointwiseChain };
   Kind kind = Kind::Conv2d;
   std::shared_ptr<const kernels::cpu::PackedConv2d> conv = {};
   std::shared_ptr<const kernels::cpu::PackedLinear> linear = {};
+  std::shared_ptr<const kernels::cpu::PackedQuantizedLinear> quantized_linear = {};
 };
 
 struct PreparedGraph {

@@ -2,6 +2,7 @@
 same names and schemas, written from their documented meaning so the op table can compare
 xport's kernels with PyTorch's own convolution, matmul and activations."""
 import torch
+import torch.ao.quantization.fx._decomposed  # noqa: F401 (quantized_decomposed::*)
 
 
 def _same_shape(residual, y):
@@ -11,7 +12,8 @@ def _same_shape(residual, y):
 
 
 def define_fused_ops():
-    """Defines xport::fused_conv2d, fused_conv2d_ and fused_linear; returns the library, which
+    """Defines xport::fused_conv2d, fused_conv2d_, fused_linear and quantized_linear (both
+    overloads); returns the library, which
     must stay alive while the ops are used."""
     lib = torch.library.Library("xport", "DEF")
     conv = ("Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
@@ -20,6 +22,11 @@ def define_fused_ops():
     lib.define("fused_conv2d_(" + conv + ", Tensor(a!) residual, bool relu=False) -> Tensor(a!)")
     lib.define('fused_linear(Tensor input, Tensor weight, Tensor? bias=None, '
                'str activation="none") -> Tensor')
+    quantized = ("Tensor weight, Tensor weight_scales, Tensor? bias=None) -> Tensor")
+    lib.define("quantized_linear(Tensor input, float input_scale, int input_zero_point, "
+               + quantized)
+    lib.define("quantized_linear.tensor(Tensor input, Tensor input_scale, "
+               "Tensor input_zero_point, " + quantized)
 
     def fused_conv2d(input, weight, bias, stride, padding, dilation, transposed,
                      output_padding, groups, residual=None, relu=False):
@@ -50,7 +57,20 @@ def define_fused_ops():
                                % activation)
         return y
 
+    def quantized_linear(input, input_scale, input_zero_point, weight, weight_scales,
+                         bias=None):
+        # The calls the fusion replaced, PT2E's: the input and weights dequantized, then linear.
+        q = torch.ops.quantized_decomposed
+        bounds = (0, 255) if input.dtype == torch.uint8 else (-128, 127)
+        dequantize = q.dequantize_per_tensor.tensor if isinstance(input_scale, torch.Tensor) \
+            else q.dequantize_per_tensor
+        x = dequantize(input, input_scale, input_zero_point, *bounds, input.dtype)
+        w = q.dequantize_per_channel(weight, weight_scales, None, 0, -128, 127, torch.int8)
+        return torch.nn.functional.linear(x, w, bias)
+
     lib.impl("fused_conv2d", fused_conv2d, "CPU")
     lib.impl("fused_conv2d_", fused_conv2d_, "CPU")
     lib.impl("fused_linear", fused_linear, "CPU")
+    lib.impl("quantized_linear", quantized_linear, "CPU")
+    lib.impl("quantized_linear.tensor", quantized_linear, "CPU")
     return lib

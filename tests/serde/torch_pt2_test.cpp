@@ -243,9 +243,12 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
   // program's matrix products and convolutions do: every aten::conv2d of a ResNet with its
   // batch norm folded in, every aten::linear of a BERT (Hugging Face's set has resnet_static).
   using Fused = std::vector<std::pair<std::string, std::string>>;
-  // (The quantized programs' set has no such models.)
+  // PT2E's quantized linear layers multiply integers (the CNN's convolutions are not fused).
   const Fused fused =
-      per_group.count("pt2e") != 0 ? Fused{}
+      per_group.count("pt2e") != 0
+          ? Fused{{"mlp_x86_static", "2 matrix products on int8 weights"},
+                  {"mlp_xnnpack_dynamic", "2 matrix products on int8 weights"},
+                  {"cnn_x86_static", "1 matrix products on int8 weights"}}
       : plans.count("resnet_static")
           ? Fused{{"resnet_static", "8 convolutions on packed weights (8 batch norms folded in"},
                   {"bert_static", "13 matrix products on packed weights"}}
@@ -258,6 +261,26 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
   }
   if (per_group.count("custom_op") != 0) {
     EXPECT_GT(accel::conv2d_calls(), accel_calls) << "no archive ran accel::conv2d's kernel";
+  }
+  // The quantized programs in core ATen (run_decompositions, as aot::compile and the ONNX
+  // exporter see them: addmm over a transposed weight) multiply integers as well, with the same
+  // results.
+  if (per_group.count("pt2e") != 0) {
+    for (const json& c : manifest.at("cases")) {
+      const auto wanted = std::find_if(fused.begin(), fused.end(),
+                                       [&c](const auto& f) { return f.first == c.at("name"); });
+      if (wanted == fused.end()) continue;
+      const runtime::Program core = runtime::Program::from_exported(
+          load((data_dir() / c.at("pt2").get<std::string>()).string()).run_decompositions());
+      const json& run = c.at("runs").at(0);
+      const runtime::PlanStats plan = core.plan_stats(leaf_values(run.at("inputs")));
+      EXPECT_NE(plan.fusion.find(wanted->second), std::string::npos)
+          << wanted->first << " in core ATen: " << plan.str();
+      EXPECT_EQ(compare_outputs(core.run_values(leaf_values(run.at("inputs"))), run.at("outputs"),
+                                c.at("tolerance").get<double>()),
+                "")
+          << wanted->first << " in core ATen";
+    }
   }
 }
 

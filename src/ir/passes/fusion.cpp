@@ -8,6 +8,7 @@
 
 #include "ir/ir_util.h"
 #include "ir/passes/gelu_recognition.h"
+#include "ir/passes/quantized_fusion.h"
 #include "xport/error.h"
 
 namespace xport::ir::passes {
@@ -60,7 +61,9 @@ class Fuser {
   explicit Fuser(ConstantGraph& g) : g_(g) {}
 
   FusionStats run() {
-    // First, so that a GELU written out goes into the epilogue of the product before it.
+    // PT2E's quantized linear layers first: their float linear would not fuse.
+    stats_.quantized_linears = fuse_quantized_linears(g_);
+    // So that a GELU written out goes into the epilogue of the product before it.
     stats_.gelus = recognize_gelu(g_);
     if (stats_.gelus > 0) g_.graph.eliminate_dead_code();
     for (Node* node : calls()) {
@@ -263,7 +266,7 @@ class Fuser {
     }
     const TensorSpec& x = in->node->outputs()[in->index];
     const bool flat = x.sizes.size() == 2;
-    if (x.dtype != DType::Float32 || x.sizes.size() < 2 || (!flat && !dense(x))) return;
+    if (x.dtype != DType::Float32 || x.sizes.size() < 2 || (!flat && !detail::dense(x))) return;
     const Node* tail = &node;
     std::optional<std::string> activation;
     if (const Node* next = sole_user(node)) {
@@ -285,18 +288,6 @@ class Fuser {
     g_.graph.replace_all_uses(tail->out(0), result);
     ++stats_.linears;
     stats_.activations += activation ? 1 : 0;
-  }
-
-  // Laid out row-major, dims of size 1 aside (transpose(x, 0, 1) of a [1, T, K] x): a view
-  // may see it as any sizes of the same count.
-  static bool dense(const TensorSpec& t) {
-    sym::ExprPtr expected = sym::integer(1);
-    for (size_t d = t.sizes.size(); d-- > 0;) {
-      if (sym::as_int(t.sizes[d]) == std::optional<int64_t>(1)) continue;
-      if (t.strides[d] != expected) return false;
-      expected = sym::mul(expected, t.sizes[d]);
-    }
-    return true;
   }
 
   // aten::view(value, sizes), a call inserted before `before`.

@@ -1,5 +1,6 @@
 #pragma once
-// Operator fusion over the IR, for every backend: first GELUs written out elementwise become
+// Operator fusion over the IR, for every backend: first PT2E's quantized linear layers become
+// integer products (ir/passes/quantized_fusion.h) and GELUs written out elementwise become
 // aten::gelu calls (ir/passes/gelu_recognition.h); then each pattern becomes one call of a
 // registered fused op (ops/fused/fused_ops.cpp), which has a meta function, a kernel and a
 // decomposition like any op. A backend gives the fused calls its own kernels (the runtime runs
@@ -31,6 +32,7 @@ struct FusionStats {
   int activations = 0;       ///< ReLU / GELU the fused matrix products do
   int pointwise_chains = 0;  ///< xport::fused_pointwise calls
   int pointwise_ops = 0;     ///< the ops in their subgraphs
+  int quantized_linears = 0;  ///< xport::quantized_linear calls (ir/passes/quantized_fusion.h)
 };
 
 /// Rewrites `g` in place. Convolutions and matrix products are fused when their weights (and

@@ -8,12 +8,14 @@
 
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/parallel.h"
+#include "kernels/cpu/vec_math.h"
 #include "xport/error.h"
 
 namespace xport::kernels::cpu {
 namespace {
 
 constexpr int64_t kGrain = 1 << 14;
+constexpr int64_t kChunk = 1024;  // floats rounded at a time, on the stack
 
 // Float to int32 as x86's cvtt instructions (and so PyTorch's CPU kernels) convert: toward zero,
 // with NaN and values outside int32 giving INT32_MIN. Narrower integers then keep the low bits.
@@ -82,9 +84,11 @@ void quantize_per_tensor_out(const Tensor& input, double scale, int64_t zero_poi
     using Q = decltype(zero);
     write_as<Q>(out, [&](Q* q) {
       parallel_for(0, n, kGrain, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) {
-          const float v = clamp_keeping_nan(std::nearbyint(xd[i] * inv) + zp, lo, hi);
-          q[i] = static_cast<Q>(to_int32_as_x86(v));
+        float rounded[kChunk];
+        for (int64_t c = b; c < e; c += kChunk) {
+          const int64_t m = std::min(kChunk, e - c);
+          vec::affine_round(xd + c, rounded, m, inv, zp, lo, hi);
+          for (int64_t i = 0; i < m; ++i) q[c + i] = static_cast<Q>(to_int32_as_x86(rounded[i]));
         }
       });
     });
@@ -194,15 +198,17 @@ void choose_qparams_out(const Tensor& input, int64_t quant_min, int64_t quant_ma
               "so it has no range to take a scale from (PyTorch's aminmax refuses it too)");
   const Tensor x = contiguous_as(input, DType::Float32);
   const float* xd = x.data<float>();
-  float lo = xd[0], hi = xd[0];
-  for (int64_t i = 0; i < n; ++i) {
-    if (std::isnan(xd[i])) {
-      lo = hi = xd[i];
-      break;
+  // The range, in chunks on the threads (NaN when any value is).
+  const int64_t chunks = std::min<int64_t>((n + kGrain - 1) / kGrain, 64);
+  std::vector<float> lows(static_cast<size_t>(chunks)), highs(static_cast<size_t>(chunks));
+  parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      const int64_t begin = n * c / chunks, end = n * (c + 1) / chunks;
+      lows[c] = vec::amin(xd + begin, end - begin);
+      highs[c] = vec::amax(xd + begin, end - begin);
     }
-    lo = std::min(lo, xd[i]);
-    hi = std::max(hi, xd[i]);
-  }
+  });
+  float lo = vec::amin(lows.data(), chunks), hi = vec::amax(highs.data(), chunks);
   // The steps before the comparison with eps run in the input's dtype: a 16-bit input rounds
   // after each.
   const DType dtype = input.dtype();

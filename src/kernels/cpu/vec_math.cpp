@@ -125,6 +125,14 @@ void ReluImpl(const float* x, float* y, int64_t n) {
   });
 }
 
+void AffineRoundImpl(const float* x, float* y, int64_t n, float scale, float offset, float lo,
+                     float hi) {
+  map1(x, y, n, [=](D d, V v) {
+    const V r = hn::Add(hn::Round(hn::Mul(v, hn::Set(d, scale))), hn::Set(d, offset));
+    return hn::IfThenElse(hn::IsNaN(r), r, hn::Min(hn::Max(r, hn::Set(d, lo)), hn::Set(d, hi)));
+  });
+}
+
 void AddImpl(const float* a, const float* b, float* y, int64_t n, float alpha) {
   if (alpha == 1.0f) {
     map2(a, b, y, n, [](D, V u, V v) { return hn::Add(u, v); });
@@ -331,6 +339,7 @@ HWY_EXPORT(GeluErfImpl);
 HWY_EXPORT(GeluTanhImpl);
 HWY_EXPORT(SiluImpl);
 HWY_EXPORT(ReluImpl);
+HWY_EXPORT(AffineRoundImpl);
 HWY_EXPORT(AddImpl);
 HWY_EXPORT(MulImpl);
 HWY_EXPORT(DivImpl);
@@ -355,6 +364,10 @@ void gelu_erf(const float* x, float* y, int64_t n) { XPORT_HWY_DISPATCH(GeluErfI
 void gelu_tanh(const float* x, float* y, int64_t n) { XPORT_HWY_DISPATCH(GeluTanhImpl)(x, y, n); }
 void silu(const float* x, float* y, int64_t n) { XPORT_HWY_DISPATCH(SiluImpl)(x, y, n); }
 void relu(const float* x, float* y, int64_t n) { XPORT_HWY_DISPATCH(ReluImpl)(x, y, n); }
+void affine_round(const float* x, float* y, int64_t n, float scale, float offset, float lo,
+                  float hi) {
+  XPORT_HWY_DISPATCH(AffineRoundImpl)(x, y, n, scale, offset, lo, hi);
+}
 void add(const float* a, const float* b, float* y, int64_t n, float alpha) {
   XPORT_HWY_DISPATCH(AddImpl)(a, b, y, n, alpha);
 }

@@ -20,6 +20,10 @@ void gelu_tanh(const float* x, float* y, int64_t n);
 void silu(const float* x, float* y, int64_t n);
 void relu(const float* x, float* y, int64_t n);
 
+/// y = clamp(round(x * scale) + offset, lo, hi), rounding half to even, NaN kept: affine
+/// quantization's float steps.
+void affine_round(const float* x, float* y, int64_t n, float scale, float offset, float lo,
+                  float hi);
 void add(const float* a, const float* b, float* y, int64_t n, float alpha);  // a + alpha*b
 void mul(const float* a, const float* b, float* y, int64_t n);
 void div(const float* a, const float* b, float* y, int64_t n);

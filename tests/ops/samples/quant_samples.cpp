@@ -223,6 +223,47 @@ void choose_qparams_samples(Rows& rows) {
   }
 }
 
+// xport::quantized_linear: what the quantized fusion writes for PT2E's linear layers.
+void quantized_linear_samples(Rows& rows) {
+  // quantized_linear(input, input_scale, input_zero_point, weight, weight_scales, bias=None)
+  const std::string q = "xport::quantized_linear";
+  rows.push_back({q, "uint8 input with a zero point and bias",
+                  [](Gen& g) {
+                    return Args{g.ints({5, 48}, 0, 255, DType::UInt8), 0.05, I{128},
+                                g.ints({8, 48}, -127, 127, DType::Int8),
+                                g.uniform({8}, 0.001, 0.01), g.randn({8})};
+                  },
+                  1e-5, 1e-5});
+  rows.push_back({q, "int8 input, no bias, float64 scales",
+                  [](Gen& g) {
+                    return Args{g.ints({33, 20}, -128, 127, DType::Int8), 0.02, I{-3},
+                                g.ints({7, 20}, -127, 127, DType::Int8),
+                                g.uniform({7}, 0.001, 0.01, DType::Float64), Value()};
+                  },
+                  1e-5, 1e-5});
+  rows.push_back({q, "no rows", [](Gen& g) {
+                    return Args{g.ints({0, 16}, 0, 255, DType::UInt8), 0.05, I{0},
+                                g.ints({4, 16}, -127, 127, DType::Int8),
+                                g.uniform({4}, 0.001, 0.01), Value()};
+                  }});
+  rows.push_back({q, "float input refused",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 16}), 0.05, I{0},
+                                g.ints({4, 16}, -127, 127, DType::Int8),
+                                g.uniform({4}, 0.001, 0.01), Value()};
+                  },
+                  -1, -1, true});
+  const std::string qt = "xport::quantized_linear.tensor";
+  rows.push_back({qt, "dynamic: scale and zero point as tensors",
+                  [](Gen& g) {
+                    return Args{g.ints({6, 32}, 0, 255, DType::UInt8),
+                                from_vector<double>({0.031}, {1}), longs({101}),
+                                g.ints({9, 32}, -127, 127, DType::Int8),
+                                g.uniform({9}, 0.001, 0.01), g.randn({9})};
+                  },
+                  1e-5, 1e-5});
+}
+
 }  // namespace
 
 Rows quant_samples() {
@@ -231,6 +272,7 @@ Rows quant_samples() {
   dequantize_per_tensor_samples(rows);
   per_channel_samples(rows);
   choose_qparams_samples(rows);
+  quantized_linear_samples(rows);
   return rows;
 }
 

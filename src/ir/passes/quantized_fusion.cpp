@@ -1,0 +1,227 @@
+#include "ir/passes/quantized_fusion.h"
+
+#include <optional>
+
+#include "ir/ir_util.h"
+
+namespace xport::ir::passes {
+namespace {
+
+using detail::ref_of;
+
+struct QuantOps {
+  const OpDef& linear = find_op("aten::linear");
+  const OpDef& view = find_op("aten::view");
+  const OpDef& addmm = find_op("aten::addmm");
+  const OpDef& mm = find_op("aten::mm");
+  const OpDef& permute = find_op("aten::permute");
+  const OpDef& t = find_op("aten::t");
+  const OpDef& transpose = find_op("aten::transpose.int");
+  const OpDef& dequantize = find_op("quantized_decomposed::dequantize_per_tensor");
+  const OpDef& dequantize_tensor = find_op("quantized_decomposed::dequantize_per_tensor.tensor");
+  const OpDef& dequantize_channel = find_op("quantized_decomposed::dequantize_per_channel");
+  const OpDef& quantized_linear = find_op("xport::quantized_linear");
+  const OpDef& quantized_linear_tensor = find_op("xport::quantized_linear.tensor");
+};
+
+// The call that gives `arg`, when it is a call of `op` (or of `other`).
+const Node* call_of(const Argument& arg, const OpDef& op, const OpDef* other = nullptr) {
+  const ValueRef* ref = ref_of(arg);
+  if (ref == nullptr || ref->node->kind() != NodeKind::Call) return nullptr;
+  const OpDef* called = ref->node->op();
+  return called == &op || (other != nullptr && called == other) ? ref->node : nullptr;
+}
+
+// A dequantize whose result is float32 (out_dtype None or float32).
+bool to_float32(const Node& dq) {
+  return dq.outputs()[0].dtype == DType::Float32;
+}
+
+bool all_zero(const Tensor& t) {
+  const Tensor z = t.to(DType::Int64).contiguous();
+  const int64_t* d = z.data<int64_t>();
+  for (int64_t i = 0; i < z.int_numel(); ++i) {
+    if (d[i] != 0) return false;
+  }
+  return true;
+}
+
+class QuantizedFuser {
+ public:
+  explicit QuantizedFuser(ConstantGraph& g) : g_(g) {}
+
+  int run() {
+    std::vector<const Node*> calls;
+    for (const auto& node : g_.graph.nodes()) {
+      if (node->kind() == NodeKind::Call) calls.push_back(node.get());
+    }
+    int fused = 0;
+    for (const Node* node : calls) {
+      if (node->op() == &ops_.linear) fused += fuse(match_linear(*node)) ? 1 : 0;
+      if (node->op() == &ops_.addmm || node->op() == &ops_.mm) {
+        fused += fuse(match_matmul(*node)) ? 1 : 0;
+      }
+    }
+    if (fused > 0) g_.graph.eliminate_dead_code();
+    return fused;
+  }
+
+ private:
+  ConstantGraph& g_;
+  QuantOps ops_;
+
+  // The int8 [N, K] weights of a per-channel dequantize along dim 0 with zero points 0.
+  bool integer_weights(const Node& dw) const {
+    const Tensor w = g_.constant(dw.arg("input"));
+    const Tensor scales = g_.constant(dw.arg("scales"));
+    if (!w.defined() || w.dtype() != DType::Int8 || w.dim() != 2 || !scales.defined() ||
+        !to_float32(dw)) {
+      return false;
+    }
+    const auto* axis = std::get_if<sym::ExprPtr>(&dw.arg("axis").value);
+    const std::optional<int64_t> a = axis ? sym::as_int(*axis) : std::nullopt;
+    if (a != std::optional<int64_t>(0) && a != std::optional<int64_t>(-2)) return false;
+    if (dw.arg("zero_points").is_none()) return true;
+    const Tensor zero_points = g_.constant(dw.arg("zero_points"));
+    return zero_points.defined() && all_zero(zero_points);
+  }
+
+  // What a quantized linear layer is made of, in either spelling.
+  struct Layer {
+    const Node* anchor = nullptr;  // the call the fused one replaces
+    const Node* dx = nullptr;      // dequantize of the input
+    const Node* dw = nullptr;      // dequantize_per_channel of the weights
+    Argument bias = {};            // None or a float32 constant [N]
+    // The input's [M, K] sizes where it is seen as a matrix (a view); empty when it is one.
+    std::vector<sym::ExprPtr> matrix = {};
+    std::vector<sym::ExprPtr> result = {};  // the anchor's result sizes
+  };
+
+  const Node* dequantized_input(const Argument& arg) const {
+    return call_of(arg, ops_.dequantize, &ops_.dequantize_tensor);
+  }
+
+  // aten::linear(dx, dw, bias) of PyTorch's training IR.
+  std::optional<Layer> match_linear(const Node& linear) const {
+    Layer l{.anchor = &linear,
+            .dx = dequantized_input(linear.arg("input")),
+            .dw = call_of(linear.arg("weight"), ops_.dequantize_channel),
+            .bias = linear.arg("bias"),
+            .result = linear.outputs()[0].sizes};
+    if (l.dx == nullptr || l.dw == nullptr) return std::nullopt;
+    const std::vector<sym::ExprPtr>& x = l.dx->outputs()[0].sizes;
+    if (x.size() > 2) {
+      sym::ExprPtr rows = x[0];
+      for (size_t d = 1; d + 1 < x.size(); ++d) rows = sym::mul(rows, x[d]);
+      l.matrix = {rows, x.back()};
+    }
+    return l;
+  }
+
+  // addmm(bias, dx or view(dx), permute(dw, [1, 0])) or mm(...): the core ATen spelling
+  // (run_decompositions), beta and alpha 1.
+  std::optional<Layer> match_matmul(const Node& node) const {
+    const bool addmm = node.op() == &ops_.addmm;
+    if (addmm && (!is_one(node.arg("beta")) || !is_one(node.arg("alpha")))) return std::nullopt;
+    const Node* transposed = transposed_matrix(node.arg("mat2"));
+    if (transposed == nullptr) return std::nullopt;
+    Layer l{.anchor = &node,
+            .dw = call_of(transposed->arg("self"), ops_.dequantize_channel),
+            .bias = addmm ? node.arg("self") : Argument(),
+            .result = node.outputs()[0].sizes};
+    const Argument& mat1 = node.arg(addmm ? "mat1" : "self");
+    l.dx = dequantized_input(mat1);
+    if (l.dx == nullptr) {
+      const Node* view = call_of(mat1, ops_.view);
+      l.dx = view != nullptr ? dequantized_input(view->arg("self")) : nullptr;
+      if (l.dx != nullptr) l.matrix = view->outputs()[0].sizes;
+    }
+    if (l.dx == nullptr || l.dw == nullptr) return std::nullopt;
+    if (addmm) {  // a bias of [N] (a [1, N] or [M, N] one is left alone)
+      const Tensor bias = g_.constant(l.bias);
+      if (!bias.defined() || bias.dim() != 1) return std::nullopt;
+    }
+    return l;
+  }
+
+  // A 2-D value seen transposed: permute(w, [1, 0]), t(w) or transpose(w, 0, 1) (xport's own
+  // decomposition of t).
+  const Node* transposed_matrix(const Argument& arg) const {
+    const Node* n = call_of(arg, ops_.permute, &ops_.t);
+    if (n == nullptr) n = call_of(arg, ops_.transpose);
+    if (n == nullptr || n->outputs()[0].sizes.size() != 2) return nullptr;
+    if (n->op() == &ops_.permute) return swaps_two_dims(n->arg("dims")) ? n : nullptr;
+    if (n->op() == &ops_.transpose) {
+      const std::optional<int64_t> a = int_of(n->arg("dim0")), b = int_of(n->arg("dim1"));
+      return a && b && ((*a % 2) + 2) % 2 != ((*b % 2) + 2) % 2 ? n : nullptr;
+    }
+    return n;
+  }
+
+  static std::optional<int64_t> int_of(const Argument& arg) {
+    const auto* e = std::get_if<sym::ExprPtr>(&arg.value);
+    return e ? sym::as_int(*e) : std::nullopt;
+  }
+
+  static bool is_one(const Argument& arg) {
+    if (const auto* d = std::get_if<double>(&arg.value)) return *d == 1.0;
+    return int_of(arg) == std::optional<int64_t>(1);
+  }
+
+  static bool swaps_two_dims(const Argument& dims) {
+    const auto* list = std::get_if<std::vector<Argument>>(&dims.value);
+    if (list == nullptr || list->size() != 2) return false;
+    return int_of((*list)[0]) == std::optional<int64_t>(1) &&
+           int_of((*list)[1]) == std::optional<int64_t>(0);
+  }
+
+  bool fuse(const std::optional<Layer>& match) {
+    if (!match) return false;
+    const Layer& l = *match;
+    if (!to_float32(*l.dx) || !integer_weights(*l.dw) ||
+        l.anchor->outputs()[0].dtype != DType::Float32) {
+      return false;
+    }
+    const bool has_bias = !l.bias.is_none();
+    const Tensor bias = has_bias ? g_.constant(l.bias) : Tensor();
+    if (has_bias && (!bias.defined() || bias.dtype() != DType::Float32)) return false;
+    // The fused call reads x_q where the anchor was: no update in place may come between.
+    const ValueRef* q = ref_of(l.dx->arg("input"));
+    if (q == nullptr || detail::updates_between(g_.graph, *q->node, *l.anchor)) return false;
+    const TensorSpec& x = q->node->outputs()[q->index];
+    if ((x.dtype != DType::UInt8 && x.dtype != DType::Int8) ||
+        (l.matrix.empty() ? x.sizes.size() != 2 : !detail::dense(x))) {
+      return false;
+    }
+    const std::vector<sym::ExprPtr> matrix = l.matrix.empty() ? x.sizes : l.matrix;
+    const sym::ExprPtr columns = l.result.back();
+    Argument input = *q;
+    if (!l.matrix.empty()) input = view(*l.anchor, input, x.dtype, matrix);
+    const bool tensors = l.dx->op() == &ops_.dequantize_tensor;
+    Node* fused = g_.graph.insert_call(
+        l.anchor->position(), tensors ? ops_.quantized_linear_tensor : ops_.quantized_linear,
+        {input, l.dx->arg("scale"), l.dx->arg("zero_point"), l.dw->arg("input"),
+         l.dw->arg("scales"), l.bias},
+        {TensorSpec::contiguous(DType::Float32, {matrix[0], columns})}, l.anchor->meta());
+    ValueRef result = fused->out(0);
+    if (l.result.size() != 2) result = view(*l.anchor, result, DType::Float32, l.result);
+    g_.graph.replace_all_uses(l.anchor->out(0), result);
+    return true;
+  }
+
+  // aten::view(value, sizes), a call inserted before `before`.
+  ValueRef view(const Node& before, const Argument& value, DType dtype,
+                const std::vector<sym::ExprPtr>& sizes) {
+    std::vector<Argument> size_args(sizes.begin(), sizes.end());
+    return g_.graph
+        .insert_call(before.position(), ops_.view, {value, std::move(size_args)},
+                     {TensorSpec::contiguous(dtype, sizes)}, before.meta())
+        ->out(0);
+  }
+};
+
+}  // namespace
+
+int fuse_quantized_linears(ConstantGraph& g) { return QuantizedFuser(g).run(); }
+
+}  // namespace xport::ir::passes

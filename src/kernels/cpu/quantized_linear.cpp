@@ -1,0 +1,136 @@
+#include "kernels/cpu/quantized_linear.h"
+
+#include <unordered_map>
+
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/onednn.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/vec_math.h"
+#include "tensor/file_mapping.h"
+
+namespace xport::kernels::cpu {
+
+using dnnl::memory;
+
+struct PackedQuantizedLinear::Packed {
+  memory::desc md;
+  std::shared_ptr<Storage> data;
+};
+
+struct PackedQuantizedLinear::Primitive {
+  dnnl::matmul matmul;
+  memory::desc src_md, dst_md, scratch_md;
+  std::shared_ptr<const Packed> weights;
+};
+
+PackedQuantizedLinear::PackedQuantizedLinear(Tensor weight, const Tensor& weight_scales,
+                                             Tensor bias)
+    : weight_(std::move(weight)), bias_(std::move(bias)) {
+  XPORT_CHECK(weight_.dim() == 2 && weight_.dtype() == DType::Int8 && weight_scales.dim() == 1 &&
+                  weight_scales.int_size(0) == weight_.int_size(0) &&
+                  (!bias_.defined() || (bias_.dim() == 1 && bias_.dtype() == DType::Float32 &&
+                                        bias_.int_size(0) == weight_.int_size(0))),
+              InvalidInput, "PackedQuantizedLinear: expected an int8 weight [N, K], scales [N] "
+              "and a float32 bias [N]");
+  const Tensor scales = contiguous_as(weight_scales, DType::Float32);
+  weight_scales_.assign(scales.data<float>(), scales.data<float>() + scales.int_numel());
+  if (bias_.defined()) bias_ = contiguous_as(bias_, DType::Float32);
+}
+
+PackedQuantizedLinear::~PackedQuantizedLinear() = default;
+
+std::shared_ptr<const PackedQuantizedLinear::Primitive> PackedQuantizedLinear::primitive_for(
+    int64_t rows, DType input_dtype) const {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = by_rows_.find({rows, input_dtype}); it != by_rows_.end()) return it->second;
+  }
+  const int64_t n = weight_.int_size(0), k = weight_.int_size(1);
+  using Tag = memory::format_tag;
+  using DT = memory::data_type;
+  auto p = std::make_shared<Primitive>();
+  p->src_md = memory::desc({rows, k}, input_dtype == DType::UInt8 ? DT::u8 : DT::s8, Tag::ab);
+  p->dst_md = memory::desc({rows, n}, DT::f32, Tag::ab);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  // Scales per output column and the input's zero point, given at each run.
+  attr.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
+  attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  const dnnl::matmul::primitive_desc pd(
+      dnnl::matmul::desc(p->src_md, memory::desc({k, n}, DT::s8, Tag::any), p->dst_md),
+      attr, onednn_engine());
+  note_implementation(pd);
+  p->matmul = dnnl::matmul(pd);
+  p->scratch_md = pd.scratchpad_desc();
+  const memory::desc wei_md = pd.weights_desc();
+
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (packed_ && packed_->md == wei_md) {
+    p->weights = packed_;
+  } else {
+    auto packed = std::make_shared<Packed>();
+    packed->md = wei_md;
+    packed->data = Storage::allocate(static_cast<int64_t>(wei_md.get_size()));
+    // The [N, K] weight seen as [K, N].
+    const std::vector<int64_t> strides = weight_.int_strides();
+    memory user(memory::desc({k, n}, DT::s8, {strides[1], strides[0]}), onednn_engine(),
+                weight_.raw_data());
+    memory to(wei_md, onednn_engine(), packed->data->data());
+    dnnl::stream stream(onednn_engine());
+    const dnnl::reorder::primitive_desc reorder_pd(user, to);
+    note_implementation(reorder_pd);
+    dnnl::reorder(reorder_pd).execute(stream, user, to);
+    stream.wait();
+    if (!packed_) detail::release_file_pages(weight_);
+    packed_ = packed;
+    p->weights = std::move(packed);
+  }
+  return by_rows_.emplace(std::make_pair(rows, input_dtype), std::move(p)).first->second;
+}
+
+void PackedQuantizedLinear::run(const Tensor& input, double input_scale,
+                                int64_t input_zero_point, const Tensor& out) const {
+  XPORT_CHECK(input.dim() == 2 && input.int_size(1) == weight_.int_size(1) &&
+                  (input.dtype() == DType::UInt8 || input.dtype() == DType::Int8) &&
+                  out.dtype() == DType::Float32 && out.is_contiguous(),
+              Internal, "PackedQuantizedLinear::run: expected a uint8 or int8 input [M, ",
+              weight_.int_size(1), "] and a contiguous float32 output");
+  const int64_t rows = input.int_size(0);
+  if (rows == 0) return;
+  const Tensor x = contiguous_as(input, input.dtype());
+  const std::shared_ptr<const Primitive> p = primitive_for(rows, input.dtype());
+  // PyTorch's reference dequantizes with float32 scales: input_scale as float, times each
+  // column's.
+  const auto sx = static_cast<float>(input_scale);
+  std::vector<float> scales(weight_scales_.size());
+  for (size_t c = 0; c < scales.size(); ++c) scales[c] = sx * weight_scales_[c];
+  auto zero_point = static_cast<int32_t>(input_zero_point);
+  thread_local ScratchBuffer scratch;
+  dnnl::engine& eng = onednn_engine();
+  dnnl::stream stream(eng);
+  using DT = memory::data_type;
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, memory(p->src_md, eng, x.raw_data())},
+      {DNNL_ARG_WEIGHTS, memory(p->weights->md, eng, p->weights->data->data())},
+      {DNNL_ARG_DST, memory(p->dst_md, eng, out.raw_data())},
+      {DNNL_ARG_SCRATCHPAD, memory(p->scratch_md, eng, scratch.get(p->scratch_md.get_size()))},
+      {DNNL_ARG_ATTR_OUTPUT_SCALES,
+       memory({{static_cast<int64_t>(scales.size())}, DT::f32, memory::format_tag::a}, eng,
+              scales.data())},
+      {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
+       memory({{1}, DT::s32, memory::format_tag::a}, eng, &zero_point)}};
+  p->matmul.execute(stream, args);
+  stream.wait();
+  scratch.trim();
+  // The bias after the scales (oneDNN 2's integer products add theirs before them).
+  if (bias_.defined()) {
+    const int64_t n = weight_.int_size(0);
+    const auto* b = static_cast<const float*>(bias_.raw_data());
+    auto* y = static_cast<float*>(out.raw_data());
+    parallel_for(0, rows, std::max<int64_t>(1, (int64_t{1} << 14) / n), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) vec::add(y + r * n, b, y + r * n, n, 1.0f);
+    });
+  }
+}
+
+}  // namespace xport::kernels::cpu

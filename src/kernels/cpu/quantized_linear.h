@@ -1,0 +1,44 @@
+#pragma once
+// A matrix product on integers, out = dequantize(input) @ dequantize(weight)^T + bias, as PT2E's
+// quantized programs spell a linear layer (dequantize_per_tensor of the activations,
+// dequantize_per_channel of int8 weights with zero points 0) but computed as oneDNN's u8 x s8
+// (or s8 x s8) matmul with int32 accumulation: out[m, n] = input_scale * weight_scales[n] *
+// sum_k (input[m, k] - input_zero_point) * weight[n, k] + bias[n]. The weights are reordered once
+// into the layout oneDNN's integer kernels read (VNNI or AMX where the CPU has them); the input's
+// scale and zero point are read per run, so dynamic quantization takes the same kernel.
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "xport/tensor.h"
+
+namespace xport::kernels::cpu {
+
+class PackedQuantizedLinear {
+ public:
+  /// weight int8 [N, K] (PyTorch's layout, any strides), weight_scales float [N] (float32 or
+  /// float64), bias float32 [N] or undefined. None of them changes afterwards.
+  PackedQuantizedLinear(Tensor weight, const Tensor& weight_scales, Tensor bias);
+  ~PackedQuantizedLinear();
+  PackedQuantizedLinear(const PackedQuantizedLinear&) = delete;
+  PackedQuantizedLinear& operator=(const PackedQuantizedLinear&) = delete;
+
+  /// out float32 [M, N] (contiguous) from input uint8 or int8 [M, K]. Thread-safe.
+  void run(const Tensor& input, double input_scale, int64_t input_zero_point,
+           const Tensor& out) const;
+
+ private:
+  struct Primitive;
+  struct Packed;
+  std::shared_ptr<const Primitive> primitive_for(int64_t rows, DType input_dtype) const;
+
+  Tensor weight_, bias_;
+  std::vector<float> weight_scales_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::pair<int64_t, DType>, std::shared_ptr<const Primitive>> by_rows_;
+  mutable std::shared_ptr<const Packed> packed_;
+};
+
+}  // namespace xport::kernels::cpu
