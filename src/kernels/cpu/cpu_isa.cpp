@@ -104,6 +104,16 @@ std::string isa_cap_name(IsaCap cap) { return info(cap).spellings.front(); }
 
 std::string highway_target() { return vec::dispatched_target(); }
 
+bool onednn_exact_int8() {
+  apply_cpu_isa_cap();
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  constexpr auto kVnni512 = static_cast<unsigned>(dnnl_cpu_isa_avx512_core_vnni) &
+                            ~static_cast<unsigned>(dnnl_cpu_isa_avx512_core);
+  constexpr auto kVnni256 = static_cast<unsigned>(dnnl_cpu_isa_avx2_vnni) &
+                            ~static_cast<unsigned>(dnnl_cpu_isa_avx2);
+  return (isa & (kVnni512 | kVnni256)) != 0;
+}
+
 std::string onednn_isa() {
   apply_cpu_isa_cap();
   return onednn_isa_name(dnnl::get_effective_cpu_isa());

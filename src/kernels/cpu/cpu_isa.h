@@ -25,6 +25,11 @@ std::string isa_cap_name(IsaCap cap);
 /// XPORT_MAX_CPU_ISA" when a cap is set): for benchmarks and tools to print beside figures.
 std::string kernel_isa();
 
+/// Whether oneDNN's integer products accumulate exactly here: VNNI (or AMX) under the cap. On
+/// AVX2 and AVX-512 without VNNI, its u8 x s8 kernels sum pairs of products in saturating int16
+/// (vpmaddubsw), which 8-bit activations and weights overflow.
+bool onednn_exact_int8();
+
 /// Highway's chosen target (AVX3, AVX2, EMU128, ...) and oneDNN's effective ISA, as names.
 std::string highway_target();
 std::string onednn_isa();

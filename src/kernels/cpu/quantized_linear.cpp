@@ -5,6 +5,7 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/onednn.h"
 #include "kernels/cpu/parallel.h"
+#include "kernels/cpu/quantize.h"
 #include "kernels/cpu/vec_math.h"
 #include "tensor/file_mapping.h"
 
@@ -35,6 +36,14 @@ PackedQuantizedLinear::PackedQuantizedLinear(Tensor weight, const Tensor& weight
   const Tensor scales = contiguous_as(weight_scales, DType::Float32);
   weight_scales_.assign(scales.data<float>(), scales.data<float>() + scales.int_numel());
   if (bias_.defined()) bias_ = contiguous_as(bias_, DType::Float32);
+  if (!onednn_exact_int8()) {
+    // dequantize_per_channel's own kernel (the scales' precision), seen as [K, N].
+    const int64_t n = weight_.int_size(0), k = weight_.int_size(1);
+    Tensor w = Tensor::empty_contiguous({n, k}, DType::Float32);
+    dequantize_per_channel_out(weight_, weight_scales, Tensor(), 0, w);
+    in_float_ = std::make_unique<const PackedLinear>(w.t(), bias_, LinearActivation::None);
+    detail::release_file_pages(weight_);
+  }
 }
 
 PackedQuantizedLinear::~PackedQuantizedLinear() = default;
@@ -88,6 +97,13 @@ std::shared_ptr<const PackedQuantizedLinear::Primitive> PackedQuantizedLinear::p
   return by_rows_.emplace(std::make_pair(rows, input_dtype), std::move(p)).first->second;
 }
 
+void PackedQuantizedLinear::run_in_float(const Tensor& input, double input_scale,
+                                         int64_t input_zero_point, const Tensor& out) const {
+  Tensor x = Tensor::empty_contiguous(input.int_sizes(), DType::Float32);
+  dequantize_per_tensor_out(input, input_scale, input_zero_point, x);
+  in_float_->run(x, out);
+}
+
 void PackedQuantizedLinear::run(const Tensor& input, double input_scale,
                                 int64_t input_zero_point, const Tensor& out) const {
   XPORT_CHECK(input.dim() == 2 && input.int_size(1) == weight_.int_size(1) &&
@@ -97,6 +113,10 @@ void PackedQuantizedLinear::run(const Tensor& input, double input_scale,
               weight_.int_size(1), "] and a contiguous float32 output");
   const int64_t rows = input.int_size(0);
   if (rows == 0) return;
+  if (in_float_) {
+    run_in_float(input, input_scale, input_zero_point, out);
+    return;
+  }
   const Tensor x = contiguous_as(input, input.dtype());
   const std::shared_ptr<const Primitive> p = primitive_for(rows, input.dtype());
   // PyTorch's reference dequantizes with float32 scales: input_scale as float, times each

@@ -6,12 +6,16 @@
 // sum_k (input[m, k] - input_zero_point) * weight[n, k] + bias[n]. The weights are reordered once
 // into the layout oneDNN's integer kernels read (VNNI or AMX where the CPU has them); the input's
 // scale and zero point are read per run, so dynamic quantization takes the same kernel.
+// Where oneDNN's integer products would saturate (no VNNI: cpu_isa.h's onednn_exact_int8), it
+// computes as PyTorch's reference does instead: the weights dequantized once to float32 (four
+// times the memory) and the input per run, on PackedLinear.
 
 #include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
 
+#include "kernels/cpu/packed_linear.h"
 #include "xport/tensor.h"
 
 namespace xport::kernels::cpu {
@@ -33,12 +37,15 @@ class PackedQuantizedLinear {
   struct Primitive;
   struct Packed;
   std::shared_ptr<const Primitive> primitive_for(int64_t rows, DType input_dtype) const;
+  void run_in_float(const Tensor& input, double input_scale, int64_t input_zero_point,
+                    const Tensor& out) const;
 
   Tensor weight_, bias_;
   std::vector<float> weight_scales_;
   mutable std::mutex mutex_;
   mutable std::map<std::pair<int64_t, DType>, std::shared_ptr<const Primitive>> by_rows_;
   mutable std::shared_ptr<const Packed> packed_;
+  std::unique_ptr<const PackedLinear> in_float_;  // without VNNI
 };
 
 }  // namespace xport::kernels::cpu
