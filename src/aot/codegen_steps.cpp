@@ -323,7 +323,7 @@ void Generator::emit_packed(size_t index, const PackedCall& packed, const std::v
         node.arg("residual").is_none() ? "kNone" : arg_expr(node, "residual");
     g_->run << "  " << guard << "xport::aot::run_conv2d(" << kernel << ", " << input << ", "
             << residual << ", " << outs.at(0) << ");\n";
-  } else if (packed.kind == PackedCall::Kind::QuantizedLinear) {
+  } else if (packed.kind == PackedCall::Kind::Quantized) {
     // The input's scale and zero point: numbers (static quantization) or one-element tensors.
     const bool tensors = std::holds_alternative<ir::ValueRef>(node.arg("input_scale").value);
     const std::string scale =
@@ -333,7 +333,7 @@ void Generator::emit_packed(size_t index, const PackedCall& packed, const std::v
         tensors ? arg_expr(node, "input_zero_point") + ".item<int64_t>()"
                 : detail::int_literal(ir::passes::constant_int(
                       std::get<sym::ExprPtr>(node.arg("input_zero_point").value)));
-    g_->run << "  " << guard << "xport::aot::run_quantized_linear(" << kernel << ", " << input
+    g_->run << "  " << guard << "xport::aot::run_quantized(" << kernel << ", " << input
             << ", " << scale << ", " << zero_point << ", " << outs.at(0) << ");\n";
   } else {
     g_->run << "  " << guard << "xport::aot::run_linear(" << kernel << ", " << input << ", "

@@ -20,7 +20,7 @@ void register_all_ops() {
   register_sym_float_ops();
   register_fft_ops();
   register_quantized_decomposed_ops();
-  register_quantized_linear_ops();
+  register_quantized_ops();
   register_out_overloads();
 }
 

@@ -20,8 +20,9 @@ void register_sym_float_ops();
 void register_fft_ops();
 /// PyTorch's PT2E quantize / dequantize ops (quantized_decomposed::*).
 void register_quantized_decomposed_ops();
-/// xport::quantized_linear, which the quantized fusion writes; after the ops it replaces.
-void register_quantized_linear_ops();
+/// xport::quantized_linear and quantized_conv2d, which the quantized fusion writes; after the
+/// ops they replace.
+void register_quantized_ops();
 /// out= overloads of the ops above (atan2.out).
 void register_out_overloads();
 /// The ops the shared fusion pass writes (xport::fused_conv2d, ...); after the ops they fuse.

@@ -16,7 +16,7 @@ namespace xport::aot {
 struct PackedKernel {
   std::shared_ptr<const kernels::cpu::PackedConv2d> conv;
   std::shared_ptr<const kernels::cpu::PackedLinear> linear;
-  std::shared_ptr<const kernels::cpu::PackedQuantizedLinear> quantized_linear;
+  runtime::PackedCall quantized;  // Kind::Quantized, or no kernel
 };
 
 void run_conv2d(const PackedKernel& kernel, const Tensor& input, const Tensor& residual,
@@ -28,9 +28,9 @@ void run_linear(const PackedKernel& kernel, const Tensor& input, const Tensor& o
   kernel.linear->run(input, out);
 }
 
-void run_quantized_linear(const PackedKernel& kernel, const Tensor& input, double input_scale,
-                          int64_t input_zero_point, const Tensor& out) {
-  kernel.quantized_linear->run(input, input_scale, input_zero_point, out);
+void run_quantized(const PackedKernel& kernel, const Tensor& input, double input_scale,
+                   int64_t input_zero_point, const Tensor& out) {
+  runtime::run_quantized(kernel.quantized, input, input_scale, input_zero_point, out);
 }
 
 namespace {
@@ -77,7 +77,10 @@ struct LoadedGraph::Impl {
     packed.resize(graph.steps.size());
     for (size_t i = 0; i < graph.steps.size(); ++i) {
       const auto it = prepared.packed.find(graph.steps[i].node);
-      if (it != prepared.packed.end()) packed[i] = {it->second.conv, it->second.linear, it->second.quantized_linear};
+      if (it != prepared.packed.end()) packed[i] = {it->second.conv, it->second.linear,
+                       it->second.kind == runtime::PackedCall::Kind::Quantized
+                           ? it->second
+                           : runtime::PackedCall{}};
     }
   }
 
@@ -173,7 +176,8 @@ void Shape::bind(size_t step, const std::vector<Tensor>& outs, SymbolValues& sym
 
 const PackedKernel& LoadedGraph::packed(size_t step) const {
   const PackedKernel& k = impl_->packed.at(step);
-  XPORT_CHECK(k.conv || k.linear || k.quantized_linear, Internal, "compiled model: step ", step,
+  XPORT_CHECK(k.conv || k.linear || k.quantized.quantized_linear || k.quantized.quantized_conv,
+              Internal, "compiled model: step ", step,
               " has no packed kernel");
   return k;
 }

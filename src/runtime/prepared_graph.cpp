@@ -41,8 +41,9 @@ class KernelMaker {
     choose_layouts();
     write_over_residuals();
     for (ir::Node* node : g_.graph.find_nodes(fused_linear_)) pack_linear(*node);
-    for (const OpDef* op : {&quantized_linear_, &quantized_linear_tensor_}) {
-      for (ir::Node* node : g_.graph.find_nodes(*op)) pack_quantized_linear(*node);
+    for (const OpDef* op : {&quantized_linear_, &quantized_linear_tensor_, &quantized_conv_,
+                            &quantized_conv_tensor_}) {
+      for (ir::Node* node : g_.graph.find_nodes(*op)) pack_quantized(*node);
     }
     for (ir::Node* node : g_.graph.find_nodes(fused_pointwise_)) chain_pointwise(*node);
   }
@@ -56,6 +57,8 @@ class KernelMaker {
   const OpDef& fused_pointwise_ = find_op("xport::fused_pointwise");
   const OpDef& quantized_linear_ = find_op("xport::quantized_linear");
   const OpDef& quantized_linear_tensor_ = find_op("xport::quantized_linear.tensor");
+  const OpDef& quantized_conv_ = find_op("xport::quantized_conv2d");
+  const OpDef& quantized_conv_tensor_ = find_op("xport::quantized_conv2d.tensor");
   struct Convolution {
     const ir::Node* node;
     std::shared_ptr<kernels::cpu::PackedConv2d> packed;
@@ -187,25 +190,44 @@ class KernelMaker {
     out_.packed[&node] = PackedCall{.kind = PackedCall::Kind::Linear, .linear = packed};
   }
 
-  // xport::quantized_linear on its int8 weights packed once; the input's scale and zero point
-  // are numbers (static quantization) or one-element tensors read per run (dynamic).
-  void pack_quantized_linear(const ir::Node& node) {
+  // xport::quantized_linear or quantized_conv2d on its int8 weights packed once; the input's
+  // scale and zero point are numbers (static quantization) or one-element tensors read per run
+  // (dynamic).
+  void pack_quantized(const ir::Node& node) {
     const Tensor weight = g_.constant(node.arg("weight"));
     const Tensor scales = g_.constant(node.arg("weight_scales"));
     const bool has_bias = !node.arg("bias").is_none();
     const Tensor bias = has_bias ? g_.constant(node.arg("bias")) : Tensor();
     if (!weight.defined() || !scales.defined() || (has_bias && !bias.defined())) return;
-    auto packed = std::make_shared<const kernels::cpu::PackedQuantizedLinear>(weight, scales, bias);
-    out_.kernels[&node] = [packed](const OpArgs& a, std::vector<Tensor>& outs) {
+    PackedCall call{.kind = PackedCall::Kind::Quantized};
+    if (node.op() == &quantized_conv_ || node.op() == &quantized_conv_tensor_) {
+      const std::vector<int64_t> stride = ints_of(node.arg("stride"));
+      const std::vector<int64_t> padding = ints_of(node.arg("padding"));
+      const std::vector<int64_t> dilation = ints_of(node.arg("dilation"));
+      const auto pair = [](const std::vector<int64_t>& v) {
+        return std::array<int64_t, 2>{v.at(0), v.size() == 1 ? v[0] : v.at(1)};
+      };
+      call.quantized_conv = std::make_shared<const kernels::cpu::PackedQuantizedConv2d>(
+          weight, scales, bias,
+          kernels::cpu::Conv2dParams{
+              .stride = pair(stride),
+              .padding = pair(padding),
+              .dilation = pair(dilation),
+              .groups = ir::passes::constant_int(
+                  std::get<sym::ExprPtr>(node.arg("groups").value))});
+    } else {
+      call.quantized_linear =
+          std::make_shared<const kernels::cpu::PackedQuantizedLinear>(weight, scales, bias);
+    }
+    out_.kernels[&node] = [call](const OpArgs& a, std::vector<Tensor>& outs) {
       const bool tensors = a["input_scale"].is_tensor();
-      packed->run(a.tensor("input"),
-                  tensors ? a.tensor("input_scale").item<double>() : a.real("input_scale"),
-                  tensors ? a.tensor("input_zero_point").item<int64_t>()
-                          : a.integer("input_zero_point"),
-                  outs[0]);
+      const double scale =
+          tensors ? a.tensor("input_scale").item<double>() : a.real("input_scale");
+      const int64_t zero_point = tensors ? a.tensor("input_zero_point").item<int64_t>()
+                                         : a.integer("input_zero_point");
+      run_quantized(call, a.tensor("input"), scale, zero_point, outs[0]);
     };
-    out_.packed[&node] =
-        PackedCall{.kind = PackedCall::Kind::QuantizedLinear, .quantized_linear = packed};
+    out_.packed[&node] = std::move(call);
   }
 
   // The subgraph's calls as PointwiseChain steps: each reads the body's inputs and the call
@@ -260,8 +282,12 @@ std::string PreparedStats::str() const {
            << " written over their residual; " << channels_last
            << " results passed on in oneDNN's layout)";
   }
-  if (f.quantized_linears > 0) {
-    part() << f.quantized_linears << " matrix products on int8 weights (PT2E's quantized linear "
+  if (f.quantized.convolutions > 0) {
+    part() << f.quantized.convolutions << " convolutions on int8 weights (PT2E's quantized "
+           << "layers)";
+  }
+  if (f.quantized.linears > 0) {
+    part() << f.quantized.linears << " matrix products on int8 weights (PT2E's quantized "
            << "layers)";
   }
   if (f.linears > 0) {
@@ -280,6 +306,15 @@ std::string PreparedStats::str() const {
            << " ops)";
   }
   return out.tellp() > 0 ? out.str() : "nothing to fuse";
+}
+
+void run_quantized(const PackedCall& call, const Tensor& input, double input_scale,
+                   int64_t input_zero_point, const Tensor& out) {
+  if (call.quantized_conv) {
+    call.quantized_conv->run(input, input_scale, input_zero_point, out);
+  } else {
+    call.quantized_linear->run(input, input_scale, input_zero_point, out);
+  }
 }
 
 PreparedGraph prepare_graph(const ir::Graph& graph, const std::vector<SymbolSpec>& symbols,

@@ -15,6 +15,7 @@
 #include "ir/passes/fusion.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/packed_linear.h"
+#include "kernels/cpu/quantized_conv.h"
 #include "kernels/cpu/quantized_linear.h"
 #include "ir/passes/reinplace.h"
 #include "xport/ir.h"
@@ -37,15 +38,20 @@ struct PreparedStats {
 };
 
 /// The runtime's own kernel of a fused call, as an object a code generator's output can call
-/// directly (xport::aot): a packed convolution or matrix product (float, or on int8 weights),
-/// or an elementwise chain.
+/// directly (xport::aot): a packed convolution or matrix product (float, or on int8 weights:
+/// Quantized, one of the quantized_ pointers set), or an elementwise chain.
 struct PackedCall {
-  enum class Kind { Conv2d, Linear, QuantizedLinear, PointwiseChain };
+  enum class Kind { Conv2d, Linear, Quantized, PointwiseChain };
   Kind kind = Kind::Conv2d;
   std::shared_ptr<const kernels::cpu::PackedConv2d> conv = {};
   std::shared_ptr<const kernels::cpu::PackedLinear> linear = {};
   std::shared_ptr<const kernels::cpu::PackedQuantizedLinear> quantized_linear = {};
+  std::shared_ptr<const kernels::cpu::PackedQuantizedConv2d> quantized_conv = {};
 };
+
+/// Runs a Quantized call's kernel: the input's scale and zero point as numbers.
+void run_quantized(const PackedCall& call, const Tensor& input, double input_scale,
+                   int64_t input_zero_point, const Tensor& out);
 
 struct PreparedGraph {
   ir::Graph graph;

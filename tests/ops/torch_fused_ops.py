@@ -12,8 +12,8 @@ def _same_shape(residual, y):
 
 
 def define_fused_ops():
-    """Defines xport::fused_conv2d, fused_conv2d_, fused_linear and quantized_linear (both
-    overloads); returns the library, which
+    """Defines xport::fused_conv2d, fused_conv2d_, fused_linear, quantized_linear and
+    quantized_conv2d (both overloads each); returns the library, which
     must stay alive while the ops are used."""
     lib = torch.library.Library("xport", "DEF")
     conv = ("Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
@@ -27,6 +27,11 @@ def define_fused_ops():
                + quantized)
     lib.define("quantized_linear.tensor(Tensor input, Tensor input_scale, "
                "Tensor input_zero_point, " + quantized)
+    conv = ("Tensor weight, Tensor weight_scales, Tensor? bias, SymInt[] stride, "
+            "SymInt[] padding, SymInt[] dilation, SymInt groups) -> Tensor")
+    lib.define("quantized_conv2d(Tensor input, float input_scale, int input_zero_point, " + conv)
+    lib.define("quantized_conv2d.tensor(Tensor input, Tensor input_scale, "
+               "Tensor input_zero_point, " + conv)
 
     def fused_conv2d(input, weight, bias, stride, padding, dilation, transposed,
                      output_padding, groups, residual=None, relu=False):
@@ -57,20 +62,32 @@ def define_fused_ops():
                                % activation)
         return y
 
-    def quantized_linear(input, input_scale, input_zero_point, weight, weight_scales,
-                         bias=None):
-        # The calls the fusion replaced, PT2E's: the input and weights dequantized, then linear.
+    def dequantized(input, input_scale, input_zero_point, weight, weight_scales):
+        # What the fusion replaced, PT2E's: the input and the weights dequantized.
         q = torch.ops.quantized_decomposed
         bounds = (0, 255) if input.dtype == torch.uint8 else (-128, 127)
         dequantize = q.dequantize_per_tensor.tensor if isinstance(input_scale, torch.Tensor) \
             else q.dequantize_per_tensor
         x = dequantize(input, input_scale, input_zero_point, *bounds, input.dtype)
         w = q.dequantize_per_channel(weight, weight_scales, None, 0, -128, 127, torch.int8)
+        return x, w
+
+    def quantized_linear(input, input_scale, input_zero_point, weight, weight_scales,
+                         bias=None):
+        x, w = dequantized(input, input_scale, input_zero_point, weight, weight_scales)
         return torch.nn.functional.linear(x, w, bias)
+
+    def quantized_conv2d(input, input_scale, input_zero_point, weight, weight_scales, bias,
+                         stride, padding, dilation, groups):
+        x, w = dequantized(input, input_scale, input_zero_point, weight, weight_scales)
+        return torch.ops.aten.convolution(x, w, bias, stride, padding, dilation, False, [0, 0],
+                                          groups)
 
     lib.impl("fused_conv2d", fused_conv2d, "CPU")
     lib.impl("fused_conv2d_", fused_conv2d_, "CPU")
     lib.impl("fused_linear", fused_linear, "CPU")
     lib.impl("quantized_linear", quantized_linear, "CPU")
     lib.impl("quantized_linear.tensor", quantized_linear, "CPU")
+    lib.impl("quantized_conv2d", quantized_conv2d, "CPU")
+    lib.impl("quantized_conv2d.tensor", quantized_conv2d, "CPU")
     return lib

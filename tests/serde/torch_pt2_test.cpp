@@ -243,12 +243,14 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
   // program's matrix products and convolutions do: every aten::conv2d of a ResNet with its
   // batch norm folded in, every aten::linear of a BERT (Hugging Face's set has resnet_static).
   using Fused = std::vector<std::pair<std::string, std::string>>;
-  // PT2E's quantized linear layers multiply integers (the CNN's convolutions are not fused).
+  // PT2E's quantized layers multiply integers (the CNN's first convolution has weights small
+  // enough to be folded to float32 constants at load, and runs in float).
   const Fused fused =
       per_group.count("pt2e") != 0
           ? Fused{{"mlp_x86_static", "2 matrix products on int8 weights"},
                   {"mlp_xnnpack_dynamic", "2 matrix products on int8 weights"},
-                  {"cnn_x86_static", "1 matrix products on int8 weights"}}
+                  {"cnn_x86_static", "1 convolutions on int8 weights"},
+                  {"cnn_xnnpack_dynamic", "1 convolutions on int8 weights"}}
       : plans.count("resnet_static")
           ? Fused{{"resnet_static", "8 convolutions on packed weights (8 batch norms folded in"},
                   {"bert_static", "13 matrix products on packed weights"}}

@@ -61,8 +61,8 @@ class Fuser {
   explicit Fuser(ConstantGraph& g) : g_(g) {}
 
   FusionStats run() {
-    // PT2E's quantized linear layers first: their float linear would not fuse.
-    stats_.quantized_linears = fuse_quantized_linears(g_);
+    // PT2E's quantized layers first: their float ops would not fuse.
+    stats_.quantized = fuse_quantized_layers(g_);
     // So that a GELU written out goes into the epilogue of the product before it.
     stats_.gelus = recognize_gelu(g_);
     if (stats_.gelus > 0) g_.graph.eliminate_dead_code();

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "ir/passes/constant_graph.h"
+#include "ir/passes/quantized_fusion.h"
 
 namespace xport::ir::passes {
 
@@ -32,7 +33,7 @@ struct FusionStats {
   int activations = 0;       ///< ReLU / GELU the fused matrix products do
   int pointwise_chains = 0;  ///< xport::fused_pointwise calls
   int pointwise_ops = 0;     ///< the ops in their subgraphs
-  int quantized_linears = 0;  ///< xport::quantized_linear calls (ir/passes/quantized_fusion.h)
+  QuantizedFusionStats quantized;  ///< integer products (ir/passes/quantized_fusion.h)
 };
 
 /// Rewrites `g` in place. Convolutions and matrix products are fused when their weights (and

@@ -1,5 +1,6 @@
 #include "ir/passes/quantized_fusion.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "ir/ir_util.h"
@@ -22,6 +23,10 @@ struct QuantOps {
   const OpDef& dequantize_channel = find_op("quantized_decomposed::dequantize_per_channel");
   const OpDef& quantized_linear = find_op("xport::quantized_linear");
   const OpDef& quantized_linear_tensor = find_op("xport::quantized_linear.tensor");
+  const OpDef& conv2d = find_op("aten::conv2d");
+  const OpDef& convolution = find_op("aten::convolution");
+  const OpDef& quantized_conv2d = find_op("xport::quantized_conv2d");
+  const OpDef& quantized_conv2d_tensor = find_op("xport::quantized_conv2d.tensor");
 };
 
 // The call that gives `arg`, when it is a call of `op` (or of `other`).
@@ -50,31 +55,35 @@ class QuantizedFuser {
  public:
   explicit QuantizedFuser(ConstantGraph& g) : g_(g) {}
 
-  int run() {
+  QuantizedFusionStats run() {
     std::vector<const Node*> calls;
     for (const auto& node : g_.graph.nodes()) {
       if (node->kind() == NodeKind::Call) calls.push_back(node.get());
     }
-    int fused = 0;
+    QuantizedFusionStats stats;
     for (const Node* node : calls) {
-      if (node->op() == &ops_.linear) fused += fuse(match_linear(*node)) ? 1 : 0;
+      if (node->op() == &ops_.linear) stats.linears += fuse(match_linear(*node)) ? 1 : 0;
       if (node->op() == &ops_.addmm || node->op() == &ops_.mm) {
-        fused += fuse(match_matmul(*node)) ? 1 : 0;
+        stats.linears += fuse(match_matmul(*node)) ? 1 : 0;
+      }
+      if (node->op() == &ops_.conv2d || node->op() == &ops_.convolution) {
+        stats.convolutions += fuse_convolution(*node) ? 1 : 0;
       }
     }
-    if (fused > 0) g_.graph.eliminate_dead_code();
-    return fused;
+    if (stats.linears + stats.convolutions > 0) g_.graph.eliminate_dead_code();
+    return stats;
   }
 
  private:
   ConstantGraph& g_;
   QuantOps ops_;
 
-  // The int8 [N, K] weights of a per-channel dequantize along dim 0 with zero points 0.
-  bool integer_weights(const Node& dw) const {
+  // The int8 weights ([N, K], or [O, C, KH, KW]: `rank` dims) of a per-channel dequantize along
+  // dim 0 with zero points 0.
+  bool integer_weights(const Node& dw, int64_t rank = 2) const {
     const Tensor w = g_.constant(dw.arg("input"));
     const Tensor scales = g_.constant(dw.arg("scales"));
-    if (!w.defined() || w.dtype() != DType::Int8 || w.dim() != 2 || !scales.defined() ||
+    if (!w.defined() || w.dtype() != DType::Int8 || w.dim() != rank || !scales.defined() ||
         !to_float32(dw)) {
       return false;
     }
@@ -209,6 +218,51 @@ class QuantizedFuser {
     return true;
   }
 
+  // conv2d / convolution (not transposed) of dx and dw, with a float32 constant bias or none and
+  // known strides, padding, dilation and groups.
+  bool fuse_convolution(const Node& node) {
+    const bool core = node.op() == &ops_.convolution;
+    if (core && !is_false(node.arg("transposed"))) return false;
+    const Node* dx = dequantized_input(node.arg("input"));
+    const Node* dw = call_of(node.arg("weight"), ops_.dequantize_channel);
+    if (dx == nullptr || dw == nullptr || !to_float32(*dx) || !integer_weights(*dw, 4) ||
+        node.outputs()[0].dtype != DType::Float32 || node.outputs()[0].sizes.size() != 4) {
+      return false;
+    }
+    const Argument& bias = node.arg("bias");
+    if (!bias.is_none()) {
+      const Tensor b = g_.constant(bias);
+      if (!b.defined() || b.dtype() != DType::Float32 || b.dim() != 1) return false;
+    }
+    for (const char* list : {"stride", "padding", "dilation"}) {
+      if (!known_ints(node.arg(list))) return false;
+    }
+    if (!int_of(node.arg("groups"))) return false;
+    const ValueRef* q = ref_of(dx->arg("input"));
+    if (q == nullptr || detail::updates_between(g_.graph, *q->node, node)) return false;
+    const TensorSpec& x = q->node->outputs()[q->index];
+    if ((x.dtype != DType::UInt8 && x.dtype != DType::Int8) || x.sizes.size() != 4) return false;
+    const bool tensors = dx->op() == &ops_.dequantize_tensor;
+    Node* fused = g_.graph.insert_call(
+        node.position(), tensors ? ops_.quantized_conv2d_tensor : ops_.quantized_conv2d,
+        {*q, dx->arg("scale"), dx->arg("zero_point"), dw->arg("input"), dw->arg("scales"), bias,
+         node.arg("stride"), node.arg("padding"), node.arg("dilation"), node.arg("groups")},
+        {TensorSpec::contiguous(DType::Float32, node.outputs()[0].sizes)}, node.meta());
+    g_.graph.replace_all_uses(node.out(0), fused->out(0));
+    return true;
+  }
+
+  static bool is_false(const Argument& arg) {
+    const auto* b = std::get_if<bool>(&arg.value);
+    return b != nullptr && !*b;
+  }
+
+  static bool known_ints(const Argument& arg) {
+    const auto* list = std::get_if<std::vector<Argument>>(&arg.value);
+    return list != nullptr && std::all_of(list->begin(), list->end(),
+                                          [](const Argument& a) { return int_of(a).has_value(); });
+  }
+
   // aten::view(value, sizes), a call inserted before `before`.
   ValueRef view(const Node& before, const Argument& value, DType dtype,
                 const std::vector<sym::ExprPtr>& sizes) {
@@ -222,6 +276,6 @@ class QuantizedFuser {
 
 }  // namespace
 
-int fuse_quantized_linears(ConstantGraph& g) { return QuantizedFuser(g).run(); }
+QuantizedFusionStats fuse_quantized_layers(ConstantGraph& g) { return QuantizedFuser(g).run(); }
 
 }  // namespace xport::ir::passes

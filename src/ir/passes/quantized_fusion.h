@@ -1,6 +1,9 @@
 #pragma once
 // Integer kernels for PyTorch's quantized programs. PT2E's convert_pt2e leaves each quantized
-// layer as float ops between dequantize and quantize calls; this pass finds the linear layers
+// layer as float ops between dequantize and quantize calls; this pass finds the convolutions
+//   aten::conv2d / aten::convolution (not transposed) of dequantize_per_tensor[.tensor](x_q, ...)
+//   and dequantize_per_channel(W_q int8 [O, C, KH, KW], ...)  => xport::quantized_conv2d[.tensor]
+// and the linear layers
 //   aten::linear(dequantize_per_tensor[.tensor](x_q, s, z, ...),
 //                dequantize_per_channel(W_q, w_scales, zero points 0 or None, axis 0, ...),
 //                bias: a float32 constant or None)
@@ -13,7 +16,12 @@
 
 namespace xport::ir::passes {
 
-/// Rewrites `g` in place; returns how many linear layers now multiply integers.
-int fuse_quantized_linears(ConstantGraph& g);
+struct QuantizedFusionStats {
+  int linears = 0;       ///< xport::quantized_linear calls written
+  int convolutions = 0;  ///< xport::quantized_conv2d calls written
+};
+
+/// Rewrites `g` in place.
+QuantizedFusionStats fuse_quantized_layers(ConstantGraph& g);
 
 }  // namespace xport::ir::passes

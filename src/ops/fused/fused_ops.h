@@ -37,7 +37,7 @@ void xport_fused_conv2d__out(const Tensor& input, const Tensor& weight,
 void xport_fused_linear_out(const Tensor& input, const Tensor& weight,
                             const std::optional<Tensor>& bias, const std::string& activation,
                             const Tensor& out);
-// quantized_linear_ops.cpp
+// quantized_ops.cpp
 void xport_quantized_linear_out(const Tensor& input, double input_scale,
                                 int64_t input_zero_point, const Tensor& weight,
                                 const Tensor& weight_scales, const std::optional<Tensor>& bias,
@@ -46,5 +46,20 @@ void xport_quantized_linear_tensor_out(const Tensor& input, const Tensor& input_
                                        const Tensor& input_zero_point, const Tensor& weight,
                                        const Tensor& weight_scales,
                                        const std::optional<Tensor>& bias, const Tensor& out);
+void xport_quantized_conv2d_out(const Tensor& input, double input_scale,
+                                int64_t input_zero_point, const Tensor& weight,
+                                const Tensor& weight_scales, const std::optional<Tensor>& bias,
+                                const std::vector<int64_t>& stride,
+                                const std::vector<int64_t>& padding,
+                                const std::vector<int64_t>& dilation, int64_t groups,
+                                const Tensor& out);
+void xport_quantized_conv2d_tensor_out(const Tensor& input, const Tensor& input_scale,
+                                       const Tensor& input_zero_point, const Tensor& weight,
+                                       const Tensor& weight_scales,
+                                       const std::optional<Tensor>& bias,
+                                       const std::vector<int64_t>& stride,
+                                       const std::vector<int64_t>& padding,
+                                       const std::vector<int64_t>& dilation, int64_t groups,
+                                       const Tensor& out);
 
 }  // namespace xport::ops

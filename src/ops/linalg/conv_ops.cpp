@@ -27,14 +27,16 @@ std::array<int64_t, 2> spatial_param(const std::vector<int64_t>& v) {
   return {v[0], v.size() == 1 ? v[0] : v[1]};
 }
 
+}  // namespace
+
 // 1-D and 2-D convolution: [N, C, (H,) W] input; weight [O, C / groups, (kh,) kw], or
 // [C, O / groups, (kh,) kw] when transposed (the gradient of a convolution by its input, as
 // nn.ConvTranspose uses it).
-std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
+
+std::vector<SymInt> convolution_sizes(const OpArgs& args, bool transposed) {
   const Tensor& input = args.tensor("input");
   const Tensor& weight = args.tensor("weight");
   const Tensor bias = args.optional_tensor("bias");
-  const bool transposed = args.boolean("transposed");
   XPORT_CHECK(weight.dim() == 3 || weight.dim() == 4, UnsupportedOp, args.name(),
               ": only 1-D and 2-D convolution (3-D weight [out, in / groups, k] or 4-D "
               "[out, in / groups, kh, kw]) are supported, got a ",
@@ -44,14 +46,6 @@ std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
               weight.dim(), "-D input for ", weight.dim(), "-D weight ",
               shape_str(weight.sizes()), ", but got ", input.dim(), "-D input of shape ",
               shape_str(input.sizes()), " instead; use conv", dims, "d for an unbatched input");
-  XPORT_CHECK(input.dtype() == weight.dtype(), InvalidInput, args.name(), ": input type (",
-              dtype_name(input.dtype()), ") and weight type (", dtype_name(weight.dtype()),
-              ") should be the same; convert one with .to(dtype)");
-  XPORT_CHECK(input.dtype() != DType::Bool, InvalidInput, args.name(),
-              ": bool tensors are not supported");
-  XPORT_CHECK(!transposed || is_floating(input.dtype()), UnsupportedOp, args.name(),
-              ": transposed convolution of ", dtype_name(input.dtype()),
-              " tensors is not supported; convert them with .to(DType::Float32)");
   const std::vector<SymInt> stride = spatial_param(args, "stride", dims);
   const std::vector<SymInt> padding = spatial_param(args, "padding", dims);
   const std::vector<SymInt> dilation = spatial_param(args, "dilation", dims);
@@ -103,7 +97,7 @@ std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
                   "; lower padding or raise stride");
       sizes.push_back(size);
     }
-    return {contiguous_meta(std::move(sizes), input.dtype())};
+    return sizes;
   }
   std::vector<SymInt> padded(dims);
   for (size_t d = 0; d < dims; ++d) padded[d] = input.sizes()[2 + d] + padding[d] * 2;
@@ -114,7 +108,24 @@ std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
                 "; the kernel can't be greater than the padded input");
     sizes.push_back((padded[d] - kernel[d]) / stride[d] + 1);
   }
-  return {contiguous_meta(std::move(sizes), input.dtype())};
+  return sizes;
+}
+
+namespace {
+
+std::vector<TensorMeta> convolution_meta(const OpArgs& args) {
+  const Tensor& input = args.tensor("input");
+  const Tensor& weight = args.tensor("weight");
+  const bool transposed = args.boolean("transposed");
+  XPORT_CHECK(input.dtype() == weight.dtype(), InvalidInput, args.name(), ": input type (",
+              dtype_name(input.dtype()), ") and weight type (", dtype_name(weight.dtype()),
+              ") should be the same; convert one with .to(dtype)");
+  XPORT_CHECK(input.dtype() != DType::Bool, InvalidInput, args.name(),
+              ": bool tensors are not supported");
+  XPORT_CHECK(!transposed || is_floating(input.dtype()), UnsupportedOp, args.name(),
+              ": transposed convolution of ", dtype_name(input.dtype()),
+              " tensors is not supported; convert them with .to(DType::Float32)");
+  return {contiguous_meta(convolution_sizes(args, transposed), input.dtype())};
 }
 
 // convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,

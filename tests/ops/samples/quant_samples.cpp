@@ -264,6 +264,48 @@ void quantized_linear_samples(Rows& rows) {
                   1e-5, 1e-5});
 }
 
+// xport::quantized_conv2d: what the quantized fusion writes for PT2E's convolutions.
+void quantized_conv2d_samples(Rows& rows) {
+  // quantized_conv2d(input, input_scale, input_zero_point, weight, weight_scales, bias, stride,
+  //                  padding, dilation, groups)
+  using L = std::vector<int64_t>;
+  const std::string q = "xport::quantized_conv2d";
+  rows.push_back({q, "uint8 3x3 padded, with bias",
+                  [](Gen& g) {
+                    return Args{g.ints({2, 8, 6, 6}, 0, 255, DType::UInt8), 0.05, I{128},
+                                g.ints({4, 8, 3, 3}, -127, 127, DType::Int8),
+                                g.uniform({4}, 0.001, 0.01), g.randn({4}), L{1, 1}, L{1, 1},
+                                L{1, 1}, I{1}};
+                  },
+                  1e-5, 1e-5});
+  rows.push_back({q, "int8 strided, dilated, 2 groups, no bias",
+                  [](Gen& g) {
+                    return Args{g.ints({1, 4, 9, 9}, -128, 127, DType::Int8), 0.02, I{-5},
+                                g.ints({6, 2, 3, 3}, -127, 127, DType::Int8),
+                                g.uniform({6}, 0.001, 0.01, DType::Float64), Value(), L{2, 2},
+                                L{0, 0}, L{2, 2}, I{2}};
+                  },
+                  1e-5, 1e-5});
+  rows.push_back({q, "float input refused",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 2, 4, 4}), 0.05, I{0},
+                                g.ints({2, 2, 1, 1}, -127, 127, DType::Int8),
+                                g.uniform({2}, 0.001, 0.01), Value(), L{1, 1}, L{0, 0}, L{1, 1},
+                                I{1}};
+                  },
+                  -1, -1, true});
+  const std::string qt = "xport::quantized_conv2d.tensor";
+  rows.push_back({qt, "dynamic: scale and zero point as tensors",
+                  [](Gen& g) {
+                    return Args{g.ints({1, 3, 5, 5}, 0, 255, DType::UInt8),
+                                from_vector<double>({0.031}, {1}), longs({101}),
+                                g.ints({5, 3, 2, 2}, -127, 127, DType::Int8),
+                                g.uniform({5}, 0.001, 0.01), g.randn({5}), L{1, 1}, L{1, 1},
+                                L{1, 1}, I{1}};
+                  },
+                  1e-5, 1e-5});
+}
+
 }  // namespace
 
 Rows quant_samples() {
@@ -273,6 +315,7 @@ Rows quant_samples() {
   per_channel_samples(rows);
   choose_qparams_samples(rows);
   quantized_linear_samples(rows);
+  quantized_conv2d_samples(rows);
   return rows;
 }
 

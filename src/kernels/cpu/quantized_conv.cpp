@@ -1,0 +1,185 @@
+#include "kernels/cpu/quantized_conv.h"
+
+#include <unordered_map>
+
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/onednn.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/quantize.h"
+#include "tensor/file_mapping.h"
+
+namespace xport::kernels::cpu {
+
+using dnnl::memory;
+
+struct PackedQuantizedConv2d::Primitive {
+  dnnl::convolution_forward conv;
+  memory::desc user_src_md, src_md, user_dst_md, dst_md, scratch_md;
+  std::shared_ptr<Storage> weights;  // in the layout conv reads (weights_md)
+  memory::desc weights_md;
+  std::unique_ptr<dnnl::reorder> src_reorder;  // null where the layouts agree
+  dnnl::reorder dst_reorder;  // int32 sums to float32 NCHW, scaled per output channel
+};
+
+PackedQuantizedConv2d::PackedQuantizedConv2d(Tensor weight, const Tensor& weight_scales,
+                                             Tensor bias, Conv2dParams params)
+    : weight_(std::move(weight)), bias_(std::move(bias)), params_(params) {
+  XPORT_CHECK(weight_.dim() == 4 && weight_.dtype() == DType::Int8 && weight_scales.dim() == 1 &&
+                  weight_scales.int_size(0) == weight_.int_size(0) &&
+                  (!bias_.defined() || (bias_.dim() == 1 && bias_.dtype() == DType::Float32 &&
+                                        bias_.int_size(0) == weight_.int_size(0))),
+              InvalidInput, "PackedQuantizedConv2d: expected an int8 weight [O, C, KH, KW], "
+              "scales [O] and a float32 bias [O]");
+  const Tensor scales = contiguous_as(weight_scales, DType::Float32);
+  weight_scales_.assign(scales.data<float>(), scales.data<float>() + scales.int_numel());
+  if (bias_.defined()) bias_ = contiguous_as(bias_, DType::Float32);
+  if (!onednn_exact_int8()) {
+    Tensor w = Tensor::empty_contiguous(weight_.int_sizes(), DType::Float32);
+    dequantize_per_channel_out(weight_, weight_scales, Tensor(), 0, w);
+    in_float_ = std::make_unique<const PackedConv2d>(w, bias_, params_, ConvEpilogue{});
+    detail::release_file_pages(weight_);
+  }
+}
+
+PackedQuantizedConv2d::~PackedQuantizedConv2d() = default;
+
+std::shared_ptr<const PackedQuantizedConv2d::Primitive> PackedQuantizedConv2d::primitive_for(
+    const std::vector<int64_t>& in_sizes, const std::vector<int64_t>& out_sizes,
+    DType input_dtype) const {
+  std::vector<int64_t> key = in_sizes;
+  key.push_back(static_cast<int64_t>(input_dtype));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = primitives_.find(key); it != primitives_.end()) return it->second;
+  }
+  using Tag = memory::format_tag;
+  using DT = memory::data_type;
+  const std::vector<int64_t> w = weight_.int_sizes();
+  const int64_t g = params_.groups;
+  const memory::dims src_dims(in_sizes.begin(), in_sizes.end());
+  const memory::dims dst_dims(out_sizes.begin(), out_sizes.end());
+  const memory::dims wei_dims = g == 1 ? memory::dims{w[0], w[1], w[2], w[3]}
+                                       : memory::dims{g, w[0] / g, w[1], w[2], w[3]};
+  const DT src_type = input_dtype == DType::UInt8 ? DT::u8 : DT::s8;
+  auto p = std::make_shared<Primitive>();
+  p->user_src_md = memory::desc(src_dims, src_type, Tag::nchw);
+  p->user_dst_md = memory::desc(dst_dims, DT::f32, Tag::nchw);
+  // oneDNN counts dilation from 0; the right padding is the left one (ATen's output size).
+  const memory::dims strides = {params_.stride[0], params_.stride[1]};
+  const memory::dims dilates = {params_.dilation[0] - 1, params_.dilation[1] - 1};
+  const memory::dims pad = {params_.padding[0], params_.padding[1]};
+  // oneDNN 2's integer convolutions take no scales given at run time: they give the int32 sums,
+  // which the reorder to NCHW scales (it does take them).
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  const dnnl::convolution_forward::primitive_desc pd(
+      dnnl::convolution_forward::desc(
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+          memory::desc(src_dims, src_type, Tag::any), memory::desc(wei_dims, DT::s8, Tag::any),
+          memory::desc(dst_dims, DT::s32, Tag::any), strides, dilates, pad, pad),
+      attr, onednn_engine());
+  note_implementation(pd);
+  p->conv = dnnl::convolution_forward(pd);
+  p->src_md = pd.src_desc();
+  p->dst_md = pd.dst_desc();
+  p->scratch_md = pd.scratchpad_desc();
+  p->weights_md = pd.weights_desc();
+  dnnl::engine& eng = onednn_engine();
+  if (p->src_md != p->user_src_md) {
+    p->src_reorder = std::make_unique<dnnl::reorder>(
+        dnnl::reorder::primitive_desc(eng, p->user_src_md, eng, p->src_md));
+  }
+  dnnl::primitive_attr scaled;
+  scaled.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
+  const dnnl::reorder::primitive_desc dst_pd(eng, p->dst_md, eng, p->user_dst_md, scaled);
+  note_implementation(dst_pd);
+  p->dst_reorder = dnnl::reorder(dst_pd);
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [other_key, other] : primitives_) {
+    if (other->weights_md == p->weights_md) p->weights = other->weights;
+  }
+  if (!p->weights) {
+    p->weights = Storage::allocate(static_cast<int64_t>(p->weights_md.get_size()));
+    const std::vector<int64_t> ws = weight_.int_strides();
+    const memory::dims user_strides =
+        g == 1 ? memory::dims{ws[0], ws[1], ws[2], ws[3]}
+               : memory::dims{ws[0] * (w[0] / g), ws[0], ws[1], ws[2], ws[3]};
+    memory user(memory::desc(wei_dims, DT::s8, user_strides), eng, weight_.raw_data());
+    memory to(p->weights_md, eng, p->weights->data());
+    dnnl::stream stream(eng);
+    const dnnl::reorder::primitive_desc reorder_pd(user, to);
+    note_implementation(reorder_pd);
+    dnnl::reorder(reorder_pd).execute(stream, user, to);
+    stream.wait();
+    if (primitives_.empty()) detail::release_file_pages(weight_);
+  }
+  return primitives_.emplace(std::move(key), std::move(p)).first->second;
+}
+
+void PackedQuantizedConv2d::run(const Tensor& input, double input_scale,
+                                int64_t input_zero_point, const Tensor& out) const {
+  XPORT_CHECK(input.dim() == 4 && (input.dtype() == DType::UInt8 || input.dtype() == DType::Int8) &&
+                  out.dtype() == DType::Float32 && out.is_contiguous(),
+              Internal, "PackedQuantizedConv2d::run: expected a uint8 or int8 input [N, C, H, W] "
+              "and a contiguous float32 output");
+  if (in_float_) {
+    Tensor x = Tensor::empty_contiguous(input.int_sizes(), DType::Float32);
+    dequantize_per_tensor_out(input, input_scale, input_zero_point, x);
+    in_float_->run(x, Tensor(), out);
+    return;
+  }
+  if (input.int_numel() == 0 || out.int_numel() == 0) return;
+  const Tensor x = contiguous_as(input, input.dtype());
+  const std::shared_ptr<const Primitive> p =
+      primitive_for(input.int_sizes(), out.int_sizes(), input.dtype());
+  const auto sx = static_cast<float>(input_scale);
+  std::vector<float> scales(weight_scales_.size());
+  for (size_t c = 0; c < scales.size(); ++c) scales[c] = sx * weight_scales_[c];
+  auto zero_point = static_cast<int32_t>(input_zero_point);
+  dnnl::engine& eng = onednn_engine();
+  dnnl::stream stream(eng);
+  using DT = memory::data_type;
+  // Staging for the layouts oneDNN's kernels read, when they differ from NCHW.
+  thread_local ScratchBuffer staging_src, staging_dst, scratch;
+  memory user_src(p->user_src_md, eng, x.raw_data());
+  memory user_dst(p->user_dst_md, eng, out.raw_data());
+  memory src = p->src_reorder ? memory(p->src_md, eng, staging_src.get(p->src_md.get_size()))
+                              : user_src;
+  memory sums(p->dst_md, eng, staging_dst.get(p->dst_md.get_size()));
+  if (p->src_reorder) p->src_reorder->execute(stream, user_src, src);
+  p->conv.execute(
+      stream,
+      {{DNNL_ARG_SRC, src},
+       {DNNL_ARG_WEIGHTS, memory(p->weights_md, eng, p->weights->data())},
+       {DNNL_ARG_DST, sums},
+       {DNNL_ARG_SCRATCHPAD, memory(p->scratch_md, eng, scratch.get(p->scratch_md.get_size()))},
+       {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
+        memory({{1}, DT::s32, memory::format_tag::a}, eng, &zero_point)}});
+  p->dst_reorder.execute(
+      stream, {{DNNL_ARG_FROM, sums},
+               {DNNL_ARG_TO, user_dst},
+               {DNNL_ARG_ATTR_OUTPUT_SCALES,
+                memory({{static_cast<int64_t>(scales.size())}, DT::f32, memory::format_tag::a},
+                       eng, scales.data())}});
+  stream.wait();
+  staging_src.trim();
+  staging_dst.trim();
+  scratch.trim();
+  // The bias after the scales (oneDNN 2's integer convolutions add theirs before them).
+  if (bias_.defined()) {
+    const std::vector<int64_t> o = out.int_sizes();
+    const int64_t planes = o[0] * o[1], plane = o[2] * o[3];
+    const auto* b = static_cast<const float*>(bias_.raw_data());
+    auto* y = static_cast<float*>(out.raw_data());
+    parallel_for(0, planes, std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(plane, 1)),
+                 [&](int64_t p0, int64_t p1) {
+                   for (int64_t q = p0; q < p1; ++q) {
+                     const float add = b[q % o[1]];
+                     for (int64_t i = q * plane; i < (q + 1) * plane; ++i) y[i] += add;
+                   }
+                 });
+  }
+}
+
+}  // namespace xport::kernels::cpu

@@ -1,0 +1,194 @@
+// xport::quantized_linear and xport::quantized_conv2d: the linear and convolution layers of a
+// PT2E quantized program as one call each, which the quantized fusion
+// (ir/passes/quantized_fusion.h) writes where it finds
+//   linear / convolution(dequantize_per_tensor(x_q, s, z, ...),
+//                        dequantize_per_channel(W_q, w_scales, 0, 0, ...), bias, ...)
+// over int8 weights. Their kernels multiply the integers (kernels::cpu::PackedQuantizedLinear
+// and PackedQuantizedConv2d, which the runtime keeps packed); their decompositions are the
+// dequantize ops and the call they replaced. The .tensor overloads take the input's scale and
+// zero point as one-element tensors (dynamic quantization's choose_qparams results).
+#include "kernels/cpu/quantized_conv.h"
+#include "kernels/cpu/quantized_linear.h"
+#include "ops/fused/fused_ops.h"
+#include "ops/linalg/linalg_ops.h"
+#include "ops/op_util.h"
+#include "ops/register_all.h"
+#include "ops/typed_kernel.h"
+
+namespace xport::ops {
+namespace {
+
+// Checks what both quantized ops take: integer input and weights, float scales per output
+// channel (the weights' dim 0), a float32 bias of as many, one-element scale and zero point
+// tensors for the .tensor overloads.
+void check_quantized_operands(const OpArgs& a, int64_t rank) {
+  const Tensor& x = a.tensor("input");
+  const Tensor& w = a.tensor("weight");
+  XPORT_CHECK(x.dim() == rank && (x.dtype() == DType::UInt8 || x.dtype() == DType::Int8) &&
+                  w.dim() == rank && w.dtype() == DType::Int8,
+              InvalidInput, a.name(), ": takes a uint8 or int8 input and int8 weights of ", rank,
+              " dims, got ", Value(x).str(), " and ", Value(w).str());
+  const Tensor& scales = a.tensor("weight_scales");
+  XPORT_CHECK(scales.dim() == 1 && static_cast<bool>(scales.size(0) == w.size(0)) &&
+                  (scales.dtype() == DType::Float32 || scales.dtype() == DType::Float64),
+              InvalidInput, a.name(), ": weight_scales must be float with one value per output "
+              "channel (", w.size(0).str(), "), got ", Value(scales).str());
+  const Tensor bias = a.optional_tensor("bias");
+  XPORT_CHECK(!bias.defined() || (bias.dim() == 1 && bias.dtype() == DType::Float32 &&
+                                  static_cast<bool>(bias.size(0) == w.size(0))),
+              InvalidInput, a.name(), ": the bias must be float32 with one value per output "
+              "channel, got ", Value(bias).str());
+  if (a["input_scale"].is_tensor()) {
+    for (const char* name : {"input_scale", "input_zero_point"}) {
+      XPORT_CHECK(static_cast<bool>(a.tensor(name).numel() == 1), InvalidInput, a.name(), ": ",
+                  name, " must hold one element, got ", Value(a.tensor(name)).str());
+    }
+  }
+}
+
+// The input and the weights dequantized, as the calls the fused op replaced did.
+std::pair<Tensor, Tensor> dequantized(const OpArgs& a) {
+  const Tensor& x = a.tensor("input");
+  const bool tensors = a["input_scale"].is_tensor();
+  const Value qmin = int64_t{x.dtype() == DType::UInt8 ? 0 : -128};
+  const Value qmax = int64_t{x.dtype() == DType::UInt8 ? 255 : 127};
+  const Tensor dq_x = call1(
+      tensors ? XPORT_OP("quantized_decomposed::dequantize_per_tensor.tensor")
+              : XPORT_OP("quantized_decomposed::dequantize_per_tensor"),
+      {x, a["input_scale"], a["input_zero_point"], qmin, qmax, x.dtype(), Value()});
+  const Tensor dq_w = call1(XPORT_OP("quantized_decomposed::dequantize_per_channel"),
+                            {a["weight"], a["weight_scales"], Value(), int64_t{0}, int64_t{-128},
+                             int64_t{127}, DType::Int8, Value()});
+  return {dq_x, dq_w};
+}
+
+std::vector<TensorMeta> quantized_linear_meta(const OpArgs& a) {
+  check_quantized_operands(a, 2);
+  const Tensor& x = a.tensor("input");
+  const Tensor& w = a.tensor("weight");
+  XPORT_CHECK(static_cast<bool>(x.size(1) == w.size(1)), InvalidInput, a.name(),
+              ": multiplies an input [M, K] by weights [N, K], got ", Value(x).str(), " and ",
+              Value(w).str());
+  return {contiguous_meta({x.size(0), w.size(0)}, DType::Float32)};
+}
+
+std::vector<Tensor> quantized_linear_decomposition(const OpArgs& a) {
+  const auto [dq_x, dq_w] = dequantized(a);
+  return {call1(XPORT_OP("aten::linear"), {dq_x, dq_w, a["bias"]})};
+}
+
+std::vector<TensorMeta> quantized_conv2d_meta(const OpArgs& a) {
+  check_quantized_operands(a, 4);
+  return {contiguous_meta(convolution_sizes(a, /*transposed=*/false), DType::Float32)};
+}
+
+std::vector<Tensor> quantized_conv2d_decomposition(const OpArgs& a) {
+  const auto [dq_x, dq_w] = dequantized(a);
+  return {call1(XPORT_OP("aten::convolution"),
+                {dq_x, dq_w, a["bias"], a["stride"], a["padding"], a["dilation"], false,
+                 std::vector<int64_t>{0, 0}, a["groups"]})};
+}
+
+kernels::cpu::Conv2dParams conv_params(const std::vector<int64_t>& stride,
+                                       const std::vector<int64_t>& padding,
+                                       const std::vector<int64_t>& dilation, int64_t groups) {
+  const auto pair = [](const std::vector<int64_t>& v) {
+    return std::array<int64_t, 2>{v.at(0), v.size() == 1 ? v[0] : v.at(1)};
+  };
+  return {.stride = pair(stride), .padding = pair(padding), .dilation = pair(dilation),
+          .groups = groups};
+}
+
+void run_quantized_conv2d(const Tensor& input, double input_scale, int64_t input_zero_point,
+                          const Tensor& weight, const Tensor& weight_scales,
+                          const std::optional<Tensor>& bias, const std::vector<int64_t>& stride,
+                          const std::vector<int64_t>& padding,
+                          const std::vector<int64_t>& dilation, int64_t groups,
+                          const Tensor& out) {
+  const kernels::cpu::PackedQuantizedConv2d packed(weight, weight_scales, bias.value_or(Tensor()),
+                                                   conv_params(stride, padding, dilation, groups));
+  packed.run(input, input_scale, input_zero_point, out);
+}
+
+void run_quantized_linear(const Tensor& input, double input_scale, int64_t input_zero_point,
+                          const Tensor& weight, const Tensor& weight_scales,
+                          const std::optional<Tensor>& bias, const Tensor& out) {
+  const kernels::cpu::PackedQuantizedLinear packed(weight, weight_scales, bias.value_or(Tensor()));
+  packed.run(input, input_scale, input_zero_point, out);
+}
+
+}  // namespace
+
+void xport_quantized_linear_out(const Tensor& input, double input_scale,
+                                int64_t input_zero_point, const Tensor& weight,
+                                const Tensor& weight_scales, const std::optional<Tensor>& bias,
+                                const Tensor& out) {
+  run_quantized_linear(input, input_scale, input_zero_point, weight, weight_scales, bias, out);
+}
+
+void xport_quantized_linear_tensor_out(const Tensor& input, const Tensor& input_scale,
+                                       const Tensor& input_zero_point, const Tensor& weight,
+                                       const Tensor& weight_scales,
+                                       const std::optional<Tensor>& bias, const Tensor& out) {
+  run_quantized_linear(input, input_scale.item<double>(), input_zero_point.item<int64_t>(),
+                       weight, weight_scales, bias, out);
+}
+
+void xport_quantized_conv2d_out(const Tensor& input, double input_scale,
+                                int64_t input_zero_point, const Tensor& weight,
+                                const Tensor& weight_scales, const std::optional<Tensor>& bias,
+                                const std::vector<int64_t>& stride,
+                                const std::vector<int64_t>& padding,
+                                const std::vector<int64_t>& dilation, int64_t groups,
+                                const Tensor& out) {
+  run_quantized_conv2d(input, input_scale, input_zero_point, weight, weight_scales, bias, stride,
+                       padding, dilation, groups, out);
+}
+
+void xport_quantized_conv2d_tensor_out(const Tensor& input, const Tensor& input_scale,
+                                       const Tensor& input_zero_point, const Tensor& weight,
+                                       const Tensor& weight_scales,
+                                       const std::optional<Tensor>& bias,
+                                       const std::vector<int64_t>& stride,
+                                       const std::vector<int64_t>& padding,
+                                       const std::vector<int64_t>& dilation, int64_t groups,
+                                       const Tensor& out) {
+  run_quantized_conv2d(input, input_scale.item<double>(), input_zero_point.item<int64_t>(),
+                       weight, weight_scales, bias, stride, padding, dilation, groups, out);
+}
+
+void register_quantized_ops() {
+  register_op({
+      .schema = "xport::quantized_linear(Tensor input, float input_scale, int input_zero_point, "
+                "Tensor weight, Tensor weight_scales, Tensor? bias=None) -> Tensor",
+      .meta = quantized_linear_meta,
+      .kernel = XPORT_OP_KERNEL(xport_quantized_linear_out),
+      .decomp = quantized_linear_decomposition,
+  });
+  register_op({
+      .schema = "xport::quantized_linear.tensor(Tensor input, Tensor input_scale, "
+                "Tensor input_zero_point, Tensor weight, Tensor weight_scales, "
+                "Tensor? bias=None) -> Tensor",
+      .meta = quantized_linear_meta,
+      .kernel = XPORT_OP_KERNEL(xport_quantized_linear_tensor_out),
+      .decomp = quantized_linear_decomposition,
+  });
+  const std::string conv = "Tensor weight, Tensor weight_scales, Tensor? bias, SymInt[] stride, "
+                           "SymInt[] padding, SymInt[] dilation, SymInt groups) -> Tensor";
+  register_op({
+      .schema = "xport::quantized_conv2d(Tensor input, float input_scale, "
+                "int input_zero_point, " + conv,
+      .meta = quantized_conv2d_meta,
+      .kernel = XPORT_OP_KERNEL(xport_quantized_conv2d_out),
+      .decomp = quantized_conv2d_decomposition,
+  });
+  register_op({
+      .schema = "xport::quantized_conv2d.tensor(Tensor input, Tensor input_scale, "
+                "Tensor input_zero_point, " + conv,
+      .meta = quantized_conv2d_meta,
+      .kernel = XPORT_OP_KERNEL(xport_quantized_conv2d_tensor_out),
+      .decomp = quantized_conv2d_decomposition,
+  });
+}
+
+}  // namespace xport::ops
