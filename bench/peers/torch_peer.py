@@ -26,7 +26,11 @@ W untimed runs, then timed runs until there are at least K and S seconds have pa
 OUT.npy. Only the forward calls are timed. --check-executorch prints executorch's version, or
 fails with the reason it does not import.
 
-Models (build_model): mlp is the reference MLP of tests/models/reference_models.py;
+eager and compile run the module of a saved program instead with --program (a quantized row's:
+PT2E's reference program, and torch.compile with freezing on it, Inductor's int8 path).
+
+Models (build_model): mlp is the reference MLP of tests/models/reference_models.py, bert_encoder
+its BertEncoder (12 nn.TransformerEncoderLayer, 768 wide, float [N, T, 768] in);
 resnet50, bert and gpt2 are Hugging Face's ResNetForImageClassification(ResNetConfig()),
 BertModel(BertConfig()) and GPT2LMHeadModel(GPT2Config()) with their default attention, built
 from the config (nothing is downloaded), in eval mode; GPT-2 with use_cache off, so that its
@@ -48,7 +52,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "models"))
 import make_parity_data as ref  # noqa: E402
 
-MODELS = ("mlp", "resnet50", "bert", "gpt2")
+MODELS = ("mlp", "resnet50", "bert", "gpt2", "bert_encoder")
 
 
 class TupleOutputs(torch.nn.Module):
@@ -69,10 +73,12 @@ def build_model(name, seed=None):
     (load_model fills it in); a Hugging Face model comes in TupleOutputs."""
     if name not in MODELS:
         raise ValueError("unknown model %r; expected one of %s" % (name, ", ".join(MODELS)))
-    if name == "mlp":
+    if name in ("mlp", "bert_encoder"):
         import reference_models
-        return (ref.build_model("mlp", seed=seed) if seed is not None
-                else reference_models.MLP().eval())
+        reference = {"mlp": ("mlp", reference_models.MLP),
+                     "bert_encoder": ("bert", reference_models.BertEncoder)}[name]
+        return (ref.build_model(reference[0], seed=seed) if seed is not None
+                else reference[1]().eval())
     import contextlib
     import transformers
     from transformers.initialization import no_init_weights
@@ -99,11 +105,13 @@ def load_model(name, weights):
 
 
 def model_input(name, batch, size, seed=0):
-    """The row's input: float [N, 1024] (mlp), float [N, 3, size, size] (resnet50), or int64
-    token ids [N, size] (bert, gpt2)."""
+    """The row's input: float [N, 1024] (mlp), float [N, 3, size, size] (resnet50), float
+    [N, size, 768] (bert_encoder), or int64 token ids [N, size] (bert, gpt2)."""
     g = torch.Generator().manual_seed(seed)
     if name == "mlp":
         return torch.randn(batch, 1024, generator=g)
+    if name == "bert_encoder":
+        return torch.randn(batch, size, 768, generator=g)
     if name == "resnet50":
         return torch.randn(batch, 3, size, size, generator=g)
     vocab = {"bert": 30522, "gpt2": 50257}[name]
@@ -115,6 +123,33 @@ def first_output(y):
     while not isinstance(y, (torch.Tensor, np.ndarray)):
         y = y[0]
     return y
+
+
+def quantize_pt2e(model, x, calibration):
+    """PyTorch's int8 path for CPUs: the model exported, prepared with torchao's
+    X86InductorQuantizer (its default static config: uint8 activations per tensor, int8 weights
+    per channel), calibrated on `calibration`, converted (weights folded to int8)."""
+    import logging
+    import warnings
+    logging.disable(logging.WARNING)  # torchao reports its optional CUDA kernels missing
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+        from torchao.quantization.pt2e.quantizer.x86_inductor_quantizer import (
+            X86InductorQuantizer, get_default_x86_inductor_quantization_config)
+        quantizer = X86InductorQuantizer()
+        quantizer.set_global(get_default_x86_inductor_quantization_config())
+        prepared = prepare_pt2e(torch.export.export(model, (x,)).module(), quantizer)
+        with torch.no_grad():
+            for sample in calibration:
+                prepared(sample)
+        return convert_pt2e(prepared)
+
+
+def load_program_module(path):
+    """The module of a saved program (a quantized row's: its quantize ops defined first)."""
+    import torch.ao.quantization.fx._decomposed  # noqa: F401 (quantized_decomposed::*)
+    return torch.export.load(path).module()
 
 
 def lower_pte(program_path, out):
@@ -177,6 +212,8 @@ def main():
                         choices=("eager", "compile", "aoti", "ort", "openvino", "executorch"))
     parser.add_argument("--model")
     parser.add_argument("--weights")
+    parser.add_argument("--program", help="eager / compile: the module of this saved program "
+                        "(a quantized row's), not --model with --weights")
     parser.add_argument("--package")
     parser.add_argument("--onnx")
     parser.add_argument("--pte")
@@ -202,6 +239,8 @@ def main():
         parser.error("--engine and --input are required")
     needs = {"eager": "weights", "compile": "weights", "aoti": "package", "ort": "onnx",
              "openvino": "onnx", "executorch": "pte"}[args.engine]
+    if needs == "weights" and args.program:
+        needs = "program"
     if not getattr(args, needs) or (needs == "weights" and not args.model):
         parser.error("--engine %s needs --%s" % (args.engine, "model and --weights"
                                                  if needs == "weights" else needs))
@@ -210,7 +249,8 @@ def main():
     version = torch.__version__
     start = time.perf_counter()
     if args.engine in ("eager", "compile"):
-        model = load_model(args.model, args.weights)
+        model = load_program_module(args.program) if args.program else load_model(args.model,
+                                                                                   args.weights)
         if args.engine == "compile":
             torch._inductor.config.freezing = True
             model = torch.compile(model)

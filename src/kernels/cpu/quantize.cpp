@@ -88,16 +88,47 @@ void quantize_per_tensor_out(const Tensor& input, double scale, int64_t zero_poi
         for (int64_t c = b; c < e; c += kChunk) {
           const int64_t m = std::min(kChunk, e - c);
           vec::affine_round(xd + c, rounded, m, inv, zp, lo, hi);
-          for (int64_t i = 0; i < m; ++i) q[c + i] = static_cast<Q>(to_int32_as_x86(rounded[i]));
+          if constexpr (sizeof(Q) == 1) {
+            // Within [lo, hi], a subset of [-128, 255]: only NaN needs x86's conversion (to
+            // INT32_MIN, whose low byte is 0).
+            for (int64_t i = 0; i < m; ++i) {
+              const float v = rounded[i];
+              q[c + i] = v == v ? static_cast<Q>(static_cast<int32_t>(v)) : Q(0);
+            }
+          } else {
+            for (int64_t i = 0; i < m; ++i) q[c + i] = static_cast<Q>(to_int32_as_x86(rounded[i]));
+          }
         }
       });
     });
   });
 }
 
+// The common case, 8-bit integers to contiguous float32, in one pass: the conversion of each
+// value to float is exact, so this is (float(q) - zero_point) * scale as PyTorch computes it.
+template <class Q>
+void dequantize_8bit(const Q* q, float* y, int64_t n, float zp, float s) {
+  parallel_for(0, n, kGrain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) y[i] = (static_cast<float>(q[i]) - zp) * s;
+  });
+}
+
 void dequantize_per_tensor_out(const Tensor& input, double scale, int64_t zero_point,
                                const Tensor& out) {
   const int64_t n = input.int_numel();
+  if (out.dtype() == DType::Float32 && out.is_contiguous() &&
+      (input.dtype() == DType::UInt8 || input.dtype() == DType::Int8)) {
+    const Tensor q = contiguous_as(input, input.dtype());
+    const auto zp = static_cast<float>(zero_point);
+    const auto s = static_cast<float>(scale);
+    auto* y = out.mutable_data<float>();
+    if (q.dtype() == DType::UInt8) {
+      dequantize_8bit(q.data<uint8_t>(), y, n, zp, s);
+    } else {
+      dequantize_8bit(q.data<int8_t>(), y, n, zp, s);
+    }
+    return;
+  }
   const bool half_out = out.dtype() == DType::Float16 || out.dtype() == DType::BFloat16;
   visit_floating(out.dtype(), [&](auto zero) {
     using T = decltype(zero);  // double for float64, float otherwise
