@@ -42,7 +42,7 @@ class KernelMaker {
     write_over_residuals();
     for (ir::Node* node : g_.graph.find_nodes(fused_linear_)) pack_linear(*node);
     for (const OpDef* op : {&quantized_linear_, &quantized_linear_tensor_, &quantized_conv_,
-                            &quantized_conv_tensor_}) {
+                            &quantized_conv_tensor_, &requantized_conv_}) {
       for (ir::Node* node : g_.graph.find_nodes(*op)) pack_quantized(*node);
     }
     for (ir::Node* node : g_.graph.find_nodes(fused_pointwise_)) chain_pointwise(*node);
@@ -59,6 +59,7 @@ class KernelMaker {
   const OpDef& quantized_linear_tensor_ = find_op("xport::quantized_linear.tensor");
   const OpDef& quantized_conv_ = find_op("xport::quantized_conv2d");
   const OpDef& quantized_conv_tensor_ = find_op("xport::quantized_conv2d.tensor");
+  const OpDef& requantized_conv_ = find_op("xport::requantized_conv2d");
   struct Convolution {
     const ir::Node* node;
     std::shared_ptr<kernels::cpu::PackedConv2d> packed;
@@ -190,7 +191,19 @@ class KernelMaker {
     out_.packed[&node] = PackedCall{.kind = PackedCall::Kind::Linear, .linear = packed};
   }
 
-  // xport::quantized_linear or quantized_conv2d on its int8 weights packed once; the input's
+  // What a requantized_conv2d quantizes its result with (none for the other ops).
+  std::optional<kernels::cpu::Requantize> requantize_of(const ir::Node& node) const {
+    if (node.op() != &requantized_conv_) return std::nullopt;
+    return kernels::cpu::Requantize{
+        .relu = std::get<bool>(node.arg("relu").value),
+        .output_scale = std::get<double>(node.arg("output_scale").value),
+        .output_zero_point =
+            ir::passes::constant_int(std::get<sym::ExprPtr>(node.arg("output_zero_point").value)),
+        .dtype = std::get<DType>(node.arg("output_dtype").value)};
+  }
+
+  // xport::quantized_linear, quantized_conv2d or requantized_conv2d on its int8 weights packed
+  // once; the input's
   // scale and zero point are numbers (static quantization) or one-element tensors read per run
   // (dynamic).
   void pack_quantized(const ir::Node& node) {
@@ -200,7 +213,8 @@ class KernelMaker {
     const Tensor bias = has_bias ? g_.constant(node.arg("bias")) : Tensor();
     if (!weight.defined() || !scales.defined() || (has_bias && !bias.defined())) return;
     PackedCall call{.kind = PackedCall::Kind::Quantized};
-    if (node.op() == &quantized_conv_ || node.op() == &quantized_conv_tensor_) {
+    if (node.op() == &quantized_conv_ || node.op() == &quantized_conv_tensor_ ||
+        node.op() == &requantized_conv_) {
       const std::vector<int64_t> stride = ints_of(node.arg("stride"));
       const std::vector<int64_t> padding = ints_of(node.arg("padding"));
       const std::vector<int64_t> dilation = ints_of(node.arg("dilation"));
@@ -214,7 +228,8 @@ class KernelMaker {
               .padding = pair(padding),
               .dilation = pair(dilation),
               .groups = ir::passes::constant_int(
-                  std::get<sym::ExprPtr>(node.arg("groups").value))});
+                  std::get<sym::ExprPtr>(node.arg("groups").value))},
+          requantize_of(node));
     } else {
       call.quantized_linear =
           std::make_shared<const kernels::cpu::PackedQuantizedLinear>(weight, scales, bias);
@@ -284,7 +299,7 @@ std::string PreparedStats::str() const {
   }
   if (f.quantized.convolutions > 0) {
     part() << f.quantized.convolutions << " convolutions on int8 weights (PT2E's quantized "
-           << "layers)";
+           << "layers; " << f.quantized.requantized << " quantizing their own results)";
   }
   if (f.quantized.linears > 0) {
     part() << f.quantized.linears << " matrix products on int8 weights (PT2E's quantized "

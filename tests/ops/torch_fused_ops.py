@@ -13,7 +13,7 @@ def _same_shape(residual, y):
 
 def define_fused_ops():
     """Defines xport::fused_conv2d, fused_conv2d_, fused_linear, quantized_linear and
-    quantized_conv2d (both overloads each); returns the library, which
+    quantized_conv2d (both overloads each) and requantized_conv2d; returns the library, which
     must stay alive while the ops are used."""
     lib = torch.library.Library("xport", "DEF")
     conv = ("Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
@@ -32,6 +32,10 @@ def define_fused_ops():
     lib.define("quantized_conv2d(Tensor input, float input_scale, int input_zero_point, " + conv)
     lib.define("quantized_conv2d.tensor(Tensor input, Tensor input_scale, "
                "Tensor input_zero_point, " + conv)
+    lib.define("requantized_conv2d(Tensor input, float input_scale, int input_zero_point, "
+               "Tensor weight, Tensor weight_scales, Tensor? bias, SymInt[] stride, "
+               "SymInt[] padding, SymInt[] dilation, SymInt groups, bool relu, "
+               "float output_scale, int output_zero_point, ScalarType output_dtype) -> Tensor")
 
     def fused_conv2d(input, weight, bias, stride, padding, dilation, transposed,
                      output_padding, groups, residual=None, relu=False):
@@ -83,6 +87,17 @@ def define_fused_ops():
         return torch.ops.aten.convolution(x, w, bias, stride, padding, dilation, False, [0, 0],
                                           groups)
 
+    def requantized_conv2d(input, input_scale, input_zero_point, weight, weight_scales, bias,
+                           stride, padding, dilation, groups, relu, output_scale,
+                           output_zero_point, output_dtype):
+        y = quantized_conv2d(input, input_scale, input_zero_point, weight, weight_scales, bias,
+                             stride, padding, dilation, groups)
+        if relu:
+            y = torch.relu(y)
+        bounds = (0, 255) if output_dtype == torch.uint8 else (-128, 127)
+        return torch.ops.quantized_decomposed.quantize_per_tensor(
+            y, output_scale, output_zero_point, *bounds, output_dtype)
+
     lib.impl("fused_conv2d", fused_conv2d, "CPU")
     lib.impl("fused_conv2d_", fused_conv2d_, "CPU")
     lib.impl("fused_linear", fused_linear, "CPU")
@@ -90,4 +105,5 @@ def define_fused_ops():
     lib.impl("quantized_linear.tensor", quantized_linear, "CPU")
     lib.impl("quantized_conv2d", quantized_conv2d, "CPU")
     lib.impl("quantized_conv2d.tensor", quantized_conv2d, "CPU")
+    lib.impl("requantized_conv2d", requantized_conv2d, "CPU")
     return lib

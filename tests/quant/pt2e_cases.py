@@ -51,17 +51,20 @@ from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (  # noqa: E
 
 
 class SmallCNN(nn.Module):
-    """Convolutions with a ReLU, a residual add, pooling and a classifier."""
+    """Convolutions with ReLUs (one quantized right after: xport's requantized_conv2d), a
+    residual add, pooling and a classifier."""
 
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(3, 16, 3, padding=1)
-        self.conv2 = nn.Conv2d(16, 16, 3, padding=1)
-        self.fc = nn.Linear(16 * 4 * 4, 10)
+        self.conv2 = nn.Conv2d(16, 32, 3, padding=1)
+        self.conv3 = nn.Conv2d(32, 32, 3, padding=1)
+        self.fc = nn.Linear(32 * 4 * 4, 10)
 
     def forward(self, x):
         y = torch.relu(self.conv(x))
-        y = y + self.conv2(y)
+        y = torch.relu(self.conv2(y))
+        y = y + self.conv3(y)
         y = nn.functional.adaptive_avg_pool2d(y, 4)
         return self.fc(y.flatten(1))
 

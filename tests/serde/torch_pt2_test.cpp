@@ -244,13 +244,19 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
   // batch norm folded in, every aten::linear of a BERT (Hugging Face's set has resnet_static).
   using Fused = std::vector<std::pair<std::string, std::string>>;
   // PT2E's quantized layers multiply integers (the CNN's first convolution has weights small
-  // enough to be folded to float32 constants at load, and runs in float).
+  // enough to be folded to float32 constants at load, and runs in float); with static
+  // quantization, the convolution before a quantize (through a ReLU or not) quantizes its own
+  // result; XNNPACK's dynamic configuration leaves two convolutions in float.
   const Fused fused =
       per_group.count("pt2e") != 0
           ? Fused{{"mlp_x86_static", "2 matrix products on int8 weights"},
                   {"mlp_xnnpack_dynamic", "2 matrix products on int8 weights"},
-                  {"cnn_x86_static", "1 convolutions on int8 weights"},
-                  {"cnn_xnnpack_dynamic", "1 convolutions on int8 weights"}}
+                  {"cnn_x86_static", "2 convolutions on int8 weights (PT2E's quantized layers; 1 "
+                                     "quantizing their own results)"},
+                  {"cnn_xnnpack_static", "2 convolutions on int8 weights (PT2E's quantized "
+                                         "layers; 2 quantizing their own results)"},
+                  {"cnn_xnnpack_dynamic", "1 convolutions on int8 weights (PT2E's quantized "
+                                          "layers; 0 quantizing their own results)"}}
       : plans.count("resnet_static")
           ? Fused{{"resnet_static", "8 convolutions on packed weights (8 batch norms folded in"},
                   {"bert_static", "13 matrix products on packed weights"}}

@@ -27,6 +27,9 @@ struct QuantOps {
   const OpDef& convolution = find_op("aten::convolution");
   const OpDef& quantized_conv2d = find_op("xport::quantized_conv2d");
   const OpDef& quantized_conv2d_tensor = find_op("xport::quantized_conv2d.tensor");
+  const OpDef& requantized_conv2d = find_op("xport::requantized_conv2d");
+  const OpDef& relu = find_op("aten::relu");
+  const OpDef& quantize = find_op("quantized_decomposed::quantize_per_tensor");
 };
 
 // The call that gives `arg`, when it is a call of `op` (or of `other`).
@@ -67,7 +70,7 @@ class QuantizedFuser {
         stats.linears += fuse(match_matmul(*node)) ? 1 : 0;
       }
       if (node->op() == &ops_.conv2d || node->op() == &ops_.convolution) {
-        stats.convolutions += fuse_convolution(*node) ? 1 : 0;
+        stats.convolutions += fuse_convolution(*node, stats) ? 1 : 0;
       }
     }
     if (stats.linears + stats.convolutions > 0) g_.graph.eliminate_dead_code();
@@ -220,7 +223,7 @@ class QuantizedFuser {
 
   // conv2d / convolution (not transposed) of dx and dw, with a float32 constant bias or none and
   // known strides, padding, dilation and groups.
-  bool fuse_convolution(const Node& node) {
+  bool fuse_convolution(const Node& node, QuantizedFusionStats& stats) {
     const bool core = node.op() == &ops_.convolution;
     if (core && !is_false(node.arg("transposed"))) return false;
     const Node* dx = dequantized_input(node.arg("input"));
@@ -243,13 +246,56 @@ class QuantizedFuser {
     const TensorSpec& x = q->node->outputs()[q->index];
     if ((x.dtype != DType::UInt8 && x.dtype != DType::Int8) || x.sizes.size() != 4) return false;
     const bool tensors = dx->op() == &ops_.dequantize_tensor;
+    std::vector<Argument> args = {*q,
+                                  dx->arg("scale"),
+                                  dx->arg("zero_point"),
+                                  dw->arg("input"),
+                                  dw->arg("scales"),
+                                  bias,
+                                  node.arg("stride"),
+                                  node.arg("padding"),
+                                  node.arg("dilation"),
+                                  node.arg("groups")};
+    if (!tensors) {
+      if (const Node* quantize = requantizing_tail(node, *q)) {
+        const bool relu = quantize != sole_user(node);
+        args.push_back(relu);
+        args.push_back(quantize->arg("scale"));
+        args.push_back(quantize->arg("zero_point"));
+        args.push_back(quantize->arg("dtype"));
+        Node* fused = g_.graph.insert_call(quantize->position(), ops_.requantized_conv2d,
+                                           std::move(args), {quantize->outputs()[0]},
+                                           node.meta());
+        g_.graph.replace_all_uses(quantize->out(0), fused->out(0));
+        ++stats.requantized;
+        return true;
+      }
+    }
     Node* fused = g_.graph.insert_call(
         node.position(), tensors ? ops_.quantized_conv2d_tensor : ops_.quantized_conv2d,
-        {*q, dx->arg("scale"), dx->arg("zero_point"), dw->arg("input"), dw->arg("scales"), bias,
-         node.arg("stride"), node.arg("padding"), node.arg("dilation"), node.arg("groups")},
-        {TensorSpec::contiguous(DType::Float32, node.outputs()[0].sizes)}, node.meta());
+        std::move(args), {TensorSpec::contiguous(DType::Float32, node.outputs()[0].sizes)},
+        node.meta());
     g_.graph.replace_all_uses(node.out(0), fused->out(0));
     return true;
+  }
+
+  const Node* sole_user(const Node& node) const { return detail::sole_user(g_.graph, node); }
+
+  // conv -> [relu ->] quantize_per_tensor over the whole uint8 or int8 range, each the only
+  // reader of the one before, no update in place since x_q: the quantize, or null.
+  const Node* requantizing_tail(const Node& conv, const ValueRef& q) const {
+    const Node* next = sole_user(conv);
+    if (next != nullptr && next->op() == &ops_.relu) next = sole_user(*next);
+    if (next == nullptr || next->op() != &ops_.quantize) return nullptr;
+    const auto* dtype = std::get_if<DType>(&next->arg("dtype").value);
+    if (dtype == nullptr || (*dtype != DType::UInt8 && *dtype != DType::Int8)) return nullptr;
+    const bool u8 = *dtype == DType::UInt8;
+    if (int_of(next->arg("quant_min")) != std::optional<int64_t>(u8 ? 0 : -128) ||
+        int_of(next->arg("quant_max")) != std::optional<int64_t>(u8 ? 255 : 127) ||
+        detail::updates_between(g_.graph, *q.node, *next)) {
+      return nullptr;
+    }
+    return next;
   }
 
   static bool is_false(const Argument& arg) {

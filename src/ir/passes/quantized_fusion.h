@@ -3,7 +3,9 @@
 // layer as float ops between dequantize and quantize calls; this pass finds the convolutions
 //   aten::conv2d / aten::convolution (not transposed) of dequantize_per_tensor[.tensor](x_q, ...)
 //   and dequantize_per_channel(W_q int8 [O, C, KH, KW], ...)  => xport::quantized_conv2d[.tensor]
-// and the linear layers
+// (a convolution of static quantization followed by [relu ->] quantize_per_tensor over the
+// whole uint8 or int8 range becomes one xport::requantized_conv2d, its result already
+// quantized), and the linear layers
 //   aten::linear(dequantize_per_tensor[.tensor](x_q, s, z, ...),
 //                dequantize_per_channel(W_q, w_scales, zero points 0 or None, axis 0, ...),
 //                bias: a float32 constant or None)
@@ -18,7 +20,8 @@ namespace xport::ir::passes {
 
 struct QuantizedFusionStats {
   int linears = 0;       ///< xport::quantized_linear calls written
-  int convolutions = 0;  ///< xport::quantized_conv2d calls written
+  int convolutions = 0;  ///< xport::quantized_conv2d and requantized_conv2d calls written
+  int requantized = 0;   ///< of which requantized_conv2d (the quantize after it absorbed)
 };
 
 /// Rewrites `g` in place.

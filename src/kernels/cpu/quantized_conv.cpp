@@ -1,11 +1,13 @@
 #include "kernels/cpu/quantized_conv.h"
 
+#include <bit>
 #include <unordered_map>
 
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/onednn.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/quantize.h"
+#include "kernels/cpu/vec_math.h"
 #include "tensor/file_mapping.h"
 
 namespace xport::kernels::cpu {
@@ -18,12 +20,16 @@ struct PackedQuantizedConv2d::Primitive {
   std::shared_ptr<Storage> weights;  // in the layout conv reads (weights_md)
   memory::desc weights_md;
   std::unique_ptr<dnnl::reorder> src_reorder;  // null where the layouts agree
-  dnnl::reorder dst_reorder;  // int32 sums to float32 NCHW, scaled per output channel
+  // int32 sums to float32 NCHW, scaled per output channel; or the requantized result to NCHW.
+  dnnl::reorder dst_reorder;
+  std::vector<float> bias;  // requantizing: the bias divided by each channel's scale
 };
 
 PackedQuantizedConv2d::PackedQuantizedConv2d(Tensor weight, const Tensor& weight_scales,
-                                             Tensor bias, Conv2dParams params)
-    : weight_(std::move(weight)), bias_(std::move(bias)), params_(params) {
+                                             Tensor bias, Conv2dParams params,
+                                             std::optional<Requantize> requantize)
+    : weight_(std::move(weight)), bias_(std::move(bias)), params_(params),
+      requantize_(requantize) {
   XPORT_CHECK(weight_.dim() == 4 && weight_.dtype() == DType::Int8 && weight_scales.dim() == 1 &&
                   weight_scales.int_size(0) == weight_.int_size(0) &&
                   (!bias_.defined() || (bias_.dim() == 1 && bias_.dtype() == DType::Float32 &&
@@ -45,9 +51,12 @@ PackedQuantizedConv2d::~PackedQuantizedConv2d() = default;
 
 std::shared_ptr<const PackedQuantizedConv2d::Primitive> PackedQuantizedConv2d::primitive_for(
     const std::vector<int64_t>& in_sizes, const std::vector<int64_t>& out_sizes,
-    DType input_dtype) const {
+    DType input_dtype, float input_scale) const {
   std::vector<int64_t> key = in_sizes;
   key.push_back(static_cast<int64_t>(input_dtype));
+  // A requantizing primitive has its scales built in: one per input scale (static
+  // quantization has one).
+  if (requantize_) key.push_back(static_cast<int64_t>(std::bit_cast<uint32_t>(input_scale)));
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = primitives_.find(key); it != primitives_.end()) return it->second;
@@ -63,21 +72,46 @@ std::shared_ptr<const PackedQuantizedConv2d::Primitive> PackedQuantizedConv2d::p
   const DT src_type = input_dtype == DType::UInt8 ? DT::u8 : DT::s8;
   auto p = std::make_shared<Primitive>();
   p->user_src_md = memory::desc(src_dims, src_type, Tag::nchw);
-  p->user_dst_md = memory::desc(dst_dims, DT::f32, Tag::nchw);
   // oneDNN counts dilation from 0; the right padding is the left one (ATen's output size).
   const memory::dims strides = {params_.stride[0], params_.stride[1]};
   const memory::dims dilates = {params_.dilation[0] - 1, params_.dilation[1] - 1};
   const memory::dims pad = {params_.padding[0], params_.padding[1]};
   // oneDNN 2's integer convolutions take no scales given at run time: they give the int32 sums,
-  // which the reorder to NCHW scales (it does take them).
+  // which the reorder to NCHW scales (it does take them). A requantizing one has its scales,
+  // ReLU and output zero point built in, and its bias (which oneDNN 2 adds before the scales)
+  // divided by them.
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  DT dst_type = DT::s32;
+  memory::desc bias_md;
+  if (requantize_) {
+    const auto inv_out = static_cast<float>(1.0 / requantize_->output_scale);
+    std::vector<float> scales(weight_scales_.size());
+    p->bias.resize(weight_scales_.size());
+    for (size_t c = 0; c < scales.size(); ++c) {
+      const float to_float = input_scale * weight_scales_[c];
+      scales[c] = to_float * inv_out;
+      p->bias[c] = bias_.defined() ? static_cast<const float*>(bias_.raw_data())[c] / to_float
+                                   : 0.0f;
+    }
+    attr.set_output_scales(1 << 1, scales);
+    attr.set_zero_points(DNNL_ARG_DST, 0,
+                         {static_cast<int32_t>(requantize_->output_zero_point)});
+    if (requantize_->relu) {
+      dnnl::post_ops ops;
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+      attr.set_post_ops(ops);
+    }
+    dst_type = requantize_->dtype == DType::UInt8 ? DT::u8 : DT::s8;
+    bias_md = memory::desc({w[0]}, DT::f32, Tag::a);
+  }
+  p->user_dst_md = memory::desc(dst_dims, requantize_ ? dst_type : DT::f32, Tag::nchw);
   const dnnl::convolution_forward::primitive_desc pd(
       dnnl::convolution_forward::desc(
           dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
           memory::desc(src_dims, src_type, Tag::any), memory::desc(wei_dims, DT::s8, Tag::any),
-          memory::desc(dst_dims, DT::s32, Tag::any), strides, dilates, pad, pad),
+          bias_md, memory::desc(dst_dims, dst_type, Tag::any), strides, dilates, pad, pad),
       attr, onednn_engine());
   note_implementation(pd);
   p->conv = dnnl::convolution_forward(pd);
@@ -91,7 +125,7 @@ std::shared_ptr<const PackedQuantizedConv2d::Primitive> PackedQuantizedConv2d::p
         dnnl::reorder::primitive_desc(eng, p->user_src_md, eng, p->src_md));
   }
   dnnl::primitive_attr scaled;
-  scaled.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
+  if (!requantize_) scaled.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
   const dnnl::reorder::primitive_desc dst_pd(eng, p->dst_md, eng, p->user_dst_md, scaled);
   note_implementation(dst_pd);
   p->dst_reorder = dnnl::reorder(dst_pd);
@@ -117,22 +151,42 @@ std::shared_ptr<const PackedQuantizedConv2d::Primitive> PackedQuantizedConv2d::p
   return primitives_.emplace(std::move(key), std::move(p)).first->second;
 }
 
+// PyTorch's reference: the input dequantized, the float convolution, then ReLU and quantize when
+// it requantizes.
+void PackedQuantizedConv2d::run_in_float(const Tensor& input, double input_scale,
+                                         int64_t input_zero_point, const Tensor& out) const {
+  Tensor x = Tensor::empty_contiguous(input.int_sizes(), DType::Float32);
+  dequantize_per_tensor_out(input, input_scale, input_zero_point, x);
+  if (!requantize_) {
+    in_float_->run(x, Tensor(), out);
+    return;
+  }
+  Tensor y = Tensor::empty_contiguous(out.int_sizes(), DType::Float32);
+  in_float_->run(x, Tensor(), y);
+  if (requantize_->relu) {
+    auto* d = y.mutable_data<float>();
+    vec::relu(d, d, y.int_numel());
+  }
+  const bool u8 = requantize_->dtype == DType::UInt8;
+  quantize_per_tensor_out(y, requantize_->output_scale, requantize_->output_zero_point,
+                          u8 ? 0 : -128, u8 ? 255 : 127, out);
+}
+
 void PackedQuantizedConv2d::run(const Tensor& input, double input_scale,
                                 int64_t input_zero_point, const Tensor& out) const {
   XPORT_CHECK(input.dim() == 4 && (input.dtype() == DType::UInt8 || input.dtype() == DType::Int8) &&
-                  out.dtype() == DType::Float32 && out.is_contiguous(),
+                  out.dtype() == (requantize_ ? requantize_->dtype : DType::Float32) &&
+                  out.is_contiguous(),
               Internal, "PackedQuantizedConv2d::run: expected a uint8 or int8 input [N, C, H, W] "
               "and a contiguous float32 output");
   if (in_float_) {
-    Tensor x = Tensor::empty_contiguous(input.int_sizes(), DType::Float32);
-    dequantize_per_tensor_out(input, input_scale, input_zero_point, x);
-    in_float_->run(x, Tensor(), out);
+    run_in_float(input, input_scale, input_zero_point, out);
     return;
   }
   if (input.int_numel() == 0 || out.int_numel() == 0) return;
   const Tensor x = contiguous_as(input, input.dtype());
-  const std::shared_ptr<const Primitive> p =
-      primitive_for(input.int_sizes(), out.int_sizes(), input.dtype());
+  const std::shared_ptr<const Primitive> p = primitive_for(
+      input.int_sizes(), out.int_sizes(), input.dtype(), static_cast<float>(input_scale));
   const auto sx = static_cast<float>(input_scale);
   std::vector<float> scales(weight_scales_.size());
   for (size_t c = 0; c < scales.size(); ++c) scales[c] = sx * weight_scales_[c];
@@ -148,14 +202,26 @@ void PackedQuantizedConv2d::run(const Tensor& input, double input_scale,
                               : user_src;
   memory sums(p->dst_md, eng, staging_dst.get(p->dst_md.get_size()));
   if (p->src_reorder) p->src_reorder->execute(stream, user_src, src);
-  p->conv.execute(
-      stream,
-      {{DNNL_ARG_SRC, src},
-       {DNNL_ARG_WEIGHTS, memory(p->weights_md, eng, p->weights->data())},
-       {DNNL_ARG_DST, sums},
-       {DNNL_ARG_SCRATCHPAD, memory(p->scratch_md, eng, scratch.get(p->scratch_md.get_size()))},
-       {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
-        memory({{1}, DT::s32, memory::format_tag::a}, eng, &zero_point)}});
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, src},
+      {DNNL_ARG_WEIGHTS, memory(p->weights_md, eng, p->weights->data())},
+      {DNNL_ARG_DST, sums},
+      {DNNL_ARG_SCRATCHPAD, memory(p->scratch_md, eng, scratch.get(p->scratch_md.get_size()))},
+      {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
+       memory({{1}, DT::s32, memory::format_tag::a}, eng, &zero_point)}};
+  if (requantize_) {
+    args.emplace(DNNL_ARG_BIAS,
+                 memory({{static_cast<int64_t>(p->bias.size())}, DT::f32, memory::format_tag::a},
+                        eng, const_cast<float*>(p->bias.data())));
+    p->conv.execute(stream, args);
+    p->dst_reorder.execute(stream, sums, user_dst);
+    stream.wait();
+    staging_src.trim();
+    staging_dst.trim();
+    scratch.trim();
+    return;
+  }
+  p->conv.execute(stream, args);
   p->dst_reorder.execute(
       stream, {{DNNL_ARG_FROM, sums},
                {DNNL_ARG_TO, user_dst},

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "kernels/cpu/conv.h"
@@ -19,18 +20,30 @@
 
 namespace xport::kernels::cpu {
 
+/// The quantize after a convolution (and an optional ReLU between), done by the convolution
+/// itself: out = clamp(round(relu?(conv) / output_scale) + output_zero_point) over the output
+/// dtype's whole range, as oneDNN's integer kernels write it (output scales, ReLU post-op and
+/// zero point; the int8 layout reordered to NCHW is one byte a value).
+struct Requantize {
+  bool relu = false;
+  double output_scale = 1;
+  int64_t output_zero_point = 0;
+  DType dtype = DType::UInt8;  ///< uint8 or int8
+};
+
 class PackedQuantizedConv2d {
  public:
   /// weight int8 [O, C / groups, KH, KW], weight_scales float [O], bias float32 [O] or
-  /// undefined. None of them changes afterwards.
+  /// undefined. None of them changes afterwards. With `requantize`, the result is quantized
+  /// (run's out is of its dtype).
   PackedQuantizedConv2d(Tensor weight, const Tensor& weight_scales, Tensor bias,
-                        Conv2dParams params);
+                        Conv2dParams params, std::optional<Requantize> requantize = {});
   ~PackedQuantizedConv2d();
   PackedQuantizedConv2d(const PackedQuantizedConv2d&) = delete;
   PackedQuantizedConv2d& operator=(const PackedQuantizedConv2d&) = delete;
 
-  /// out float32 [N, O, OH, OW] (contiguous, sized by the caller) from input uint8 or int8
-  /// [N, C, H, W]. Thread-safe.
+  /// out float32 [N, O, OH, OW] (contiguous, sized by the caller; uint8 or int8 when it
+  /// requantizes) from input uint8 or int8 [N, C, H, W]. Thread-safe.
   void run(const Tensor& input, double input_scale, int64_t input_zero_point,
            const Tensor& out) const;
 
@@ -38,11 +51,14 @@ class PackedQuantizedConv2d {
   struct Primitive;
   std::shared_ptr<const Primitive> primitive_for(const std::vector<int64_t>& in_sizes,
                                                  const std::vector<int64_t>& out_sizes,
-                                                 DType input_dtype) const;
+                                                 DType input_dtype, float input_scale) const;
+  void run_in_float(const Tensor& input, double input_scale, int64_t input_zero_point,
+                    const Tensor& out) const;
 
   Tensor weight_, bias_;
   std::vector<float> weight_scales_;
   Conv2dParams params_;
+  std::optional<Requantize> requantize_;
   mutable std::mutex mutex_;
   mutable std::map<std::vector<int64_t>, std::shared_ptr<const Primitive>> primitives_;
   std::unique_ptr<const PackedConv2d> in_float_;  // without VNNI

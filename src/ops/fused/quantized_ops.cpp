@@ -89,6 +89,24 @@ std::vector<Tensor> quantized_conv2d_decomposition(const OpArgs& a) {
                  std::vector<int64_t>{0, 0}, a["groups"]})};
 }
 
+// requantized_conv2d: the convolution's result, [ReLU,] quantized.
+std::vector<TensorMeta> requantized_conv2d_meta(const OpArgs& a) {
+  check_quantized_operands(a, 4);
+  const DType out = a.dtype("output_dtype");
+  XPORT_CHECK(out == DType::UInt8 || out == DType::Int8, InvalidInput, a.name(),
+              ": output_dtype must be uint8 or int8, got ", dtype_name(out));
+  return {contiguous_meta(convolution_sizes(a, /*transposed=*/false), out)};
+}
+
+std::vector<Tensor> requantized_conv2d_decomposition(const OpArgs& a) {
+  Tensor y = quantized_conv2d_decomposition(a)[0];
+  if (a.boolean("relu")) y = call1(XPORT_OP("aten::relu"), {y});
+  const bool u8 = a.dtype("output_dtype") == DType::UInt8;
+  return {call1(XPORT_OP("quantized_decomposed::quantize_per_tensor"),
+                {y, a["output_scale"], a["output_zero_point"], int64_t{u8 ? 0 : -128},
+                 int64_t{u8 ? 255 : 127}, a["output_dtype"]})};
+}
+
 kernels::cpu::Conv2dParams conv_params(const std::vector<int64_t>& stride,
                                        const std::vector<int64_t>& padding,
                                        const std::vector<int64_t>& dilation, int64_t groups) {
@@ -145,6 +163,24 @@ void xport_quantized_conv2d_out(const Tensor& input, double input_scale,
                        padding, dilation, groups, out);
 }
 
+void xport_requantized_conv2d_out(const Tensor& input, double input_scale,
+                                  int64_t input_zero_point, const Tensor& weight,
+                                  const Tensor& weight_scales, const std::optional<Tensor>& bias,
+                                  const std::vector<int64_t>& stride,
+                                  const std::vector<int64_t>& padding,
+                                  const std::vector<int64_t>& dilation, int64_t groups,
+                                  bool relu, double output_scale, int64_t output_zero_point,
+                                  DType output_dtype, const Tensor& out) {
+  const kernels::cpu::PackedQuantizedConv2d packed(
+      weight, weight_scales, bias.value_or(Tensor()),
+      conv_params(stride, padding, dilation, groups),
+      kernels::cpu::Requantize{.relu = relu,
+                               .output_scale = output_scale,
+                               .output_zero_point = output_zero_point,
+                               .dtype = output_dtype});
+  packed.run(input, input_scale, input_zero_point, out);
+}
+
 void xport_quantized_conv2d_tensor_out(const Tensor& input, const Tensor& input_scale,
                                        const Tensor& input_zero_point, const Tensor& weight,
                                        const Tensor& weight_scales,
@@ -181,6 +217,18 @@ void register_quantized_ops() {
       .meta = quantized_conv2d_meta,
       .kernel = XPORT_OP_KERNEL(xport_quantized_conv2d_out),
       .decomp = quantized_conv2d_decomposition,
+  });
+  // The quantize after it (and a ReLU between) done by the convolution: static quantization
+  // over the output dtype's whole range.
+  register_op({
+      .schema = "xport::requantized_conv2d(Tensor input, float input_scale, "
+                "int input_zero_point, Tensor weight, Tensor weight_scales, Tensor? bias, "
+                "SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, "
+                "bool relu, float output_scale, int output_zero_point, "
+                "ScalarType output_dtype) -> Tensor",
+      .meta = requantized_conv2d_meta,
+      .kernel = XPORT_OP_KERNEL(xport_requantized_conv2d_out),
+      .decomp = requantized_conv2d_decomposition,
   });
   register_op({
       .schema = "xport::quantized_conv2d.tensor(Tensor input, Tensor input_scale, "

@@ -294,6 +294,26 @@ void quantized_conv2d_samples(Rows& rows) {
                                 I{1}};
                   },
                   -1, -1, true});
+  // requantized_conv2d(..., relu, output_scale, output_zero_point, output_dtype): quantized
+  // values may differ from PyTorch's by one step where the float result lies on a step's
+  // boundary within rounding (atol 1).
+  const std::string rq = "xport::requantized_conv2d";
+  rows.push_back({rq, "uint8 in, ReLU, uint8 out",
+                  [](Gen& g) {
+                    return Args{g.ints({2, 8, 6, 6}, 0, 255, DType::UInt8), 0.05, I{128},
+                                g.ints({4, 8, 3, 3}, -127, 127, DType::Int8),
+                                g.uniform({4}, 0.001, 0.01), g.randn({4}), L{1, 1}, L{1, 1},
+                                L{1, 1}, I{1}, true, 0.07, I{3}, DType::UInt8};
+                  },
+                  0, 1});
+  rows.push_back({rq, "int8 in and out, no ReLU, no bias, strided",
+                  [](Gen& g) {
+                    return Args{g.ints({1, 4, 9, 9}, -128, 127, DType::Int8), 0.02, I{-5},
+                                g.ints({6, 4, 3, 3}, -127, 127, DType::Int8),
+                                g.uniform({6}, 0.001, 0.01), Value(), L{2, 2}, L{1, 1},
+                                L{1, 1}, I{1}, false, 0.05, I{-2}, DType::Int8};
+                  },
+                  0, 1});
   const std::string qt = "xport::quantized_conv2d.tensor";
   rows.push_back({qt, "dynamic: scale and zero point as tensors",
                   [](Gen& g) {
