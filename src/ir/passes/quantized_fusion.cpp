@@ -92,7 +92,7 @@ class QuantizedFuser {
     }
     const auto* axis = std::get_if<sym::ExprPtr>(&dw.arg("axis").value);
     const std::optional<int64_t> a = axis ? sym::as_int(*axis) : std::nullopt;
-    if (a != std::optional<int64_t>(0) && a != std::optional<int64_t>(-2)) return false;
+    if (a != std::optional<int64_t>(0) && a != std::optional<int64_t>(-rank)) return false;
     if (dw.arg("zero_points").is_none()) return true;
     const Tensor zero_points = g_.constant(dw.arg("zero_points"));
     return zero_points.defined() && all_zero(zero_points);

@@ -41,7 +41,12 @@ PackedQuantizedLinear::PackedQuantizedLinear(Tensor weight, const Tensor& weight
     const int64_t n = weight_.int_size(0), k = weight_.int_size(1);
     Tensor w = Tensor::empty_contiguous({n, k}, DType::Float32);
     dequantize_per_channel_out(weight_, weight_scales, Tensor(), 0, w);
-    in_float_ = std::make_unique<const PackedLinear>(w.t(), bias_, LinearActivation::None);
+    // Seen as [K, N], which PackedLinear takes (a view: the tensor layer's, not the ops').
+    TensorMeta transposed = w.meta();
+    transposed.sizes = {SymInt(k), SymInt(n)};
+    transposed.strides = {SymInt(1), SymInt(k)};
+    in_float_ = std::make_unique<const PackedLinear>(Tensor::make(w.storage(), transposed),
+                                                     bias_, LinearActivation::None);
     detail::release_file_pages(weight_);
   }
 }
