@@ -117,7 +117,7 @@ OWN_CAPTURE = ("mlp", "resnet50", "bert", "gpt2")
 # PREPARE_VERSION (bump it when prepare() changes what it writes) changes; compare_onnx.py
 # computes the same digest.
 REFERENCE = os.path.join(ROOT, "tests", "models", "reference_models.py")
-PREPARE_VERSION = 7
+PREPARE_VERSION = 8
 
 
 def log(msg):
@@ -240,14 +240,23 @@ def torch_modules():
 def model_flops(torch, model, x):
     """2 x multiply-adds of the matrix products of one forward (see the module's docstring)."""
     from torch.utils.flop_counter import FlopCounterMode
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
-        model(x)
+    # nn.TransformerEncoderLayer's fused fast path (bert_encoder) is invisible to the counter.
+    fastpath = torch.backends.mha.get_fastpath_enabled()
+    torch.backends.mha.set_fastpath_enabled(False)
+    try:
+        with torch.no_grad(), FlopCounterMode(display=False) as counter:
+            model(x)
+    finally:
+        torch.backends.mha.set_fastpath_enabled(fastpath)
     flops = counter.get_total_flops()
     config = getattr(getattr(model, "model", None), "config", None)
     if config is not None and hasattr(config, "num_attention_heads"):
         n, t = x.shape
         layers, width = config.num_hidden_layers, config.hidden_size
         flops += layers * 2 * (2 * n * t * t * width)  # QK^T and PV
+    elif hasattr(model, "layers") and x.dim() == 3:  # bert_encoder: the same for its layers
+        n, t, width = x.shape
+        flops += len(model.layers) * 2 * (2 * n * t * t * width)
     return float(flops)
 
 
