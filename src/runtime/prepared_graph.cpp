@@ -229,7 +229,7 @@ class KernelMaker {
               .dilation = pair(dilation),
               .groups = ir::passes::constant_int(
                   std::get<sym::ExprPtr>(node.arg("groups").value))},
-          requantize_of(node));
+          requantize_of(node), /*fixed_input_scale=*/node.op() != &quantized_conv_tensor_);
     } else {
       call.quantized_linear =
           std::make_shared<const kernels::cpu::PackedQuantizedLinear>(weight, scales, bias);

@@ -20,16 +20,18 @@ struct PackedQuantizedConv2d::Primitive {
   std::shared_ptr<Storage> weights;  // in the layout conv reads (weights_md)
   memory::desc weights_md;
   std::unique_ptr<dnnl::reorder> src_reorder;  // null where the layouts agree
-  // int32 sums to float32 NCHW, scaled per output channel; or the requantized result to NCHW.
+  // int32 sums to float32 NCHW, scaled per output channel; or the primitive's float32 or
+  // requantized result to NCHW.
   dnnl::reorder dst_reorder;
-  std::vector<float> bias;  // requantizing: the bias divided by each channel's scale
+  std::vector<float> bias;  // a fixed input scale's: the bias divided by each channel's scale
 };
 
 PackedQuantizedConv2d::PackedQuantizedConv2d(Tensor weight, const Tensor& weight_scales,
                                              Tensor bias, Conv2dParams params,
-                                             std::optional<Requantize> requantize)
+                                             std::optional<Requantize> requantize,
+                                             bool fixed_input_scale)
     : weight_(std::move(weight)), bias_(std::move(bias)), params_(params),
-      requantize_(requantize) {
+      requantize_(requantize), fixed_input_scale_(fixed_input_scale || requantize) {
   XPORT_CHECK(weight_.dim() == 4 && weight_.dtype() == DType::Int8 && weight_scales.dim() == 1 &&
                   weight_scales.int_size(0) == weight_.int_size(0) &&
                   (!bias_.defined() || (bias_.dim() == 1 && bias_.dtype() == DType::Float32 &&
@@ -54,9 +56,10 @@ std::shared_ptr<const PackedQuantizedConv2d::Primitive> PackedQuantizedConv2d::p
     DType input_dtype, float input_scale) const {
   std::vector<int64_t> key = in_sizes;
   key.push_back(static_cast<int64_t>(input_dtype));
-  // A requantizing primitive has its scales built in: one per input scale (static
-  // quantization has one).
-  if (requantize_) key.push_back(static_cast<int64_t>(std::bit_cast<uint32_t>(input_scale)));
+  // A primitive with its scales built in: one per input scale (static quantization has one).
+  if (fixed_input_scale_) {
+    key.push_back(static_cast<int64_t>(std::bit_cast<uint32_t>(input_scale)));
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = primitives_.find(key); it != primitives_.end()) return it->second;
@@ -77,25 +80,30 @@ std::shared_ptr<const PackedQuantizedConv2d::Primitive> PackedQuantizedConv2d::p
   const memory::dims dilates = {params_.dilation[0] - 1, params_.dilation[1] - 1};
   const memory::dims pad = {params_.padding[0], params_.padding[1]};
   // oneDNN 2's integer convolutions take no scales given at run time: they give the int32 sums,
-  // which the reorder to NCHW scales (it does take them). A requantizing one has its scales,
-  // ReLU and output zero point built in, and its bias (which oneDNN 2 adds before the scales)
-  // divided by them.
+  // which the reorder to NCHW scales (it does take them). With a fixed input scale the scales
+  // are built in (and a requantizing one's ReLU and output zero point), and the bias (which
+  // oneDNN 2 adds before the scales) divided by them.
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
   DT dst_type = DT::s32;
   memory::desc bias_md;
-  if (requantize_) {
-    const auto inv_out = static_cast<float>(1.0 / requantize_->output_scale);
+  if (fixed_input_scale_) {
+    const auto inv_out =
+        requantize_ ? static_cast<float>(1.0 / requantize_->output_scale) : 1.0f;
     std::vector<float> scales(weight_scales_.size());
     p->bias.resize(weight_scales_.size());
     for (size_t c = 0; c < scales.size(); ++c) {
       const float to_float = input_scale * weight_scales_[c];
-      scales[c] = to_float * inv_out;
+      scales[c] = requantize_ ? to_float * inv_out : to_float;
       p->bias[c] = bias_.defined() ? static_cast<const float*>(bias_.raw_data())[c] / to_float
                                    : 0.0f;
     }
     attr.set_output_scales(1 << 1, scales);
+    dst_type = DT::f32;
+    bias_md = memory::desc({w[0]}, DT::f32, Tag::a);
+  }
+  if (requantize_) {
     attr.set_zero_points(DNNL_ARG_DST, 0,
                          {static_cast<int32_t>(requantize_->output_zero_point)});
     if (requantize_->relu) {
@@ -104,7 +112,6 @@ std::shared_ptr<const PackedQuantizedConv2d::Primitive> PackedQuantizedConv2d::p
       attr.set_post_ops(ops);
     }
     dst_type = requantize_->dtype == DType::UInt8 ? DT::u8 : DT::s8;
-    bias_md = memory::desc({w[0]}, DT::f32, Tag::a);
   }
   p->user_dst_md = memory::desc(dst_dims, requantize_ ? dst_type : DT::f32, Tag::nchw);
   const dnnl::convolution_forward::primitive_desc pd(
@@ -125,7 +132,7 @@ std::shared_ptr<const PackedQuantizedConv2d::Primitive> PackedQuantizedConv2d::p
         dnnl::reorder::primitive_desc(eng, p->user_src_md, eng, p->src_md));
   }
   dnnl::primitive_attr scaled;
-  if (!requantize_) scaled.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
+  if (!fixed_input_scale_) scaled.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
   const dnnl::reorder::primitive_desc dst_pd(eng, p->dst_md, eng, p->user_dst_md, scaled);
   note_implementation(dst_pd);
   p->dst_reorder = dnnl::reorder(dst_pd);
@@ -209,7 +216,7 @@ void PackedQuantizedConv2d::run(const Tensor& input, double input_scale,
       {DNNL_ARG_SCRATCHPAD, memory(p->scratch_md, eng, scratch.get(p->scratch_md.get_size()))},
       {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
        memory({{1}, DT::s32, memory::format_tag::a}, eng, &zero_point)}};
-  if (requantize_) {
+  if (fixed_input_scale_) {
     args.emplace(DNNL_ARG_BIAS,
                  memory({{static_cast<int64_t>(p->bias.size())}, DT::f32, memory::format_tag::a},
                         eng, const_cast<float*>(p->bias.data())));

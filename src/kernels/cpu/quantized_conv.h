@@ -35,9 +35,12 @@ class PackedQuantizedConv2d {
  public:
   /// weight int8 [O, C / groups, KH, KW], weight_scales float [O], bias float32 [O] or
   /// undefined. None of them changes afterwards. With `requantize`, the result is quantized
-  /// (run's out is of its dtype).
+  /// (run's out is of its dtype). `fixed_input_scale` (static quantization: one input scale
+  /// for every run; implied by `requantize`) builds the scales and bias into the primitive,
+  /// which then writes float32 itself instead of int32 sums that a reorder scales.
   PackedQuantizedConv2d(Tensor weight, const Tensor& weight_scales, Tensor bias,
-                        Conv2dParams params, std::optional<Requantize> requantize = {});
+                        Conv2dParams params, std::optional<Requantize> requantize = {},
+                        bool fixed_input_scale = false);
   ~PackedQuantizedConv2d();
   PackedQuantizedConv2d(const PackedQuantizedConv2d&) = delete;
   PackedQuantizedConv2d& operator=(const PackedQuantizedConv2d&) = delete;
@@ -59,6 +62,7 @@ class PackedQuantizedConv2d {
   std::vector<float> weight_scales_;
   Conv2dParams params_;
   std::optional<Requantize> requantize_;
+  bool fixed_input_scale_;
   mutable std::mutex mutex_;
   mutable std::map<std::vector<int64_t>, std::shared_ptr<const Primitive>> primitives_;
   std::unique_ptr<const PackedConv2d> in_float_;  // without VNNI

@@ -122,9 +122,10 @@ void run_quantized_conv2d(const Tensor& input, double input_scale, int64_t input
                           const std::optional<Tensor>& bias, const std::vector<int64_t>& stride,
                           const std::vector<int64_t>& padding,
                           const std::vector<int64_t>& dilation, int64_t groups,
-                          const Tensor& out) {
-  const kernels::cpu::PackedQuantizedConv2d packed(weight, weight_scales, bias.value_or(Tensor()),
-                                                   conv_params(stride, padding, dilation, groups));
+                          bool fixed_input_scale, const Tensor& out) {
+  const kernels::cpu::PackedQuantizedConv2d packed(
+      weight, weight_scales, bias.value_or(Tensor()),
+      conv_params(stride, padding, dilation, groups), std::nullopt, fixed_input_scale);
   packed.run(input, input_scale, input_zero_point, out);
 }
 
@@ -160,7 +161,7 @@ void xport_quantized_conv2d_out(const Tensor& input, double input_scale,
                                 const std::vector<int64_t>& dilation, int64_t groups,
                                 const Tensor& out) {
   run_quantized_conv2d(input, input_scale, input_zero_point, weight, weight_scales, bias, stride,
-                       padding, dilation, groups, out);
+                       padding, dilation, groups, /*fixed_input_scale=*/true, out);
 }
 
 void xport_requantized_conv2d_out(const Tensor& input, double input_scale,
@@ -189,8 +190,10 @@ void xport_quantized_conv2d_tensor_out(const Tensor& input, const Tensor& input_
                                        const std::vector<int64_t>& padding,
                                        const std::vector<int64_t>& dilation, int64_t groups,
                                        const Tensor& out) {
+  // The scales given at run time, as the runtime runs dynamic quantization.
   run_quantized_conv2d(input, input_scale.item<double>(), input_zero_point.item<int64_t>(),
-                       weight, weight_scales, bias, stride, padding, dilation, groups, out);
+                       weight, weight_scales, bias, stride, padding, dilation, groups,
+                       /*fixed_input_scale=*/false, out);
 }
 
 void register_quantized_ops() {
