@@ -203,8 +203,8 @@ class KernelMaker {
   }
 
   // xport::quantized_linear, quantized_conv2d or requantized_conv2d on its int8 weights packed
-  // once; the input's
-  // scale and zero point are numbers (static quantization) or one-element tensors read per run
+  // once; the input's scale and zero point are numbers (static quantization: a convolution
+  // builds them into its primitive, one per value) or one-element tensors read per run
   // (dynamic).
   void pack_quantized(const ir::Node& node) {
     const Tensor weight = g_.constant(node.arg("weight"));

@@ -8,6 +8,7 @@
 #include "runtime/gelu_program.h"
 #include "runtime/linear_program.h"
 #include "runtime/pointwise_program.h"
+#include "runtime/quantized_program.h"
 #include "runtime/training_ir_program.h"
 #include "serde/round_trip.h"
 #include "xport/runtime.h"
@@ -236,6 +237,46 @@ TEST(RuntimeFusion, GeluWrittenOutElementwiseRunsAsOneGelu) {
   EXPECT_EQ(f.kernel_steps, 8) << f.str();
   // addmm; a's 8 ops, b's 5, c's 8; y, d's 8 and the add_.
   EXPECT_EQ(unfused.plan_stats(in).kernel_steps, 32);
+}
+
+// PT2E's quantized layers run on integer kernels: each as one fused call (the convolution before
+// a ReLU and a quantize writing its result quantized), equal to the program run op by op (the
+// reference kernels: PyTorch's formulas) within a quantization step of the output.
+TEST(RuntimeFusion, QuantizedLayersMultiplyIntegers) {
+  const Program fused = Program::from_exported(test_support::quantized_program(), with_fusion(true));
+  const Program unfused =
+      Program::from_exported(test_support::quantized_program(), with_fusion(false));
+  for (int64_t batch : {1, 5, 64}) {
+    const Tensor x = randn({batch, 8, 8, 8}, 70 + static_cast<uint64_t>(batch));
+    const Tensor want = unfused.run({x}).at(0);
+    const Tensor got = fused.run({x}).at(0);
+    ASSERT_EQ(got.int_sizes(), want.int_sizes());
+    const double scale = want.abs().max().item<float>();
+    EXPECT_LT((got - want).abs().max().item<float>() / scale, 1e-2) << "batch " << batch;
+  }
+  const std::vector<Value> in = {randn({2, 8, 8, 8}, 1)};
+  EXPECT_EQ(fused.plan_stats(in).fusion,
+            "2 convolutions on int8 weights (PT2E's quantized layers; 1 quantizing their own "
+            "results); 1 matrix products on int8 weights (PT2E's quantized layers)");
+}
+
+// The packed integer kernels (their primitives made per shape on first use) serve many threads
+// at once: each run gives what it gives alone.
+TEST(RuntimeFusion, QuantizedProgramServesManyThreadsAtOnce) {
+  const Program program = Program::from_exported(test_support::quantized_program());
+  std::vector<Tensor> inputs, alone;
+  for (int i = 0; i < 4; ++i) inputs.push_back(randn({1 + 3 * i, 8, 8, 8}, 90 + i));
+  const Program reference = Program::from_exported(test_support::quantized_program());
+  for (const Tensor& x : inputs) alone.push_back(reference.run({x}).at(0));
+  std::vector<Tensor> together(inputs.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    threads.emplace_back([&, i] { together[i] = program.run({inputs[i]}).at(0); });
+  }
+  for (std::thread& t : threads) t.join();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    EXPECT_TRUE(allclose(together[i], alone[i], 0, 0)) << "thread " << i;
+  }
 }
 
 }  // namespace

@@ -26,13 +26,15 @@ struct GraphBuilder {
     return ir::TensorSpec{DType::Float32, {n(rows), n(cols)}, {n(1), n(rows)}, nullptr};
   }
 
-  /// A parameter at `target` (`fc1.weight`, placeholder `p_fc1_weight`) holding `value`.
+  /// A parameter at `target` (`fc1.weight`, placeholder `p_fc1_weight`) holding `value` (of
+  /// any dtype: PT2E's weights are int8).
   ir::ValueRef parameter(const std::string& target, const Tensor& value) {
     std::string name = "p_" + target;
     for (char& c : name) c = c == '.' ? '_' : c;
     std::vector<sym::ExprPtr> sizes;
     for (int64_t s : value.int_sizes()) sizes.push_back(n(s));
-    const ir::Node* p = graph.add_placeholder(name, spec(sizes));
+    const ir::Node* p =
+        graph.add_placeholder(name, ir::TensorSpec::contiguous(value.dtype(), sizes));
     signature.inputs.push_back({InputSpec::Kind::Parameter, name, target});
     state[target] = value;
     return p->out();
