@@ -21,6 +21,22 @@ Implementations& implementations() {
 
 }  // namespace
 
+void reorder_now(const dnnl::memory& from, const dnnl::memory& to) {
+  dnnl::engine& eng = onednn_engine();
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const dnnl::reorder::primitive_desc pd(eng, from.get_desc(), eng, to.get_desc(), attr);
+  note_implementation(pd);
+  const dnnl::memory::desc scratch_md = pd.scratchpad_desc();
+  std::vector<uint8_t> scratch(std::max<size_t>(scratch_md.get_size(), 64));
+  dnnl::stream stream(eng);
+  dnnl::reorder(pd).execute(stream, {{DNNL_ARG_FROM, from},
+                                     {DNNL_ARG_TO, to},
+                                     {DNNL_ARG_SCRATCHPAD, dnnl::memory(scratch_md, eng,
+                                                                        scratch.data())}});
+  stream.wait();
+}
+
 void note_implementation(const dnnl::primitive_desc_base& pd) {
   const auto kind = static_cast<dnnl_primitive_kind_t>(pd.get_kind());
   std::string entry = std::string(dnnl_prim_kind2str(kind)) + " " + pd.impl_info_str();

@@ -41,6 +41,11 @@ inline bool is_reference_implementation(const dnnl::primitive_desc_base& pd) {
   return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
 }
 
+/// Reorders `from` into `to` once (weights packed at load), the scratchpad the caller's: oneDNN's
+/// cache gives identical primitives one shared object, whose own scratchpad two threads would
+/// both write.
+void reorder_now(const dnnl::memory& from, const dnnl::memory& to);
+
 /// One entry per distinct primitive kind and implementation made so far in this process,
 /// e.g. "convolution jit:avx2", in the order first made.
 std::vector<std::string> onednn_implementations();

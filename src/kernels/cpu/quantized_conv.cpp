@@ -19,7 +19,11 @@ struct PackedQuantizedConv2d::Primitive {
   memory::desc user_src_md, src_md, user_dst_md, dst_md, scratch_md;
   std::shared_ptr<Storage> weights;  // in the layout conv reads (weights_md)
   memory::desc weights_md;
+  // The reorders take their scratchpad from the caller, as the convolution does: oneDNN's
+  // cache gives identical primitives one shared object, whose own scratchpad two threads would
+  // both write.
   std::unique_ptr<dnnl::reorder> src_reorder;  // null where the layouts agree
+  memory::desc src_reorder_scratch_md, dst_reorder_scratch_md;
   // int32 sums to float32 NCHW, scaled per output channel; or the primitive's float32 or
   // requantized result to NCHW.
   dnnl::reorder dst_reorder;
@@ -60,10 +64,10 @@ std::shared_ptr<const PackedQuantizedConv2d::Primitive> PackedQuantizedConv2d::p
   if (fixed_input_scale_) {
     key.push_back(static_cast<int64_t>(std::bit_cast<uint32_t>(input_scale)));
   }
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto it = primitives_.find(key); it != primitives_.end()) return it->second;
-  }
+  // Made under the lock: two threads meeting a new shape make one primitive, not two (a
+  // duplicate destroyed while its twin runs is what ThreadSanitizer flags in oneDNN).
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = primitives_.find(key); it != primitives_.end()) return it->second;
   using Tag = memory::format_tag;
   using DT = memory::data_type;
   const std::vector<int64_t> w = weight_.int_sizes();
@@ -128,15 +132,20 @@ std::shared_ptr<const PackedQuantizedConv2d::Primitive> PackedQuantizedConv2d::p
   p->weights_md = pd.weights_desc();
   dnnl::engine& eng = onednn_engine();
   if (p->src_md != p->user_src_md) {
-    p->src_reorder = std::make_unique<dnnl::reorder>(
-        dnnl::reorder::primitive_desc(eng, p->user_src_md, eng, p->src_md));
+    dnnl::primitive_attr user_scratchpad;
+    user_scratchpad.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::reorder::primitive_desc src_pd(eng, p->user_src_md, eng, p->src_md,
+                                               user_scratchpad);
+    p->src_reorder = std::make_unique<dnnl::reorder>(src_pd);
+    p->src_reorder_scratch_md = src_pd.scratchpad_desc();
   }
   dnnl::primitive_attr scaled;
+  scaled.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   if (!fixed_input_scale_) scaled.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
   const dnnl::reorder::primitive_desc dst_pd(eng, p->dst_md, eng, p->user_dst_md, scaled);
   note_implementation(dst_pd);
   p->dst_reorder = dnnl::reorder(dst_pd);
-  std::lock_guard<std::mutex> lock(mutex_);
+  p->dst_reorder_scratch_md = dst_pd.scratchpad_desc();
   for (const auto& [other_key, other] : primitives_) {
     if (other->weights_md == p->weights_md) p->weights = other->weights;
   }
@@ -147,12 +156,7 @@ std::shared_ptr<const PackedQuantizedConv2d::Primitive> PackedQuantizedConv2d::p
         g == 1 ? memory::dims{ws[0], ws[1], ws[2], ws[3]}
                : memory::dims{ws[0] * (w[0] / g), ws[0], ws[1], ws[2], ws[3]};
     memory user(memory::desc(wei_dims, DT::s8, user_strides), eng, weight_.raw_data());
-    memory to(p->weights_md, eng, p->weights->data());
-    dnnl::stream stream(eng);
-    const dnnl::reorder::primitive_desc reorder_pd(user, to);
-    note_implementation(reorder_pd);
-    dnnl::reorder(reorder_pd).execute(stream, user, to);
-    stream.wait();
+    reorder_now(user, memory(p->weights_md, eng, p->weights->data()));
     if (primitives_.empty()) detail::release_file_pages(weight_);
   }
   return primitives_.emplace(std::move(key), std::move(p)).first->second;
@@ -208,7 +212,15 @@ void PackedQuantizedConv2d::run(const Tensor& input, double input_scale,
   memory src = p->src_reorder ? memory(p->src_md, eng, staging_src.get(p->src_md.get_size()))
                               : user_src;
   memory sums(p->dst_md, eng, staging_dst.get(p->dst_md.get_size()));
-  if (p->src_reorder) p->src_reorder->execute(stream, user_src, src);
+  thread_local ScratchBuffer reorder_scratch;
+  const auto scratch_of = [&](const memory::desc& md) {
+    return memory(md, eng, reorder_scratch.get(md.get_size()));
+  };
+  if (p->src_reorder) {
+    p->src_reorder->execute(stream, {{DNNL_ARG_FROM, user_src},
+                                     {DNNL_ARG_TO, src},
+                                     {DNNL_ARG_SCRATCHPAD, scratch_of(p->src_reorder_scratch_md)}});
+  }
   std::unordered_map<int, memory> args = {
       {DNNL_ARG_SRC, src},
       {DNNL_ARG_WEIGHTS, memory(p->weights_md, eng, p->weights->data())},
@@ -221,7 +233,9 @@ void PackedQuantizedConv2d::run(const Tensor& input, double input_scale,
                  memory({{static_cast<int64_t>(p->bias.size())}, DT::f32, memory::format_tag::a},
                         eng, const_cast<float*>(p->bias.data())));
     p->conv.execute(stream, args);
-    p->dst_reorder.execute(stream, sums, user_dst);
+    p->dst_reorder.execute(stream, {{DNNL_ARG_FROM, sums},
+                                    {DNNL_ARG_TO, user_dst},
+                                    {DNNL_ARG_SCRATCHPAD, scratch_of(p->dst_reorder_scratch_md)}});
     stream.wait();
     staging_src.trim();
     staging_dst.trim();
@@ -232,6 +246,7 @@ void PackedQuantizedConv2d::run(const Tensor& input, double input_scale,
   p->dst_reorder.execute(
       stream, {{DNNL_ARG_FROM, sums},
                {DNNL_ARG_TO, user_dst},
+               {DNNL_ARG_SCRATCHPAD, scratch_of(p->dst_reorder_scratch_md)},
                {DNNL_ARG_ATTR_OUTPUT_SCALES,
                 memory({{static_cast<int64_t>(scales.size())}, DT::f32, memory::format_tag::a},
                        eng, scales.data())}});

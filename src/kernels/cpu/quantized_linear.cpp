@@ -55,10 +55,9 @@ PackedQuantizedLinear::~PackedQuantizedLinear() = default;
 
 std::shared_ptr<const PackedQuantizedLinear::Primitive> PackedQuantizedLinear::primitive_for(
     int64_t rows, DType input_dtype) const {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto it = by_rows_.find({rows, input_dtype}); it != by_rows_.end()) return it->second;
-  }
+  // Made under the lock: two threads meeting a new shape make one primitive, not two.
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = by_rows_.find({rows, input_dtype}); it != by_rows_.end()) return it->second;
   const int64_t n = weight_.int_size(0), k = weight_.int_size(1);
   using Tag = memory::format_tag;
   using DT = memory::data_type;
@@ -77,8 +76,6 @@ std::shared_ptr<const PackedQuantizedLinear::Primitive> PackedQuantizedLinear::p
   p->matmul = dnnl::matmul(pd);
   p->scratch_md = pd.scratchpad_desc();
   const memory::desc wei_md = pd.weights_desc();
-
-  std::lock_guard<std::mutex> lock(mutex_);
   if (packed_ && packed_->md == wei_md) {
     p->weights = packed_;
   } else {
@@ -89,12 +86,7 @@ std::shared_ptr<const PackedQuantizedLinear::Primitive> PackedQuantizedLinear::p
     const std::vector<int64_t> strides = weight_.int_strides();
     memory user(memory::desc({k, n}, DT::s8, {strides[1], strides[0]}), onednn_engine(),
                 weight_.raw_data());
-    memory to(wei_md, onednn_engine(), packed->data->data());
-    dnnl::stream stream(onednn_engine());
-    const dnnl::reorder::primitive_desc reorder_pd(user, to);
-    note_implementation(reorder_pd);
-    dnnl::reorder(reorder_pd).execute(stream, user, to);
-    stream.wait();
+    reorder_now(user, memory(wei_md, onednn_engine(), packed->data->data()));
     if (!packed_) detail::release_file_pages(weight_);
     packed_ = packed;
     p->weights = std::move(packed);
