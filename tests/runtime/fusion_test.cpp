@@ -243,7 +243,8 @@ TEST(RuntimeFusion, GeluWrittenOutElementwiseRunsAsOneGelu) {
 // a ReLU and a quantize writing its result quantized), equal to the program run op by op (the
 // reference kernels: PyTorch's formulas) within a quantization step of the output.
 TEST(RuntimeFusion, QuantizedLayersMultiplyIntegers) {
-  const Program fused = Program::from_exported(test_support::quantized_program(), with_fusion(true));
+  const Program fused =
+      Program::from_exported(test_support::quantized_program(), with_fusion(true));
   const Program unfused =
       Program::from_exported(test_support::quantized_program(), with_fusion(false));
   for (int64_t batch : {1, 5, 64}) {

@@ -29,7 +29,9 @@ inline ExportedProgram quantized_program() {
   const auto int8_weights = [](std::vector<int64_t> sizes, uint64_t seed) {
     return clamp(randn(sizes, seed) * 40.0, -127, 127).to(DType::Int8);
   };
-  const auto scales = [](int64_t n, uint64_t seed) { return randn({n}, seed).abs() * 0.002 + 0.001; };
+  const auto scales = [](int64_t n, uint64_t seed) {
+    return randn({n}, seed).abs() * 0.002 + 0.001;
+  };
   const ir::ValueRef w1 = builder.parameter("conv1.weight", int8_weights({32, 8, 3, 3}, 1));
   const ir::ValueRef s1 = builder.parameter("conv1.scales", scales(32, 2));
   const ir::ValueRef z1 = builder.parameter("conv1.zero_points", zeros({32}, DType::Int64));
@@ -72,21 +74,19 @@ inline ExportedProgram quantized_program() {
                 specs(DType::Float32, std::move(sizes)));
   };
   // conv1 -> relu -> quantize
-  const ir::ValueRef q0 = call("quantized_decomposed::quantize_per_tensor", with({x}, u8(0.02, 128)),
-                               specs(DType::UInt8, image));
-  const ir::ValueRef d0 =
-      call("quantized_decomposed::dequantize_per_tensor", with(with({q0}, u8(0.02, 128)), {Argument()}),
-           specs(DType::Float32, image));
+  const char* quantize = "quantized_decomposed::quantize_per_tensor";
+  const char* dequantize = "quantized_decomposed::dequantize_per_tensor";
+  const ir::ValueRef q0 = call(quantize, with({x}, u8(0.02, 128)), specs(DType::UInt8, image));
+  const ir::ValueRef d0 = call(dequantize, with(with({q0}, u8(0.02, 128)), {Argument()}),
+                               specs(DType::Float32, image));
   const std::vector<sym::ExprPtr> wide = {s0, B::n(32), B::n(8), B::n(8)};
   const ir::ValueRef c1 =
       conv(d0, per_channel(w1, s1, z1, {B::n(32), B::n(8), B::n(3), B::n(3)}), b1, wide);
   const ir::ValueRef r1 = call("aten::relu", {c1}, specs(DType::Float32, wide));
-  const ir::ValueRef q1 = call("quantized_decomposed::quantize_per_tensor", with({r1}, u8(0.03, 0)),
-                               specs(DType::UInt8, wide));
+  const ir::ValueRef q1 = call(quantize, with({r1}, u8(0.03, 0)), specs(DType::UInt8, wide));
   // conv2, float result
-  const ir::ValueRef d1 =
-      call("quantized_decomposed::dequantize_per_tensor", with(with({q1}, u8(0.03, 0)), {Argument()}),
-           specs(DType::Float32, wide));
+  const ir::ValueRef d1 = call(dequantize, with(with({q1}, u8(0.03, 0)), {Argument()}),
+                               specs(DType::Float32, wide));
   const std::vector<sym::ExprPtr> narrow = {s0, B::n(16), B::n(8), B::n(8)};
   const ir::ValueRef c2 =
       conv(d1, per_channel(w2, s2, Argument(), {B::n(16), B::n(32), B::n(3), B::n(3)}), Argument(),
@@ -103,8 +103,9 @@ inline ExportedProgram quantized_program() {
                                          Argument(255), DType::UInt8};
   const ir::ValueRef qf = call("quantized_decomposed::quantize_per_tensor.tensor",
                                with({f}, dynamic), specs(DType::UInt8, flat));
-  const ir::ValueRef df = call("quantized_decomposed::dequantize_per_tensor.tensor",
-                               with(with({qf}, dynamic), {Argument()}), specs(DType::Float32, flat));
+  const ir::ValueRef df =
+      call("quantized_decomposed::dequantize_per_tensor.tensor",
+           with(with({qf}, dynamic), {Argument()}), specs(DType::Float32, flat));
   const ir::ValueRef dw3 = per_channel(w3, s3, Argument(), {B::n(10), B::n(1024)});
   const ir::ValueRef t3 =
       g.add_call(find_op("aten::permute"), {dw3, std::vector<Argument>{Argument(1), Argument(0)}},

@@ -9,6 +9,8 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/vec_math.h"
+#include "kernels/cpu/cpu_isa.h"
+#include "tensor/file_mapping.h"
 #include "xport/error.h"
 
 namespace xport::kernels::cpu {
@@ -219,6 +221,26 @@ void dequantize_per_channel_out(const Tensor& input, const Tensor& scales,
       });
     });
   });
+}
+
+IntegerWeights integer_weights(Tensor weight, const Tensor& scales, Tensor bias, int64_t rank,
+                               const char* who) {
+  XPORT_CHECK(weight.dim() == rank && weight.dtype() == DType::Int8 && scales.dim() == 1 &&
+                  scales.int_size(0) == weight.int_size(0) &&
+                  (!bias.defined() || (bias.dim() == 1 && bias.dtype() == DType::Float32 &&
+                                       bias.int_size(0) == weight.int_size(0))),
+              InvalidInput, who, ": expected int8 weights of ", rank, " dims, one float scale "
+              "per output channel and a float32 bias of as many");
+  IntegerWeights w{.weight = std::move(weight), .scales = {}, .bias = {}, .dequantized = {}};
+  const Tensor s = contiguous_as(scales, DType::Float32);
+  w.scales.assign(s.data<float>(), s.data<float>() + s.int_numel());
+  if (bias.defined()) w.bias = contiguous_as(bias, DType::Float32);
+  if (!onednn_exact_int8()) {
+    w.dequantized = Tensor::empty_contiguous(w.weight.int_sizes(), DType::Float32);
+    dequantize_per_channel_out(w.weight, scales, Tensor(), 0, w.dequantized);
+    detail::release_file_pages(w.weight);
+  }
+  return w;
 }
 
 void choose_qparams_out(const Tensor& input, int64_t quant_min, int64_t quant_max, double eps,

@@ -6,6 +6,7 @@
 // precision, float-to-integer conversion included (out of range and NaN as x86 converts them).
 
 #include <cstdint>
+#include <vector>
 
 #include "xport/tensor.h"
 
@@ -40,5 +41,20 @@ void dequantize_per_channel_out(const Tensor& input, const Tensor& scales,
 void choose_qparams_out(const Tensor& input, int64_t quant_min, int64_t quant_max, double eps,
                         bool symmetric, bool unsigned_8bit, const Tensor& scale,
                         const Tensor& zero_point);
+
+/// What the integer kernels (PackedQuantizedLinear, PackedQuantizedConv2d) keep of their
+/// weights: the int8 weights, their scales as float32, a contiguous float32 bias (or none),
+/// and, where oneDNN's integer products are not exact (no VNNI), the weights dequantized once
+/// (dequantize_per_channel along dim 0), the file pages of the int8 ones handed back.
+struct IntegerWeights {
+  Tensor weight;
+  std::vector<float> scales;
+  Tensor bias;
+  Tensor dequantized;  ///< undefined where the integer kernels run
+};
+/// Checks int8 weights of `rank` dims with one scale (and bias value) per dim-0 slice; `who`
+/// names the kernel in the error.
+IntegerWeights integer_weights(Tensor weight, const Tensor& scales, Tensor bias, int64_t rank,
+                               const char* who);
 
 }  // namespace xport::kernels::cpu

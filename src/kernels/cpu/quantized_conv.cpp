@@ -34,22 +34,16 @@ PackedQuantizedConv2d::PackedQuantizedConv2d(Tensor weight, const Tensor& weight
                                              Tensor bias, Conv2dParams params,
                                              std::optional<Requantize> requantize,
                                              bool fixed_input_scale)
-    : weight_(std::move(weight)), bias_(std::move(bias)), params_(params),
-      requantize_(requantize), fixed_input_scale_(fixed_input_scale || requantize) {
-  XPORT_CHECK(weight_.dim() == 4 && weight_.dtype() == DType::Int8 && weight_scales.dim() == 1 &&
-                  weight_scales.int_size(0) == weight_.int_size(0) &&
-                  (!bias_.defined() || (bias_.dim() == 1 && bias_.dtype() == DType::Float32 &&
-                                        bias_.int_size(0) == weight_.int_size(0))),
-              InvalidInput, "PackedQuantizedConv2d: expected an int8 weight [O, C, KH, KW], "
-              "scales [O] and a float32 bias [O]");
-  const Tensor scales = contiguous_as(weight_scales, DType::Float32);
-  weight_scales_.assign(scales.data<float>(), scales.data<float>() + scales.int_numel());
-  if (bias_.defined()) bias_ = contiguous_as(bias_, DType::Float32);
-  if (!onednn_exact_int8()) {
-    Tensor w = Tensor::empty_contiguous(weight_.int_sizes(), DType::Float32);
-    dequantize_per_channel_out(weight_, weight_scales, Tensor(), 0, w);
-    in_float_ = std::make_unique<const PackedConv2d>(w, bias_, params_, ConvEpilogue{});
-    detail::release_file_pages(weight_);
+    : params_(params),
+      requantize_(requantize),
+      fixed_input_scale_(fixed_input_scale || requantize) {
+  IntegerWeights w = integer_weights(std::move(weight), weight_scales, std::move(bias), 4,
+                                     "PackedQuantizedConv2d");
+  weight_ = std::move(w.weight);
+  weight_scales_ = std::move(w.scales);
+  bias_ = std::move(w.bias);
+  if (w.dequantized.defined()) {
+    in_float_ = std::make_unique<const PackedConv2d>(w.dequantized, bias_, params_, ConvEpilogue{});
   }
 }
 

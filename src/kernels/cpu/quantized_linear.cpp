@@ -25,29 +25,20 @@ struct PackedQuantizedLinear::Primitive {
 };
 
 PackedQuantizedLinear::PackedQuantizedLinear(Tensor weight, const Tensor& weight_scales,
-                                             Tensor bias)
-    : weight_(std::move(weight)), bias_(std::move(bias)) {
-  XPORT_CHECK(weight_.dim() == 2 && weight_.dtype() == DType::Int8 && weight_scales.dim() == 1 &&
-                  weight_scales.int_size(0) == weight_.int_size(0) &&
-                  (!bias_.defined() || (bias_.dim() == 1 && bias_.dtype() == DType::Float32 &&
-                                        bias_.int_size(0) == weight_.int_size(0))),
-              InvalidInput, "PackedQuantizedLinear: expected an int8 weight [N, K], scales [N] "
-              "and a float32 bias [N]");
-  const Tensor scales = contiguous_as(weight_scales, DType::Float32);
-  weight_scales_.assign(scales.data<float>(), scales.data<float>() + scales.int_numel());
-  if (bias_.defined()) bias_ = contiguous_as(bias_, DType::Float32);
-  if (!onednn_exact_int8()) {
-    // dequantize_per_channel's own kernel (the scales' precision), seen as [K, N].
-    const int64_t n = weight_.int_size(0), k = weight_.int_size(1);
-    Tensor w = Tensor::empty_contiguous({n, k}, DType::Float32);
-    dequantize_per_channel_out(weight_, weight_scales, Tensor(), 0, w);
+                                             Tensor bias) {
+  IntegerWeights w = integer_weights(std::move(weight), weight_scales, std::move(bias), 2,
+                                     "PackedQuantizedLinear");
+  weight_ = std::move(w.weight);
+  weight_scales_ = std::move(w.scales);
+  bias_ = std::move(w.bias);
+  if (w.dequantized.defined()) {
     // Seen as [K, N], which PackedLinear takes (a view: the tensor layer's, not the ops').
-    TensorMeta transposed = w.meta();
+    const int64_t n = weight_.int_size(0), k = weight_.int_size(1);
+    TensorMeta transposed = w.dequantized.meta();
     transposed.sizes = {SymInt(k), SymInt(n)};
     transposed.strides = {SymInt(1), SymInt(k)};
-    in_float_ = std::make_unique<const PackedLinear>(Tensor::make(w.storage(), transposed),
-                                                     bias_, LinearActivation::None);
-    detail::release_file_pages(weight_);
+    in_float_ = std::make_unique<const PackedLinear>(
+        Tensor::make(w.dequantized.storage(), transposed), bias_, LinearActivation::None);
   }
 }
 
@@ -144,7 +135,8 @@ void PackedQuantizedLinear::run(const Tensor& input, double input_scale,
     const int64_t n = weight_.int_size(0);
     const auto* b = static_cast<const float*>(bias_.raw_data());
     auto* y = static_cast<float*>(out.raw_data());
-    parallel_for(0, rows, std::max<int64_t>(1, (int64_t{1} << 14) / n), [&](int64_t r0, int64_t r1) {
+    const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 14) / n);
+    parallel_for(0, rows, grain, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) vec::add(y + r * n, b, y + r * n, n, 1.0f);
     });
   }
