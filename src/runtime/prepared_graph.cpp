@@ -74,18 +74,18 @@ class KernelMaker {
     };
   }
 
+  // A convolution call's stride, padding, dilation and groups (known integers).
+  static kernels::cpu::Conv2dParams conv_params_of(const ir::Node& node) {
+    return kernels::cpu::Conv2dParams::of(
+        ints_of(node.arg("stride")), ints_of(node.arg("padding")), ints_of(node.arg("dilation")),
+        ir::passes::constant_int(std::get<sym::ExprPtr>(node.arg("groups").value)));
+  }
+
   void pack_convolution(const ir::Node& node) {
     const Tensor weight = g_.constant(node.arg("weight"));
     const Tensor bias = node.arg("bias").is_none() ? Tensor() : g_.constant(node.arg("bias"));
     if (!weight.defined() || (!node.arg("bias").is_none() && !bias.defined())) return;
-    kernels::cpu::Conv2dParams params;
-    const std::vector<int64_t> stride = ints_of(node.arg("stride")),
-                               padding = ints_of(node.arg("padding")),
-                               dilation = ints_of(node.arg("dilation"));
-    params.stride = {stride[0], stride[1]};
-    params.padding = {padding[0], padding[1]};
-    params.dilation = {dilation[0], dilation[1]};
-    params.groups = ir::passes::constant_int(std::get<sym::ExprPtr>(node.arg("groups").value));
+    const kernels::cpu::Conv2dParams params = conv_params_of(node);
     kernels::cpu::ConvEpilogue epilogue;
     epilogue.residual = !node.arg("residual").is_none();
     epilogue.relu = std::get<bool>(node.arg("relu").value);
@@ -215,21 +215,9 @@ class KernelMaker {
     PackedCall call{.kind = PackedCall::Kind::Quantized};
     if (node.op() == &quantized_conv_ || node.op() == &quantized_conv_tensor_ ||
         node.op() == &requantized_conv_) {
-      const std::vector<int64_t> stride = ints_of(node.arg("stride"));
-      const std::vector<int64_t> padding = ints_of(node.arg("padding"));
-      const std::vector<int64_t> dilation = ints_of(node.arg("dilation"));
-      const auto pair = [](const std::vector<int64_t>& v) {
-        return std::array<int64_t, 2>{v.at(0), v.size() == 1 ? v[0] : v.at(1)};
-      };
       call.quantized_conv = std::make_shared<const kernels::cpu::PackedQuantizedConv2d>(
-          weight, scales, bias,
-          kernels::cpu::Conv2dParams{
-              .stride = pair(stride),
-              .padding = pair(padding),
-              .dilation = pair(dilation),
-              .groups = ir::passes::constant_int(
-                  std::get<sym::ExprPtr>(node.arg("groups").value))},
-          requantize_of(node), /*fixed_input_scale=*/node.op() != &quantized_conv_tensor_);
+          weight, scales, bias, conv_params_of(node), requantize_of(node),
+          /*fixed_input_scale=*/node.op() != &quantized_conv_tensor_);
     } else {
       call.quantized_linear =
           std::make_shared<const kernels::cpu::PackedQuantizedLinear>(weight, scales, bias);

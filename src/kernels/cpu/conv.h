@@ -18,6 +18,16 @@ struct Conv2dParams {
   std::array<int64_t, 2> padding = {0, 0};
   std::array<int64_t, 2> dilation = {1, 1};
   int64_t groups = 1;
+
+  /// From a schema's `int[2]` lists, each of one value (both dims) or two.
+  static Conv2dParams of(const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                         const std::vector<int64_t>& dilation, int64_t groups) {
+    const auto pair = [](const std::vector<int64_t>& v) {
+      return std::array<int64_t, 2>{v.at(0), v.size() == 1 ? v[0] : v.at(1)};
+    };
+    return {.stride = pair(stride), .padding = pair(padding), .dilation = pair(dilation),
+            .groups = groups};
+  }
 };
 
 /// out [N, O, OH, OW] = conv(input [N, C, H, W], weight [O, C / groups, KH, KW]) + bias [O]

@@ -107,16 +107,6 @@ std::vector<Tensor> requantized_conv2d_decomposition(const OpArgs& a) {
                  int64_t{u8 ? 255 : 127}, a["output_dtype"]})};
 }
 
-kernels::cpu::Conv2dParams conv_params(const std::vector<int64_t>& stride,
-                                       const std::vector<int64_t>& padding,
-                                       const std::vector<int64_t>& dilation, int64_t groups) {
-  const auto pair = [](const std::vector<int64_t>& v) {
-    return std::array<int64_t, 2>{v.at(0), v.size() == 1 ? v[0] : v.at(1)};
-  };
-  return {.stride = pair(stride), .padding = pair(padding), .dilation = pair(dilation),
-          .groups = groups};
-}
-
 void run_quantized_conv2d(const Tensor& input, double input_scale, int64_t input_zero_point,
                           const Tensor& weight, const Tensor& weight_scales,
                           const std::optional<Tensor>& bias, const std::vector<int64_t>& stride,
@@ -125,7 +115,8 @@ void run_quantized_conv2d(const Tensor& input, double input_scale, int64_t input
                           bool fixed_input_scale, const Tensor& out) {
   const kernels::cpu::PackedQuantizedConv2d packed(
       weight, weight_scales, bias.value_or(Tensor()),
-      conv_params(stride, padding, dilation, groups), std::nullopt, fixed_input_scale);
+      kernels::cpu::Conv2dParams::of(stride, padding, dilation, groups), std::nullopt,
+      fixed_input_scale);
   packed.run(input, input_scale, input_zero_point, out);
 }
 
@@ -174,7 +165,7 @@ void xport_requantized_conv2d_out(const Tensor& input, double input_scale,
                                   DType output_dtype, const Tensor& out) {
   const kernels::cpu::PackedQuantizedConv2d packed(
       weight, weight_scales, bias.value_or(Tensor()),
-      conv_params(stride, padding, dilation, groups),
+      kernels::cpu::Conv2dParams::of(stride, padding, dilation, groups),
       kernels::cpu::Requantize{.relu = relu,
                                .output_scale = output_scale,
                                .output_zero_point = output_zero_point,
