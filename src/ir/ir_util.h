@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the graph, printer, verifier and interpreter.
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -17,6 +18,26 @@ inline bool is_multi_output(const Node& node) {
 
 /// The graph value `arg` is, or null (a literal, a list, a subgraph).
 inline const ValueRef* ref_of(const Argument& arg) { return std::get_if<ValueRef>(&arg.value); }
+
+/// The integer an argument holds, when it is a known one.
+inline std::optional<int64_t> int_of(const Argument& arg) {
+  const auto* e = std::get_if<sym::ExprPtr>(&arg.value);
+  return e ? sym::as_int(*e) : std::nullopt;
+}
+
+/// A list of known integers (of `n` of them, when `n` is given).
+inline bool known_ints(const Argument& arg, std::optional<size_t> n = std::nullopt) {
+  const auto* list = std::get_if<std::vector<Argument>>(&arg.value);
+  return list != nullptr && (!n || list->size() == *n) &&
+         std::all_of(list->begin(), list->end(),
+                     [](const Argument& a) { return int_of(a).has_value(); });
+}
+
+/// A number argument (int or float) equal to 1: alpha and beta left as they are.
+inline bool is_one(const Argument& arg) {
+  if (const auto* d = std::get_if<double>(&arg.value)) return *d == 1.0;
+  return int_of(arg) == std::optional<int64_t>(1);
+}
 
 /// Laid out row-major, dims of size 1 aside (transpose(x, 0, 1) of a [1, T, K] x): a view
 /// may see it as any sizes of the same count.

@@ -14,6 +14,9 @@
 namespace xport::ir::passes {
 namespace {
 
+using detail::int_of;
+using detail::is_one;
+using detail::known_ints;
 using detail::ref_of;
 
 
@@ -36,23 +39,6 @@ struct KnownOps {
   const OpDef& fused_linear = find_op("xport::fused_linear");
   const OpDef& fused_pointwise = find_op("xport::fused_pointwise");
 };
-
-std::optional<int64_t> int_of(const Argument& arg) {
-  const auto* e = std::get_if<sym::ExprPtr>(&arg.value);
-  return e ? sym::as_int(*e) : std::nullopt;
-}
-
-// A list of `n` known integers.
-bool known_ints(const Argument& arg, size_t n) {
-  const auto* list = std::get_if<std::vector<Argument>>(&arg.value);
-  return list != nullptr && list->size() == n &&
-         std::all_of(list->begin(), list->end(), [](const Argument& a) { return int_of(a); });
-}
-
-bool is_one(const Argument& arg) {
-  if (const auto* d = std::get_if<double>(&arg.value)) return *d == 1.0;
-  return int_of(arg) == std::optional<int64_t>(1);
-}
 
 bool is_float(const Tensor& t) { return t.defined() && t.dtype() == DType::Float32; }
 

@@ -8,6 +8,9 @@
 namespace xport::ir::passes {
 namespace {
 
+using detail::int_of;
+using detail::is_one;
+using detail::known_ints;
 using detail::ref_of;
 
 struct QuantOps {
@@ -170,16 +173,6 @@ class QuantizedFuser {
     return n;
   }
 
-  static std::optional<int64_t> int_of(const Argument& arg) {
-    const auto* e = std::get_if<sym::ExprPtr>(&arg.value);
-    return e ? sym::as_int(*e) : std::nullopt;
-  }
-
-  static bool is_one(const Argument& arg) {
-    if (const auto* d = std::get_if<double>(&arg.value)) return *d == 1.0;
-    return int_of(arg) == std::optional<int64_t>(1);
-  }
-
   static bool swaps_two_dims(const Argument& dims) {
     const auto* list = std::get_if<std::vector<Argument>>(&dims.value);
     if (list == nullptr || list->size() != 2) return false;
@@ -301,12 +294,6 @@ class QuantizedFuser {
   static bool is_false(const Argument& arg) {
     const auto* b = std::get_if<bool>(&arg.value);
     return b != nullptr && !*b;
-  }
-
-  static bool known_ints(const Argument& arg) {
-    const auto* list = std::get_if<std::vector<Argument>>(&arg.value);
-    return list != nullptr && std::all_of(list->begin(), list->end(),
-                                          [](const Argument& a) { return int_of(a).has_value(); });
   }
 
   // aten::view(value, sizes), a call inserted before `before`.
