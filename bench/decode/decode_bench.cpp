@@ -2,7 +2,10 @@
 // of CACHE positions, exported once (new tokens dynamic from 1), run by runtime::Program.
 //
 //   xport_decode_bench WEIGHTS.safetensors [--cache N] [--runs K] [--warmup W] [--threads T]
-//                      [--profile 1]
+//                      [--profile 1] [--scheme fp32|int8-weight|int4-weight]
+//
+// With a weight-only scheme the exported program goes through xport::quant::prepare first (int4:
+// groups of 128 input features); its linear layers then run as xport::weight_only_linear.
 //
 // Loads Hugging Face GPT2LMHeadModel weights (strict), exports, fills the cache with a prompt of
 // CACHE - 1 tokens, then times one-token decode steps at the last position (each step writes it
@@ -54,11 +57,15 @@ double read_bandwidth_gbs(int threads) {
   return best;
 }
 
-int arg_int(int argc, char** argv, const std::string& flag, int fallback) {
+std::string arg_str(int argc, char** argv, const std::string& flag, const std::string& fallback) {
   for (int i = 1; i + 1 < argc; ++i) {
-    if (flag == argv[i]) return std::atoi(argv[i + 1]);
+    if (flag == argv[i]) return argv[i + 1];
   }
   return fallback;
+}
+
+int arg_int(int argc, char** argv, const std::string& flag, int fallback) {
+  return std::atoi(arg_str(argc, argv, flag, std::to_string(fallback)).c_str());
 }
 
 }  // namespace
@@ -91,9 +98,15 @@ int main(int argc, char** argv) {
     const Tensor prompt_positions = xport::arange(0, cache - 1, 1, xport::DType::Int64);
     xport::runtime::Options runtime_options;
     runtime_options.num_threads = threads;
-    const xport::runtime::Program program = xport::runtime::Program::from_exported(
-        xport::export_program(*model, step, {prompt_ids, prompt_positions}, options),
-        runtime_options);
+    xport::ExportedProgram exported =
+        xport::export_program(*model, step, {prompt_ids, prompt_positions}, options);
+    const std::string scheme = arg_str(argc, argv, "--scheme", "fp32");
+    if (scheme != "fp32") {
+      exported = xport::quant::prepare(
+          exported, {.scheme = xport::quant::scheme_from_string(scheme), .group_size = 128});
+    }
+    const xport::runtime::Program program =
+        xport::runtime::Program::from_exported(std::move(exported), runtime_options);
     program.run({prompt_ids, prompt_positions});  // prefill: positions 0 .. cache - 2
     const Tensor id = xport::from_vector<int64_t>({464}, {1, 1});
     const Tensor last = xport::from_vector<int64_t>({cache - 1}, {1});

@@ -158,6 +158,12 @@ class Graph {
   /// caller's choice). Throws InvalidInput otherwise. Added after calls exist, it is inserted
   /// after the last placeholder.
   Node* add_placeholder(const std::string& name, TensorSpec spec, NodeMeta meta = {});
+  /// Inserts an input before the input at `index` (the number of inputs: after the last).
+  Node* insert_placeholder(size_t index, const std::string& name, TensorSpec spec,
+                           NodeMeta meta = {});
+  /// Removes an input no node uses (a weight a pass replaced); whoever keeps a signature for
+  /// the graph's inputs updates it. InvalidInput while a node uses it.
+  void erase_placeholder(const Node* node);
   /// Appends a call of `op`; `outputs` from the op's meta function.
   Node* add_call(const OpDef& op, std::vector<Argument> args, std::vector<TensorSpec> outputs,
                  NodeMeta meta = {});
@@ -169,6 +175,9 @@ class Graph {
   /// after it shift by one. Nothing is checked until verify().
   Node* insert_call(size_t position, const OpDef& op, std::vector<Argument> args,
                     std::vector<TensorSpec> outputs, NodeMeta meta = {});
+  /// Replaces a call's arguments (one per schema argument, in schema order; checked by
+  /// verify()), or the output node's results: a pass that changes what one node reads.
+  void set_args(Node* node, std::vector<Argument> args);
   /// Sets the output node (once: verify() rejects a second one).
   Node* set_output(std::vector<Argument> results);
   /// Records that `node`'s results give unbacked symbols their values (a node that binds

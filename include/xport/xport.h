@@ -17,6 +17,7 @@
 #include "xport/library.h"
 #include "xport/op_registry.h"
 #include "xport/program.h"
+#include "xport/quant.h"
 #include "xport/result_type.h"
 #include "xport/runtime.h"
 #include "xport/safetensors.h"

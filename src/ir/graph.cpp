@@ -92,16 +92,36 @@ void Graph::check_new_name(const char* caller, const char* noun, const std::stri
 }
 
 Node* Graph::add_placeholder(const std::string& name, TensorSpec spec, NodeMeta meta) {
+  return insert_placeholder(placeholders().size(), name, std::move(spec), std::move(meta));
+}
+
+Node* Graph::insert_placeholder(size_t index, const std::string& name, TensorSpec spec,
+                                NodeMeta meta) {
   check_new_name("add_placeholder", "input", name);
+  size_t inputs = 0;
+  while (inputs < nodes_.size() && nodes_[inputs]->kind_ == NodeKind::Placeholder) ++inputs;
+  XPORT_CHECK(index <= inputs, InvalidInput, "Graph::insert_placeholder: index ", index,
+              " is past the ", inputs, " inputs");
   auto node = std::make_unique<Node>();
   node->kind_ = NodeKind::Placeholder;
   node->name_ = name;
   node->outputs_.push_back(std::move(spec));
   node->meta_ = std::move(meta);
   // Later generated names (`add` for aten::add) skip this one through names_.
-  size_t position = 0;
-  while (position < nodes_.size() && nodes_[position]->kind_ == NodeKind::Placeholder) ++position;
-  return insert_node(position, std::move(node));
+  return insert_node(index, std::move(node));
+}
+
+void Graph::erase_placeholder(const Node* node) {
+  XPORT_CHECK(node != nullptr && node->position_ < nodes_.size() &&
+                  nodes_[node->position_].get() == node &&
+                  node->kind_ == NodeKind::Placeholder,
+              InvalidInput, "Graph::erase_placeholder: the node is not an input of this graph");
+  XPORT_CHECK(users(node).empty(), InvalidInput, "Graph::erase_placeholder: %", node->name_,
+              " is still used");
+  const size_t position = node->position_;
+  names_.erase(node->name_);
+  nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(position));
+  for (size_t i = position; i < nodes_.size(); ++i) nodes_[i]->position_ = i;
 }
 
 Node* Graph::insert_call(size_t position, const OpDef& op, std::vector<Argument> args,
@@ -139,6 +159,12 @@ Node* Graph::set_output(std::vector<Argument> results) {
   node->name_ = unique_name("output");
   node->args_ = std::move(results);
   return insert_node(nodes_.size(), std::move(node));
+}
+
+void Graph::set_args(Node* node, std::vector<Argument> args) {
+  XPORT_CHECK(node != nullptr && node->kind_ != NodeKind::Placeholder, InvalidInput,
+              "Graph::set_args: takes a call or the output node");
+  node->args_ = std::move(args);
 }
 
 void Graph::set_unbacked_bindings(Node* node, std::vector<UnbackedBinding> bindings) {

@@ -88,6 +88,51 @@ void dequantize_per_channel(NodeLowering& n) {
                              {attr("axis", n.dim("axis", "input"))}));
 }
 
+// The group size of a per-channel-group op as PyTorch reads it (a group wider than the row,
+// with one scale per row, is the row).
+int64_t group_of(NodeLowering& n) {
+  const std::optional<int64_t> row = sym::as_int(n.sizes("input").back());
+  if (!row) n.refuse("the input's last dim must be static");
+  const std::vector<sym::ExprPtr> scales = n.sizes("scales");
+  const bool one_per_row = !scales.empty() && sym::as_int(scales.back()) == 1;
+  const int64_t group = n.integer("group_size");
+  return group > *row && one_per_row ? *row : group;
+}
+
+// A group-wise parameter as a [groups, 1] column of `dtype`, beside the input's [groups, group].
+std::string group_column(NodeLowering& n, const char* name, DType dtype) {
+  return n.g.add("Reshape", {n.tensor_as(name, dtype), n.g.ints({-1, 1})});
+}
+
+// quantize_per_channel_group as PyTorch computes it (x * (1 / scales) + zero_points, rounded
+// half to even, clipped): the same float32 operations in the same order, so exact.
+void quantize_per_channel_group(NodeLowering& n) {
+  GraphBuilder& g = n.g;
+  const std::string x = g.add("Reshape", {n.tensor_as("input", DType::Float32),
+                                          g.ints({-1, group_of(n)})});
+  const std::string inverse = g.add("Reciprocal", {group_column(n, "scales", DType::Float32)});
+  const std::string shifted = g.add("Add", {g.add("Mul", {x, inverse}),
+                                            group_column(n, "zero_points", DType::Float32)});
+  const std::string clipped =
+      g.add("Clip", {g.add("Round", {shifted}), g.scalar(DType::Float32, n.integer("quant_min")),
+                     g.scalar(DType::Float32, n.integer("quant_max"))});
+  const DType q = n.dtype("dtype").value();
+  n.set(g.add("Reshape", {g.cast(clipped, DType::Float32, q), g.add("Shape", {n.tensor("input")})}));
+}
+
+// dequantize_per_channel_group: (q - zero_points) * scales per group, exact in float32. ONNX
+// opset 17's DequantizeLinear has no blocks (opset 21's block_size), so it is arithmetic.
+void dequantize_per_channel_group(NodeLowering& n) {
+  GraphBuilder& g = n.g;
+  std::string q = g.add("Reshape", {n.tensor_as("input", DType::Float32),
+                                    g.ints({-1, group_of(n)})});
+  if (!n.is_none("zero_points")) {
+    q = g.add("Sub", {q, group_column(n, "zero_points", DType::Float32)});
+  }
+  const std::string y = g.add("Mul", {q, group_column(n, "scales", DType::Float32)});
+  set_dequantized(n, g.add("Reshape", {y, g.add("Shape", {n.tensor("input")})}));
+}
+
 // choose_qparams.tensor and its symmetric form, as PyTorch's determine_qparams computes them in
 // float32: the range [min(x, 0), max(x, 0)], its scale (at least eps), and the zero point.
 void choose_qparams(NodeLowering& n, bool symmetric) {
@@ -129,6 +174,8 @@ LoweringList quantize_lowerings() {
       {"quantized_decomposed::dequantize_per_tensor.tensor2", dequantize_per_tensor},
       {"quantized_decomposed::quantize_per_channel", quantize_per_channel},
       {"quantized_decomposed::dequantize_per_channel", dequantize_per_channel},
+      {"quantized_decomposed::quantize_per_channel_group", quantize_per_channel_group},
+      {"quantized_decomposed::dequantize_per_channel_group", dequantize_per_channel_group},
       {"quantized_decomposed::choose_qparams.tensor",
        [](NodeLowering& n) { choose_qparams(n, false); }},
       {"quantized_decomposed::choose_qparams_symmetric.tensor",

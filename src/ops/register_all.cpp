@@ -21,6 +21,7 @@ void register_all_ops() {
   register_fft_ops();
   register_quantized_decomposed_ops();
   register_quantized_ops();
+  register_weight_only_ops();
   register_out_overloads();
 }
 

@@ -23,6 +23,7 @@ void register_quantized_decomposed_ops();
 /// xport::quantized_linear and quantized_conv2d, which the quantized fusion writes; after the
 /// ops they replace.
 void register_quantized_ops();
+void register_weight_only_ops();
 /// out= overloads of the ops above (atan2.out).
 void register_out_overloads();
 /// The ops the shared fusion pass writes (xport::fused_conv2d, ...); after the ops they fuse.

@@ -293,6 +293,10 @@ std::string PreparedStats::str() const {
     part() << f.quantized.linears << " matrix products on int8 weights (PT2E's quantized "
            << "layers)";
   }
+  if (f.quantized.weight_only > 0) {
+    part() << f.quantized.weight_only << " matrix products of float inputs by integer weights "
+           << "(weight-only quantization)";
+  }
   if (f.linears > 0) {
     part() << f.linears << " matrix products on packed weights (" << f.activations
            << " activations in their epilogues)";

@@ -36,6 +36,8 @@ def define_fused_ops():
                "Tensor weight, Tensor weight_scales, Tensor? bias, SymInt[] stride, "
                "SymInt[] padding, SymInt[] dilation, SymInt groups, bool relu, "
                "float output_scale, int output_zero_point, ScalarType output_dtype) -> Tensor")
+    lib.define("weight_only_linear(Tensor input, Tensor weight, int bits, Tensor scales, "
+               "Tensor? zero_points, int group_size, Tensor? bias=None) -> Tensor")
 
     def fused_conv2d(input, weight, bias, stride, padding, dilation, transposed,
                      output_padding, groups, residual=None, relu=False):
@@ -98,6 +100,23 @@ def define_fused_ops():
         return torch.ops.quantized_decomposed.quantize_per_tensor(
             y, output_scale, output_zero_point, *bounds, output_dtype)
 
+    def weight_only_linear(input, weight, bits, scales, zero_points, group_size, bias=None):
+        # int8 [N, K], or int4 packed two to a byte in runs of 128 values: 16 little-endian
+        # 32-bit words, nibble p of word i holding value 16p + i, plus 8.
+        if bits == 4 and (group_size % 16 != 0 or weight.shape[1] % 64 != 0):
+            raise RuntimeError("int4 groups must be a multiple of 16 wide, K of 128")
+        q = weight.to(torch.int32)
+        if bits == 4:
+            b = q.view(q.shape[0], -1, 16, 4)  # [n, runs, word i, byte]
+            nibbles = torch.stack([b & 15, b >> 4], dim=4)  # [n, runs, i, byte, half]
+            q = nibbles.permute(0, 1, 3, 4, 2).reshape(q.shape[0], -1) - 8
+        n, k = q.shape
+        grouped = q.view(n, k // group_size, group_size).to(torch.float32)
+        if zero_points is not None:
+            grouped = grouped - zero_points.reshape(n, -1, 1)
+        w = (grouped * scales.reshape(n, -1, 1)).reshape(n, k)
+        return torch.nn.functional.linear(input, w, bias)
+
     lib.impl("fused_conv2d", fused_conv2d, "CPU")
     lib.impl("fused_conv2d_", fused_conv2d_, "CPU")
     lib.impl("fused_linear", fused_linear, "CPU")
@@ -106,4 +125,5 @@ def define_fused_ops():
     lib.impl("quantized_conv2d", quantized_conv2d, "CPU")
     lib.impl("quantized_conv2d.tensor", quantized_conv2d, "CPU")
     lib.impl("requantized_conv2d", requantized_conv2d, "CPU")
+    lib.impl("weight_only_linear", weight_only_linear, "CPU")
     return lib

@@ -22,6 +22,7 @@ declare -A allowed=(
   [runtime]="core tensor kernels ops text ir ir/passes program serde"
   [nn]="core tensor kernels ops"
   [capture]="core tensor kernels ops ir program nn"
+  [quant]="core tensor kernels ops ir program"
   # aot decomposes PyTorch's composite ops (aten::linear, ...) by re-tracing: capture's
   # ExportedProgram::run_decompositions, as ONNX export does
   [aot]="core tensor kernels ops ir ir/passes program serde runtime capture"

@@ -4,6 +4,8 @@
 #include <optional>
 
 #include "ir/ir_util.h"
+#include "kernels/cpu/weight_only_linear.h"
+#include "tensor/file_mapping.h"
 
 namespace xport::ir::passes {
 namespace {
@@ -24,6 +26,9 @@ struct QuantOps {
   const OpDef& dequantize = find_op("quantized_decomposed::dequantize_per_tensor");
   const OpDef& dequantize_tensor = find_op("quantized_decomposed::dequantize_per_tensor.tensor");
   const OpDef& dequantize_channel = find_op("quantized_decomposed::dequantize_per_channel");
+  const OpDef& dequantize_group =
+      find_op("quantized_decomposed::dequantize_per_channel_group");
+  const OpDef& weight_only_linear = find_op("xport::weight_only_linear");
   const OpDef& quantized_linear = find_op("xport::quantized_linear");
   const OpDef& quantized_linear_tensor = find_op("xport::quantized_linear.tensor");
   const OpDef& conv2d = find_op("aten::conv2d");
@@ -68,15 +73,17 @@ class QuantizedFuser {
     }
     QuantizedFusionStats stats;
     for (const Node* node : calls) {
-      if (node->op() == &ops_.linear) stats.linears += fuse(match_linear(*node)) ? 1 : 0;
+      if (node->op() == &ops_.linear) count(fuse(match_linear(*node)), stats);
       if (node->op() == &ops_.addmm || node->op() == &ops_.mm) {
-        stats.linears += fuse(match_matmul(*node)) ? 1 : 0;
+        count(fuse(match_matmul(*node)), stats);
       }
       if (node->op() == &ops_.conv2d || node->op() == &ops_.convolution) {
         stats.convolutions += fuse_convolution(*node, stats) ? 1 : 0;
       }
     }
-    if (stats.linears + stats.convolutions > 0) g_.graph.eliminate_dead_code();
+    if (stats.linears + stats.convolutions + stats.weight_only > 0) {
+      g_.graph.eliminate_dead_code();
+    }
     return stats;
   }
 
@@ -104,8 +111,9 @@ class QuantizedFuser {
   // What a quantized linear layer is made of, in either spelling.
   struct Layer {
     const Node* anchor = nullptr;  // the call the fused one replaces
-    const Node* dx = nullptr;      // dequantize of the input
-    const Node* dw = nullptr;      // dequantize_per_channel of the weights
+    const Node* dx = nullptr;      // dequantize of the input; null: a float input (weight-only)
+    Argument input = {};           // that float input
+    const Node* dw = nullptr;      // dequantize_per_channel(_group) of the weights
     Argument bias = {};            // None or a float32 constant [N]
     // The input's [M, K] sizes where it is seen as a matrix (a view); empty when it is one.
     std::vector<sym::ExprPtr> matrix = {};
@@ -120,10 +128,12 @@ class QuantizedFuser {
   std::optional<Layer> match_linear(const Node& linear) const {
     Layer l{.anchor = &linear,
             .dx = dequantized_input(linear.arg("input")),
-            .dw = call_of(linear.arg("weight"), ops_.dequantize_channel),
+            .input = linear.arg("input"),
+            .dw = dequantized_weights(linear.arg("weight")),
             .bias = linear.arg("bias"),
             .result = linear.outputs()[0].sizes};
-    if (l.dx == nullptr || l.dw == nullptr) return std::nullopt;
+    if (l.dw == nullptr) return std::nullopt;
+    if (l.dx == nullptr) return l;  // weight-only: the input as it is
     const std::vector<sym::ExprPtr>& x = l.dx->outputs()[0].sizes;
     if (x.size() > 2) {
       sym::ExprPtr rows = x[0];
@@ -140,18 +150,19 @@ class QuantizedFuser {
     if (addmm && (!is_one(node.arg("beta")) || !is_one(node.arg("alpha")))) return std::nullopt;
     const Node* transposed = transposed_matrix(node.arg("mat2"));
     if (transposed == nullptr) return std::nullopt;
+    const Argument& mat1 = node.arg(addmm ? "mat1" : "self");
     Layer l{.anchor = &node,
-            .dw = call_of(transposed->arg("self"), ops_.dequantize_channel),
+            .input = mat1,
+            .dw = dequantized_weights(transposed->arg("self")),
             .bias = addmm ? node.arg("self") : Argument(),
             .result = node.outputs()[0].sizes};
-    const Argument& mat1 = node.arg(addmm ? "mat1" : "self");
     l.dx = dequantized_input(mat1);
     if (l.dx == nullptr) {
       const Node* view = call_of(mat1, ops_.view);
       l.dx = view != nullptr ? dequantized_input(view->arg("self")) : nullptr;
       if (l.dx != nullptr) l.matrix = view->outputs()[0].sizes;
     }
-    if (l.dx == nullptr || l.dw == nullptr) return std::nullopt;
+    if (l.dw == nullptr) return std::nullopt;
     if (addmm) {  // a bias of [N] (a [1, N] or [M, N] one is left alone)
       const Tensor bias = g_.constant(l.bias);
       if (!bias.defined() || bias.dim() != 1) return std::nullopt;
@@ -180,9 +191,95 @@ class QuantizedFuser {
            int_of((*list)[1]) == std::optional<int64_t>(0);
   }
 
-  bool fuse(const std::optional<Layer>& match) {
-    if (!match) return false;
-    const Layer& l = *match;
+  const Node* dequantized_weights(const Argument& arg) const {
+    return call_of(arg, ops_.dequantize_channel, &ops_.dequantize_group);
+  }
+
+  enum class Fused { None, Integer, WeightOnly };
+
+  static void count(Fused f, QuantizedFusionStats& stats) {
+    if (f == Fused::Integer) ++stats.linears;
+    if (f == Fused::WeightOnly) ++stats.weight_only;
+  }
+
+  Fused fuse(const std::optional<Layer>& match) {
+    if (!match) return Fused::None;
+    if (match->dx == nullptr) return fuse_weight_only(*match) ? Fused::WeightOnly : Fused::None;
+    return fuse_integer(*match) ? Fused::Integer : Fused::None;
+  }
+
+  // Weight-only: a float32 input by int8 weights per channel (any zero points), or by int4 ones
+  // in groups of a multiple of 16 with K a multiple of 128 (packed two to a byte), written as
+// xport::weight_only_linear.
+  // Other int8 groupings run as int8 with groups.
+  bool fuse_weight_only(const Layer& l) {
+    const Node& dw = *l.dw;
+    const ValueRef* x = ref_of(l.input);
+    if (x == nullptr || x->node->outputs()[x->index].dtype != DType::Float32 ||
+        !to_float32(dw) || l.anchor->outputs()[0].dtype != DType::Float32) {
+      return false;
+    }
+    const Tensor w = g_.constant(dw.arg("input"));
+    const Tensor scales = g_.constant(dw.arg("scales"));
+    const bool has_zeros = !dw.arg("zero_points").is_none();
+    const Tensor zeros = has_zeros ? g_.constant(dw.arg("zero_points")) : Tensor();
+    if (!w.defined() || w.dtype() != DType::Int8 || w.dim() != 2 || !scales.defined() ||
+        !is_floating(scales.dtype()) || (has_zeros && !zeros.defined())) {
+      return false;
+    }
+    const int64_t n = w.int_size(0), k = w.int_size(1);
+    int64_t group = k;
+    if (dw.op() == &ops_.dequantize_group) {
+      const std::optional<int64_t> g = int_of(dw.arg("group_size"));
+      if (!g) return false;
+      const bool one_per_row = scales.dim() > 0 && scales.int_sizes().back() == 1;
+      group = *g > k && one_per_row ? k : *g;
+      if (group <= 0 || k % group != 0) return false;
+    } else {
+      const std::optional<int64_t> axis = int_of(dw.arg("axis"));
+      if (axis != std::optional<int64_t>(0) && axis != std::optional<int64_t>(-2)) return false;
+    }
+    if (scales.int_numel() != n * (k / group)) return false;
+    const bool has_bias = !l.bias.is_none();
+    const Tensor bias = has_bias ? g_.constant(l.bias) : Tensor();
+    if (has_bias && (!bias.defined() || bias.dtype() != DType::Float32 || bias.dim() != 1)) {
+      return false;
+    }
+    const std::optional<int64_t> qmin = int_of(dw.arg("quant_min"));
+    const std::optional<int64_t> qmax = int_of(dw.arg("quant_max"));
+    const bool int4 = qmin && qmax && *qmin >= -8 && *qmax <= 7 && k % 128 == 0 &&
+                      group % 16 == 0;
+    Tensor packed = w;
+    if (int4) {
+      // Values outside [-8, 7] would not pack (the dequantize does not clamp): int8 then.
+      const Tensor v = w.contiguous();
+      const int8_t* d = v.data<int8_t>();
+      bool in_range = true;
+      for (int64_t i = 0; in_range && i < v.int_numel(); ++i) in_range = d[i] >= -8 && d[i] <= 7;
+      if (in_range) {
+        packed = kernels::cpu::pack_int4(v);
+        xport::detail::release_file_pages(w);
+      }
+    }
+    const int64_t bits = packed.dtype() == DType::UInt8 ? 4 : 8;
+    const ValueRef weight = g_.add_constant("weight_only_weight", packed);
+    const ValueRef scale = g_.add_constant(
+        "weight_only_scales", scales.to(DType::Float32).contiguous().reshape({n, k / group}));
+    Argument zero_points;
+    if (has_zeros && !all_zero(zeros)) {
+      zero_points = g_.add_constant(
+          "weight_only_zero_points", zeros.to(DType::Float32).contiguous().reshape({n, k / group}));
+    }
+    Node* fused = g_.graph.insert_call(
+        l.anchor->position(), ops_.weight_only_linear,
+        {l.input, weight, bits, scale, zero_points, group, l.bias},
+        {TensorSpec::contiguous(DType::Float32, l.result)}, l.anchor->meta());
+    g_.graph.replace_all_uses(l.anchor->out(0), fused->out(0));
+    return true;
+  }
+
+  bool fuse_integer(const Layer& l) {
+    if (l.dw->op() != &ops_.dequantize_channel) return false;
     if (!to_float32(*l.dx) || !integer_weights(*l.dw) ||
         l.anchor->outputs()[0].dtype != DType::Float32) {
       return false;

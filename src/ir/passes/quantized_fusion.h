@@ -13,6 +13,10 @@
 // w_scales, bias) in its place, which multiplies the integers (an input of more dims is viewed
 // as a matrix and the result viewed back). The quantize after it stays as it is. Dequantize
 // calls nothing else reads go with the linear.
+// A linear layer (linear, or addmm / mm over the weights transposed) of a float32 input and
+// dequantize_per_channel (int8, axis 0) or dequantize_per_channel_group weights (weight-only
+// quantization) becomes xport::weight_only_linear: int4 values (quant range within [-8, 7],
+// groups a multiple of 16, K of 128) packed two to a byte, int8 ones as they are.
 
 #include "ir/passes/constant_graph.h"
 
@@ -22,6 +26,7 @@ struct QuantizedFusionStats {
   int linears = 0;       ///< xport::quantized_linear calls written
   int convolutions = 0;  ///< xport::quantized_conv2d and requantized_conv2d calls written
   int requantized = 0;   ///< of which requantized_conv2d (the quantize after it absorbed)
+  int weight_only = 0;   ///< xport::weight_only_linear calls written (float inputs)
 };
 
 /// Rewrites `g` in place.

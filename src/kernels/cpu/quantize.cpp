@@ -161,10 +161,14 @@ void dequantize_per_tensor_out(const Tensor& input, double scale, int64_t zero_p
   });
 }
 
-void quantize_per_channel_out(const Tensor& input, const Tensor& scales,
-                              const Tensor& zero_points, int64_t axis, int64_t quant_min,
-                              int64_t quant_max, const Tensor& out) {
-  const ChannelSplit s = split_at(input, axis);
+namespace {
+
+// Affine quantization of rows: row r of `s.outer * s.channels` (`s.inner` contiguous values)
+// takes the parameters of channel r % s.channels. Per channel rounds, then adds the zero point;
+// per group (PyTorch's quantize_per_channel_group) adds it before rounding.
+void quantize_rows(const Tensor& input, const Tensor& scales, const Tensor& zero_points,
+                   const ChannelSplit& s, bool add_before_round, int64_t quant_min,
+                   int64_t quant_max, const Tensor& out) {
   const Tensor x = contiguous_as(input, DType::Float32);
   const Tensor zps = contiguous_as(zero_points, DType::Int64);
   const float* xd = x.data<float>();
@@ -186,9 +190,10 @@ void quantize_per_channel_out(const Tensor& input, const Tensor& scales,
             const float* xr = xd + row * s.inner;
             Q* qr = q + row * s.inner;
             for (int64_t i = 0; i < s.inner; ++i) {
-              const T v =
-                  clamp_keeping_nan(std::nearbyint(static_cast<T>(xr[i]) * inv[c]) + zp, lo, hi);
-              qr[i] = static_cast<Q>(to_int32_as_x86(v));
+              const T scaled = static_cast<T>(xr[i]) * inv[c];
+              const T v = add_before_round ? std::nearbyint(scaled + zp)
+                                           : std::nearbyint(scaled) + zp;
+              qr[i] = static_cast<Q>(to_int32_as_x86(clamp_keeping_nan(v, lo, hi)));
             }
           }
         });
@@ -197,9 +202,10 @@ void quantize_per_channel_out(const Tensor& input, const Tensor& scales,
   });
 }
 
-void dequantize_per_channel_out(const Tensor& input, const Tensor& scales,
-                                const Tensor& zero_points, int64_t axis, const Tensor& out) {
-  const ChannelSplit s = split_at(input, axis);
+// (q - zero_point) * scale, row by row as quantize_rows reads them, computed in the scales'
+// dtype (zero_points undefined: no subtraction), then converted to out's dtype.
+void dequantize_rows(const Tensor& input, const Tensor& scales, const Tensor& zero_points,
+                     const ChannelSplit& s, const Tensor& out) {
   const Tensor q = contiguous_as(input, DType::Int64);
   const int64_t* qd = q.data<int64_t>();
   std::vector<int64_t> zp(static_cast<size_t>(s.channels), 0);
@@ -208,7 +214,7 @@ void dequantize_per_channel_out(const Tensor& input, const Tensor& scales,
     std::copy_n(zps.data<int64_t>(), s.channels, zp.begin());
   }
   visit_floating(scales.dtype(), [&](auto zero) {
-    using T = decltype(zero);  // (q - zero_points) * scales is computed in the scales' dtype
+    using T = decltype(zero);
     const Tensor sc = contiguous_as(scales, dtype_v<T>);
     const T* sd = sc.data<T>();
     write_as<T>(out, [&](T* y) {
@@ -221,6 +227,38 @@ void dequantize_per_channel_out(const Tensor& input, const Tensor& scales,
       });
     });
   });
+}
+
+// Groups of `group_size` consecutive values, one scale (and zero point) each.
+ChannelSplit groups_of(const Tensor& input, int64_t group_size) {
+  return {.outer = 1, .channels = input.int_numel() / group_size, .inner = group_size};
+}
+
+}  // namespace
+
+void quantize_per_channel_out(const Tensor& input, const Tensor& scales,
+                              const Tensor& zero_points, int64_t axis, int64_t quant_min,
+                              int64_t quant_max, const Tensor& out) {
+  quantize_rows(input, scales, zero_points, split_at(input, axis), false, quant_min, quant_max,
+                out);
+}
+
+void dequantize_per_channel_out(const Tensor& input, const Tensor& scales,
+                                const Tensor& zero_points, int64_t axis, const Tensor& out) {
+  dequantize_rows(input, scales, zero_points, split_at(input, axis), out);
+}
+
+void quantize_per_channel_group_out(const Tensor& input, const Tensor& scales,
+                                    const Tensor& zero_points, int64_t group_size,
+                                    int64_t quant_min, int64_t quant_max, const Tensor& out) {
+  quantize_rows(input, scales, zero_points, groups_of(input, group_size), true, quant_min,
+                quant_max, out);
+}
+
+void dequantize_per_channel_group_out(const Tensor& input, const Tensor& scales,
+                                      const Tensor& zero_points, int64_t group_size,
+                                      const Tensor& out) {
+  dequantize_rows(input, scales, zero_points, groups_of(input, group_size), out);
 }
 
 IntegerWeights integer_weights(Tensor weight, const Tensor& scales, Tensor bias, int64_t rank,

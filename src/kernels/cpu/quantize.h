@@ -35,6 +35,19 @@ void quantize_per_channel_out(const Tensor& input, const Tensor& scales,
 void dequantize_per_channel_out(const Tensor& input, const Tensor& scales,
                                 const Tensor& zero_points, int64_t axis, const Tensor& out);
 
+/// Per group of `group_size` consecutive values (PyTorch's quantize_per_channel_group: a 2-d
+/// input whose last dim the group divides, one scale and zero point per group, in order):
+/// clamp(round(input * (1 / scales) + zero_points)), the zero point added before rounding.
+void quantize_per_channel_group_out(const Tensor& input, const Tensor& scales,
+                                    const Tensor& zero_points, int64_t group_size,
+                                    int64_t quant_min, int64_t quant_max, const Tensor& out);
+
+/// Per group: (input - zero_points) * scales in the scales' dtype (zero_points undefined: no
+/// subtraction), then converted to out's dtype.
+void dequantize_per_channel_group_out(const Tensor& input, const Tensor& scales,
+                                      const Tensor& zero_points, int64_t group_size,
+                                      const Tensor& out);
+
 /// The scale (float64, [1]) and zero point (int64, [1]) of input's range [min(x, 0), max(x, 0)]:
 /// affine, or symmetric about zero (then the zero point is 128 for uint8, 0 otherwise). `eps`
 /// bounds the scale from below. Refuses an empty input, as aminmax does.

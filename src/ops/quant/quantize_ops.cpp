@@ -131,6 +131,54 @@ std::vector<TensorMeta> dequantize_per_channel_meta(const OpArgs& args) {
   return {contiguous_meta(input.sizes(), dequantized_dtype(args))};
 }
 
+// Groups of group_size values along a 2-d input's last dim, one scale (and zero point) each:
+// returns the group size as PyTorch reads it (a group wider than the row, with one scale per
+// row, is the row).
+int64_t check_group_params(const OpArgs& args) {
+  const Tensor& input = args.tensor("input");
+  int64_t group = args.integer("group_size");
+  XPORT_CHECK(input.dim() == 2, InvalidInput, args.name(), ": takes a 2-d input (a linear "
+              "layer's weight), got ", Value(input).str());
+  XPORT_CHECK(group > 1, InvalidInput, args.name(), ": group_size must be more than 1, got ",
+              group);
+  const Tensor& scales = args.tensor("scales");
+  const int64_t row = input.int_size(1);
+  if (group > row && scales.dim() > 0 && scales.int_size(scales.dim() - 1) == 1) group = row;
+  XPORT_CHECK(row % group == 0, InvalidInput, args.name(), ": group_size ", group,
+              " must divide the input's last dim, ", row);
+  const int64_t groups = input.int_size(0) * (row / group);
+  XPORT_CHECK(scales.int_numel() == groups && is_floating(scales.dtype()), InvalidInput,
+              args.name(), ": scales must be floating with one value per group (", groups,
+              " for ", Value(input).str(), " in groups of ", group, "), got ",
+              Value(scales).str());
+  const Tensor zero_points = args.optional_tensor("zero_points");
+  if (zero_points.defined()) {
+    XPORT_CHECK(zero_points.int_numel() == groups && is_integral(zero_points.dtype(), false),
+                InvalidInput, args.name(), ": zero_points must be integers, one per group like "
+                "scales, got ", Value(zero_points).str());
+  }
+  check_bounds(args);
+  return group;
+}
+
+std::vector<TensorMeta> quantize_per_channel_group_meta(const OpArgs& args) {
+  check_float_input(args);
+  check_group_params(args);
+  return {contiguous_meta(args.tensor("input").sizes(), args.dtype("dtype"))};
+}
+
+std::vector<TensorMeta> dequantize_per_channel_group_meta(const OpArgs& args) {
+  check_group_params(args);
+  const Tensor& input = args.tensor("input");
+  XPORT_CHECK(input.dtype() == args.dtype("dtype"), InvalidInput, args.name(),
+              ": expects an input of dtype ", dtype_name(args.dtype("dtype")), ", got ",
+              dtype_name(input.dtype()));
+  const DType out = args.dtype("output_dtype");
+  XPORT_CHECK(is_floating(out), InvalidInput, args.name(), ": output_dtype must be a floating "
+              "dtype, got ", dtype_name(out));
+  return {contiguous_meta(input.sizes(), out)};
+}
+
 std::vector<TensorMeta> choose_qparams_meta(const OpArgs& args) {
   check_float_input(args);
   quantized_bounds(args, args.dtype("dtype"));
@@ -213,6 +261,37 @@ void dequantize_per_channel_out(const Tensor& input, const Tensor& scales,
                                            channel_axis(input, axis), out);
 }
 
+namespace {
+
+// The group size as PyTorch reads it: a group wider than the row, with one scale per row, is
+// the row (the meta function checked the rest).
+int64_t effective_group(const Tensor& input, const Tensor& scales, int64_t group_size) {
+  const int64_t row = input.int_size(1);
+  const bool one_per_row = scales.dim() > 0 && scales.int_size(scales.dim() - 1) == 1;
+  return group_size > row && one_per_row ? row : group_size;
+}
+
+}  // namespace
+
+void quantize_per_channel_group_out(const Tensor& input, const Tensor& scales,
+                                    const Tensor& zero_points, int64_t quant_min,
+                                    int64_t quant_max, DType /*dtype*/, int64_t group_size,
+                                    const Tensor& out) {
+  kernels::cpu::quantize_per_channel_group_out(input, scales, zero_points,
+                                               effective_group(input, scales, group_size),
+                                               quant_min, quant_max, out);
+}
+
+void dequantize_per_channel_group_out(const Tensor& input, const Tensor& scales,
+                                      const std::optional<Tensor>& zero_points,
+                                      int64_t /*quant_min*/, int64_t /*quant_max*/,
+                                      DType /*dtype*/, int64_t group_size,
+                                      DType /*output_dtype*/, const Tensor& out) {
+  kernels::cpu::dequantize_per_channel_group_out(input, scales, zero_points.value_or(Tensor()),
+                                                 effective_group(input, scales, group_size),
+                                                 out);
+}
+
 void choose_qparams_tensor_out(const Tensor& input, int64_t quant_min, int64_t quant_max,
                                double eps, DType dtype, const Tensor& scale,
                                const Tensor& zero_point) {
@@ -288,6 +367,24 @@ void register_quantized_decomposed_ops() {
                 "ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor",
       .meta = dequantize_per_channel_meta,
       .kernel = XPORT_OP_KERNEL(dequantize_per_channel_out),
+      .core = true,
+  });
+  // Group-wise (int4 weights kept one value per int8, as PyTorch's 8da4w and weight-only int4
+  // flows write them).
+  register_op({
+      .schema = "quantized_decomposed::quantize_per_channel_group(Tensor input, Tensor scales, "
+                "Tensor zero_points, int quant_min, int quant_max, ScalarType dtype, "
+                "int group_size) -> Tensor",
+      .meta = quantize_per_channel_group_meta,
+      .kernel = XPORT_OP_KERNEL(quantize_per_channel_group_out),
+      .core = true,
+  });
+  register_op({
+      .schema = "quantized_decomposed::dequantize_per_channel_group(Tensor input, "
+                "Tensor scales, Tensor? zero_points, int quant_min, int quant_max, "
+                "ScalarType dtype, int group_size, ScalarType output_dtype) -> Tensor",
+      .meta = dequantize_per_channel_group_meta,
+      .kernel = XPORT_OP_KERNEL(dequantize_per_channel_group_out),
       .core = true,
   });
   register_op({

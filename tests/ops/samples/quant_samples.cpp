@@ -187,6 +187,49 @@ void per_channel_samples(Rows& rows) {
                   }});
 }
 
+void per_channel_group_samples(Rows& rows) {
+  // quantize_per_channel_group(input, scales, zero_points, quant_min, quant_max, dtype,
+  //                            group_size): int4 values in int8, the zero point added before
+  //                            rounding
+  const std::string q = op("quantize_per_channel_group");
+  rows.push_back({q, "int4 in groups of 4", [](Gen& g) {
+                    return Args{g.randn({3, 8}) * 2.0, g.uniform({3, 2}, 0.1, 0.4),
+                                g.ints({3, 2}, -8, 7, DType::Int32), I{-8}, I{7}, DType::Int8,
+                                I{4}};
+                  }});
+  rows.push_back({q, "ties after the zero point", [](Gen&) {
+                    return Args{from_vector<float>({0.25f, 0.75f, -0.25f, -1.25f}, {1, 4}),
+                                floats({0.5f}), longs({3}), I{-8}, I{7}, DType::Int8, I{4}};
+                  }});
+  rows.push_back({q, "a group wider than the row is the row", [](Gen& g) {
+                    return Args{g.randn({2, 6}), g.uniform({2, 1}, 0.1, 0.2),
+                                longs({0, 1}), I{-8}, I{7}, DType::Int8, I{128}};
+                  }});
+  rows.push_back({q, "a group that does not divide the row refused",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 6}), g.uniform({4}, 0.1, 0.2), longs({0, 0, 0, 0}),
+                                I{-8}, I{7}, DType::Int8, I{4}};
+                  },
+                  -1, -1, true});
+  // dequantize_per_channel_group(input, scales, zero_points?, quant_min, quant_max, dtype,
+  //                              group_size, output_dtype)
+  const std::string d = op("dequantize_per_channel_group");
+  rows.push_back({d, "int4 with zero points", [](Gen& g) {
+                    return Args{g.ints({4, 8}, -8, 7, DType::Int8), g.uniform({4, 2}, 0.01, 0.1),
+                                g.ints({4, 2}, -8, 7, DType::Int32), I{-8}, I{7}, DType::Int8,
+                                I{4}, DType::Float32};
+                  }});
+  rows.push_back({d, "no zero points, flat scales", [](Gen& g) {
+                    return Args{g.ints({2, 6}, -8, 7, DType::Int8), g.uniform({6}, 0.01, 0.1),
+                                Value(), I{-8}, I{7}, DType::Int8, I{2}, DType::Float32};
+                  }});
+  rows.push_back({d, "to bf16", [](Gen& g) {
+                    return Args{g.ints({2, 4}, -128, 127, DType::Int8),
+                                g.uniform({2, 2}, 0.01, 0.1), Value(), I{-128}, I{127},
+                                DType::Int8, I{2}, DType::BFloat16};
+                  }});
+}
+
 void choose_qparams_samples(Rows& rows) {
   // choose_qparams.tensor(input, quant_min, quant_max, eps, dtype) -> (scale, zero_point)
   for (const char* name : {"choose_qparams.tensor", "choose_qparams_symmetric.tensor"}) {
@@ -221,6 +264,44 @@ void choose_qparams_samples(Rows& rows) {
                     },
                     -1, -1, true});
   }
+}
+
+// xport::weight_only_linear: integer weights, float activations (int8 per channel, packed int4
+// per group).
+void weight_only_linear_samples(Rows& rows) {
+  // weight_only_linear(input, weight, bits, scales, zero_points?, group_size, bias=None)
+  const std::string w = "xport::weight_only_linear";
+  rows.push_back({w, "int8 per channel, bias, one row",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 40}), g.ints({9, 40}, -128, 127, DType::Int8), I{8},
+                                g.uniform({9, 1}, 0.001, 0.01), Value(), I{40}, g.randn({9})};
+                  },
+                  1e-5, 1e-5});
+  rows.push_back({w, "int8 with zero points in groups, 3-d input",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 3, 64}), g.ints({6, 64}, -128, 127, DType::Int8),
+                                I{8}, g.uniform({6, 2}, 0.001, 0.01),
+                                g.ints({6, 2}, -4, 4, DType::Float32), I{32}, Value()};
+                  },
+                  1e-5, 1e-5});
+  rows.push_back({w, "packed int4 in groups of 32, many rows",
+                  [](Gen& g) {
+                    return Args{g.randn({7, 256}), g.ints({5, 128}, 0, 255, DType::UInt8), I{4},
+                                g.uniform({5, 8}, 0.01, 0.1),
+                                g.ints({5, 8}, -8, 7, DType::Float32), I{32}, g.randn({5})};
+                  },
+                  1e-5, 1e-5});
+  rows.push_back({w, "packed int4, one group of 16 then a run of 128", [](Gen& g) {
+                    return Args{g.randn({2, 128}), g.ints({3, 64}, 0, 255, DType::UInt8), I{4},
+                                g.uniform({3, 8}, 0.01, 0.1), Value(), I{16}, Value()};
+                  },
+                  1e-5, 1e-5});
+  rows.push_back({w, "int4 group not a multiple of 16 refused",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 128}), g.ints({5, 64}, 0, 255, DType::UInt8), I{4},
+                                g.uniform({5, 16}, 0.01, 0.1), Value(), I{8}, Value()};
+                  },
+                  -1, -1, true});
 }
 
 // xport::quantized_linear: what the quantized fusion writes for PT2E's linear layers.
@@ -333,7 +414,9 @@ Rows quant_samples() {
   quantize_per_tensor_samples(rows);
   dequantize_per_tensor_samples(rows);
   per_channel_samples(rows);
+  per_channel_group_samples(rows);
   choose_qparams_samples(rows);
+  weight_only_linear_samples(rows);
   quantized_linear_samples(rows);
   quantized_conv2d_samples(rows);
   return rows;

@@ -1,0 +1,249 @@
+// One weight row at a time, against every x row while it is in L1, with four accumulators;
+// threads take contiguous runs of weight rows, so each reads its part of the weights once, front
+// to back, as one stream (which the prefetchers serve at full speed; several interleaved rows
+// read at a third of it).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/cpu/weight_only_linear.cpp"
+// foreach_target.h must come first: it re-includes this file once per SIMD target.
+// clang-format off
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+// clang-format on
+
+#include <algorithm>
+#include <vector>
+
+#include "kernels/cpu/cpu_isa.h"
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/weight_only_linear.h"
+
+#ifndef XPORT_KERNELS_CPU_WEIGHT_ONLY_ARGS
+#define XPORT_KERNELS_CPU_WEIGHT_ONLY_ARGS
+namespace xport::kernels::cpu::weight_only_detail {
+constexpr int64_t kPlaneWidth = 16;  // int4 values one shift and mask give: 16 32-bit words
+constexpr int64_t kPlanes = 8;       // nibbles per word
+constexpr int64_t kRun = kPlaneWidth * kPlanes;  // int4 values per packed run (64 bytes)
+constexpr int64_t kPrefetchBytes = 4096;  // how far ahead of the multiply-adds weights are fetched
+struct Args {
+  const float* x;       // [rows, k]
+  int64_t rows, k, n;
+  const uint8_t* w;     // int8 [n, k] or packed int4 [n, k / 2]
+  int64_t bits;
+  const float* scales;  // [n, groups]
+  const float* zeros;   // [n, groups] or null
+  int64_t groups, group;
+  const float* x_sums;  // [rows, groups]: each group's sum of x (the zero points' term)
+  const float* bias;    // [n] or null
+  float* out;           // [rows, n]
+};
+}  // namespace xport::kernels::cpu::weight_only_detail
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace xport::kernels::cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+using weight_only_detail::Args;
+using weight_only_detail::kPlanes;
+using weight_only_detail::kPlaneWidth;
+using weight_only_detail::kPrefetchBytes;
+
+// int8 weights: sum over [k0, k1) of x * w, four vectors apart into four accumulators (so the
+// multiply-adds do not wait on each other); the tail goes into lane 0 of the first.
+template <class D, class V>
+HWY_INLINE void DotInt8(D d, const float* x, const int8_t* w, int64_t k0, int64_t k1, V& s0,
+                        V& s1, V& s2, V& s3) {
+  const hn::Rebind<int8_t, D> d8;
+  const hn::Rebind<int32_t, D> d32;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto widen = [&](int64_t k) {
+    return hn::ConvertTo(d, hn::PromoteTo(d32, hn::LoadU(d8, w + k)));
+  };
+  V a0 = s0, a1 = s1, a2 = s2, a3 = s3;
+  int64_t k = k0;
+  for (; k + 4 * lanes <= k1; k += 4 * lanes) {
+    __builtin_prefetch(w + k + kPrefetchBytes);
+    a0 = hn::MulAdd(widen(k), hn::LoadU(d, x + k), a0);
+    a1 = hn::MulAdd(widen(k + lanes), hn::LoadU(d, x + k + lanes), a1);
+    a2 = hn::MulAdd(widen(k + 2 * lanes), hn::LoadU(d, x + k + 2 * lanes), a2);
+    a3 = hn::MulAdd(widen(k + 3 * lanes), hn::LoadU(d, x + k + 3 * lanes), a3);
+  }
+  for (; k + lanes <= k1; k += lanes) a0 = hn::MulAdd(widen(k), hn::LoadU(d, x + k), a0);
+  float tail = 0;
+  for (; k < k1; ++k) tail += x[k] * static_cast<float>(w[k]);
+  s0 = hn::Add(a0, hn::IfThenElseZero(hn::FirstN(d, 1), hn::Set(d, tail)));
+  s1 = a1;
+  s2 = a2;
+  s3 = a3;
+}
+
+// Packed int4 weights: sum over [k0, k1) (multiples of 16) of x * (1 + u / 16), u = q + 8. A run
+// of 128 values is 16 32-bit words; word i holds values i, i + 16, ..., i + 112 in its eight
+// nibbles, so the 16 values of "plane" p are one shift away. Placed in the mantissa of 1.0f
+// (one shift and one or-and), a nibble becomes 1 + u / 16 with no conversion; the caller takes
+// 16 * sum - 16 * sum(x) as the sum of x * u. Four planes at a time feed four accumulators.
+template <class D, class V>
+HWY_INLINE void DotInt4(D d, const float* x, const uint8_t* w, int64_t k0, int64_t k1, V& s0,
+                        V& s1, V& s2, V& s3) {
+  const hn::Rebind<uint32_t, D> du32;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto one = hn::Set(du32, uint32_t{0x3F800000});       // 1.0f
+  const auto mantissa = hn::Set(du32, uint32_t{0x00780000});  // bits 19 .. 22: u / 16
+  const auto as_float = [&](auto at_19) { return hn::BitCast(d, hn::OrAnd(one, at_19, mantissa)); };
+  const auto* words = reinterpret_cast<const uint32_t*>(w);
+  const auto word_run = [&](int64_t j, int64_t h) {
+    return hn::LoadU(du32, words + (j / kPlanes) * kPlaneWidth + h);
+  };
+  // Plane j (values 16j .. 16j + 15), lanes h .. h + lanes - 1 of it, any j.
+  const auto plane = [&](int64_t j, int64_t h) {
+    const auto nibble = hn::ShiftRightSame(word_run(j, h), static_cast<int>(4 * (j % kPlanes)));
+    return as_float(hn::ShiftLeft<19>(nibble));
+  };
+  V a0 = s0, a1 = s1, a2 = s2, a3 = s3;
+  int64_t j = k0 / kPlaneWidth;
+  const int64_t end = k1 / kPlaneWidth;
+  // Planes up to a run's start one by one, then whole runs (each word loaded once, shifts by
+  // constants), then the planes left.
+  for (; j < end && j % kPlanes != 0; ++j) {
+    for (int64_t h = 0; h < kPlaneWidth; h += lanes) {
+      a0 = hn::MulAdd(plane(j, h), hn::LoadU(d, x + j * kPlaneWidth + h), a0);
+    }
+  }
+  for (; j + kPlanes <= end; j += kPlanes) {
+    __builtin_prefetch(w + j * kPlaneWidth / 2 + kPrefetchBytes);
+    const float* xr = x + j * kPlaneWidth;
+    for (int64_t h = 0; h < kPlaneWidth; h += lanes) {
+      const auto run = word_run(j, h);
+      const auto xp = [&](int64_t p) { return hn::LoadU(d, xr + p * kPlaneWidth + h); };
+      a0 = hn::MulAdd(as_float(hn::ShiftLeft<19>(run)), xp(0), a0);
+      a1 = hn::MulAdd(as_float(hn::ShiftLeft<15>(run)), xp(1), a1);
+      a2 = hn::MulAdd(as_float(hn::ShiftLeft<11>(run)), xp(2), a2);
+      a3 = hn::MulAdd(as_float(hn::ShiftLeft<7>(run)), xp(3), a3);
+      a0 = hn::MulAdd(as_float(hn::ShiftLeft<3>(run)), xp(4), a0);
+      a1 = hn::MulAdd(as_float(hn::ShiftRight<1>(run)), xp(5), a1);
+      a2 = hn::MulAdd(as_float(hn::ShiftRight<5>(run)), xp(6), a2);
+      a3 = hn::MulAdd(as_float(hn::ShiftRight<9>(run)), xp(7), a3);
+    }
+  }
+  for (; j < end; ++j) {
+    for (int64_t h = 0; h < kPlaneWidth; h += lanes) {
+      a0 = hn::MulAdd(plane(j, h), hn::LoadU(d, x + j * kPlaneWidth + h), a0);
+    }
+  }
+  s0 = a0;
+  s1 = a1;
+  s2 = a2;
+  s3 = a3;
+}
+
+// Weight rows [n0, n1), each against every row of x while it is in L1: a thread reads its
+// rows front to back, one stream.
+void WeightOnlyRowsImpl(const Args& a, int64_t n0, int64_t n1) {
+  // An int4 plane is 16 values: at most 16 lanes.
+  const hn::ScalableTag<float> d_int8;
+  const hn::CappedTag<float, kPlaneWidth> d_int4;
+  const int64_t row_bytes = a.bits == 8 ? a.k : a.k / 2;
+  // int8 sums x * q. int4 sums x * (1 + (q + 8) / 16): 16 times that, less 24 x, is x * q.
+  const float factor = a.bits == 4 ? 16.0f : 1.0f;
+  const float zp_shift = a.bits == 4 ? 24.0f : 0.0f;
+  for (int64_t n = n0; n < n1; ++n) {
+    const uint8_t* w = a.w + n * row_bytes;
+    const float* scales = a.scales + n * a.groups;
+    const float* zeros = a.zeros != nullptr ? a.zeros + n * a.groups : nullptr;
+    for (int64_t r = 0; r < a.rows; ++r) {
+      const float* x = a.x + r * a.k;
+      float correction = 0;
+      const auto run = [&](auto d) {
+        using V = hn::Vec<decltype(d)>;
+        V total = hn::Zero(d);
+        for (int64_t g = 0; g < a.groups; ++g) {
+          V a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+          const int64_t k0 = g * a.group, k1 = k0 + a.group;
+          if (a.bits == 8) {
+            DotInt8(d, x, reinterpret_cast<const int8_t*>(w), k0, k1, a0, a1, a2, a3);
+          } else {
+            DotInt4(d, x, w, k0, k1, a0, a1, a2, a3);
+          }
+          const V sum = hn::Add(hn::Add(a0, a1), hn::Add(a2, a3));
+          total = hn::MulAdd(hn::Set(d, factor * scales[g]), sum, total);
+          const float zero = (zeros != nullptr ? zeros[g] : 0.0f) + zp_shift;
+          correction += scales[g] * zero * a.x_sums[r * a.groups + g];
+        }
+        return hn::GetLane(hn::SumOfLanes(d, total));
+      };
+      const float sum = a.bits == 8 ? run(d_int8) : run(d_int4);
+      a.out[r * a.n + n] = sum - correction + (a.bias != nullptr ? a.bias[n] : 0.0f);
+    }
+  }
+}
+
+}  // namespace xport::kernels::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace xport::kernels::cpu {
+
+HWY_EXPORT(WeightOnlyRowsImpl);
+
+using weight_only_detail::kPlanes;
+using weight_only_detail::kPlaneWidth;
+using weight_only_detail::kRun;
+
+Tensor pack_int4(const Tensor& values) {
+  XPORT_CHECK(values.dim() == 2 && values.dtype() == DType::Int8 &&
+                  values.int_size(1) % kRun == 0,
+              InvalidInput, "pack_int4: takes int8 [N, K] with K a multiple of ", kRun,
+              ", got ", dtype_name(values.dtype()), " of ", values.dim(), " dims");
+  const Tensor v = contiguous_as(values, DType::Int8);
+  const int64_t n = v.int_size(0), k = v.int_size(1);
+  Tensor packed = Tensor::empty_contiguous({n, k / 2}, DType::UInt8);
+  const int8_t* src = v.data<int8_t>();
+  auto* words = reinterpret_cast<uint32_t*>(packed.mutable_data<uint8_t>());
+  for (int64_t run = 0; run < n * k / kRun; ++run) {
+    for (int64_t i = 0; i < kPlaneWidth; ++i) {
+      uint32_t word = 0;
+      for (int64_t p = 0; p < kPlanes; ++p) {
+        const int value = src[run * kRun + p * kPlaneWidth + i] + 8;
+        XPORT_CHECK(value >= 0 && value < 16, InvalidInput, "pack_int4: a value outside [-8, 7]");
+        word |= static_cast<uint32_t>(value) << (4 * p);
+      }
+      words[run * kPlaneWidth + i] = word;  // little-endian bytes, as x86 stores them
+    }
+  }
+  return packed;
+}
+
+void weight_only_linear_out(const Tensor& input, const Tensor& weight, int64_t bits,
+                            const Tensor& scales, const Tensor& zero_points, int64_t group_size,
+                            const Tensor& bias, const Tensor& out) {
+  const int64_t rows = input.int_size(0), k = input.int_size(1), n = out.int_size(1);
+  const int64_t groups = k / group_size;
+  const float* x = input.data<float>();
+  // Each group's sum of x: the zero points' part of the product.
+  thread_local std::vector<float> x_sums;
+  x_sums.assign(static_cast<size_t>(rows * groups), 0.0f);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t g = 0; g < groups; ++g) {
+      float s = 0;
+      for (int64_t i = g * group_size; i < (g + 1) * group_size; ++i) s += x[r * k + i];
+      x_sums[static_cast<size_t>(r * groups + g)] = s;
+    }
+  }
+  const weight_only_detail::Args args{
+      .x = x, .rows = rows, .k = k, .n = n,
+      .w = static_cast<const uint8_t*>(weight.raw_data()), .bits = bits,
+      .scales = scales.data<float>(),
+      .zeros = zero_points.defined() ? zero_points.data<float>() : nullptr,
+      .groups = groups, .group = group_size, .x_sums = x_sums.data(),
+      .bias = bias.defined() ? bias.data<float>() : nullptr,
+      .out = out.mutable_data<float>()};
+  // About 32 KiB of weights per grain.
+  const int64_t row_bytes = std::max<int64_t>(1, k * bits / 8);
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / row_bytes);
+  parallel_for(0, n, grain, [&](int64_t n0, int64_t n1) {
+    XPORT_HWY_DISPATCH(WeightOnlyRowsImpl)(args, n0, n1);
+  });
+}
+
+}  // namespace xport::kernels::cpu
+#endif  // HWY_ONCE
