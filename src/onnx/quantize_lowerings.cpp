@@ -91,9 +91,9 @@ void dequantize_per_channel(NodeLowering& n) {
 // The group size of a per-channel-group op as PyTorch reads it (a group wider than the row,
 // with one scale per row, is the row).
 int64_t group_of(NodeLowering& n) {
-  const std::optional<int64_t> row = sym::as_int(n.sizes("input").back());
+  const std::optional<int64_t> row = sym::as_int(n.spec("input").sizes.back());
   if (!row) n.refuse("the input's last dim must be static");
-  const std::vector<sym::ExprPtr> scales = n.sizes("scales");
+  const std::vector<sym::ExprPtr>& scales = n.spec("scales").sizes;
   const bool one_per_row = !scales.empty() && sym::as_int(scales.back()) == 1;
   const int64_t group = n.integer("group_size");
   return group > *row && one_per_row ? *row : group;

@@ -179,6 +179,7 @@ class TorchOracle:
 
     def __init__(self):
         import torch
+        import torch.ao.quantization.fx._decomposed  # noqa: F401 (quantized_decomposed::*)
         self.torch = torch
 
     def expected(self, root, case):

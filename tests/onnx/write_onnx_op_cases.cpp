@@ -79,6 +79,25 @@ std::vector<OpCase> cases() {
                },
                {{randn({4, 6}, 16), ints({3}, -4, 4, 17), ints({3}, 0, 6, 18), randn({4, 3}, 19),
                  randn({4, 2, 6}, 20)}}});
+  // Group-wise int4 (quantized_decomposed): quantized, then dequantized with and without zero
+  // points; both exact in ONNX.
+  c.push_back({"per_channel_group",
+               [](auto& in) {
+                 const Tensor q =
+                     call_op("quantized_decomposed::quantize_per_channel_group",
+                             {in[0], in[1], in[2], int64_t{-8}, int64_t{7}, DType::Int8,
+                              int64_t{16}})
+                         .to_tensor();
+                 const auto dequantize = [&](Value zero_points) {
+                   return call_op("quantized_decomposed::dequantize_per_channel_group",
+                                  {q, in[1], std::move(zero_points), int64_t{-8}, int64_t{7},
+                                   DType::Int8, int64_t{16}, DType::Float32})
+                       .to_tensor();
+                 };
+                 return std::vector{q, dequantize(in[2]), dequantize(Value())};
+               },
+               {{randn({4, 32}, 23) * 2.0, rand({4, 2}, 24) * 0.3 + 0.1,
+                 ints({4, 2}, -3, 3, 25)}}});
   c.push_back({"pooling",
                [](auto& in) {
                  auto [y, idx] = aten::max_pool2d_with_indices(in[0], {3, 3}, {2, 2}, {1, 1});

@@ -58,10 +58,11 @@ struct Writer {
   void add(const std::string& name, const std::string& group, const ExportedProgram& program,
            const std::function<std::vector<Tensor>(const std::vector<Value>&)>& eager,
            const std::vector<std::vector<Value>>& runs,
-           const std::vector<std::vector<Value>>& refused) {
+           const std::vector<std::vector<Value>>& refused, double tolerance = 0) {
     fs::create_directories(root / name);
     save(program, (root / name / "model.pt2").string());
     json c = {{"name", name}, {"group", group}, {"pt2", name + "/model.pt2"}};
+    if (tolerance > 0) c["tolerance"] = tolerance;
     c["runs"] = json::array();
     for (size_t k = 0; k < runs.size(); ++k) {
       const std::string stem = name + "/run" + std::to_string(k);
@@ -192,6 +193,72 @@ void write_models(Writer& w) {
   }
 }
 
+// Programs quantized by xport::quant (the PT2E ops PyTorch defines): the expected outputs are
+// xport's run of the quantized program, which PyTorch's run of the same file must give within a
+// quantization step (a float sum a rounding apart may land one step apart after a quantize).
+void write_quantized(Writer& w) {
+  const auto add = [&w](const std::string& name, const ExportedProgram& program,
+                        const std::vector<std::vector<Value>>& runs,
+                        const std::vector<std::vector<Value>>& refused) {
+    w.add(name, "quantized", program,
+          [&](const std::vector<Value>& in) { return program.run(in); }, runs, refused, 2e-2);
+  };
+  const auto exported = [](nn::Module& m, const Tensor& x, const ExportOptions& options) {
+    m.eval();
+    return export_program(m, [&m](const Tensor& in) { return m.forward(in); }, {x}, options);
+  };
+  {
+    auto m = models::mlp({256, 512, 128});
+    const ExportedProgram prepared =
+        quant::prepare(exported(*m, randn({4, 256}, 20), dims({{0, Dim("batch", 1, 64)}})));
+    for (uint64_t seed = 21; seed < 25; ++seed) prepared.run({randn({8, 256}, seed)});
+    add("mlp_static_int8", quant::convert(prepared), {{randn({3, 256}, 26)}},
+        {{randn({65, 256}, 27)}});
+  }
+  {
+    auto m = models::resnet18(10);
+    const ExportedProgram p = exported(*m, randn({2, 3, 32, 32}, 28),
+                                       dims({{0, Dim("batch", 1, 8)}}));
+    add("resnet18_dynamic_int8",
+        quant::convert(quant::prepare(p, {.scheme = quant::Scheme::DynamicInt8})),
+        {{randn({2, 3, 32, 32}, 29)}, {randn({3, 3, 32, 32}, 30)}},
+        {{randn({9, 3, 32, 32}, 31)}});
+  }
+  {
+    models::BertConfig config;
+    config.num_layers = 2;
+    config.hidden = 128;
+    config.heads = 4;
+    config.feedforward = 256;
+    auto m = models::bert_encoder(config);
+    const ExportedProgram p = exported(*m, randn({2, 8, 128}, 32),
+                                       dims({{0, Dim("batch", 1, 8)}, {1, Dim("seq", 2, 64)}}));
+    add("bert_int8_weight", quant::prepare(p, {.scheme = quant::Scheme::WeightOnlyInt8}),
+        {{randn({3, 5, 128}, 33)}}, {{randn({3, 65, 128}, 34)}});
+    add("bert_bf16", quant::to_bf16(p), {{randn({2, 7, 128}, 35)}}, {});
+  }
+  {
+    models::Gpt2Config config;
+    config.n_layer = 2;
+    config.n_embd = 128;
+    config.n_head = 4;
+    config.vocab_size = 1000;
+    config.n_positions = 64;
+    auto m = models::gpt2(config);
+    m->eval();
+    const auto ids = [](int64_t n, int64_t seed) {  // token ids below the vocabulary's 1000
+      return xport::remainder(token_ids(1, n, static_cast<uint64_t>(seed)),
+                              full({}, 1000, DType::Int64));
+    };
+    const ExportedProgram p =
+        export_program(*m, [&](const Tensor& x) { return m->forward(x); }, {ids(8, 36)},
+                       dims({{1, Dim("seq", 2, 64)}}));
+    add("gpt2_int4_weight",
+        quant::prepare(p, {.scheme = quant::Scheme::WeightOnlyInt4, .group_size = 32}),
+        {{ids(9, 37)}}, {{ids(65, 38)}});
+  }
+}
+
 // all-MiniLM-L6-v2 with its trained weights, from the folder MINILM_DATA/manifest.json names
 // (tests/models/make_minilm_data.py): a padded batch, one sentence, and one of a single token.
 void write_pretrained(Writer& w, const fs::path& minilm_data) {
@@ -228,6 +295,7 @@ int main(int argc, char** argv) {
     fs::create_directories(w.root);
     write_exportdb(w);
     write_models(w);
+    write_quantized(w);
     write_pretrained(w, argv[2]);
     const fs::path manifest = w.root / "manifest.json";
     std::ofstream(manifest.string() + ".tmp") << json{{"cases", w.cases}}.dump(1) << "\n";
