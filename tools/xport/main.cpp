@@ -10,6 +10,7 @@
 
 #include "tools/xport/bench.h"
 #include "tools/xport/decompose.h"
+#include "tools/xport/quantize.h"
 #include "tools/xport/gpt2_demo.h"
 #include "tools/xport/inspect.h"
 #include "tools/xport/op_libraries.h"
@@ -219,6 +220,28 @@ int main(int argc, char** argv) {
   decompose_cmd->callback([&] {
     load_ops();
     result = xport::tools::run_decompose(decompose_in, decompose_out, std::cout);
+  });
+  xport::tools::QuantizeOptions quantize;
+  CLI::App* quantize_cmd = app.add_subcommand(
+      "quantize", "quantize an archive's linear layers and convolutions (int8 or int4, as "
+                  "PyTorch's PT2E writes them) and save it as a new archive");
+  quantize_cmd->add_option("FILE", quantize.archive, "the archive (.pt2)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  quantize_cmd->add_option("OUT", quantize.out, "the archive to write")->required();
+  quantize_cmd
+      ->add_option("--scheme", quantize.scheme,
+                   "static-int8 (calibrated), dynamic-int8, int8-weight or int4-weight")
+      ->required();
+  quantize_cmd->add_option("--calibrate", quantize.calibrate,
+                           "static-int8: a folder of NAME.npy per input (one input set), or of "
+                           "subfolders of them (one per input set)");
+  quantize_cmd->add_option("--group-size", quantize.group_size,
+                           "int4-weight: input features per scale (default 128)");
+  add_ops_option(quantize_cmd, op_libraries);
+  quantize_cmd->callback([&] {
+    load_ops();
+    result = xport::tools::run_quantize(quantize, std::cout);
   });
   xport::tools::RunOptions run;
   CLI::App* run_cmd = app.add_subcommand(

@@ -15,6 +15,7 @@
 
 #include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/onednn.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/weight_only_linear.h"
 
@@ -213,12 +214,82 @@ Tensor pack_int4(const Tensor& values) {
   return packed;
 }
 
+namespace {
+
+constexpr int64_t kGemvRows = 4;     // more rows than this: dequantized blocks and sgemm
+constexpr int64_t kBlockRows = 64;   // weight rows dequantized at a time
+
+// Weight rows [n0, n0 + rows) as float32 [rows, k]: (q - zero) * scale, as the dequantize ops
+// compute them.
+void dequantize_rows(const weight_only_detail::Args& a, int64_t n0, int64_t rows, float* out) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t n = n0 + r;
+    float* y = out + r * a.k;
+    if (a.bits == 8) {
+      const auto* q = reinterpret_cast<const int8_t*>(a.w) + n * a.k;
+      for (int64_t i = 0; i < a.k; ++i) y[i] = static_cast<float>(q[i]);
+    } else {
+      const auto* words = reinterpret_cast<const uint32_t*>(a.w + n * a.k / 2);
+      for (int64_t run = 0; run < a.k / kRun; ++run) {
+        for (int64_t i = 0; i < kPlaneWidth; ++i) {
+          const uint32_t word = words[run * kPlaneWidth + i];
+          for (int64_t p = 0; p < kPlanes; ++p) {
+            y[run * kRun + p * kPlaneWidth + i] =
+                static_cast<float>(static_cast<int>((word >> (4 * p)) & 0xF) - 8);
+          }
+        }
+      }
+    }
+    for (int64_t g = 0; g < a.groups; ++g) {
+      const float s = a.scales[n * a.groups + g];
+      const float zero = a.zeros != nullptr ? a.zeros[n * a.groups + g] : 0.0f;
+      for (int64_t i = g * a.group; i < (g + 1) * a.group; ++i) y[i] = (y[i] - zero) * s;
+    }
+  }
+}
+
+// Many rows (a prompt, a batch): each block of weight rows dequantized once into a buffer of
+// the thread's and multiplied by oneDNN's sgemm, so the conversion is paid once, not per row.
+void run_as_gemm(const weight_only_detail::Args& a) {
+  const int64_t blocks = (a.n + kBlockRows - 1) / kBlockRows;
+  parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
+    thread_local std::vector<float> block;
+    block.resize(static_cast<size_t>(kBlockRows * a.k));
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t n0 = b * kBlockRows, rows = std::min(kBlockRows, a.n - n0);
+      dequantize_rows(a, n0, rows, block.data());
+      const dnnl_status_t status = onednn_sgemm('N', 'T', a.rows, rows, a.k, 1.0f, a.x, a.k,
+                                                block.data(), a.k, 0.0f, a.out + n0, a.n);
+      XPORT_CHECK(status == dnnl_success, Internal, "weight_only_linear: sgemm failed (",
+                  status, ")");
+      if (a.bias == nullptr) continue;
+      for (int64_t r = 0; r < a.rows; ++r) {
+        for (int64_t j = 0; j < rows; ++j) a.out[r * a.n + n0 + j] += a.bias[n0 + j];
+      }
+    }
+  });
+}
+
+}  // namespace
+
 void weight_only_linear_out(const Tensor& input, const Tensor& weight, int64_t bits,
                             const Tensor& scales, const Tensor& zero_points, int64_t group_size,
                             const Tensor& bias, const Tensor& out) {
   const int64_t rows = input.int_size(0), k = input.int_size(1), n = out.int_size(1);
   const int64_t groups = k / group_size;
   const float* x = input.data<float>();
+  weight_only_detail::Args args{
+      .x = x, .rows = rows, .k = k, .n = n,
+      .w = static_cast<const uint8_t*>(weight.raw_data()), .bits = bits,
+      .scales = scales.data<float>(),
+      .zeros = zero_points.defined() ? zero_points.data<float>() : nullptr,
+      .groups = groups, .group = group_size, .x_sums = nullptr,
+      .bias = bias.defined() ? bias.data<float>() : nullptr,
+      .out = out.mutable_data<float>()};
+  if (rows > kGemvRows) {
+    run_as_gemm(args);
+    return;
+  }
   // Each group's sum of x: the zero points' part of the product.
   thread_local std::vector<float> x_sums;
   x_sums.assign(static_cast<size_t>(rows * groups), 0.0f);
@@ -229,14 +300,7 @@ void weight_only_linear_out(const Tensor& input, const Tensor& weight, int64_t b
       x_sums[static_cast<size_t>(r * groups + g)] = s;
     }
   }
-  const weight_only_detail::Args args{
-      .x = x, .rows = rows, .k = k, .n = n,
-      .w = static_cast<const uint8_t*>(weight.raw_data()), .bits = bits,
-      .scales = scales.data<float>(),
-      .zeros = zero_points.defined() ? zero_points.data<float>() : nullptr,
-      .groups = groups, .group = group_size, .x_sums = x_sums.data(),
-      .bias = bias.defined() ? bias.data<float>() : nullptr,
-      .out = out.mutable_data<float>()};
+  args.x_sums = x_sums.data();
   // About 32 KiB of weights per grain.
   const int64_t row_bytes = std::max<int64_t>(1, k * bits / 8);
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / row_bytes);
