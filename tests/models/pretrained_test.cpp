@@ -177,6 +177,9 @@ TEST(Pretrained, DemoShowsTheContractTheArchiveAndParaphrasesNearestEachOther) {
   std::ostringstream out;
   ASSERT_EQ(tools::run_sentence_demo(options, out), 0) << out.str();
   std::filesystem::remove(options.archive);
+  const std::string int8_archive =
+      options.archive.substr(0, options.archive.size() - 4) + "-int8.pt2";
+  EXPECT_TRUE(std::filesystem::remove(int8_archive)) << int8_archive;
   const std::string text = out.str();
   for (const std::string& expected :
        {std::string("\ncontract:\n  ids: i64[s0, s1]\n  attention_mask: i64[s0, s1]\n"
@@ -184,6 +187,8 @@ TEST(Pretrained, DemoShowsTheContractTheArchiveAndParaphrasesNearestEachOther) {
                     "  s1: tokens in [1, 256]  (ids.size(1))\n"),
         "\narchive:    " + options.archive + ", ",
         std::string("\neach sentence's nearest neighbour is its paraphrase\n"),
+        std::string("\n  each sentence's nearest neighbour is still its paraphrase\n"),
+        "\n  archive:           " + int8_archive + ", ",
         std::string("\n  257 tokens (not truncated): ids.size(1) = 257 is outside the range "
                     "[1, 256] of Dim 'tokens'\n")}) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\nnot in:\n" << text;
@@ -197,6 +202,7 @@ TEST(Pretrained, DemoShowsTheContractTheArchiveAndParaphrasesNearestEachOther) {
   EXPECT_NE(out.str().find("   Bonjour le monde\n"), std::string::npos) << out.str();
   EXPECT_EQ(out.str().find("paraphrase"), std::string::npos) << out.str();
   std::filesystem::remove(options.archive);
+  std::filesystem::remove(int8_archive);
 }
 
 TEST(Pretrained, DemoFindsTheModelInTheVenvBesideTheExecutable) {

@@ -6,6 +6,11 @@ xport_torch_pt2_test to load and run.
 
 Usage: tests/quant/pt2e_cases.py OUT_DIR [--verbose]
 
+Also torchao 0.18's weight-only configurations (Int8WeightOnlyConfig; IntxWeightOnlyConfig int4
+in groups of 32) on a small GPT-2-like decoder, written after run_decompositions() (core ATen:
+the weights become plain int8 parameters with their scales; as exported, they are tensor
+subclasses pickled into the archive, which no .pt2 reader but PyTorch's takes).
+
 Quantizers: torchao 0.18's X86InductorQuantizer (Inductor's CPU int8 path: uint8 activations
 per tensor, int8 weights per channel) and ExecuTorch's XNNPACKQuantizer (symmetric int8), each
 static (calibrated activation ranges) and dynamic (choose_qparams at run time). The programs hold
@@ -48,6 +53,9 @@ from torchao.quantization.pt2e.quantizer.x86_inductor_quantizer import (  # noqa
     X86InductorQuantizer, get_default_x86_inductor_quantization_config)
 from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (  # noqa: E402
     XNNPACKQuantizer, get_symmetric_quantization_config)
+from torchao.quantization import (  # noqa: E402
+    Int8WeightOnlyConfig, IntxWeightOnlyConfig, quantize_)
+from torchao.quantization.granularity import PerGroup  # noqa: E402
 
 
 class SmallCNN(nn.Module):
@@ -77,6 +85,52 @@ class MLP(nn.Module):
 
     def forward(self, x):
         return self.fc2(torch.relu(self.fc1(x)))
+
+
+class TinyDecoder(nn.Module):
+    """A GPT-2-like decoder: token and position embeddings, two pre-norm blocks (causal
+    attention, a GELU MLP), a head: the linear layers weight-only quantization targets."""
+
+    def __init__(self, vocab=100, width=128, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.wte = nn.Embedding(vocab, width)
+        self.wpe = nn.Embedding(64, width)
+        self.blocks = nn.ModuleList(nn.ModuleDict({
+            "ln1": nn.LayerNorm(width), "qkv": nn.Linear(width, 3 * width),
+            "proj": nn.Linear(width, width), "ln2": nn.LayerNorm(width),
+            "fc": nn.Linear(width, 4 * width), "out": nn.Linear(4 * width, width)})
+            for _ in range(2))
+        self.ln = nn.LayerNorm(width)
+        self.head = nn.Linear(width, vocab, bias=False)
+
+    def forward(self, ids):
+        b, t = ids.shape
+        x = self.wte(ids) + self.wpe(torch.arange(t))
+        for blk in self.blocks:
+            q, k, v = blk["qkv"](blk["ln1"](x)).view(b, t, 3, self.heads, -1).unbind(2)
+            a = nn.functional.scaled_dot_product_attention(
+                q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True)
+            x = x + blk["proj"](a.transpose(1, 2).reshape(b, t, -1))
+            x = x + blk["out"](nn.functional.gelu(blk["fc"](blk["ln2"](x))))
+        return self.head(self.ln(x))
+
+
+def weight_only_cases():
+    out = []
+    for name, config in [("int8", Int8WeightOnlyConfig()),
+                         ("int4", IntxWeightOnlyConfig(weight_dtype=torch.int4,
+                                                       granularity=PerGroup(32)))]:
+        torch.manual_seed(0)
+        model = TinyDecoder().eval()
+        quantize_(model, config)
+        seq = Dim("seq", min=2, max=64)
+        example = torch.randint(0, 100, (1, 8))
+        out.append(Case(name="decoder_torchao_%s_weight" % name, group="pt2e", model=model,
+                        args=(example,), dynamic_shapes=({1: seq},), core_only=True,
+                        runs=[((example,), {}), ((torch.randint(0, 100, (1, 13)),), {})],
+                        refused=((torch.randint(0, 100, (1, 65)),), {}), tolerance=1e-3))
+    return out
 
 
 def x86(is_dynamic):
@@ -135,7 +189,7 @@ def step_tolerance(converted):
 
 
 def main(args, digest, start):
-    write_all(args, digest, start, [cases()], [])
+    write_all(args, digest, start, [cases(), weight_only_cases()], [])
 
 
 if __name__ == "__main__":

@@ -89,6 +89,9 @@ class Case:
     refused: tuple = None  # (args, kwargs) outside the dynamic range, which ep.module() refuses
     strict: bool = False
     core: bool = False  # also write <name>_core, after run_decompositions()
+    # Write <name>_core only: the program as exported holds what a .pt2 reader cannot take
+    # (torchao's weights, tensor subclasses pickled into the archive).
+    core_only: bool = False
     updates_state: bool = False  # updates its buffers: eager runs on a copy of the model
     # Where PyTorch's own run_decompositions() fails on the program: the start of its error. The
     # _core twin is then recorded as not exported; an error that differs, or none, fails the run.
@@ -512,8 +515,8 @@ def write_case(out_dir, case, not_exported, verbose):
         not_exported.append({"name": case.name, "group": case.group,
                              "reason": "torch.export: " + first_line(e)})
         return []
-    entries = [write_program(out_dir, case, case.name, ep)]
-    if case.core:
+    entries = [] if case.core_only else [write_program(out_dir, case, case.name, ep)]
+    if case.core or case.core_only:
         try:
             core = ep.run_decompositions()
         except Exception as e:
@@ -528,7 +531,7 @@ def write_case(out_dir, case, not_exported, verbose):
             entries.append(write_program(out_dir, case, case.name + "_core", core))
     if verbose:
         mb = [os.path.getsize(os.path.join(out_dir, e["pt2"])) / 1e6 for e in entries]
-        print("  %-32s %-12s %5.1f s  %s MB" % (case.name + " (+ _core)" * case.core, case.group,
+        print("  %-32s %-12s %5.1f s  %s MB" % (case.name + " (+ _core)" * (case.core or case.core_only), case.group,
                                               time.perf_counter() - start,
                                               " + ".join("%.1f" % x for x in mb)))
     return entries

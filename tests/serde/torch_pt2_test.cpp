@@ -256,7 +256,13 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
                   {"cnn_xnnpack_static", "2 convolutions on int8 weights (PT2E's quantized "
                                          "layers; 2 quantizing their own results)"},
                   {"cnn_xnnpack_dynamic", "1 convolutions on int8 weights (PT2E's quantized "
-                                          "layers; 0 quantizing their own results)"}}
+                                          "layers; 0 quantizing their own results)"},
+                  // torchao's weight-only programs: every linear layer (4 a block, 2 blocks,
+                  // the head) on its integer weights.
+                  {"decoder_torchao_int8_weight_core",
+                   "9 matrix products of float inputs by integer weights"},
+                  {"decoder_torchao_int4_weight_core",
+                   "9 matrix products of float inputs by integer weights"}}
       : plans.count("resnet_static")
           ? Fused{{"resnet_static", "8 convolutions on packed weights (8 batch norms folded in"},
                   {"bert_static", "13 matrix products on packed weights"}}

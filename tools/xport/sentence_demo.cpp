@@ -58,6 +58,87 @@ double worst_cosine_gap(const Tensor& a, const Tensor& b) {
   return 1.0 - *std::min_element(cos.begin(), cos.end());
 }
 
+// Whether each sentence's nearest (by `sim`) is its partner in kSentences' pairs.
+bool nearest_are_paraphrases(const std::vector<std::vector<double>>& sim) {
+  bool found = true;
+  for (size_t i = 0; i < sim.size(); ++i) {
+    size_t nearest = i == 0 ? 1 : 0;
+    for (size_t j = 0; j < sim.size(); ++j) {
+      if (j != i && sim[i][j] > sim[i][nearest]) nearest = j;
+    }
+    found = found && nearest == (i ^ 1);
+  }
+  return found;
+}
+
+// A program's embeddings of all sentences in one padded batch (the second run: the steady
+// state), and the time per batch and per sentence run one at a time (tokenizing included).
+struct Embedded {
+  Tensor batch, one_by_one;
+  double batch_ms = 0, single_ms = 0;
+};
+
+Embedded embed(const runtime::Program& program, const text::WordPiece& tokenizer,
+               const std::vector<std::string>& texts, int64_t max_len) {
+  Embedded e;
+  for (int run = 0; run < 2; ++run) {
+    const Clock::time_point start = Clock::now();
+    const text::Batch batch = tokenizer.encode_batch(texts, max_len);
+    e.batch = program.run({batch.ids, batch.attention_mask}).at(0);
+    e.batch_ms = ms_since(start);
+  }
+  const Clock::time_point start = Clock::now();
+  std::vector<Tensor> rows;
+  for (const std::string& t : texts) {
+    const text::Batch one = tokenizer.encode_batch({t}, max_len);
+    rows.push_back(program.run({one.ids, one.attention_mask}).at(0));
+  }
+  e.single_ms = ms_since(start);
+  e.one_by_one = cat(rows, 0);
+  return e;
+}
+
+std::string file_size(const std::string& path) {
+  return bytes_str(static_cast<int64_t>(std::filesystem::file_size(path)));
+}
+
+// The program quantized to int8 (dynamic: xport::quant) beside the float one: file size,
+// speed, the smallest cosine of its embeddings to the float ones (at least kInt8Cosine), and
+// for the built-in sentences whether each one's nearest is still its paraphrase. Returns
+// whether it all holds.
+constexpr double kInt8Cosine = 0.99;
+
+bool show_int8(const ExportedProgram& exported, const std::string& float_path,
+               const Embedded& fp32, const text::WordPiece& tokenizer,
+               const std::vector<std::string>& texts, int64_t max_len, bool check_paraphrases,
+               std::ostream& out) {
+  const std::string path = float_path.substr(0, float_path.rfind(".pt2")) + "-int8.pt2";
+  save(quant::convert(quant::prepare(exported, {.scheme = quant::Scheme::DynamicInt8})), path);
+  const runtime::Program program = runtime::Program::load(path);
+  const Embedded int8 = embed(program, tokenizer, texts, max_len);
+  const std::vector<double> cos = row_cosines(int8.batch, fp32.batch);
+  const double worst = *std::min_element(cos.begin(), cos.end());
+  const double n = static_cast<double>(texts.size());
+  out << "\nint8 (xport::quant, dynamic: int8 weights, activations quantized per run):\n"
+      << "  archive:           " << path << ", " << file_size(path) << " (float32: "
+      << file_size(float_path) << ")\n"
+      << "  one batch:         " << ms_str(int8.batch_ms) << " (float32: "
+      << ms_str(fp32.batch_ms) << ")\n"
+      << "  one at a time:     " << ms_str(int8.single_ms / n) << " per sentence (float32: "
+      << ms_str(fp32.single_ms / n) << ")\n"
+      << "  vs float32:        smallest cosine " << fixed(worst, 4) << " (limit "
+      << fixed(kInt8Cosine, 2) << ")\n";
+  bool ok = worst >= kInt8Cosine;
+  if (!ok) out << "FAILED: the int8 embeddings are too far from the float32 ones\n";
+  if (check_paraphrases) {
+    const bool found = nearest_are_paraphrases(similarities(int8.batch));
+    out << (found ? "  each sentence's nearest neighbour is still its paraphrase\n"
+                  : "FAILED: with int8, a sentence's nearest neighbour is not its paraphrase\n");
+    ok = ok && found;
+  }
+  return ok;
+}
+
 }  // namespace
 
 std::string found_sentence_model(const std::string& executable) {
@@ -109,35 +190,21 @@ int run_sentence_demo(const SentenceDemoOptions& options, std::ostream& out) {
           : options.archive;
   start = Clock::now();
   save(exported, path);
-  out << "archive:    " << path << ", "
-      << bytes_str(static_cast<int64_t>(std::filesystem::file_size(path))) << ", saved in "
+  out << "archive:    " << path << ", " << file_size(path) << ", saved in "
       << ms_str(ms_since(start)) << "\n";
   start = Clock::now();
   const runtime::Program program = runtime::Program::load(path);
   out << "runtime:    runtime::Program::load in " << ms_str(ms_since(start)) << "\n\n";
 
-  // All sentences in one padded batch (the second run is the steady state), then one by one.
   const int64_t max_len = model->max_seq_length();
   const double n = static_cast<double>(texts.size());
-  Tensor embeddings;
-  double batch_ms = 0;
-  for (int run = 0; run < 2; ++run) {
-    start = Clock::now();
-    const text::Batch batch = tokenizer.encode_batch(texts, max_len);
-    embeddings = program.run({batch.ids, batch.attention_mask}).at(0);
-    batch_ms = ms_since(start);
-  }
-  start = Clock::now();
-  std::vector<Tensor> rows;
-  for (const std::string& t : texts) {
-    const text::Batch one = tokenizer.encode_batch({t}, max_len);
-    rows.push_back(program.run({one.ids, one.attention_mask}).at(0));
-  }
-  const double single_ms = ms_since(start);
+  const Embedded fp32 = embed(program, tokenizer, texts, max_len);
+  const Tensor& embeddings = fp32.batch;
+  const double batch_ms = fp32.batch_ms, single_ms = fp32.single_ms;
   const text::Batch batch = tokenizer.encode_batch(texts, max_len);
   const Tensor eager = model->forward(batch.ids, batch.attention_mask);
   const double gap = std::max(worst_cosine_gap(embeddings, eager),
-                              worst_cosine_gap(cat(rows, 0), eager));
+                              worst_cosine_gap(fp32.one_by_one, eager));
   out << texts.size() << " sentences, " << batch.ids.int_size(1)
       << " tokens the longest (tokenize + run in the runtime):\n"
       << "  one batch:         " << ms_str(batch_ms) << ", " << ms_str(batch_ms / n)
@@ -163,17 +230,14 @@ int run_sentence_demo(const SentenceDemoOptions& options, std::ostream& out) {
   }
   bool paraphrases_found = true;
   if (options.texts.empty()) {
-    for (size_t i = 0; i < texts.size(); ++i) {
-      size_t nearest = i == 0 ? 1 : 0;
-      for (size_t j = 0; j < texts.size(); ++j) {
-        if (j != i && sim[i][j] > sim[i][nearest]) nearest = j;
-      }
-      paraphrases_found = paraphrases_found && nearest == (i ^ 1);
-    }
+    paraphrases_found = nearest_are_paraphrases(sim);
     out << (paraphrases_found ? "each sentence's nearest neighbour is its paraphrase\n"
                               : "FAILED: a sentence's nearest neighbour is not its paraphrase\n");
   }
   if (!paraphrases_found) return 1;
+  if (!show_int8(exported, path, fp32, tokenizer, texts, max_len, options.texts.empty(), out)) {
+    return 1;
+  }
 
   const int64_t too_long = max_len + 1;
   const Tensor long_ids = full({1, too_long}, 1000, DType::Int64);

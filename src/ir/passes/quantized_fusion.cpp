@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "ir/ir_util.h"
+#include "ir/passes/torchao_weights.h"
 #include "kernels/cpu/weight_only_linear.h"
 #include "tensor/file_mapping.h"
 
@@ -67,6 +68,8 @@ class QuantizedFuser {
   explicit QuantizedFuser(ConstantGraph& g) : g_(g) {}
 
   QuantizedFusionStats run() {
+    // torchao's dequantize arithmetic, as the quantized_decomposed ops matched below.
+    recognize_torchao_weights(g_);
     std::vector<const Node*> calls;
     for (const auto& node : g_.graph.nodes()) {
       if (node->kind() == NodeKind::Call) calls.push_back(node.get());
