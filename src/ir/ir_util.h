@@ -51,6 +51,14 @@ inline bool dense(const TensorSpec& t) {
   return true;
 }
 
+/// The call that gives `arg`, when it is a call of `op` (or of `other`); else null.
+inline const Node* call_of(const Argument& arg, const OpDef& op, const OpDef* other = nullptr) {
+  const ValueRef* ref = ref_of(arg);
+  if (ref == nullptr || ref->node->kind() != NodeKind::Call) return nullptr;
+  const OpDef* called = ref->node->op();
+  return called == &op || (other != nullptr && called == other) ? ref->node : nullptr;
+}
+
 /// The one call that uses value 0 of `node`, once, when nothing else (no other call, no graph
 /// output, no other value of the node) is used; else null. Patterns that absorb a chain of
 /// calls (fusion, GELU recognition) follow it.

@@ -117,7 +117,8 @@ void quantize_per_channel_group(NodeLowering& n) {
       g.add("Clip", {g.add("Round", {shifted}), g.scalar(DType::Float32, n.integer("quant_min")),
                      g.scalar(DType::Float32, n.integer("quant_max"))});
   const DType q = n.dtype("dtype").value();
-  n.set(g.add("Reshape", {g.cast(clipped, DType::Float32, q), g.add("Shape", {n.tensor("input")})}));
+  n.set(g.add("Reshape",
+              {g.cast(clipped, DType::Float32, q), g.add("Shape", {n.tensor("input")})}));
 }
 
 // dequantize_per_channel_group: (q - zero_points) * scales per group, exact in float32. ONNX

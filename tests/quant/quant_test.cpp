@@ -107,7 +107,8 @@ TEST(Quantize, StaticInt8ObservesCalibratesAndConvertsToPt2eOps) {
 TEST(Quantize, ConvertRefusesAnObserverThatSawNothing) {
   const ExportedProgram prepared = quant::prepare(mlp_program());
   test_support::expect_error([&] { quant::convert(prepared); }, ErrorKind::InvalidInput,
-                             {"observer observers.0 (the input of %addmm at quant_test.cpp:", "saw no values",
+                             {"observer observers.0 (the input of %addmm at quant_test.cpp:",
+                              "saw no values",
                               "run the prepared program (ExportedProgram::run) on calibration "
                               "inputs"});
 }
@@ -183,7 +184,8 @@ TEST(Quantize, WeightOnlyGpt2WithAKvCacheQuantizesEveryProjectionAndTheHead) {
   const Tensor ids = from_vector<int64_t>({5, 17, 300, 42}, {1, 4});
   const Tensor positions = arange(0, 4, 1, DType::Int64);
   const ExportedProgram program = export_program(*m, step, {ids, positions}, options);
-  for (const quant::Scheme scheme : {quant::Scheme::WeightOnlyInt8, quant::Scheme::WeightOnlyInt4}) {
+  for (const quant::Scheme scheme :
+       {quant::Scheme::WeightOnlyInt8, quant::Scheme::WeightOnlyInt4}) {
     const ExportedProgram q = quant::prepare(program, {.scheme = scheme, .group_size = 32});
     const std::string dequantize = scheme == quant::Scheme::WeightOnlyInt4
                                        ? "quantized_decomposed::dequantize_per_channel_group"

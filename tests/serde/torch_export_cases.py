@@ -531,7 +531,8 @@ def write_case(out_dir, case, not_exported, verbose):
             entries.append(write_program(out_dir, case, case.name + "_core", core))
     if verbose:
         mb = [os.path.getsize(os.path.join(out_dir, e["pt2"])) / 1e6 for e in entries]
-        print("  %-32s %-12s %5.1f s  %s MB" % (case.name + " (+ _core)" * (case.core or case.core_only), case.group,
+        name = case.name + " (+ _core)" * case.core + " (_core)" * case.core_only
+        print("  %-32s %-12s %5.1f s  %s MB" % (name, case.group,
                                               time.perf_counter() - start,
                                               " + ".join("%.1f" % x for x in mb)))
     return entries

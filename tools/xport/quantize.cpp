@@ -94,7 +94,9 @@ int run_quantize(const QuantizeOptions& options, std::ostream& report) {
   }
   const ExportedProgram quantized = quant::convert(prepared);
   save(quantized, options.out);
-  const int layers = count_calls(quantized, "quantized_decomposed::dequantize_per_channel");
+  // Layers this call quantized (a program PyTorch quantized may hold some already).
+  const int layers = count_calls(quantized, "quantized_decomposed::dequantize_per_channel") -
+                     count_calls(program, "quantized_decomposed::dequantize_per_channel");
   report << options.archive << " -> " << options.out << " (" << options.scheme << "): "
          << layers << " layers quantized";
   if (calibrated) report << ", activations calibrated on " << sets << " input sets";

@@ -11,6 +11,7 @@
 namespace xport::ir::passes {
 namespace {
 
+using detail::call_of;
 using detail::int_of;
 using detail::is_one;
 using detail::known_ints;
@@ -40,14 +41,6 @@ struct QuantOps {
   const OpDef& relu = find_op("aten::relu");
   const OpDef& quantize = find_op("quantized_decomposed::quantize_per_tensor");
 };
-
-// The call that gives `arg`, when it is a call of `op` (or of `other`).
-const Node* call_of(const Argument& arg, const OpDef& op, const OpDef* other = nullptr) {
-  const ValueRef* ref = ref_of(arg);
-  if (ref == nullptr || ref->node->kind() != NodeKind::Call) return nullptr;
-  const OpDef* called = ref->node->op();
-  return called == &op || (other != nullptr && called == other) ? ref->node : nullptr;
-}
 
 // A dequantize whose result is float32 (out_dtype None or float32).
 bool to_float32(const Node& dq) {

@@ -8,7 +8,7 @@
 namespace xport::ir::passes {
 namespace {
 
-using detail::ref_of;
+using detail::call_of;
 
 struct TorchaoOps {
   const OpDef& view = find_op("aten::view");
@@ -20,14 +20,6 @@ struct TorchaoOps {
   const OpDef& dequantize_channel = find_op("quantized_decomposed::dequantize_per_channel");
   const OpDef& dequantize_group = find_op("quantized_decomposed::dequantize_per_channel_group");
 };
-
-const Node* call_of(const Argument& arg, const OpDef& op) {
-  const ValueRef* ref = ref_of(arg);
-  if (ref == nullptr || ref->node->kind() != NodeKind::Call || ref->node->op() != &op) {
-    return nullptr;
-  }
-  return ref->node;
-}
 
 // Integral values (zero points stored as float).
 bool integral(const Tensor& t) {

@@ -22,7 +22,8 @@ Tensor pack_int4(const Tensor& values);
 /// The product above. weight: int8 [N, K] (bits 8) or pack_int4's uint8 [N, K / 2] (bits 4);
 /// scales float32 [N, K / group_size] contiguous; zero_points float32 like scales, or undefined
 /// (zeros); bias float32 [N] or undefined; input float32 [M, K] contiguous; out float32 [M, N]
-/// contiguous. With bits 4, K is a multiple of 128 and group_size of 16. Runs on the kernels' threads.
+/// contiguous. With bits 4, K is a multiple of 128 and group_size of 16. Runs on the kernels'
+/// threads.
 void weight_only_linear_out(const Tensor& input, const Tensor& weight, int64_t bits,
                             const Tensor& scales, const Tensor& zero_points, int64_t group_size,
                             const Tensor& bias, const Tensor& out);
