@@ -8,8 +8,9 @@ Usage: bench/compare_decode.py [BUILD_DIR] [--cache N] [--rounds R] [--runs K] [
 The model is Hugging Face's GPT2LMHeadModel (124M parameters) with a fixed-seed random init; its
 weights are written once to BUILD_DIR/decode/gpt2.safetensors, which every engine reads. Each step
 runs one new token at position N-1 with N-1 cached positions before it (a full cache):
-  xp-int8, xp-int4  the same program with weight-only int8 / int4 (groups of 128) weights
-          (xport::quant::prepare; the runtime's xport::weight_only_linear);
+  xp-bf16, xp-int8, xp-int4  the same program with bfloat16 weights (xport::quant::to_bf16;
+          the runtime's xport::bf16_linear) and weight-only int8 / int4 (groups of 128) weights
+          (xport::quant::prepare; xport::weight_only_linear);
   xport   BUILD_DIR/bench/xport_decode_bench: the KV-cache GPT-2 exported once (new tokens
           dynamic from 1), caches updated in place by runtime::Program;
   eager   GPT2LMHeadModel with its DynamicCache, cropped back to N-1 positions after each step;
@@ -193,13 +194,14 @@ def main():
         for name, fn in (("torch.compile", compiled), ("AOTInductor", aoti)):
             check_logits(name, fn(ids, position, past_k, past_v)[0].numpy(), want)
 
-    results = {"xport": [], "xp-int8": [], "xp-int4": [], "eager": [], "compile": [],
-               "AOTI": [], "ORT": [], "OpenVINO": []}
+    results = {"xport": [], "xp-bf16": [], "xp-int8": [], "xp-int4": [], "eager": [],
+               "compile": [], "AOTI": [], "ORT": [], "OpenVINO": []}
     bytes_per_step, bandwidth = None, []
     for r in range(args.rounds):
-        # xport's float program, then the same with int8 and int4 (groups of 128) weights
-        # (xport::quant's weight-only schemes), each in a fresh process.
-        for name, scheme in (("xport", "fp32"), ("xp-int8", "int8-weight"),
+        # xport's float program, then the same with bfloat16 weights (xport::quant::to_bf16)
+        # and int8 and int4 (groups of 128) weights (its weight-only schemes), each in a fresh
+        # process.
+        for name, scheme in (("xport", "fp32"), ("xp-bf16", "bf16"), ("xp-int8", "int8-weight"),
                              ("xp-int4", "int4-weight")):
             out = subprocess.run([binary, weights, "--cache", str(args.cache), "--runs",
                                   str(args.runs), "--threads", str(args.threads),
@@ -236,9 +238,9 @@ def main():
         ms = statistics.median(values)
         print("%-8s %10.2f %10.1f %9.2f" % (name, ms, 1000 / ms, ms / bound_ms))
     fp32 = statistics.median(results["xport"])
-    print("xport's quantized steps against its fp32 step: int8 %.2fx, int4 %.2fx (the bound "
-          "above counts fp32 bytes)" % (statistics.median(results["xp-int8"]) / fp32,
-                                        statistics.median(results["xp-int4"]) / fp32))
+    print("xport's steps against its fp32 step: bf16 %.2fx, int8 %.2fx, int4 %.2fx (the bound "
+          "above counts fp32 bytes)" % tuple(statistics.median(results[k]) / fp32
+                                             for k in ("xp-bf16", "xp-int8", "xp-int4")))
 
 
 if __name__ == "__main__":

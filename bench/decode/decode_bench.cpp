@@ -2,10 +2,11 @@
 // of CACHE positions, exported once (new tokens dynamic from 1), run by runtime::Program.
 //
 //   xport_decode_bench WEIGHTS.safetensors [--cache N] [--runs K] [--warmup W] [--threads T]
-//                      [--profile 1] [--scheme fp32|int8-weight|int4-weight]
+//                      [--profile 1] [--scheme fp32|bf16|int8-weight|int4-weight]
 //
 // With a weight-only scheme the exported program goes through xport::quant::prepare first (int4:
-// groups of 128 input features); its linear layers then run as xport::weight_only_linear.
+// groups of 128 input features); its linear layers then run as xport::weight_only_linear. bf16:
+// xport::quant::to_bf16 (bfloat16 weights, float32 compute: xport::bf16_linear).
 //
 // Loads Hugging Face GPT2LMHeadModel weights (strict), exports, fills the cache with a prompt of
 // CACHE - 1 tokens, then times one-token decode steps at the last position (each step writes it
@@ -101,7 +102,9 @@ int main(int argc, char** argv) {
     xport::ExportedProgram exported =
         xport::export_program(*model, step, {prompt_ids, prompt_positions}, options);
     const std::string scheme = arg_str(argc, argv, "--scheme", "fp32");
-    if (scheme != "fp32") {
+    if (scheme == "bf16") {
+      exported = xport::quant::to_bf16(exported);
+    } else if (scheme != "fp32") {
       exported = xport::quant::prepare(
           exported, {.scheme = xport::quant::scheme_from_string(scheme), .group_size = 128});
     }

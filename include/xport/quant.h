@@ -49,9 +49,11 @@ ExportedProgram prepare(const ExportedProgram& program, Config config = {});
 /// observer saw no values (the prepared program never ran).
 ExportedProgram convert(const ExportedProgram& prepared);
 
-/// The program with its float32 parameters and buffers stored as bfloat16 (half the bytes),
-/// each converted back to float32 where the program reads it, so every op computes in float32
-/// on any CPU: the results are those of the model with its weights rounded to bfloat16.
+/// The program with its float32 parameters and buffers of two or more dims (matrices,
+/// convolution kernels, embedding tables: nearly all the bytes) stored as bfloat16, each
+/// converted back to float32 where the program reads it, so every op computes in float32 on any
+/// CPU: the results are those of the model with those weights rounded to bfloat16. The runtime
+/// multiplies and gathers the bfloat16 weights as they are (xport::bf16_linear).
 ExportedProgram to_bf16(const ExportedProgram& program);
 
 }  // namespace xport::quant

@@ -21,7 +21,8 @@ ExportedProgram to_bf16(const ExportedProgram& program) {
     InputSpec& spec = p.signature.inputs[i];
     if (spec.kind == InputSpec::Kind::UserInput || updated.count(spec.target) > 0) continue;
     const ir::TensorSpec& old = inputs[i]->outputs()[0];
-    if (old.dtype != DType::Float32) continue;
+    // Matrices, convolution kernels, tables: the bytes. Biases and norms stay float32.
+    if (old.dtype != DType::Float32 || old.sizes.size() < 2) continue;
     std::string name = spec.name + "_bf16";
     for (int k = 1; p.graph.uses_name(name); ++k) name = spec.name + "_bf16_" + std::to_string(k);
     const ir::Node* stored = p.graph.insert_placeholder(

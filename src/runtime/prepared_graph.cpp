@@ -297,6 +297,9 @@ std::string PreparedStats::str() const {
     part() << f.quantized.weight_only << " matrix products of float inputs by integer weights "
            << "(weight-only quantization)";
   }
+  if (f.quantized.bf16 > 0) {
+    part() << f.quantized.bf16 << " matrix products and gathers on bfloat16 weights";
+  }
   if (f.linears > 0) {
     part() << f.linears << " matrix products on packed weights (" << f.activations
            << " activations in their epilogues)";

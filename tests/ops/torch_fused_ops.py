@@ -36,6 +36,7 @@ def define_fused_ops():
                "Tensor weight, Tensor weight_scales, Tensor? bias, SymInt[] stride, "
                "SymInt[] padding, SymInt[] dilation, SymInt groups, bool relu, "
                "float output_scale, int output_zero_point, ScalarType output_dtype) -> Tensor")
+    lib.define("bf16_linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor")
     lib.define("weight_only_linear(Tensor input, Tensor weight, int bits, Tensor scales, "
                "Tensor? zero_points, int group_size, Tensor? bias=None) -> Tensor")
 
@@ -117,6 +118,11 @@ def define_fused_ops():
         w = (grouped * scales.reshape(n, -1, 1)).reshape(n, k)
         return torch.nn.functional.linear(input, w, bias)
 
+    def bf16_linear(input, weight, bias=None):
+        if weight.dtype != torch.bfloat16 or input.dtype != torch.float32:
+            raise RuntimeError("bf16_linear takes float32 inputs and bfloat16 weights")
+        return torch.nn.functional.linear(input, weight.float(), bias)
+
     lib.impl("fused_conv2d", fused_conv2d, "CPU")
     lib.impl("fused_conv2d_", fused_conv2d_, "CPU")
     lib.impl("fused_linear", fused_linear, "CPU")
@@ -126,4 +132,5 @@ def define_fused_ops():
     lib.impl("quantized_conv2d.tensor", quantized_conv2d, "CPU")
     lib.impl("requantized_conv2d", requantized_conv2d, "CPU")
     lib.impl("weight_only_linear", weight_only_linear, "CPU")
+    lib.impl("bf16_linear", bf16_linear, "CPU")
     return lib

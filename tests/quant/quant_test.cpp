@@ -201,17 +201,27 @@ TEST(Quantize, WeightOnlyGpt2WithAKvCacheQuantizesEveryProjectionAndTheHead) {
 TEST(Quantize, ToBf16StoresWeightsInHalfTheBytes) {
   const ExportedProgram program = cnn_program();
   const ExportedProgram half = quant::to_bf16(program);
-  for (const auto& [name, value] : half.state()) EXPECT_EQ(value.dtype(), DType::BFloat16) << name;
-  // The float program with its weights rounded to bfloat16 gives the same results.
+  // Matrices and kernels in bfloat16; biases stay float32.
+  for (const auto& [name, value] : half.state()) {
+    EXPECT_EQ(value.dtype(), value.dim() >= 2 ? DType::BFloat16 : DType::Float32) << name;
+  }
+  // The float program with those weights rounded to bfloat16 gives the same results.
   nn::NamedTensors rounded;
-  for (const auto& [name, value] : program.state())
-    rounded.emplace_back(name, value.to(DType::BFloat16).to(DType::Float32));
+  for (const auto& [name, value] : program.state()) {
+    rounded.emplace_back(name, value.dim() >= 2 ? value.to(DType::BFloat16).to(DType::Float32)
+                                                : value);
+  }
   const Tensor x = randn({2, 3, 8, 8}, 50);
   auto m = std::make_shared<SmallCnn>();
   m->load_state_dict(rounded);
   m->eval();
   EXPECT_LT(relative_error(run1(half, x), m->forward(x)), 1e-5);
   expect_same_everywhere(half, x, 1e-5);
+  // The runtime multiplies by the bfloat16 weights as they are (fc; the convolutions widen).
+  const runtime::Program fused = runtime::Program::from_exported(load_copy(half));
+  EXPECT_NE(fused.plan_stats({x}).fusion.find("1 matrix products and gathers on bfloat16 weights"),
+            std::string::npos)
+      << fused.plan_stats({x}).fusion;
 }
 
 TEST(Quantize, SchemesHaveTheCommandLinesNames) {

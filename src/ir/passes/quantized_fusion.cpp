@@ -31,6 +31,9 @@ struct QuantOps {
   const OpDef& dequantize_group =
       find_op("quantized_decomposed::dequantize_per_channel_group");
   const OpDef& weight_only_linear = find_op("xport::weight_only_linear");
+  const OpDef& to_copy = find_op("aten::_to_copy");
+  const OpDef& bf16_linear = find_op("xport::bf16_linear");
+  const OpDef& embedding = find_op("aten::embedding");
   const OpDef& quantized_linear = find_op("xport::quantized_linear");
   const OpDef& quantized_linear_tensor = find_op("xport::quantized_linear.tensor");
   const OpDef& conv2d = find_op("aten::conv2d");
@@ -77,7 +80,10 @@ class QuantizedFuser {
         stats.convolutions += fuse_convolution(*node, stats) ? 1 : 0;
       }
     }
-    if (stats.linears + stats.convolutions + stats.weight_only > 0) {
+    for (const Node* node : calls) {
+      if (node->op() == &ops_.embedding) stats.bf16 += gather_bf16(*node) ? 1 : 0;
+    }
+    if (stats.linears + stats.convolutions + stats.weight_only + stats.bf16 > 0) {
       g_.graph.eliminate_dead_code();
     }
     return stats;
@@ -114,6 +120,7 @@ class QuantizedFuser {
     // The input's [M, K] sizes where it is seen as a matrix (a view); empty when it is one.
     std::vector<sym::ExprPtr> matrix = {};
     std::vector<sym::ExprPtr> result = {};  // the anchor's result sizes
+    bool weight_in_out = false;  // bfloat16 weights [K, N], not transposed
   };
 
   const Node* dequantized_input(const Argument& arg) const {
@@ -145,13 +152,17 @@ class QuantizedFuser {
     const bool addmm = node.op() == &ops_.addmm;
     if (addmm && (!is_one(node.arg("beta")) || !is_one(node.arg("alpha")))) return std::nullopt;
     const Node* transposed = transposed_matrix(node.arg("mat2"));
-    if (transposed == nullptr) return std::nullopt;
+    // bfloat16 weights [K, N] read as they are (GPT-2's Conv1D after to_bf16).
+    const Node* in_out = transposed == nullptr ? call_of(node.arg("mat2"), ops_.to_copy) : nullptr;
+    if (in_out != nullptr && !bf16_constant(in_out->arg("self"))) in_out = nullptr;
+    if (transposed == nullptr && in_out == nullptr) return std::nullopt;
     const Argument& mat1 = node.arg(addmm ? "mat1" : "self");
     Layer l{.anchor = &node,
             .input = mat1,
-            .dw = dequantized_weights(transposed->arg("self")),
+            .dw = in_out != nullptr ? in_out : dequantized_weights(transposed->arg("self")),
             .bias = addmm ? node.arg("self") : Argument(),
-            .result = node.outputs()[0].sizes};
+            .result = node.outputs()[0].sizes,
+            .weight_in_out = in_out != nullptr};
     l.dx = dequantized_input(mat1);
     if (l.dx == nullptr) {
       const Node* view = call_of(mat1, ops_.view);
@@ -188,20 +199,79 @@ class QuantizedFuser {
   }
 
   const Node* dequantized_weights(const Argument& arg) const {
-    return call_of(arg, ops_.dequantize_channel, &ops_.dequantize_group);
+    if (const Node* dq = call_of(arg, ops_.dequantize_channel, &ops_.dequantize_group)) return dq;
+    const Node* widened = call_of(arg, ops_.to_copy);
+    return widened != nullptr && bf16_constant(widened->arg("self")) ? widened : nullptr;
   }
 
-  enum class Fused { None, Integer, WeightOnly };
+  // A bfloat16 matrix the graph holds as a constant.
+  bool bf16_constant(const Argument& arg) const {
+    const Tensor t = g_.constant(arg);
+    return t.defined() && t.dtype() == DType::BFloat16 && t.dim() == 2;
+  }
+
+  enum class Fused { None, Integer, WeightOnly, Bf16 };
 
   static void count(Fused f, QuantizedFusionStats& stats) {
     if (f == Fused::Integer) ++stats.linears;
     if (f == Fused::WeightOnly) ++stats.weight_only;
+    if (f == Fused::Bf16) ++stats.bf16;
   }
 
   Fused fuse(const std::optional<Layer>& match) {
     if (!match) return Fused::None;
+    if (match->dw->op() == &ops_.to_copy) {
+      return match->dx == nullptr && fuse_bf16(*match) ? Fused::Bf16 : Fused::None;
+    }
     if (match->dx == nullptr) return fuse_weight_only(*match) ? Fused::WeightOnly : Fused::None;
     return fuse_integer(*match) ? Fused::Integer : Fused::None;
+  }
+
+  // A float32 input by bfloat16 weights widened where read (quant::to_bf16): one
+  // xport::bf16_linear on the bfloat16 constant, which reads half the bytes.
+  bool fuse_bf16(const Layer& l) {
+    const ValueRef* x = ref_of(l.input);
+    if (x == nullptr || x->node->outputs()[x->index].dtype != DType::Float32 ||
+        !to_float32(*l.dw) || l.anchor->outputs()[0].dtype != DType::Float32) {
+      return false;
+    }
+    const Tensor bias = l.bias.is_none() ? Tensor() : g_.constant(l.bias);
+    if (!l.bias.is_none() && (!bias.defined() || bias.dtype() != DType::Float32 ||
+                              bias.dim() != 1)) {
+      return false;
+    }
+    Argument weight = l.dw->arg("self");
+    if (l.weight_in_out) {  // [N, K], as bf16_linear reads it: copied once here
+      const Tensor w = g_.constant(weight);
+      weight = g_.add_constant("bf16_weight", w.t().contiguous());
+      xport::detail::release_file_pages(w);
+    }
+    Node* fused = g_.graph.insert_call(
+        l.anchor->position(), ops_.bf16_linear, {l.input, weight, l.bias},
+        {TensorSpec::contiguous(DType::Float32, l.result)}, l.anchor->meta());
+    g_.graph.replace_all_uses(l.anchor->out(0), fused->out(0));
+    return true;
+  }
+
+  // embedding(_to_copy(W bfloat16), ids) as _to_copy(embedding(W, ids)): the rows gathered,
+  // then widened (the same values), so the table is never widened whole at each run.
+  bool gather_bf16(const Node& node) {
+    const Node* widened = call_of(node.arg("weight"), ops_.to_copy);
+    if (widened == nullptr || !bf16_constant(widened->arg("self")) || !to_float32(*widened)) {
+      return false;
+    }
+    std::vector<Argument> args = node.args();
+    args[static_cast<size_t>(ops_.embedding.arg_position("weight"))] = widened->arg("self");
+    TensorSpec rows = node.outputs()[0];
+    rows.dtype = DType::BFloat16;
+    Node* gathered = g_.graph.insert_call(node.position(), ops_.embedding, std::move(args),
+                                          {rows}, node.meta());
+    Node* wide = g_.graph.insert_call(
+        node.position(), ops_.to_copy,
+        {gathered->out(0), DType::Float32, Argument(), Argument(), Argument(), false, Argument()},
+        {node.outputs()[0]}, node.meta());
+    g_.graph.replace_all_uses(node.out(0), wide->out(0));
+    return true;
   }
 
   // Weight-only: a float32 input by int8 weights per channel (any zero points), or by int4 ones

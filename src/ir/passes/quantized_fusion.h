@@ -16,7 +16,9 @@
 // A linear layer (linear, or addmm / mm over the weights transposed) of a float32 input and
 // dequantize_per_channel (int8, axis 0) or dequantize_per_channel_group weights (weight-only
 // quantization) becomes xport::weight_only_linear: int4 values (quant range within [-8, 7],
-// groups a multiple of 16, K of 128) packed two to a byte, int8 ones as they are.
+// groups a multiple of 16, K of 128) packed two to a byte, int8 ones as they are. One of
+// bfloat16 constant weights widened by _to_copy (quant::to_bf16) becomes xport::bf16_linear, and
+// an embedding of such a table gathers bfloat16 rows and widens them.
 
 #include "ir/passes/constant_graph.h"
 
@@ -27,6 +29,7 @@ struct QuantizedFusionStats {
   int convolutions = 0;  ///< xport::quantized_conv2d and requantized_conv2d calls written
   int requantized = 0;   ///< of which requantized_conv2d (the quantize after it absorbed)
   int weight_only = 0;   ///< xport::weight_only_linear calls written (float inputs)
+  int bf16 = 0;          ///< xport::bf16_linear calls, and embeddings gathering bfloat16 rows
 };
 
 /// Rewrites `g` in place.

@@ -11,6 +11,7 @@
 // clang-format on
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "kernels/cpu/cpu_isa.h"
@@ -26,12 +27,18 @@ constexpr int64_t kPlaneWidth = 16;  // int4 values one shift and mask give: 16 
 constexpr int64_t kPlanes = 8;       // nibbles per word
 constexpr int64_t kRun = kPlaneWidth * kPlanes;  // int4 values per packed run (64 bytes)
 constexpr int64_t kPrefetchBytes = 4096;  // how far ahead of the multiply-adds weights are fetched
+inline float bf16_to_float(uint16_t v) {
+  const uint32_t bits = static_cast<uint32_t>(v) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
 struct Args {
   const float* x;       // [rows, k]
   int64_t rows, k, n;
   const uint8_t* w;     // int8 [n, k] or packed int4 [n, k / 2]
-  int64_t bits;
-  const float* scales;  // [n, groups]
+  int64_t bits;         // 8, 4, or 16 (bfloat16 weights)
+  const float* scales;  // [n, groups], or null (ones)
   const float* zeros;   // [n, groups] or null
   int64_t groups, group;
   const float* x_sums;  // [rows, groups]: each group's sum of x (the zero points' term)
@@ -72,6 +79,37 @@ HWY_INLINE void DotInt8(D d, const float* x, const int8_t* w, int64_t k0, int64_
   for (; k + lanes <= k1; k += lanes) a0 = hn::MulAdd(widen(k), hn::LoadU(d, x + k), a0);
   float tail = 0;
   for (; k < k1; ++k) tail += x[k] * static_cast<float>(w[k]);
+  s0 = hn::Add(a0, hn::IfThenElseZero(hn::FirstN(d, 1), hn::Set(d, tail)));
+  s1 = a1;
+  s2 = a2;
+  s3 = a3;
+}
+
+// bfloat16 weights: sum over [k0, k1) of x * w, widened by a shift (bfloat16 is float32's upper
+// half), into four accumulators as DotInt8.
+template <class D, class V>
+HWY_INLINE void DotBf16(D d, const float* x, const uint16_t* w, int64_t k0, int64_t k1, V& s0,
+                        V& s1, V& s2, V& s3) {
+  const hn::Rebind<uint16_t, D> d16;
+  const hn::Rebind<uint32_t, D> d32;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto widen = [&](int64_t k) {
+    return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(d32, hn::LoadU(d16, w + k))));
+  };
+  V a0 = s0, a1 = s1, a2 = s2, a3 = s3;
+  int64_t k = k0;
+  for (; k + 4 * lanes <= k1; k += 4 * lanes) {
+    // Four vectors of 16-bit values: a line or two, each fetched as far ahead in time as int8's.
+    __builtin_prefetch(w + k + kPrefetchBytes);
+    __builtin_prefetch(w + k + kPrefetchBytes + 2 * lanes);
+    a0 = hn::MulAdd(widen(k), hn::LoadU(d, x + k), a0);
+    a1 = hn::MulAdd(widen(k + lanes), hn::LoadU(d, x + k + lanes), a1);
+    a2 = hn::MulAdd(widen(k + 2 * lanes), hn::LoadU(d, x + k + 2 * lanes), a2);
+    a3 = hn::MulAdd(widen(k + 3 * lanes), hn::LoadU(d, x + k + 3 * lanes), a3);
+  }
+  for (; k + lanes <= k1; k += lanes) a0 = hn::MulAdd(widen(k), hn::LoadU(d, x + k), a0);
+  float tail = 0;
+  for (; k < k1; ++k) tail += x[k] * weight_only_detail::bf16_to_float(w[k]);
   s0 = hn::Add(a0, hn::IfThenElseZero(hn::FirstN(d, 1), hn::Set(d, tail)));
   s1 = a1;
   s2 = a2;
@@ -143,13 +181,13 @@ void WeightOnlyRowsImpl(const Args& a, int64_t n0, int64_t n1) {
   // An int4 plane is 16 values: at most 16 lanes.
   const hn::ScalableTag<float> d_int8;
   const hn::CappedTag<float, kPlaneWidth> d_int4;
-  const int64_t row_bytes = a.bits == 8 ? a.k : a.k / 2;
-  // int8 sums x * q. int4 sums x * (1 + (q + 8) / 16): 16 times that, less 24 x, is x * q.
+  const int64_t row_bytes = a.k * a.bits / 8;
+  // int8 and bfloat16 sum x * w. int4 sums x * (1 + (q + 8) / 16): 16 times that, less 24 x, is x * q.
   const float factor = a.bits == 4 ? 16.0f : 1.0f;
   const float zp_shift = a.bits == 4 ? 24.0f : 0.0f;
   for (int64_t n = n0; n < n1; ++n) {
     const uint8_t* w = a.w + n * row_bytes;
-    const float* scales = a.scales + n * a.groups;
+    const float* scales = a.scales != nullptr ? a.scales + n * a.groups : nullptr;
     const float* zeros = a.zeros != nullptr ? a.zeros + n * a.groups : nullptr;
     for (int64_t r = 0; r < a.rows; ++r) {
       const float* x = a.x + r * a.k;
@@ -162,17 +200,20 @@ void WeightOnlyRowsImpl(const Args& a, int64_t n0, int64_t n1) {
           const int64_t k0 = g * a.group, k1 = k0 + a.group;
           if (a.bits == 8) {
             DotInt8(d, x, reinterpret_cast<const int8_t*>(w), k0, k1, a0, a1, a2, a3);
+          } else if (a.bits == 16) {
+            DotBf16(d, x, reinterpret_cast<const uint16_t*>(w), k0, k1, a0, a1, a2, a3);
           } else {
             DotInt4(d, x, w, k0, k1, a0, a1, a2, a3);
           }
           const V sum = hn::Add(hn::Add(a0, a1), hn::Add(a2, a3));
-          total = hn::MulAdd(hn::Set(d, factor * scales[g]), sum, total);
+          const float scale = scales != nullptr ? scales[g] : 1.0f;
+          total = hn::MulAdd(hn::Set(d, factor * scale), sum, total);
           const float zero = (zeros != nullptr ? zeros[g] : 0.0f) + zp_shift;
-          correction += scales[g] * zero * a.x_sums[r * a.groups + g];
+          correction += scale * zero * a.x_sums[r * a.groups + g];
         }
         return hn::GetLane(hn::SumOfLanes(d, total));
       };
-      const float sum = a.bits == 8 ? run(d_int8) : run(d_int4);
+      const float sum = a.bits == 4 ? run(d_int4) : run(d_int8);
       a.out[r * a.n + n] = sum - correction + (a.bias != nullptr ? a.bias[n] : 0.0f);
     }
   }
@@ -228,6 +269,9 @@ void dequantize_rows(const weight_only_detail::Args& a, int64_t n0, int64_t rows
     if (a.bits == 8) {
       const auto* q = reinterpret_cast<const int8_t*>(a.w) + n * a.k;
       for (int64_t i = 0; i < a.k; ++i) y[i] = static_cast<float>(q[i]);
+    } else if (a.bits == 16) {
+      const auto* q = reinterpret_cast<const uint16_t*>(a.w) + n * a.k;
+      for (int64_t i = 0; i < a.k; ++i) y[i] = weight_only_detail::bf16_to_float(q[i]);
     } else {
       const auto* words = reinterpret_cast<const uint32_t*>(a.w + n * a.k / 2);
       for (int64_t run = 0; run < a.k / kRun; ++run) {
@@ -240,7 +284,7 @@ void dequantize_rows(const weight_only_detail::Args& a, int64_t n0, int64_t rows
         }
       }
     }
-    for (int64_t g = 0; g < a.groups; ++g) {
+    for (int64_t g = 0; g < a.groups && a.scales != nullptr; ++g) {
       const float s = a.scales[n * a.groups + g];
       const float zero = a.zeros != nullptr ? a.zeros[n * a.groups + g] : 0.0f;
       for (int64_t i = g * a.group; i < (g + 1) * a.group; ++i) y[i] = (y[i] - zero) * s;
@@ -281,7 +325,7 @@ void weight_only_linear_out(const Tensor& input, const Tensor& weight, int64_t b
   weight_only_detail::Args args{
       .x = x, .rows = rows, .k = k, .n = n,
       .w = static_cast<const uint8_t*>(weight.raw_data()), .bits = bits,
-      .scales = scales.data<float>(),
+      .scales = scales.defined() ? scales.data<float>() : nullptr,
       .zeros = zero_points.defined() ? zero_points.data<float>() : nullptr,
       .groups = groups, .group = group_size, .x_sums = nullptr,
       .bias = bias.defined() ? bias.data<float>() : nullptr,

@@ -19,7 +19,8 @@ namespace xport::kernels::cpu {
 /// 32-bit words, word i holding value i + 16p, plus 8, in bits 4p .. 4p + 3 (p = 0 .. 7).
 Tensor pack_int4(const Tensor& values);
 
-/// The product above. weight: int8 [N, K] (bits 8) or pack_int4's uint8 [N, K / 2] (bits 4);
+/// The product above. weight: int8 [N, K] (bits 8), pack_int4's uint8 [N, K / 2] (bits 4), or
+/// bfloat16 [N, K] (bits 16, float32 compute: scales and zero points undefined);
 /// scales float32 [N, K / group_size] contiguous; zero_points float32 like scales, or undefined
 /// (zeros); bias float32 [N] or undefined; input float32 [M, K] contiguous; out float32 [M, N]
 /// contiguous. With bits 4, K is a multiple of 128 and group_size of 16. Runs on the kernels'

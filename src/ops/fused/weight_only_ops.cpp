@@ -1,5 +1,5 @@
 // xport::weight_only_linear: a linear layer whose weights are integers and whose activations are
-// float (weight-only quantization), which the quantized fusion writes where a float input meets
+// float (weight-only quantization); xport::bf16_linear, one whose weights are bfloat16, which the quantized fusion writes where a float input meets
 // dequantize_per_channel (int8) or dequantize_per_channel_group (int4) of constant weights. The
 // kernel converts each weight in registers (kernels/cpu/weight_only_linear.h); the int4 form
 // takes the weights packed two to a byte (kernels::cpu::pack_int4). Its decomposition unpacks
@@ -78,6 +78,28 @@ std::vector<Tensor> weight_only_linear_decomposition(const OpArgs& a) {
   return {call1(XPORT_OP("aten::linear"), {a["input"], dequantized_weights(a), a["bias"]})};
 }
 
+std::vector<TensorMeta> bf16_linear_meta(const OpArgs& a) {
+  const Tensor& x = a.tensor("input");
+  const Tensor& w = a.tensor("weight");
+  XPORT_CHECK(x.dim() >= 1 && x.dtype() == DType::Float32 && w.dim() == 2 &&
+                  w.dtype() == DType::BFloat16 && static_cast<bool>(x.sizes().back() == w.size(1)),
+              InvalidInput, a.name(), ": multiplies a float32 input [..., K] by bfloat16 weights "
+              "[N, K], got ", Value(x).str(), " and ", Value(w).str());
+  const Tensor bias = a.optional_tensor("bias");
+  XPORT_CHECK(!bias.defined() || (bias.dtype() == DType::Float32 && bias.dim() == 1 &&
+                                  static_cast<bool>(bias.size(0) == w.size(0))),
+              InvalidInput, a.name(), ": the bias must be float32 [", w.size(0).str(), "], got ",
+              Value(bias).str());
+  std::vector<SymInt> sizes(x.sizes().begin(), x.sizes().end() - 1);
+  sizes.push_back(w.size(0));
+  return {contiguous_meta(sizes, DType::Float32)};
+}
+
+std::vector<Tensor> bf16_linear_decomposition(const OpArgs& a) {
+  return {call1(XPORT_OP("aten::linear"),
+                {a["input"], a.tensor("weight").to(DType::Float32), a["bias"]})};
+}
+
 }  // namespace
 
 void xport_weight_only_linear_out(const Tensor& input, const Tensor& weight, int64_t bits,
@@ -92,6 +114,15 @@ void xport_weight_only_linear_out(const Tensor& input, const Tensor& weight, int
                                        group_size, bias ? bias->contiguous() : Tensor(), y);
 }
 
+void xport_bf16_linear_out(const Tensor& input, const Tensor& weight,
+                           const std::optional<Tensor>& bias, const Tensor& out) {
+  const int64_t k = input.int_sizes().back();
+  const Tensor x = input.contiguous().view({input.int_numel() / std::max<int64_t>(k, 1), k});
+  const Tensor y = out.view({x.int_size(0), out.int_sizes().back()});
+  kernels::cpu::weight_only_linear_out(x, weight.contiguous(), 16, Tensor(), Tensor(), k,
+                                       bias ? bias->contiguous() : Tensor(), y);
+}
+
 void register_weight_only_ops() {
   register_op({
       .schema = "xport::weight_only_linear(Tensor input, Tensor weight, int bits, "
@@ -100,6 +131,13 @@ void register_weight_only_ops() {
       .meta = weight_only_linear_meta,
       .kernel = XPORT_OP_KERNEL(xport_weight_only_linear_out),
       .decomp = weight_only_linear_decomposition,
+  });
+  // bfloat16 weights, float32 compute (quant::to_bf16's programs): half float32's bytes.
+  register_op({
+      .schema = "xport::bf16_linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
+      .meta = bf16_linear_meta,
+      .kernel = XPORT_OP_KERNEL(xport_bf16_linear_out),
+      .decomp = bf16_linear_decomposition,
   });
 }
 

@@ -304,6 +304,24 @@ void weight_only_linear_samples(Rows& rows) {
                   -1, -1, true});
 }
 
+// xport::bf16_linear: bfloat16 weights, float32 compute.
+void bf16_linear_samples(Rows& rows) {
+  const std::string b = "xport::bf16_linear";
+  rows.push_back({b, "one row, bias",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 70}), g.randn({9, 70}, DType::BFloat16), g.randn({9})};
+                  },
+                  1e-5, 1e-5});
+  rows.push_back({b, "3-d input, many rows, no bias",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 5, 64}), g.randn({6, 64}, DType::BFloat16), Value()};
+                  },
+                  1e-5, 1e-5});
+  rows.push_back({b, "float32 weights refused",
+                  [](Gen& g) { return Args{g.randn({1, 8}), g.randn({4, 8}), Value()}; },
+                  -1, -1, true});
+}
+
 // xport::quantized_linear: what the quantized fusion writes for PT2E's linear layers.
 void quantized_linear_samples(Rows& rows) {
   // quantized_linear(input, input_scale, input_zero_point, weight, weight_scales, bias=None)
@@ -417,6 +435,7 @@ Rows quant_samples() {
   per_channel_group_samples(rows);
   choose_qparams_samples(rows);
   weight_only_linear_samples(rows);
+  bf16_linear_samples(rows);
   quantized_linear_samples(rows);
   quantized_conv2d_samples(rows);
   return rows;
