@@ -56,21 +56,21 @@ using weight_only_detail::kPlanes;
 using weight_only_detail::kPlaneWidth;
 using weight_only_detail::kPrefetchBytes;
 
-// int8 weights: sum over [k0, k1) of x * w, four vectors apart into four accumulators (so the
-// multiply-adds do not wait on each other); the tail goes into lane 0 of the first.
-template <class D, class V>
-HWY_INLINE void DotInt8(D d, const float* x, const int8_t* w, int64_t k0, int64_t k1, V& s0,
-                        V& s1, V& s2, V& s3) {
-  const hn::Rebind<int8_t, D> d8;
-  const hn::Rebind<int32_t, D> d32;
+// Sum over [k0, k1) of x * w for weights one element each (int8, bfloat16): `widen(k)` gives the
+// vector of weights from k as floats, `weight(k)` one of them. Four vectors apart into four
+// accumulators (so the multiply-adds do not wait on each other), each cache line of weights
+// fetched kPrefetchBytes ahead; the tail goes into lane 0 of the first.
+template <class T, class D, class V, class Widen, class Weight>
+HWY_INLINE void DotWide(D d, const float* x, const T* w, int64_t k0, int64_t k1,
+                        const Widen& widen, const Weight& weight, V& s0, V& s1, V& s2, V& s3) {
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  const auto widen = [&](int64_t k) {
-    return hn::ConvertTo(d, hn::PromoteTo(d32, hn::LoadU(d8, w + k)));
-  };
   V a0 = s0, a1 = s1, a2 = s2, a3 = s3;
   int64_t k = k0;
   for (; k + 4 * lanes <= k1; k += 4 * lanes) {
-    __builtin_prefetch(w + k + kPrefetchBytes);
+    const auto* ahead = reinterpret_cast<const char*>(w + k) + kPrefetchBytes;
+    for (int64_t line = 0; line < 4 * lanes * static_cast<int64_t>(sizeof(T)); line += 64) {
+      __builtin_prefetch(ahead + line);
+    }
     a0 = hn::MulAdd(widen(k), hn::LoadU(d, x + k), a0);
     a1 = hn::MulAdd(widen(k + lanes), hn::LoadU(d, x + k + lanes), a1);
     a2 = hn::MulAdd(widen(k + 2 * lanes), hn::LoadU(d, x + k + 2 * lanes), a2);
@@ -78,42 +78,37 @@ HWY_INLINE void DotInt8(D d, const float* x, const int8_t* w, int64_t k0, int64_
   }
   for (; k + lanes <= k1; k += lanes) a0 = hn::MulAdd(widen(k), hn::LoadU(d, x + k), a0);
   float tail = 0;
-  for (; k < k1; ++k) tail += x[k] * static_cast<float>(w[k]);
+  for (; k < k1; ++k) tail += x[k] * weight(k);
   s0 = hn::Add(a0, hn::IfThenElseZero(hn::FirstN(d, 1), hn::Set(d, tail)));
   s1 = a1;
   s2 = a2;
   s3 = a3;
 }
 
-// bfloat16 weights: sum over [k0, k1) of x * w, widened by a shift (bfloat16 is float32's upper
-// half), into four accumulators as DotInt8.
+// int8 weights, converted.
+template <class D, class V>
+HWY_INLINE void DotInt8(D d, const float* x, const int8_t* w, int64_t k0, int64_t k1, V& s0,
+                        V& s1, V& s2, V& s3) {
+  const hn::Rebind<int8_t, D> d8;
+  const hn::Rebind<int32_t, D> d32;
+  DotWide(
+      d, x, w, k0, k1,
+      [&](int64_t k) { return hn::ConvertTo(d, hn::PromoteTo(d32, hn::LoadU(d8, w + k))); },
+      [&](int64_t k) { return static_cast<float>(w[k]); }, s0, s1, s2, s3);
+}
+
+// bfloat16 weights, widened by a shift (bfloat16 is float32's upper half).
 template <class D, class V>
 HWY_INLINE void DotBf16(D d, const float* x, const uint16_t* w, int64_t k0, int64_t k1, V& s0,
                         V& s1, V& s2, V& s3) {
   const hn::Rebind<uint16_t, D> d16;
   const hn::Rebind<uint32_t, D> d32;
-  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  const auto widen = [&](int64_t k) {
-    return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(d32, hn::LoadU(d16, w + k))));
-  };
-  V a0 = s0, a1 = s1, a2 = s2, a3 = s3;
-  int64_t k = k0;
-  for (; k + 4 * lanes <= k1; k += 4 * lanes) {
-    // Four vectors of 16-bit values: a line or two, each fetched as far ahead in time as int8's.
-    __builtin_prefetch(w + k + kPrefetchBytes);
-    __builtin_prefetch(w + k + kPrefetchBytes + 2 * lanes);
-    a0 = hn::MulAdd(widen(k), hn::LoadU(d, x + k), a0);
-    a1 = hn::MulAdd(widen(k + lanes), hn::LoadU(d, x + k + lanes), a1);
-    a2 = hn::MulAdd(widen(k + 2 * lanes), hn::LoadU(d, x + k + 2 * lanes), a2);
-    a3 = hn::MulAdd(widen(k + 3 * lanes), hn::LoadU(d, x + k + 3 * lanes), a3);
-  }
-  for (; k + lanes <= k1; k += lanes) a0 = hn::MulAdd(widen(k), hn::LoadU(d, x + k), a0);
-  float tail = 0;
-  for (; k < k1; ++k) tail += x[k] * weight_only_detail::bf16_to_float(w[k]);
-  s0 = hn::Add(a0, hn::IfThenElseZero(hn::FirstN(d, 1), hn::Set(d, tail)));
-  s1 = a1;
-  s2 = a2;
-  s3 = a3;
+  DotWide(
+      d, x, w, k0, k1,
+      [&](int64_t k) {
+        return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(d32, hn::LoadU(d16, w + k))));
+      },
+      [&](int64_t k) { return weight_only_detail::bf16_to_float(w[k]); }, s0, s1, s2, s3);
 }
 
 // Packed int4 weights: sum over [k0, k1) (multiples of 16) of x * (1 + u / 16), u = q + 8. A run
