@@ -28,9 +28,9 @@ std::string found_sentence_model(const std::string& executable);
 
 /// Then quantizes the program to int8 (xport::quant, dynamic) and shows it beside the float one:
 /// file size, speed, cosine to the float embeddings. Returns 0; 1 when the runtime's embeddings
-/// differ from eager's by more than 1e-4 in cosine, the int8 ones from the float ones by more
-/// than 0.01, a built-in sentence's nearest neighbour is not its paraphrase (float or int8),
-/// or an input outside the contract is accepted.
+/// differ from eager's by more than 1e-4 in cosine, the built-in sentences' int8 ones from the
+/// float ones by more than 0.01, a built-in sentence's nearest neighbour is not its paraphrase
+/// (float or int8), or an input outside the contract is accepted.
 int run_sentence_demo(const SentenceDemoOptions& options, std::ostream& out);
 
 }  // namespace xport::tools
