@@ -59,6 +59,24 @@ inline const Node* call_of(const Argument& arg, const OpDef& op, const OpDef* ot
   return called == &op || (other != nullptr && called == other) ? ref->node : nullptr;
 }
 
+/// A 2-d matrix seen transposed: t(w), transpose(w, 0, 1) (either order, or negative dims) or
+/// permute(w, [1, 0]).
+inline bool is_matrix_transpose(const Node& n) {
+  static const OpDef& t = find_op("aten::t");
+  static const OpDef& transpose = find_op("aten::transpose.int");
+  static const OpDef& permute = find_op("aten::permute");
+  if (n.kind() != NodeKind::Call || n.outputs()[0].sizes.size() != 2) return false;
+  if (n.op() == &t) return true;
+  if (n.op() == &transpose) {
+    const std::optional<int64_t> a = int_of(n.arg("dim0")), b = int_of(n.arg("dim1"));
+    return a && b && ((*a % 2) + 2) % 2 != ((*b % 2) + 2) % 2;
+  }
+  if (n.op() != &permute) return false;
+  const auto* dims = std::get_if<std::vector<Argument>>(&n.arg("dims").value);
+  return dims != nullptr && dims->size() == 2 && int_of((*dims)[0]) == std::optional<int64_t>(1) &&
+         int_of((*dims)[1]) == std::optional<int64_t>(0);
+}
+
 /// The one call that uses value 0 of `node`, once, when nothing else (no other call, no graph
 /// output, no other value of the node) is used; else null. Patterns that absorb a chain of
 /// calls (fusion, GELU recognition) follow it.

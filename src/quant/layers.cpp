@@ -7,7 +7,6 @@
 namespace xport::quant::detail {
 namespace {
 
-using ir::detail::int_of;
 using ir::detail::ref_of;
 
 bool is_convolution(const ir::Node& node) {
@@ -18,19 +17,6 @@ bool is_convolution(const ir::Node& node) {
 }
 
 // A 2-d transpose: t, transpose.int(0, 1) (either order, or negative) or permute([1, 0]).
-bool is_transpose(const ir::Node& node) {
-  if (node.kind() != ir::NodeKind::Call || node.outputs()[0].sizes.size() != 2) return false;
-  if (node.op() == &find_op("aten::t")) return true;
-  if (node.op() == &find_op("aten::transpose.int")) {
-    const auto a = int_of(node.arg("dim0")), b = int_of(node.arg("dim1"));
-    return a && b && ((*a + 2) % 2) != ((*b + 2) % 2);
-  }
-  if (node.op() == &find_op("aten::permute")) {
-    const auto* dims = std::get_if<std::vector<ir::Argument>>(&node.arg("dims").value);
-    return dims != nullptr && dims->size() == 2 && int_of((*dims)[0]) == 1;
-  }
-  return false;
-}
 
 }  // namespace
 
@@ -74,7 +60,7 @@ std::optional<Layer> layer_of(ir::Node* node) {
     layer.weight_in_out = weight->node->outputs()[0].sizes.size() == 2;
     if (!layer.weight_in_out) return std::nullopt;
   } else if (through_transpose) {
-    if (!is_transpose(*weight->node)) return std::nullopt;
+    if (!ir::detail::is_matrix_transpose(*weight->node)) return std::nullopt;
     layer.weight_reader = const_cast<ir::Node*>(weight->node);
     layer.weight_arg = "self";
     weight = ref_of(layer.weight_reader->arg("self"));

@@ -22,9 +22,6 @@ struct QuantOps {
   const OpDef& view = find_op("aten::view");
   const OpDef& addmm = find_op("aten::addmm");
   const OpDef& mm = find_op("aten::mm");
-  const OpDef& permute = find_op("aten::permute");
-  const OpDef& t = find_op("aten::t");
-  const OpDef& transpose = find_op("aten::transpose.int");
   const OpDef& dequantize = find_op("quantized_decomposed::dequantize_per_tensor");
   const OpDef& dequantize_tensor = find_op("quantized_decomposed::dequantize_per_tensor.tensor");
   const OpDef& dequantize_channel = find_op("quantized_decomposed::dequantize_per_channel");
@@ -180,22 +177,8 @@ class QuantizedFuser {
   // A 2-D value seen transposed: permute(w, [1, 0]), t(w) or transpose(w, 0, 1) (xport's own
   // decomposition of t).
   const Node* transposed_matrix(const Argument& arg) const {
-    const Node* n = call_of(arg, ops_.permute, &ops_.t);
-    if (n == nullptr) n = call_of(arg, ops_.transpose);
-    if (n == nullptr || n->outputs()[0].sizes.size() != 2) return nullptr;
-    if (n->op() == &ops_.permute) return swaps_two_dims(n->arg("dims")) ? n : nullptr;
-    if (n->op() == &ops_.transpose) {
-      const std::optional<int64_t> a = int_of(n->arg("dim0")), b = int_of(n->arg("dim1"));
-      return a && b && ((*a % 2) + 2) % 2 != ((*b % 2) + 2) % 2 ? n : nullptr;
-    }
-    return n;
-  }
-
-  static bool swaps_two_dims(const Argument& dims) {
-    const auto* list = std::get_if<std::vector<Argument>>(&dims.value);
-    if (list == nullptr || list->size() != 2) return false;
-    return int_of((*list)[0]) == std::optional<int64_t>(1) &&
-           int_of((*list)[1]) == std::optional<int64_t>(0);
+    const ValueRef* ref = ref_of(arg);
+    return ref != nullptr && detail::is_matrix_transpose(*ref->node) ? ref->node : nullptr;
   }
 
   const Node* dequantized_weights(const Argument& arg) const {
