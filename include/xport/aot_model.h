@@ -84,10 +84,11 @@ struct PackedKernel;
 void run_conv2d(const PackedKernel& kernel, const Tensor& input, const Tensor& residual,
                 const Tensor& out);
 void run_linear(const PackedKernel& kernel, const Tensor& input, const Tensor& out);
-/// A matrix product or convolution on int8 weights (xport::quantized_linear, quantized_conv2d):
-/// the input's scale and zero point per run.
+/// A matrix product or convolution on int8 weights (xport::quantized_linear, quantized_conv2d,
+/// requantized_conv2d): the input's scale and zero point per run; `residual` is kNone but for
+/// a requantized convolution that adds one.
 void run_quantized(const PackedKernel& kernel, const Tensor& input, double input_scale,
-                   int64_t input_zero_point, const Tensor& out);
+                   int64_t input_zero_point, const Tensor& residual, const Tensor& out);
 
 /// A chain of elementwise kernels in one pass over memory: `chain(in, scratch, out)` runs on
 /// 1-D chunks of `inputs` (each of out's sizes) and `out`, with two chunk-sized scratch

@@ -333,8 +333,12 @@ void Generator::emit_packed(size_t index, const PackedCall& packed, const std::v
         tensors ? arg_expr(node, "input_zero_point") + ".item<int64_t>()"
                 : detail::int_literal(ir::passes::constant_int(
                       std::get<sym::ExprPtr>(node.arg("input_zero_point").value)));
+    const bool has_residual = node.op()->arg_position("residual") >= 0 &&
+                              !node.arg("residual").is_none();
+    const std::string residual = has_residual ? arg_expr(node, "residual") : "kNone";
     g_->run << "  " << guard << "xport::aot::run_quantized(" << kernel << ", " << input
-            << ", " << scale << ", " << zero_point << ", " << outs.at(0) << ");\n";
+            << ", " << scale << ", " << zero_point << ", " << residual << ", " << outs.at(0)
+            << ");\n";
   } else {
     g_->run << "  " << guard << "xport::aot::run_linear(" << kernel << ", " << input << ", "
             << outs.at(0) << ");\n";

@@ -29,8 +29,8 @@ void run_linear(const PackedKernel& kernel, const Tensor& input, const Tensor& o
 }
 
 void run_quantized(const PackedKernel& kernel, const Tensor& input, double input_scale,
-                   int64_t input_zero_point, const Tensor& out) {
-  runtime::run_quantized(kernel.quantized, input, input_scale, input_zero_point, out);
+                   int64_t input_zero_point, const Tensor& residual, const Tensor& out) {
+  runtime::run_quantized(kernel.quantized, input, input_scale, input_zero_point, residual, out);
 }
 
 namespace {

@@ -45,6 +45,7 @@ class KernelMaker {
                             &quantized_conv_tensor_, &requantized_conv_}) {
       for (ir::Node* node : g_.graph.find_nodes(*op)) pack_quantized(*node);
     }
+    choose_quantized_layouts();
     for (ir::Node* node : g_.graph.find_nodes(fused_pointwise_)) chain_pointwise(*node);
   }
 
@@ -67,6 +68,9 @@ class KernelMaker {
     kernels::cpu::ConvLayouts layouts = {};
   };
   std::vector<Convolution> convolutions_;
+  // The packed integer convolutions, by call.
+  std::unordered_map<const ir::Node*, std::shared_ptr<kernels::cpu::PackedQuantizedConv2d>>
+      quantized_convolutions_;
 
   static KernelFn conv_kernel(std::shared_ptr<const kernels::cpu::PackedConv2d> packed) {
     return [packed](const OpArgs& a, std::vector<Tensor>& outs) {
@@ -99,38 +103,72 @@ class KernelMaker {
   // residual, stays in oneDNN's layout (channels-last, or blocked for larger batches:
   // kernels::cpu::ConvLayouts): neither side reorders it.
   void choose_layouts() {
-    std::unordered_map<const ir::Node*, size_t> index;
-    for (size_t i = 0; i < convolutions_.size(); ++i) index[convolutions_[i].node] = i;
-    std::vector<kernels::cpu::ConvLayouts> layouts(convolutions_.size());
-    for (size_t i = 0; i < convolutions_.size(); ++i) {
-      const ir::Node* node = convolutions_[i].node;
+    std::unordered_map<const ir::Node*, Passing> calls;
+    for (const Convolution& c : convolutions_) {
+      calls[c.node] = {.writes = true, .reads = c.groups == 1};
+    }
+    const auto layouts = channels_last_layouts(calls);
+    for (Convolution& c : convolutions_) {
+      c.layouts = layouts.at(c.node);
+      c.packed->set_layouts(c.layouts);
+      out_.stats.channels_last += c.layouts.dst_nhwc ? 1 : 0;
+    }
+  }
+
+  // The same for the integer convolutions of static quantization: a requantized result that
+  // only they read stays NHWC, as oneDNN's integer kernels read and write it.
+  void choose_quantized_layouts() {
+    std::unordered_map<const ir::Node*, Passing> calls;
+    for (const auto& [node, packed] : quantized_convolutions_) {
+      calls[node] = {.writes = packed->takes_layouts(), .reads = packed->takes_layouts()};
+    }
+    for (const auto& [node, layouts] : channels_last_layouts(calls)) {
+      quantized_convolutions_.at(node)->set_layouts(layouts);
+      out_.stats.quantized_channels_last += layouts.dst_nhwc ? 1 : 0;
+    }
+  }
+
+  struct Passing {
+    bool writes;  // may write its result channels-last
+    bool reads;   // may read its input and residual so
+  };
+
+  // For each of `calls`: which of its input, residual and result are channels-last. A result
+  // is where its call may write it so and every reader is one of `calls` that may read it so,
+  // as its input or residual.
+  std::unordered_map<const ir::Node*, kernels::cpu::ConvLayouts> channels_last_layouts(
+      const std::unordered_map<const ir::Node*, Passing>& calls) const {
+    const auto is_arg = [](const ir::Node& user, const ir::Argument& arg, const char* name) {
+      return user.op()->arg_position(name) >= 0 && &arg == &user.arg(name);
+    };
+    std::unordered_map<const ir::Node*, kernels::cpu::ConvLayouts> layouts;
+    for (const auto& [node, passing] : calls) layouts[node];
+    for (const auto& [node, passing] : calls) {
       const std::vector<const ir::Node*> users = g_.graph.users(node);
-      bool stays = !users.empty();
+      bool stays = passing.writes && !users.empty();
       for (const ir::Node* user : users) {
-        const auto it = index.find(user);
-        stays = stays && it != index.end() && convolutions_[it->second].groups == 1;
+        const auto it = calls.find(user);
+        stays = stays && it != calls.end() && it->second.reads;
         for (size_t a = 0; stays && a < user->args().size(); ++a) {
           const ir::Argument& arg = user->args()[a];
           const ir::ValueRef* ref = ref_of(arg);
-          stays = ref == nullptr || ref->node != node || &arg == &user->arg("input") ||
-                  &arg == &user->arg("residual");
+          stays = ref == nullptr || ref->node != node || is_arg(*user, arg, "input") ||
+                  is_arg(*user, arg, "residual");
         }
       }
       if (!stays) continue;
-      layouts[i].dst_nhwc = true;
-      ++out_.stats.channels_last;
+      layouts[node].dst_nhwc = true;
       for (const ir::Node* user : users) {
-        kernels::cpu::ConvLayouts& l = layouts[index.at(user)];
-        const ir::ValueRef* input = ref_of(user->arg("input"));
-        if (input && input->node == node) l.src_nhwc = true;
-        const ir::ValueRef* residual = ref_of(user->arg("residual"));
-        if (residual != nullptr && residual->node == node) l.residual_nhwc = true;
+        kernels::cpu::ConvLayouts& l = layouts[user];
+        for (size_t a = 0; a < user->args().size(); ++a) {
+          const ir::ValueRef* ref = ref_of(user->args()[a]);
+          if (ref == nullptr || ref->node != node) continue;
+          l.src_nhwc = l.src_nhwc || is_arg(*user, user->args()[a], "input");
+          l.residual_nhwc = l.residual_nhwc || is_arg(*user, user->args()[a], "residual");
+        }
       }
     }
-    for (size_t i = 0; i < convolutions_.size(); ++i) {
-      convolutions_[i].packed->set_layouts(layouts[i]);
-      convolutions_[i].layouts = layouts[i];
-    }
+    return layouts;
   }
 
   // A convolution that is the last reader of its residual (a fresh result of a kernel, or of a
@@ -194,12 +232,17 @@ class KernelMaker {
   // What a requantized_conv2d quantizes its result with (none for the other ops).
   std::optional<kernels::cpu::Requantize> requantize_of(const ir::Node& node) const {
     if (node.op() != &requantized_conv_) return std::nullopt;
+    const auto integer = [&node](const char* name) {
+      return ir::passes::constant_int(std::get<sym::ExprPtr>(node.arg(name).value));
+    };
     return kernels::cpu::Requantize{
         .relu = std::get<bool>(node.arg("relu").value),
         .output_scale = std::get<double>(node.arg("output_scale").value),
-        .output_zero_point =
-            ir::passes::constant_int(std::get<sym::ExprPtr>(node.arg("output_zero_point").value)),
-        .dtype = std::get<DType>(node.arg("output_dtype").value)};
+        .output_zero_point = integer("output_zero_point"),
+        .dtype = std::get<DType>(node.arg("output_dtype").value),
+        .residual = !node.arg("residual").is_none(),
+        .residual_scale = std::get<double>(node.arg("residual_scale").value),
+        .residual_zero_point = integer("residual_zero_point")};
   }
 
   // xport::quantized_linear, quantized_conv2d or requantized_conv2d on its int8 weights packed
@@ -215,20 +258,24 @@ class KernelMaker {
     PackedCall call{.kind = PackedCall::Kind::Quantized};
     if (node.op() == &quantized_conv_ || node.op() == &quantized_conv_tensor_ ||
         node.op() == &requantized_conv_) {
-      call.quantized_conv = std::make_shared<const kernels::cpu::PackedQuantizedConv2d>(
+      auto conv = std::make_shared<kernels::cpu::PackedQuantizedConv2d>(
           weight, scales, bias, conv_params_of(node), requantize_of(node),
           /*fixed_input_scale=*/node.op() != &quantized_conv_tensor_);
+      quantized_convolutions_[&node] = conv;
+      call.quantized_conv = std::move(conv);
     } else {
       call.quantized_linear =
           std::make_shared<const kernels::cpu::PackedQuantizedLinear>(weight, scales, bias);
     }
-    out_.kernels[&node] = [call](const OpArgs& a, std::vector<Tensor>& outs) {
+    const bool residual = node.op() == &requantized_conv_ && !node.arg("residual").is_none();
+    out_.kernels[&node] = [call, residual](const OpArgs& a, std::vector<Tensor>& outs) {
       const bool tensors = a["input_scale"].is_tensor();
       const double scale =
           tensors ? a.tensor("input_scale").item<double>() : a.real("input_scale");
       const int64_t zero_point = tensors ? a.tensor("input_zero_point").item<int64_t>()
                                          : a.integer("input_zero_point");
-      run_quantized(call, a.tensor("input"), scale, zero_point, outs[0]);
+      run_quantized(call, a.tensor("input"), scale, zero_point,
+                    residual ? a.tensor("residual") : Tensor(), outs[0]);
     };
     out_.packed[&node] = std::move(call);
   }
@@ -287,7 +334,9 @@ std::string PreparedStats::str() const {
   }
   if (f.quantized.convolutions > 0) {
     part() << f.quantized.convolutions << " convolutions on int8 weights (PT2E's quantized "
-           << "layers; " << f.quantized.requantized << " quantizing their own results)";
+           << "layers; " << f.quantized.requantized << " quantizing their own results, "
+           << f.quantized.residuals << " adding their residual; " << quantized_channels_last
+           << " results passed on in NHWC)";
   }
   if (f.quantized.linears > 0) {
     part() << f.quantized.linears << " matrix products on int8 weights (PT2E's quantized "
@@ -319,9 +368,9 @@ std::string PreparedStats::str() const {
 }
 
 void run_quantized(const PackedCall& call, const Tensor& input, double input_scale,
-                   int64_t input_zero_point, const Tensor& out) {
+                   int64_t input_zero_point, const Tensor& residual, const Tensor& out) {
   if (call.quantized_conv) {
-    call.quantized_conv->run(input, input_scale, input_zero_point, out);
+    call.quantized_conv->run(input, input_scale, input_zero_point, residual, out);
   } else {
     call.quantized_linear->run(input, input_scale, input_zero_point, out);
   }

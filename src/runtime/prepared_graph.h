@@ -31,6 +31,7 @@ struct PreparedStats {
   int channels_last = 0;  ///< convolution results only convolutions read, kept in oneDNN's
                           ///< layout (channels-last, or nChw16c for batches of 4 and more)
   int residuals_in_place = 0;  ///< convolutions that write their result over their residual
+  int quantized_channels_last = 0;  ///< integer convolutions' results passed on in NHWC
   /// Calls of composite ops (PyTorch's training IR) replaced by the calls their decomposition
   /// makes, and those left to run as their decomposition.
   ir::passes::ExpansionStats expansion;
@@ -49,9 +50,10 @@ struct PackedCall {
   std::shared_ptr<const kernels::cpu::PackedQuantizedConv2d> quantized_conv = {};
 };
 
-/// Runs a Quantized call's kernel: the input's scale and zero point as numbers.
+/// Runs a Quantized call's kernel: the input's scale and zero point as numbers; `residual`
+/// undefined but for a requantized convolution that adds one.
 void run_quantized(const PackedCall& call, const Tensor& input, double input_scale,
-                   int64_t input_zero_point, const Tensor& out);
+                   int64_t input_zero_point, const Tensor& residual, const Tensor& out);
 
 struct PreparedGraph {
   ir::Graph graph;

@@ -35,7 +35,9 @@ def define_fused_ops():
     lib.define("requantized_conv2d(Tensor input, float input_scale, int input_zero_point, "
                "Tensor weight, Tensor weight_scales, Tensor? bias, SymInt[] stride, "
                "SymInt[] padding, SymInt[] dilation, SymInt groups, bool relu, "
-               "float output_scale, int output_zero_point, ScalarType output_dtype) -> Tensor")
+               "float output_scale, int output_zero_point, ScalarType output_dtype, "
+               "Tensor? residual=None, float residual_scale=1., int residual_zero_point=0) "
+               "-> Tensor")
     lib.define("bf16_linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor")
     lib.define("weight_only_linear(Tensor input, Tensor weight, int bits, Tensor scales, "
                "Tensor? zero_points, int group_size, Tensor? bias=None) -> Tensor")
@@ -92,9 +94,15 @@ def define_fused_ops():
 
     def requantized_conv2d(input, input_scale, input_zero_point, weight, weight_scales, bias,
                            stride, padding, dilation, groups, relu, output_scale,
-                           output_zero_point, output_dtype):
+                           output_zero_point, output_dtype, residual=None, residual_scale=1.0,
+                           residual_zero_point=0):
         y = quantized_conv2d(input, input_scale, input_zero_point, weight, weight_scales, bias,
                              stride, padding, dilation, groups)
+        if residual is not None:
+            _same_shape(residual, y)
+            r_bounds = (0, 255) if residual.dtype == torch.uint8 else (-128, 127)
+            y = y + torch.ops.quantized_decomposed.dequantize_per_tensor(
+                residual, residual_scale, residual_zero_point, *r_bounds, residual.dtype)
         if relu:
             y = torch.relu(y)
         bounds = (0, 255) if output_dtype == torch.uint8 else (-128, 127)

@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include "kernels/cpu/cpu_isa.h"
 #include "runtime/conv_block_program.h"
 #include "runtime/gelu_program.h"
 #include "runtime/linear_program.h"
@@ -240,7 +241,7 @@ TEST(RuntimeFusion, GeluWrittenOutElementwiseRunsAsOneGelu) {
 }
 
 // PT2E's quantized layers run on integer kernels: each as one fused call (the convolution before
-// a ReLU and a quantize writing its result quantized), equal to the program run op by op (the
+// a ReLU and a quantize writing its result quantized, a residual add included), equal to the program run op by op (the
 // reference kernels: PyTorch's formulas) within a quantization step of the output.
 TEST(RuntimeFusion, QuantizedLayersMultiplyIntegers) {
   const Program fused =
@@ -256,9 +257,12 @@ TEST(RuntimeFusion, QuantizedLayersMultiplyIntegers) {
     EXPECT_LT((got - want).abs().max().item<float>() / scale, 1e-2) << "batch " << batch;
   }
   const std::vector<Value> in = {randn({2, 8, 8, 8}, 1)};
+  // Without VNNI the integer convolutions compute in float, on NCHW.
+  const std::string nhwc = kernels::cpu::onednn_exact_int8() ? "2" : "0";
   EXPECT_EQ(fused.plan_stats(in).fusion,
-            "2 convolutions on int8 weights (PT2E's quantized layers; 1 quantizing their own "
-            "results); 1 matrix products on int8 weights (PT2E's quantized layers)");
+            "3 convolutions on int8 weights (PT2E's quantized layers; 2 quantizing their own "
+            "results, 1 adding their residual; " + nhwc + " results passed on in NHWC); 1 matrix "
+            "products on int8 weights (PT2E's quantized layers)");
 }
 
 // The packed integer kernels (their primitives made per shape on first use) serve many threads

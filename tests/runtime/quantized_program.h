@@ -6,6 +6,9 @@
 //   x: f32[s0, 8, 8, 8]    s0 in [1, 64]
 //   conv1: int8 [32, 8, 3, 3], static: dequantize(quantize(x)) -> convolution -> relu ->
 //          quantize                          one xport::requantized_conv2d
+//   block: int8 [32, 32, 3, 3], static: convolution of conv1's result, add_ (in place, as the
+//          training IR keeps `+=`) of conv1's result dequantized, relu, quantize: one
+//          requantized_conv2d with its residual; conv1's result and its own stay NHWC
 //   conv2: int8 [16, 32, 3, 3], static: dequantize -> convolution (no bias)   quantized_conv2d
 //   fc:    int8 [10, 1024], dynamic: choose_qparams -> quantize.tensor -> dequantize.tensor,
 //          addmm(bias, view(...), permute(dequantize_per_channel(fc))) (core ATen's linear)
@@ -36,6 +39,8 @@ inline ExportedProgram quantized_program() {
   const ir::ValueRef s1 = builder.parameter("conv1.scales", scales(32, 2));
   const ir::ValueRef z1 = builder.parameter("conv1.zero_points", zeros({32}, DType::Int64));
   const ir::ValueRef b1 = builder.parameter("conv1.bias", randn({32}, 3) * 0.1);
+  const ir::ValueRef wb = builder.parameter("block.weight", int8_weights({32, 32, 3, 3}, 9));
+  const ir::ValueRef sb = builder.parameter("block.scales", scales(32, 10));
   const ir::ValueRef w2 = builder.parameter("conv2.weight", int8_weights({16, 32, 3, 3}, 4));
   const ir::ValueRef s2 = builder.parameter("conv2.scales", scales(16, 5));
   const ir::ValueRef w3 = builder.parameter("fc.weight", int8_weights({10, 1024}, 6));
@@ -84,12 +89,24 @@ inline ExportedProgram quantized_program() {
       conv(d0, per_channel(w1, s1, z1, {B::n(32), B::n(8), B::n(3), B::n(3)}), b1, wide);
   const ir::ValueRef r1 = call("aten::relu", {c1}, specs(DType::Float32, wide));
   const ir::ValueRef q1 = call(quantize, with({r1}, u8(0.03, 0)), specs(DType::UInt8, wide));
-  // conv2, float result
+  // block: conv, add_ of q1 dequantized, relu, quantize
   const ir::ValueRef d1 = call(dequantize, with(with({q1}, u8(0.03, 0)), {Argument()}),
+                               specs(DType::Float32, wide));
+  const ir::ValueRef cb =
+      conv(d1, per_channel(wb, sb, Argument(), {B::n(32), B::n(32), B::n(3), B::n(3)}),
+           Argument(), wide);
+  const ir::ValueRef db = call(dequantize, with(with({q1}, u8(0.03, 0)), {Argument()}),
+                               specs(DType::Float32, wide));
+  const ir::ValueRef added =
+      call("aten::add_.Tensor", {cb, db, Argument(1)}, specs(DType::Float32, wide));
+  const ir::ValueRef rb = call("aten::relu", {added}, specs(DType::Float32, wide));
+  const ir::ValueRef qb = call(quantize, with({rb}, u8(0.04, 0)), specs(DType::UInt8, wide));
+  // conv2, float result
+  const ir::ValueRef d2 = call(dequantize, with(with({qb}, u8(0.04, 0)), {Argument()}),
                                specs(DType::Float32, wide));
   const std::vector<sym::ExprPtr> narrow = {s0, B::n(16), B::n(8), B::n(8)};
   const ir::ValueRef c2 =
-      conv(d1, per_channel(w2, s2, Argument(), {B::n(16), B::n(32), B::n(3), B::n(3)}), Argument(),
+      conv(d2, per_channel(w2, s2, Argument(), {B::n(16), B::n(32), B::n(3), B::n(3)}), Argument(),
            narrow);
   // fc, dynamically quantized, in core ATen's spelling
   const std::vector<sym::ExprPtr> flat = {s0, B::n(1024)};

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "examples/custom_ops/accel_ops.h"
+#include "kernels/cpu/cpu_isa.h"
 #include "listed_reasons.h"
 #include "xport/runtime.h"
 #include "xport/xport.h"
@@ -245,18 +246,23 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
   using Fused = std::vector<std::pair<std::string, std::string>>;
   // PT2E's quantized layers multiply integers (the CNN's first convolution has weights small
   // enough to be folded to float32 constants at load, and runs in float); with static
-  // quantization, the convolution before a quantize (through a ReLU or not) quantizes its own
-  // result; XNNPACK's dynamic configuration leaves two convolutions in float.
+  // quantization, the convolution before a quantize (through a residual add, a ReLU, both or
+  // neither) quantizes its own result, and a result only such convolutions read stays NHWC
+  // (X86's quantizer leaves the add to the convolution; XNNPACK's quantizes the convolution's
+  // result before it); XNNPACK's dynamic configuration leaves two convolutions in float.
+  // Without VNNI the integer convolutions compute in float, on NCHW.
+  const std::string nhwc = xport::kernels::cpu::onednn_exact_int8() ? "2" : "0";
   const Fused fused =
       per_group.count("pt2e") != 0
           ? Fused{{"mlp_x86_static", "2 matrix products on int8 weights"},
                   {"mlp_xnnpack_dynamic", "2 matrix products on int8 weights"},
-                  {"cnn_x86_static", "2 convolutions on int8 weights (PT2E's quantized layers; 1 "
-                                     "quantizing their own results)"},
-                  {"cnn_xnnpack_static", "2 convolutions on int8 weights (PT2E's quantized "
-                                         "layers; 2 quantizing their own results)"},
-                  {"cnn_xnnpack_dynamic", "1 convolutions on int8 weights (PT2E's quantized "
-                                          "layers; 0 quantizing their own results)"},
+                  {"cnn_x86_static", "3 convolutions on int8 weights (PT2E's quantized layers; 3 "
+                                     "quantizing their own results, 2 adding their residual; " +
+                                         nhwc + " results passed on in NHWC)"},
+                  {"cnn_xnnpack_static", "3 convolutions on int8 weights (PT2E's quantized "
+                                         "layers; 3 quantizing their own results, 0 adding"},
+                  {"cnn_xnnpack_dynamic", "2 convolutions on int8 weights (PT2E's quantized "
+                                          "layers; 0 quantizing their own results"},
                   // torchao's weight-only programs: every linear layer (4 a block, 2 blocks,
                   // the head) on its integer weights.
                   {"decoder_torchao_int8_weight_core",

@@ -38,6 +38,7 @@ struct KnownOps {
   const OpDef& fused_conv2d = find_op("xport::fused_conv2d");
   const OpDef& fused_linear = find_op("xport::fused_linear");
   const OpDef& fused_pointwise = find_op("xport::fused_pointwise");
+  const OpDef& copy = find_op("aten::copy");
 };
 
 bool is_float(const Tensor& t) { return t.defined() && t.dtype() == DType::Float32; }
@@ -47,6 +48,7 @@ class Fuser {
   explicit Fuser(ConstantGraph& g) : g_(g) {}
 
   FusionStats run() {
+    drop_identity_copies();
     // PT2E's quantized layers first: their float ops would not fuse.
     stats_.quantized = fuse_quantized_layers(g_);
     // So that a GELU written out goes into the epilogue of the product before it.
@@ -78,6 +80,28 @@ class Fuser {
   KnownOps ops_;
   FusionStats stats_;
   int bodies_ = 0;
+
+  // copy(self, src) of a src as self is (dtype, sizes, strides) is src: functionalization
+  // writes `x += y` on an intermediate x as copy(x, add(x, y)), which would hide the add from
+  // the patterns below (x read twice).
+  void drop_identity_copies() {
+    bool dropped = false;
+    for (Node* node : calls()) {
+      if (node->op() != &ops_.copy) continue;
+      const ValueRef* self = ref_of(node->arg("self"));
+      const ValueRef* src = ref_of(node->arg("src"));
+      if (self == nullptr || src == nullptr) continue;
+      const TensorSpec& a = self->node->outputs()[self->index];
+      const TensorSpec& b = src->node->outputs()[src->index];
+      if (a.dtype != b.dtype || a.sizes != b.sizes || a.strides != b.strides ||
+          a.storage_offset != b.storage_offset || a.none || b.none) {
+        continue;
+      }
+      g_.graph.replace_all_uses(node->out(0), *src);
+      dropped = true;
+    }
+    if (dropped) g_.graph.eliminate_dead_code();
+  }
   std::vector<const Node*> absorbed_updates_;  // relu_ and add_ calls a fused convolution does
 
   std::vector<Node*> calls() const {

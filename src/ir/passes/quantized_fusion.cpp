@@ -39,6 +39,8 @@ struct QuantOps {
   const OpDef& quantized_conv2d_tensor = find_op("xport::quantized_conv2d.tensor");
   const OpDef& requantized_conv2d = find_op("xport::requantized_conv2d");
   const OpDef& relu = find_op("aten::relu");
+  const OpDef& add = find_op("aten::add.Tensor");
+  const OpDef& add_ = find_op("aten::add_.Tensor");
   const OpDef& quantize = find_op("quantized_decomposed::quantize_per_tensor");
 };
 
@@ -396,16 +398,29 @@ class QuantizedFuser {
                                   node.arg("dilation"),
                                   node.arg("groups")};
     if (!tensors) {
-      if (const Node* quantize = requantizing_tail(node, *q)) {
-        const bool relu = quantize != sole_user(node);
-        args.push_back(relu);
-        args.push_back(quantize->arg("scale"));
-        args.push_back(quantize->arg("zero_point"));
-        args.push_back(quantize->arg("dtype"));
-        Node* fused = g_.graph.insert_call(quantize->position(), ops_.requantized_conv2d,
-                                           std::move(args), {quantize->outputs()[0]},
+      if (const std::optional<Tail> tail = requantizing_tail(node, *q)) {
+        const Node& quantize = *tail->quantize;
+        args.push_back(tail->relu);
+        args.push_back(quantize.arg("scale"));
+        args.push_back(quantize.arg("zero_point"));
+        args.push_back(quantize.arg("dtype"));
+        if (tail->residual != nullptr) {
+          args.push_back(tail->residual->arg("input"));
+          args.push_back(tail->residual->arg("scale"));
+          args.push_back(tail->residual->arg("zero_point"));
+          ++stats.residuals;
+        } else {
+          args.insert(args.end(), {Argument(), 1.0, Argument(int64_t{0})});
+        }
+        Node* fused = g_.graph.insert_call(quantize.position(), ops_.requantized_conv2d,
+                                           std::move(args), {quantize.outputs()[0]},
                                            node.meta());
-        g_.graph.replace_all_uses(quantize->out(0), fused->out(0));
+        g_.graph.replace_all_uses(quantize.out(0), fused->out(0));
+        // The calls it replaced go now (dead code elimination keeps an add_: it updates), the
+        // last first.
+        for (auto it = tail->absorbed.rbegin(); it != tail->absorbed.rend(); ++it) {
+          g_.graph.erase(*it);
+        }
         ++stats.requantized;
         return true;
       }
@@ -420,21 +435,80 @@ class QuantizedFuser {
 
   const Node* sole_user(const Node& node) const { return detail::sole_user(g_.graph, node); }
 
-  // conv -> [relu ->] quantize_per_tensor over the whole uint8 or int8 range, each the only
-  // reader of the one before, no update in place since x_q: the quantize, or null.
-  const Node* requantizing_tail(const Node& conv, const ValueRef& q) const {
+  // What follows a convolution that xport::requantized_conv2d does itself.
+  struct Tail {
+    const Node* quantize = nullptr;
+    const Node* residual = nullptr;  // the dequantize of a residual added, or null
+    bool relu = false;
+    std::vector<const Node*> absorbed = {};  // the add, the ReLU, the quantize: those there are
+  };
+
+  // Whether a quantize_per_tensor / dequantize_per_tensor call spans the whole range of its
+  // integer dtype (uint8 or int8), which the integer kernels quantize to.
+  static bool whole_range(const Node& node, DType dtype) {
+    const bool u8 = dtype == DType::UInt8;
+    return (u8 || dtype == DType::Int8) &&
+           int_of(node.arg("quant_min")) == std::optional<int64_t>(u8 ? 0 : -128) &&
+           int_of(node.arg("quant_max")) == std::optional<int64_t>(u8 ? 255 : 127);
+  }
+
+  // conv -> [add(conv, dequantize_per_tensor(r)) ->] [relu ->] quantize_per_tensor over the
+  // whole uint8 or int8 range, each the only reader of the one before, no update in place
+  // since x_q (and r): the parts, or nothing. The residual r must be of the result's shape
+  // and dtype, quantized per tensor with numbers for its scale and zero point.
+  std::optional<Tail> requantizing_tail(const Node& conv, const ValueRef& q) const {
+    Tail tail;
     const Node* next = sole_user(conv);
-    if (next != nullptr && next->op() == &ops_.relu) next = sole_user(*next);
-    if (next == nullptr || next->op() != &ops_.quantize) return nullptr;
+    const Node* add = nullptr;
+    if (next != nullptr && (next->op() == &ops_.add || next->op() == &ops_.add_)) {
+      add = next;
+      tail.residual = added_residual(*add, conv);
+      if (tail.residual == nullptr) return std::nullopt;
+      tail.absorbed.push_back(add);
+      next = sole_user(*add);
+    }
+    if (next != nullptr && next->op() == &ops_.relu) {
+      tail.relu = true;
+      tail.absorbed.push_back(next);
+      next = sole_user(*next);
+    }
+    if (next == nullptr || next->op() != &ops_.quantize) return std::nullopt;
+    tail.absorbed.push_back(next);
     const auto* dtype = std::get_if<DType>(&next->arg("dtype").value);
-    if (dtype == nullptr || (*dtype != DType::UInt8 && *dtype != DType::Int8)) return nullptr;
-    const bool u8 = *dtype == DType::UInt8;
-    if (int_of(next->arg("quant_min")) != std::optional<int64_t>(u8 ? 0 : -128) ||
-        int_of(next->arg("quant_max")) != std::optional<int64_t>(u8 ? 255 : 127) ||
-        detail::updates_between(g_.graph, *q.node, *next)) {
+    // The add absorbed is the one update in place allowed (the training IR's `+=`).
+    const auto updates_from = [&](const Node& first) {
+      return add == nullptr ? detail::updates_between(g_.graph, first, *next)
+                            : detail::updates_between(g_.graph, first, *add) ||
+                                  detail::updates_between(g_.graph, *add, *next);
+    };
+    if (dtype == nullptr || !whole_range(*next, *dtype) || updates_from(*q.node)) {
+      return std::nullopt;
+    }
+    if (tail.residual != nullptr) {
+      const ValueRef& r = *ref_of(tail.residual->arg("input"));
+      const TensorSpec& spec = r.node->outputs()[r.index];
+      if (spec.dtype != *dtype || spec.sizes != conv.outputs()[0].sizes ||
+          !whole_range(*tail.residual, spec.dtype) || updates_from(*r.node)) {
+        return std::nullopt;
+      }
+    }
+    tail.quantize = next;
+    return tail;
+  }
+
+  // add(conv, dq), add(dq, conv) or add_(conv, dq), alpha 1, where dq is a float32
+  // dequantize_per_tensor with numbers for its scale and zero point: dq, or null.
+  const Node* added_residual(const Node& add, const Node& conv) const {
+    if (!is_one(add.arg("alpha"))) return nullptr;
+    const ValueRef* self = ref_of(add.arg("self"));
+    const bool conv_first = self != nullptr && self->node == &conv;
+    if (!conv_first && add.op() == &ops_.add_) return nullptr;  // the residual would be updated
+    const Node* dq = call_of(add.arg(conv_first ? "other" : "self"), ops_.dequantize);
+    if (dq == nullptr || !to_float32(*dq) || ref_of(dq->arg("input")) == nullptr ||
+        !std::holds_alternative<double>(dq->arg("scale").value) || !int_of(dq->arg("zero_point"))) {
       return nullptr;
     }
-    return next;
+    return dq;
   }
 
   static bool is_false(const Argument& arg) {

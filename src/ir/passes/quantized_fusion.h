@@ -3,9 +3,10 @@
 // layer as float ops between dequantize and quantize calls; this pass finds the convolutions
 //   aten::conv2d / aten::convolution (not transposed) of dequantize_per_tensor[.tensor](x_q, ...)
 //   and dequantize_per_channel(W_q int8 [O, C, KH, KW], ...)  => xport::quantized_conv2d[.tensor]
-// (a convolution of static quantization followed by [relu ->] quantize_per_tensor over the
-// whole uint8 or int8 range becomes one xport::requantized_conv2d, its result already
-// quantized), and the linear layers
+// (a convolution of static quantization followed by [add of a dequantize_per_tensor(r_q) ->]
+// [relu ->] quantize_per_tensor over the whole uint8 or int8 range becomes one
+// xport::requantized_conv2d, its result already quantized: ResNet's blocks end so), and the
+// linear layers
 //   aten::linear(dequantize_per_tensor[.tensor](x_q, s, z, ...),
 //                dequantize_per_channel(W_q, w_scales, zero points 0 or None, axis 0, ...),
 //                bias: a float32 constant or None)
@@ -28,6 +29,7 @@ struct QuantizedFusionStats {
   int linears = 0;       ///< xport::quantized_linear calls written
   int convolutions = 0;  ///< xport::quantized_conv2d and requantized_conv2d calls written
   int requantized = 0;   ///< of which requantized_conv2d (the quantize after it absorbed)
+  int residuals = 0;     ///< of those, adding a quantized residual before it
   int weight_only = 0;   ///< xport::weight_only_linear calls written (float inputs)
   int bf16 = 0;          ///< xport::bf16_linear calls, and embeddings gathering bfloat16 rows
 };

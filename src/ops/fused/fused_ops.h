@@ -60,7 +60,9 @@ void xport_requantized_conv2d_out(const Tensor& input, double input_scale,
                                   const std::vector<int64_t>& padding,
                                   const std::vector<int64_t>& dilation, int64_t groups,
                                   bool relu, double output_scale, int64_t output_zero_point,
-                                  DType output_dtype, const Tensor& out);
+                                  DType output_dtype, const std::optional<Tensor>& residual,
+                                  double residual_scale, int64_t residual_zero_point,
+                                  const Tensor& out);
 void xport_quantized_conv2d_tensor_out(const Tensor& input, const Tensor& input_scale,
                                        const Tensor& input_zero_point, const Tensor& weight,
                                        const Tensor& weight_scales,

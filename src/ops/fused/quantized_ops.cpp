@@ -89,17 +89,36 @@ std::vector<Tensor> quantized_conv2d_decomposition(const OpArgs& a) {
                  std::vector<int64_t>{0, 0}, a["groups"]})};
 }
 
-// requantized_conv2d: the convolution's result, [ReLU,] quantized.
+// requantized_conv2d: the convolution's result, [plus a dequantized residual,] [ReLU,]
+// quantized.
 std::vector<TensorMeta> requantized_conv2d_meta(const OpArgs& a) {
   check_quantized_operands(a, 4);
   const DType out = a.dtype("output_dtype");
   XPORT_CHECK(out == DType::UInt8 || out == DType::Int8, InvalidInput, a.name(),
               ": output_dtype must be uint8 or int8, got ", dtype_name(out));
-  return {contiguous_meta(convolution_sizes(a, /*transposed=*/false), out)};
+  const std::vector<SymInt> sizes = convolution_sizes(a, /*transposed=*/false);
+  const Tensor residual = a.optional_tensor("residual");
+  bool fits = !residual.defined() ||
+              (residual.dtype() == out && residual.dim() == static_cast<int64_t>(sizes.size()));
+  for (size_t d = 0; fits && residual.defined() && d < sizes.size(); ++d) {
+    fits = static_cast<bool>(residual.size(static_cast<int64_t>(d)) == sizes[d]);
+  }
+  XPORT_CHECK(fits, InvalidInput, a.name(), ": the residual must be of the result's dtype and "
+              "shape (", dtype_name(out), " ", shape_str(sizes), "), got ", Value(residual).str());
+  return {contiguous_meta(sizes, out)};
 }
 
 std::vector<Tensor> requantized_conv2d_decomposition(const OpArgs& a) {
   Tensor y = quantized_conv2d_decomposition(a)[0];
+  const Tensor residual = a.optional_tensor("residual");
+  if (residual.defined()) {
+    const bool u8 = residual.dtype() == DType::UInt8;
+    const Tensor dq = call1(XPORT_OP("quantized_decomposed::dequantize_per_tensor"),
+                            {residual, a["residual_scale"], a["residual_zero_point"],
+                             int64_t{u8 ? 0 : -128}, int64_t{u8 ? 255 : 127}, residual.dtype(),
+                             Value()});
+    y = call1(XPORT_OP("aten::add.Tensor"), {y, dq});
+  }
   if (a.boolean("relu")) y = call1(XPORT_OP("aten::relu"), {y});
   const bool u8 = a.dtype("output_dtype") == DType::UInt8;
   return {call1(XPORT_OP("quantized_decomposed::quantize_per_tensor"),
@@ -117,7 +136,7 @@ void run_quantized_conv2d(const Tensor& input, double input_scale, int64_t input
       weight, weight_scales, bias.value_or(Tensor()),
       kernels::cpu::Conv2dParams::of(stride, padding, dilation, groups), std::nullopt,
       fixed_input_scale);
-  packed.run(input, input_scale, input_zero_point, out);
+  packed.run(input, input_scale, input_zero_point, Tensor(), out);
 }
 
 void run_quantized_linear(const Tensor& input, double input_scale, int64_t input_zero_point,
@@ -162,15 +181,20 @@ void xport_requantized_conv2d_out(const Tensor& input, double input_scale,
                                   const std::vector<int64_t>& padding,
                                   const std::vector<int64_t>& dilation, int64_t groups,
                                   bool relu, double output_scale, int64_t output_zero_point,
-                                  DType output_dtype, const Tensor& out) {
+                                  DType output_dtype, const std::optional<Tensor>& residual,
+                                  double residual_scale, int64_t residual_zero_point,
+                                  const Tensor& out) {
   const kernels::cpu::PackedQuantizedConv2d packed(
       weight, weight_scales, bias.value_or(Tensor()),
       kernels::cpu::Conv2dParams::of(stride, padding, dilation, groups),
       kernels::cpu::Requantize{.relu = relu,
                                .output_scale = output_scale,
                                .output_zero_point = output_zero_point,
-                               .dtype = output_dtype});
-  packed.run(input, input_scale, input_zero_point, out);
+                               .dtype = output_dtype,
+                               .residual = residual.has_value(),
+                               .residual_scale = residual_scale,
+                               .residual_zero_point = residual_zero_point});
+  packed.run(input, input_scale, input_zero_point, residual.value_or(Tensor()), out);
 }
 
 void xport_quantized_conv2d_tensor_out(const Tensor& input, const Tensor& input_scale,
@@ -212,14 +236,15 @@ void register_quantized_ops() {
       .kernel = XPORT_OP_KERNEL(xport_quantized_conv2d_out),
       .decomp = quantized_conv2d_decomposition,
   });
-  // The quantize after it (and a ReLU between) done by the convolution: static quantization
-  // over the output dtype's whole range.
+  // The quantize after it (and a residual add, and a ReLU between) done by the convolution:
+  // static quantization over the output dtype's whole range.
   register_op({
       .schema = "xport::requantized_conv2d(Tensor input, float input_scale, "
                 "int input_zero_point, Tensor weight, Tensor weight_scales, Tensor? bias, "
                 "SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, "
                 "bool relu, float output_scale, int output_zero_point, "
-                "ScalarType output_dtype) -> Tensor",
+                "ScalarType output_dtype, Tensor? residual=None, float residual_scale=1., "
+                "int residual_zero_point=0) -> Tensor",
       .meta = requantized_conv2d_meta,
       .kernel = XPORT_OP_KERNEL(xport_requantized_conv2d_out),
       .decomp = requantized_conv2d_decomposition,

@@ -413,6 +413,35 @@ void quantized_conv2d_samples(Rows& rows) {
                                 L{1, 1}, I{1}, false, 0.05, I{-2}, DType::Int8};
                   },
                   0, 1});
+  // With a residual added before the ReLU (ResNet's block end), uint8 as ResNet's shortcut is
+  // (zero point 129), and int8.
+  rows.push_back({rq, "uint8 residual added, ReLU",
+                  [](Gen& g) {
+                    return Args{g.ints({2, 8, 6, 6}, 0, 255, DType::UInt8), 0.05, I{0},
+                                g.ints({4, 8, 3, 3}, -127, 127, DType::Int8),
+                                g.uniform({4}, 0.001, 0.01), g.randn({4}), L{1, 1}, L{1, 1},
+                                L{1, 1}, I{1}, true, 0.07, I{3}, DType::UInt8,
+                                g.ints({2, 4, 6, 6}, 0, 255, DType::UInt8), 0.03, I{129}};
+                  },
+                  0, 1});
+  rows.push_back({rq, "int8 residual added, no ReLU, 1x1",
+                  [](Gen& g) {
+                    return Args{g.ints({1, 6, 5, 5}, -128, 127, DType::Int8), 0.02, I{-5},
+                                g.ints({8, 6, 1, 1}, -127, 127, DType::Int8),
+                                g.uniform({8}, 0.001, 0.01), g.randn({8}), L{1, 1}, L{0, 0},
+                                L{1, 1}, I{1}, false, 0.06, I{-2}, DType::Int8,
+                                g.ints({1, 8, 5, 5}, -128, 127, DType::Int8), 0.04, I{7}};
+                  },
+                  0, 1});
+  rows.push_back({rq, "residual of another shape refused",
+                  [](Gen& g) {
+                    return Args{g.ints({1, 6, 5, 5}, 0, 255, DType::UInt8), 0.02, I{0},
+                                g.ints({8, 6, 1, 1}, -127, 127, DType::Int8),
+                                g.uniform({8}, 0.001, 0.01), Value(), L{1, 1}, L{0, 0},
+                                L{1, 1}, I{1}, true, 0.06, I{0}, DType::UInt8,
+                                g.ints({1, 8, 4, 5}, 0, 255, DType::UInt8), 0.04, I{7}};
+                  },
+                  -1, -1, true});
   const std::string qt = "xport::quantized_conv2d.tensor";
   rows.push_back({qt, "dynamic: scale and zero point as tensors",
                   [](Gen& g) {
