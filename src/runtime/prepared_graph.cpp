@@ -19,7 +19,6 @@ namespace {
 
 using ir::passes::ConstantGraph;
 
-using ops::fused_conv2d_args::kConvolution;
 
 using ir::detail::ref_of;
 
@@ -46,6 +45,7 @@ class KernelMaker {
       for (ir::Node* node : g_.graph.find_nodes(*op)) pack_quantized(*node);
     }
     choose_quantized_layouts();
+    write_quantized_over_residuals();
     for (ir::Node* node : g_.graph.find_nodes(fused_pointwise_)) chain_pointwise(*node);
   }
 
@@ -61,6 +61,7 @@ class KernelMaker {
   const OpDef& quantized_conv_ = find_op("xport::quantized_conv2d");
   const OpDef& quantized_conv_tensor_ = find_op("xport::quantized_conv2d.tensor");
   const OpDef& requantized_conv_ = find_op("xport::requantized_conv2d");
+  const OpDef& requantized_conv_in_place_ = find_op("xport::requantized_conv2d_");
   struct Convolution {
     const ir::Node* node;
     std::shared_ptr<kernels::cpu::PackedConv2d> packed;
@@ -71,6 +72,7 @@ class KernelMaker {
   // The packed integer convolutions, by call.
   std::unordered_map<const ir::Node*, std::shared_ptr<kernels::cpu::PackedQuantizedConv2d>>
       quantized_convolutions_;
+  std::unordered_map<const ir::Node*, kernels::cpu::ConvLayouts> quantized_layouts_;
 
   static KernelFn conv_kernel(std::shared_ptr<const kernels::cpu::PackedConv2d> packed) {
     return [packed](const OpArgs& a, std::vector<Tensor>& outs) {
@@ -122,7 +124,8 @@ class KernelMaker {
     for (const auto& [node, packed] : quantized_convolutions_) {
       calls[node] = {.writes = packed->takes_layouts(), .reads = packed->takes_layouts()};
     }
-    for (const auto& [node, layouts] : channels_last_layouts(calls)) {
+    quantized_layouts_ = channels_last_layouts(calls);
+    for (const auto& [node, layouts] : quantized_layouts_) {
       quantized_convolutions_.at(node)->set_layouts(layouts);
       out_.stats.quantized_channels_last += layouts.dst_nhwc ? 1 : 0;
     }
@@ -171,45 +174,72 @@ class KernelMaker {
     return layouts;
   }
 
-  // A convolution that is the last reader of its residual (a fresh result of a kernel, or of a
-  // convolution that wrote over its own residual, in the layout the convolution writes) writes
-  // its result over it.
+  // A convolution that is the last reader of its residual, in the layout it writes, writes its
+  // result over it (may_write_over).
   void write_over_residuals() {
     std::unordered_set<const ir::Node*> written_over;
     for (const Convolution& c : convolutions_) {
-      const ir::Node* node = c.node;
-      const ir::ValueRef* residual = ref_of(node->arg("residual"));
-      if (residual == nullptr || c.layouts.residual_nhwc != c.layouts.dst_nhwc) continue;
-      const ir::Node* producer = residual->node;
-      if (producer->kind() != ir::NodeKind::Call || producer->outputs().size() != 1 ||
-          (producer->op()->kind != OpKind::Functional && !written_over.count(producer)) ||
-          producer->outputs()[0].dtype != DType::Float32 ||
-          producer->outputs()[0].sizes != node->outputs()[0].sizes) {
+      if (c.layouts.residual_nhwc != c.layouts.dst_nhwc || !may_write_over(*c.node, written_over)) {
         continue;
       }
-      bool last = true;
-      for (const ir::Node* user : g_.graph.users(producer)) {
-        last = last && user->kind() == ir::NodeKind::Call &&
-               (user == node || user->position() < node->position());
-      }
-      // Its other arguments must not be the residual: the input is read while the result is
-      // written.
-      for (size_t a = 0; last && a < kConvolution; ++a) {
-        const ir::ValueRef* ref = ref_of(node->args()[a]);
-        last = ref == nullptr || ref->node != producer;
-      }
-      if (!last) continue;
-      ir::Node* in_place = g_.graph.insert_call(node->position() + 1, fused_conv_in_place_,
-                                                node->args(), node->outputs(), node->meta());
-      g_.graph.replace_all_uses(node->out(), in_place->out());
-      out_.kernels[in_place] = conv_kernel(c.packed);
-      out_.kernels.erase(node);
-      out_.packed[in_place] = out_.packed.at(node);
-      out_.packed.erase(node);
-      g_.graph.erase(node);
-      written_over.insert(in_place);
+      written_over.insert(write_in_place(*c.node, fused_conv_in_place_));
       ++out_.stats.residuals_in_place;
     }
+  }
+
+  // The same for the integer convolutions that add a quantized residual.
+  void write_quantized_over_residuals() {
+    std::unordered_set<const ir::Node*> written_over;
+    for (ir::Node* node : g_.graph.find_nodes(requantized_conv_)) {
+      const auto it = quantized_layouts_.find(node);
+      if (it == quantized_layouts_.end() || it->second.residual_nhwc != it->second.dst_nhwc ||
+          !may_write_over(*node, written_over)) {
+        continue;
+      }
+      written_over.insert(write_in_place(*node, requantized_conv_in_place_));
+      ++out_.stats.quantized_residuals_in_place;
+    }
+  }
+
+  // Whether `node`, a convolution adding a residual, may write its result over it: the residual
+  // is the one result of a functional call (or of a convolution in `written_over`, which wrote
+  // over its own), of the result's dtype and sizes; nothing reads it after `node`, and no other
+  // argument of `node` is it (the input is read while the result is written).
+  bool may_write_over(const ir::Node& node,
+                      const std::unordered_set<const ir::Node*>& written_over) const {
+    const ir::ValueRef* residual = ref_of(node.arg("residual"));
+    if (residual == nullptr) return false;
+    const ir::Node* producer = residual->node;
+    if (producer->kind() != ir::NodeKind::Call || producer->outputs().size() != 1 ||
+        (producer->op()->kind != OpKind::Functional && !written_over.count(producer)) ||
+        producer->outputs()[0].dtype != node.outputs()[0].dtype ||
+        producer->outputs()[0].sizes != node.outputs()[0].sizes) {
+      return false;
+    }
+    bool last = true;
+    for (const ir::Node* user : g_.graph.users(producer)) {
+      last = last && user->kind() == ir::NodeKind::Call &&
+             (user == &node || user->position() < node.position());
+    }
+    for (const ir::Argument& arg : node.args()) {
+      const ir::ValueRef* ref = ref_of(arg);
+      last = last && (&arg == &node.arg("residual") || ref == nullptr || ref->node != producer);
+    }
+    return last;
+  }
+
+  // `node` replaced by the call of `in_place` (its form written over the residual) with the
+  // same arguments, kernel and packed call.
+  const ir::Node* write_in_place(const ir::Node& node, const OpDef& in_place) {
+    ir::Node* written = g_.graph.insert_call(node.position() + 1, in_place, node.args(),
+                                             node.outputs(), node.meta());
+    g_.graph.replace_all_uses(node.out(), written->out());
+    out_.kernels[written] = std::move(out_.kernels.at(&node));
+    out_.kernels.erase(&node);
+    out_.packed[written] = out_.packed.at(&node);
+    out_.packed.erase(&node);
+    g_.graph.erase(&node);
+    return written;
   }
 
   void pack_linear(const ir::Node& node) {
@@ -335,8 +365,13 @@ std::string PreparedStats::str() const {
   if (f.quantized.convolutions > 0) {
     part() << f.quantized.convolutions << " convolutions on int8 weights (PT2E's quantized "
            << "layers; " << f.quantized.requantized << " quantizing their own results, "
-           << f.quantized.residuals << " adding their residual; " << quantized_channels_last
+           << f.quantized.residuals << " adding their residual (" << quantized_residuals_in_place
+           << " written over it); " << quantized_channels_last
            << " results passed on in NHWC)";
+  }
+  if (f.quantized.pools > 0) {
+    part() << f.quantized.pools << " max pools on 8-bit integers (between a dequantize and a "
+           << "quantize)";
   }
   if (f.quantized.linears > 0) {
     part() << f.quantized.linears << " matrix products on int8 weights (PT2E's quantized "

@@ -38,6 +38,12 @@ def define_fused_ops():
                "float output_scale, int output_zero_point, ScalarType output_dtype, "
                "Tensor? residual=None, float residual_scale=1., int residual_zero_point=0) "
                "-> Tensor")
+    lib.define("requantized_conv2d_(Tensor input, float input_scale, int input_zero_point, "
+               "Tensor weight, Tensor weight_scales, Tensor? bias, SymInt[] stride, "
+               "SymInt[] padding, SymInt[] dilation, SymInt groups, bool relu, "
+               "float output_scale, int output_zero_point, ScalarType output_dtype, "
+               "Tensor(a!) residual, float residual_scale, int residual_zero_point) "
+               "-> Tensor(a!)")
     lib.define("bf16_linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor")
     lib.define("weight_only_linear(Tensor input, Tensor weight, int bits, Tensor scales, "
                "Tensor? zero_points, int group_size, Tensor? bias=None) -> Tensor")
@@ -109,6 +115,15 @@ def define_fused_ops():
         return torch.ops.quantized_decomposed.quantize_per_tensor(
             y, output_scale, output_zero_point, *bounds, output_dtype)
 
+    def requantized_conv2d_(input, input_scale, input_zero_point, weight, weight_scales, bias,
+                            stride, padding, dilation, groups, relu, output_scale,
+                            output_zero_point, output_dtype, residual, residual_scale,
+                            residual_zero_point):
+        return residual.copy_(requantized_conv2d(
+            input, input_scale, input_zero_point, weight, weight_scales, bias, stride, padding,
+            dilation, groups, relu, output_scale, output_zero_point, output_dtype, residual,
+            residual_scale, residual_zero_point))
+
     def weight_only_linear(input, weight, bits, scales, zero_points, group_size, bias=None):
         # int8 [N, K], or int4 packed two to a byte in runs of 128 values: 16 little-endian
         # 32-bit words, nibble p of word i holding value 16p + i, plus 8.
@@ -139,6 +154,7 @@ def define_fused_ops():
     lib.impl("quantized_conv2d", quantized_conv2d, "CPU")
     lib.impl("quantized_conv2d.tensor", quantized_conv2d, "CPU")
     lib.impl("requantized_conv2d", requantized_conv2d, "CPU")
+    lib.impl("requantized_conv2d_", requantized_conv2d_, "CPU")
     lib.impl("weight_only_linear", weight_only_linear, "CPU")
     lib.impl("bf16_linear", bf16_linear, "CPU")
     return lib

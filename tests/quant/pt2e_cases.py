@@ -60,8 +60,9 @@ from torchao.quantization.granularity import PerGroup  # noqa: E402
 
 class SmallCNN(nn.Module):
     """Convolutions with ReLUs (one quantized right after: xport's requantized_conv2d), residual
-    adds as ResNet's blocks end (conv, add, ReLU; and Hugging Face's in-place `+=` without a
-    ReLU), pooling and a classifier."""
+    adds as ResNet's blocks end (conv, add, ReLU, the residual's last reader; and Hugging Face's
+    in-place `+=` without a ReLU, the residual also the convolution's input), pooling and a
+    classifier."""
 
     def __init__(self):
         super().__init__()
@@ -69,13 +70,14 @@ class SmallCNN(nn.Module):
         self.conv2 = nn.Conv2d(16, 32, 3, padding=1)
         self.conv3 = nn.Conv2d(32, 32, 3, padding=1)
         self.conv4 = nn.Conv2d(32, 32, 3, padding=1)
+        self.conv5 = nn.Conv2d(32, 32, 3, padding=1)
         self.fc = nn.Linear(32 * 4 * 4, 10)
 
     def forward(self, x):
         y = torch.relu(self.conv(x))
         y = torch.relu(self.conv2(y))
-        y = torch.relu(self.conv3(y) + y)
-        z = self.conv4(y)
+        y = torch.relu(self.conv4(torch.relu(self.conv3(y))) + y)
+        z = self.conv5(y)
         z += y
         y = nn.functional.adaptive_avg_pool2d(z, 4)
         return self.fc(y.flatten(1))

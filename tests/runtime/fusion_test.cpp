@@ -258,11 +258,11 @@ TEST(RuntimeFusion, QuantizedLayersMultiplyIntegers) {
   }
   const std::vector<Value> in = {randn({2, 8, 8, 8}, 1)};
   // Without VNNI the integer convolutions compute in float, on NCHW.
-  const std::string nhwc = kernels::cpu::onednn_exact_int8() ? "2" : "0";
+  const std::string nhwc = kernels::cpu::onednn_exact_int8() ? "3" : "0";
   EXPECT_EQ(fused.plan_stats(in).fusion,
-            "3 convolutions on int8 weights (PT2E's quantized layers; 2 quantizing their own "
-            "results, 1 adding their residual; " + nhwc + " results passed on in NHWC); 1 matrix "
-            "products on int8 weights (PT2E's quantized layers)");
+            "4 convolutions on int8 weights (PT2E's quantized layers; 3 quantizing their own "
+            "results, 1 adding their residual (1 written over it); " + nhwc + " results passed "
+            "on in NHWC); 1 matrix products on int8 weights (PT2E's quantized layers)");
 }
 
 // The packed integer kernels (their primitives made per shape on first use) serve many threads

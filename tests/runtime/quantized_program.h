@@ -6,9 +6,11 @@
 //   x: f32[s0, 8, 8, 8]    s0 in [1, 64]
 //   conv1: int8 [32, 8, 3, 3], static: dequantize(quantize(x)) -> convolution -> relu ->
 //          quantize                          one xport::requantized_conv2d
-//   block: int8 [32, 32, 3, 3], static: convolution of conv1's result, add_ (in place, as the
+//   conv1b: int8 [32, 32, 3, 3], static, of conv1's result -> relu -> quantize
+//   block: int8 [32, 32, 3, 3], static: convolution of conv1b's result, add_ (in place, as the
 //          training IR keeps `+=`) of conv1's result dequantized, relu, quantize: one
-//          requantized_conv2d with its residual; conv1's result and its own stay NHWC
+//          requantized_conv2d with its residual, written over it (its last reader); the
+//          results of conv1, conv1b and the block stay NHWC (integer convolutions read them)
 //   conv2: int8 [16, 32, 3, 3], static: dequantize -> convolution (no bias)   quantized_conv2d
 //   fc:    int8 [10, 1024], dynamic: choose_qparams -> quantize.tensor -> dequantize.tensor,
 //          addmm(bias, view(...), permute(dequantize_per_channel(fc))) (core ATen's linear)
@@ -39,6 +41,8 @@ inline ExportedProgram quantized_program() {
   const ir::ValueRef s1 = builder.parameter("conv1.scales", scales(32, 2));
   const ir::ValueRef z1 = builder.parameter("conv1.zero_points", zeros({32}, DType::Int64));
   const ir::ValueRef b1 = builder.parameter("conv1.bias", randn({32}, 3) * 0.1);
+  const ir::ValueRef wa = builder.parameter("conv1b.weight", int8_weights({32, 32, 3, 3}, 11));
+  const ir::ValueRef sa = builder.parameter("conv1b.scales", scales(32, 12));
   const ir::ValueRef wb = builder.parameter("block.weight", int8_weights({32, 32, 3, 3}, 9));
   const ir::ValueRef sb = builder.parameter("block.scales", scales(32, 10));
   const ir::ValueRef w2 = builder.parameter("conv2.weight", int8_weights({16, 32, 3, 3}, 4));
@@ -89,11 +93,18 @@ inline ExportedProgram quantized_program() {
       conv(d0, per_channel(w1, s1, z1, {B::n(32), B::n(8), B::n(3), B::n(3)}), b1, wide);
   const ir::ValueRef r1 = call("aten::relu", {c1}, specs(DType::Float32, wide));
   const ir::ValueRef q1 = call(quantize, with({r1}, u8(0.03, 0)), specs(DType::UInt8, wide));
-  // block: conv, add_ of q1 dequantized, relu, quantize
+  // conv1b -> relu -> quantize; block: conv, add_ of q1 dequantized, relu, quantize
   const ir::ValueRef d1 = call(dequantize, with(with({q1}, u8(0.03, 0)), {Argument()}),
                                specs(DType::Float32, wide));
+  const ir::ValueRef ca =
+      conv(d1, per_channel(wa, sa, Argument(), {B::n(32), B::n(32), B::n(3), B::n(3)}),
+           Argument(), wide);
+  const ir::ValueRef ra = call("aten::relu", {ca}, specs(DType::Float32, wide));
+  const ir::ValueRef qa = call(quantize, with({ra}, u8(0.05, 0)), specs(DType::UInt8, wide));
+  const ir::ValueRef da = call(dequantize, with(with({qa}, u8(0.05, 0)), {Argument()}),
+                               specs(DType::Float32, wide));
   const ir::ValueRef cb =
-      conv(d1, per_channel(wb, sb, Argument(), {B::n(32), B::n(32), B::n(3), B::n(3)}),
+      conv(da, per_channel(wb, sb, Argument(), {B::n(32), B::n(32), B::n(3), B::n(3)}),
            Argument(), wide);
   const ir::ValueRef db = call(dequantize, with(with({q1}, u8(0.03, 0)), {Argument()}),
                                specs(DType::Float32, wide));

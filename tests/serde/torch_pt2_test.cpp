@@ -251,16 +251,16 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
   // (X86's quantizer leaves the add to the convolution; XNNPACK's quantizes the convolution's
   // result before it); XNNPACK's dynamic configuration leaves two convolutions in float.
   // Without VNNI the integer convolutions compute in float, on NCHW.
-  const std::string nhwc = xport::kernels::cpu::onednn_exact_int8() ? "2" : "0";
+  const std::string nhwc = xport::kernels::cpu::onednn_exact_int8() ? "3" : "0";
   const Fused fused =
       per_group.count("pt2e") != 0
           ? Fused{{"mlp_x86_static", "2 matrix products on int8 weights"},
                   {"mlp_xnnpack_dynamic", "2 matrix products on int8 weights"},
-                  {"cnn_x86_static", "3 convolutions on int8 weights (PT2E's quantized layers; 3 "
-                                     "quantizing their own results, 2 adding their residual; " +
-                                         nhwc + " results passed on in NHWC)"},
-                  {"cnn_xnnpack_static", "3 convolutions on int8 weights (PT2E's quantized "
-                                         "layers; 3 quantizing their own results, 0 adding"},
+                  {"cnn_x86_static", "4 convolutions on int8 weights (PT2E's quantized layers; 4 "
+                                     "quantizing their own results, 2 adding their residual (1 "
+                                     "written over it); " + nhwc + " results passed on in NHWC)"},
+                  {"cnn_xnnpack_static", "4 convolutions on int8 weights (PT2E's quantized "
+                                         "layers; 4 quantizing their own results, 0 adding"},
                   {"cnn_xnnpack_dynamic", "2 convolutions on int8 weights (PT2E's quantized "
                                           "layers; 0 quantizing their own results"},
                   // torchao's weight-only programs: every linear layer (4 a block, 2 blocks,

@@ -42,6 +42,8 @@ struct QuantOps {
   const OpDef& add = find_op("aten::add.Tensor");
   const OpDef& add_ = find_op("aten::add_.Tensor");
   const OpDef& quantize = find_op("quantized_decomposed::quantize_per_tensor");
+  const OpDef& max_pool2d = find_op("aten::max_pool2d");
+  const OpDef& max_pool2d_with_indices = find_op("aten::max_pool2d_with_indices");
 };
 
 // A dequantize whose result is float32 (out_dtype None or float32).
@@ -81,8 +83,11 @@ class QuantizedFuser {
     }
     for (const Node* node : calls) {
       if (node->op() == &ops_.embedding) stats.bf16 += gather_bf16(*node) ? 1 : 0;
+      if (node->op() == &ops_.max_pool2d || node->op() == &ops_.max_pool2d_with_indices) {
+        stats.pools += pool_integers(*node) ? 1 : 0;
+      }
     }
-    if (stats.linears + stats.convolutions + stats.weight_only + stats.bf16 > 0) {
+    if (stats.linears + stats.convolutions + stats.weight_only + stats.bf16 + stats.pools > 0) {
       g_.graph.eliminate_dead_code();
     }
     return stats;
@@ -494,6 +499,39 @@ class QuantizedFuser {
     }
     tail.quantize = next;
     return tail;
+  }
+
+  // quantize(max_pool2d(dequantize(x_q)) with the same scale, zero point and dtype (over the
+  // whole range), each the only reader of the one before: the max pool of x_q itself, as the
+  // maximum commutes with a dequantize and quantize(dequantize(v)) is v.
+  bool pool_integers(const Node& pool) {
+    const Node* dq = call_of(pool.arg("self"), ops_.dequantize);
+    const Node* q = sole_user(pool);
+    if (dq == nullptr || !to_float32(*dq) || q == nullptr || q->op() != &ops_.quantize) {
+      return false;
+    }
+    const ValueRef* x = ref_of(dq->arg("input"));
+    if (x == nullptr) return false;
+    const DType dtype = x->node->outputs()[x->index].dtype;
+    const auto* dq_scale = std::get_if<double>(&dq->arg("scale").value);
+    const auto* q_scale = std::get_if<double>(&q->arg("scale").value);
+    const std::optional<int64_t> zero_point = int_of(dq->arg("zero_point"));
+    const auto* q_dtype = std::get_if<DType>(&q->arg("dtype").value);
+    if (!whole_range(*dq, dtype) || !whole_range(*q, dtype) || q_dtype == nullptr ||
+        *q_dtype != dtype || dq_scale == nullptr ||
+        q_scale == nullptr || *dq_scale != *q_scale || !zero_point ||
+        int_of(q->arg("zero_point")) != zero_point ||
+        detail::updates_between(g_.graph, *x->node, *q)) {
+      return false;
+    }
+    std::vector<Argument> args = pool.args();
+    args[static_cast<size_t>(pool.op()->arg_position("self"))] = *x;
+    std::vector<TensorSpec> outputs = pool.outputs();
+    outputs[0].dtype = dtype;
+    Node* fused = g_.graph.insert_call(pool.position(), *pool.op(), std::move(args),
+                                       std::move(outputs), pool.meta());
+    g_.graph.replace_all_uses(q->out(0), fused->out(0));
+    return true;
   }
 
   // add(conv, dq), add(dq, conv) or add_(conv, dq), alpha 1, where dq is a float32

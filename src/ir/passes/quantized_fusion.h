@@ -19,7 +19,8 @@
 // quantization) becomes xport::weight_only_linear: int4 values (quant range within [-8, 7],
 // groups a multiple of 16, K of 128) packed two to a byte, int8 ones as they are. One of
 // bfloat16 constant weights widened by _to_copy (quant::to_bf16) becomes xport::bf16_linear, and
-// an embedding of such a table gathers bfloat16 rows and widens them.
+// an embedding of such a table gathers bfloat16 rows and widens them. A max pool between a
+// dequantize and a quantize of the same parameters pools the integers.
 
 #include "ir/passes/constant_graph.h"
 
@@ -32,6 +33,7 @@ struct QuantizedFusionStats {
   int residuals = 0;     ///< of those, adding a quantized residual before it
   int weight_only = 0;   ///< xport::weight_only_linear calls written (float inputs)
   int bf16 = 0;          ///< xport::bf16_linear calls, and embeddings gathering bfloat16 rows
+  int pools = 0;         ///< max pools between a dequantize and a quantize, now on the integers
 };
 
 /// Rewrites `g` in place.

@@ -139,9 +139,21 @@ void max_pool(const T* in, T* out, int64_t* indices, const Volumes<N>& g, const 
 template <class T>
 void max_pool_values_2d(const T* in, T* out, const Volumes<2>& g, const Pool2d& k) {
   const int64_t in_h = g.in[0], in_w = g.in[1], out_h = g.out[0], out_w = g.out[1];
+  // Windows wholly inside a row start at columns [0, starts): their maxima are taken for every
+  // such column at once (contiguous loops, which vectorize), and each output reads its own.
+  const int64_t span = (k.kernel[1] - 1) * k.dilation[1] + 1;
+  const int64_t starts = std::max<int64_t>(in_w - span + 1, 0);
   parallel_for(0, g.count, volume_grain(g, product(k.kernel)), [&](int64_t b, int64_t e) {
-    std::vector<T> column_max(static_cast<size_t>(in_w));
+    std::vector<T> column_max(static_cast<size_t>(in_w)), window_max(static_cast<size_t>(starts));
     T* cm = column_max.data();
+    T* wm = window_max.data();
+    // `|`, not `||`: no branch, so the loops vectorize (NaN still wins, as in PyTorch).
+    const auto max_into = [](T* acc, const T* row, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        const T v = row[i], c = acc[i];
+        acc[i] = ((v > c) | (v != v)) ? v : c;
+      }
+    };
     for (int64_t plane = b; plane < e; ++plane) {
       const T* x = in + plane * in_h * in_w;
       T* y = out + plane * out_h * out_w;
@@ -154,17 +166,19 @@ void max_pool_values_2d(const T* in, T* out, const Volumes<2>& g, const Pool2d& 
         } else {
           std::copy(x + ih0 * in_w, x + (ih0 + 1) * in_w, cm);
           for (int64_t ih = ih0 + k.dilation[0]; ih < ih1; ih += k.dilation[0]) {
-            const T* row = x + ih * in_w;
-            // `|`, not `||`: no branch, so the loop vectorizes (NaN still wins, as in PyTorch).
-            for (int64_t iw = 0; iw < in_w; ++iw) {
-              const T v = row[iw], c = cm[iw];
-              cm[iw] = ((v > c) | (v != v)) ? v : c;
-            }
+            max_into(cm, x + ih * in_w, in_w);
           }
         }
+        std::copy(cm, cm + starts, wm);
+        for (int64_t j = 1; j < k.kernel[1]; ++j) max_into(wm, cm + j * k.dilation[1], starts);
         for (int64_t ow = 0; ow < out_w; ++ow) {
           int64_t iw0 = ow * k.stride[1] - k.pad[1];
-          const int64_t iw1 = std::min(iw0 + (k.kernel[1] - 1) * k.dilation[1] + 1, in_w);
+          if (iw0 >= 0 && iw0 < starts) {
+            y[oh * out_w + ow] = wm[iw0];
+            continue;
+          }
+          // A window the padding cuts.
+          const int64_t iw1 = std::min(iw0 + span, in_w);
           while (iw0 < 0) iw0 += k.dilation[1];
           T best = max_identity<T>();
           for (int64_t iw = iw0; iw < iw1; iw += k.dilation[1]) {

@@ -126,6 +126,19 @@ std::vector<Tensor> requantized_conv2d_decomposition(const OpArgs& a) {
                  int64_t{u8 ? 255 : 127}, a["output_dtype"]})};
 }
 
+// requantized_conv2d_: written over its residual, whose last reader it is (the runtime chooses
+// this form).
+std::vector<TensorMeta> requantized_conv2d_in_place_meta(const OpArgs& a) {
+  requantized_conv2d_meta(a);
+  return {a.tensor("residual").meta()};
+}
+
+std::vector<Tensor> requantized_conv2d_in_place_decomposition(const OpArgs& a) {
+  Tensor residual = a.tensor("residual");
+  residual.copy_(requantized_conv2d_decomposition(a)[0]);
+  return {residual};
+}
+
 void run_quantized_conv2d(const Tensor& input, double input_scale, int64_t input_zero_point,
                           const Tensor& weight, const Tensor& weight_scales,
                           const std::optional<Tensor>& bias, const std::vector<int64_t>& stride,
@@ -197,6 +210,23 @@ void xport_requantized_conv2d_out(const Tensor& input, double input_scale,
   packed.run(input, input_scale, input_zero_point, residual.value_or(Tensor()), out);
 }
 
+// `out` is the residual.
+void xport_requantized_conv2d__out(const Tensor& input, double input_scale,
+                                   int64_t input_zero_point, const Tensor& weight,
+                                   const Tensor& weight_scales, const std::optional<Tensor>& bias,
+                                   const std::vector<int64_t>& stride,
+                                   const std::vector<int64_t>& padding,
+                                   const std::vector<int64_t>& dilation, int64_t groups,
+                                   bool relu, double output_scale, int64_t output_zero_point,
+                                   DType output_dtype, const Tensor& residual,
+                                   double residual_scale, int64_t residual_zero_point,
+                                   const Tensor& out) {
+  xport_requantized_conv2d_out(input, input_scale, input_zero_point, weight, weight_scales, bias,
+                               stride, padding, dilation, groups, relu, output_scale,
+                               output_zero_point, output_dtype, residual, residual_scale,
+                               residual_zero_point, out);
+}
+
 void xport_quantized_conv2d_tensor_out(const Tensor& input, const Tensor& input_scale,
                                        const Tensor& input_zero_point, const Tensor& weight,
                                        const Tensor& weight_scales,
@@ -248,6 +278,18 @@ void register_quantized_ops() {
       .meta = requantized_conv2d_meta,
       .kernel = XPORT_OP_KERNEL(xport_requantized_conv2d_out),
       .decomp = requantized_conv2d_decomposition,
+  });
+  // Written over its residual, whose last reader it is (the runtime chooses this form).
+  register_op({
+      .schema = "xport::requantized_conv2d_(Tensor input, float input_scale, "
+                "int input_zero_point, Tensor weight, Tensor weight_scales, Tensor? bias, "
+                "SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, "
+                "bool relu, float output_scale, int output_zero_point, "
+                "ScalarType output_dtype, Tensor(a!) residual, float residual_scale, "
+                "int residual_zero_point) -> Tensor(a!)",
+      .meta = requantized_conv2d_in_place_meta,
+      .kernel = XPORT_OP_KERNEL(xport_requantized_conv2d__out),
+      .decomp = requantized_conv2d_in_place_decomposition,
   });
   register_op({
       .schema = "xport::quantized_conv2d.tensor(Tensor input, Tensor input_scale, "

@@ -442,6 +442,16 @@ void quantized_conv2d_samples(Rows& rows) {
                                 g.ints({1, 8, 4, 5}, 0, 255, DType::UInt8), 0.04, I{7}};
                   },
                   -1, -1, true});
+  const std::string rq_ = "xport::requantized_conv2d_";
+  rows.push_back({rq_, "written over its uint8 residual",
+                  [](Gen& g) {
+                    return Args{g.ints({2, 8, 6, 6}, 0, 255, DType::UInt8), 0.05, I{0},
+                                g.ints({4, 8, 3, 3}, -127, 127, DType::Int8),
+                                g.uniform({4}, 0.001, 0.01), g.randn({4}), L{1, 1}, L{1, 1},
+                                L{1, 1}, I{1}, true, 0.07, I{3}, DType::UInt8,
+                                g.ints({2, 4, 6, 6}, 0, 255, DType::UInt8), 0.03, I{129}};
+                  },
+                  0, 1});
   const std::string qt = "xport::quantized_conv2d.tensor";
   rows.push_back({qt, "dynamic: scale and zero point as tensors",
                   [](Gen& g) {
