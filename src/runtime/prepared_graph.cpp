@@ -295,7 +295,8 @@ class KernelMaker {
       call.quantized_conv = std::move(conv);
     } else {
       call.quantized_linear =
-          std::make_shared<const kernels::cpu::PackedQuantizedLinear>(weight, scales, bias);
+          std::make_shared<const kernels::cpu::PackedQuantizedLinear>(
+              weight, scales, bias, /*fixed_input_scale=*/node.op() == &quantized_linear_);
     }
     const bool residual = node.op() == &requantized_conv_ && !node.arg("residual").is_none();
     out_.kernels[&node] = [call, residual](const OpArgs& a, std::vector<Tensor>& outs) {

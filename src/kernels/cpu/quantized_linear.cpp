@@ -1,5 +1,6 @@
 #include "kernels/cpu/quantized_linear.h"
 
+#include <bit>
 #include <unordered_map>
 
 #include "kernels/cpu/elementwise.h"
@@ -22,10 +23,12 @@ struct PackedQuantizedLinear::Primitive {
   dnnl::matmul matmul;
   memory::desc src_md, dst_md, scratch_md;
   std::shared_ptr<const Packed> weights;
+  std::vector<float> bias;  // a fixed input scale's: the bias divided by each column's scale
 };
 
 PackedQuantizedLinear::PackedQuantizedLinear(Tensor weight, const Tensor& weight_scales,
-                                             Tensor bias) {
+                                             Tensor bias, bool fixed_input_scale)
+    : fixed_input_scale_(fixed_input_scale) {
   IntegerWeights w = integer_weights(std::move(weight), weight_scales, std::move(bias), 2,
                                      "PackedQuantizedLinear");
   weight_ = std::move(w.weight);
@@ -45,10 +48,15 @@ PackedQuantizedLinear::PackedQuantizedLinear(Tensor weight, const Tensor& weight
 PackedQuantizedLinear::~PackedQuantizedLinear() = default;
 
 std::shared_ptr<const PackedQuantizedLinear::Primitive> PackedQuantizedLinear::primitive_for(
-    int64_t rows, DType input_dtype) const {
+    int64_t rows, DType input_dtype, float input_scale, int64_t input_zero_point) const {
+  std::vector<int64_t> key = {rows, static_cast<int64_t>(input_dtype)};
+  if (fixed_input_scale_) {
+    key.push_back(static_cast<int64_t>(std::bit_cast<uint32_t>(input_scale)));
+    key.push_back(input_zero_point);
+  }
   // Made under the lock: two threads meeting a new shape make one primitive, not two.
   std::lock_guard<std::mutex> lock(mutex_);
-  if (auto it = by_rows_.find({rows, input_dtype}); it != by_rows_.end()) return it->second;
+  if (auto it = primitives_.find(key); it != primitives_.end()) return it->second;
   const int64_t n = weight_.int_size(0), k = weight_.int_size(1);
   using Tag = memory::format_tag;
   using DT = memory::data_type;
@@ -57,11 +65,28 @@ std::shared_ptr<const PackedQuantizedLinear::Primitive> PackedQuantizedLinear::p
   p->dst_md = memory::desc({rows, n}, DT::f32, Tag::ab);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  // Scales per output column and the input's zero point, given at each run.
-  attr.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
-  attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  memory::desc bias_md;
+  if (fixed_input_scale_) {
+    // The scales, zero point and bias built in (oneDNN 2 adds the bias before the scales).
+    std::vector<float> scales(weight_scales_.size());
+    p->bias.resize(scales.size());
+    for (size_t c = 0; c < scales.size(); ++c) {
+      scales[c] = input_scale * weight_scales_[c];
+      p->bias[c] = bias_.defined() ? static_cast<const float*>(bias_.raw_data())[c] / scales[c]
+                                   : 0.0f;
+    }
+    attr.set_output_scales(1 << 1, scales);
+    if (input_zero_point != 0) {
+      attr.set_zero_points(DNNL_ARG_SRC, 0, {static_cast<int32_t>(input_zero_point)});
+    }
+    bias_md = memory::desc({1, n}, DT::f32, Tag::ab);
+  } else {
+    // Scales per output column and the input's zero point, given at each run.
+    attr.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
+    attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  }
   const dnnl::matmul::primitive_desc pd(
-      dnnl::matmul::desc(p->src_md, memory::desc({k, n}, DT::s8, Tag::any), p->dst_md),
+      dnnl::matmul::desc(p->src_md, memory::desc({k, n}, DT::s8, Tag::any), bias_md, p->dst_md),
       attr, onednn_engine());
   note_implementation(pd);
   p->matmul = dnnl::matmul(pd);
@@ -82,7 +107,7 @@ std::shared_ptr<const PackedQuantizedLinear::Primitive> PackedQuantizedLinear::p
     packed_ = packed;
     p->weights = std::move(packed);
   }
-  return by_rows_.emplace(std::make_pair(rows, input_dtype), std::move(p)).first->second;
+  return primitives_.emplace(std::move(key), std::move(p)).first->second;
 }
 
 void PackedQuantizedLinear::run_in_float(const Tensor& input, double input_scale,
@@ -106,13 +131,9 @@ void PackedQuantizedLinear::run(const Tensor& input, double input_scale,
     return;
   }
   const Tensor x = contiguous_as(input, input.dtype());
-  const std::shared_ptr<const Primitive> p = primitive_for(rows, input.dtype());
-  // PyTorch's reference dequantizes with float32 scales: input_scale as float, times each
-  // column's.
   const auto sx = static_cast<float>(input_scale);
-  std::vector<float> scales(weight_scales_.size());
-  for (size_t c = 0; c < scales.size(); ++c) scales[c] = sx * weight_scales_[c];
-  auto zero_point = static_cast<int32_t>(input_zero_point);
+  const std::shared_ptr<const Primitive> p =
+      primitive_for(rows, input.dtype(), sx, input_zero_point);
   thread_local ScratchBuffer scratch;
   dnnl::engine& eng = onednn_engine();
   dnnl::stream stream(eng);
@@ -121,17 +142,30 @@ void PackedQuantizedLinear::run(const Tensor& input, double input_scale,
       {DNNL_ARG_SRC, memory(p->src_md, eng, x.raw_data())},
       {DNNL_ARG_WEIGHTS, memory(p->weights->md, eng, p->weights->data->data())},
       {DNNL_ARG_DST, memory(p->dst_md, eng, out.raw_data())},
-      {DNNL_ARG_SCRATCHPAD, memory(p->scratch_md, eng, scratch.get(p->scratch_md.get_size()))},
-      {DNNL_ARG_ATTR_OUTPUT_SCALES,
-       memory({{static_cast<int64_t>(scales.size())}, DT::f32, memory::format_tag::a}, eng,
-              scales.data())},
-      {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
-       memory({{1}, DT::s32, memory::format_tag::a}, eng, &zero_point)}};
+      {DNNL_ARG_SCRATCHPAD, memory(p->scratch_md, eng, scratch.get(p->scratch_md.get_size()))}};
+  // PyTorch's reference dequantizes with float32 scales: input_scale as float, times each
+  // column's.
+  std::vector<float> scales;
+  auto zero_point = static_cast<int32_t>(input_zero_point);
+  if (fixed_input_scale_) {
+    args.emplace(DNNL_ARG_BIAS,
+                 memory({{1, static_cast<int64_t>(p->bias.size())}, DT::f32,
+                         memory::format_tag::ab},
+                        eng, const_cast<float*>(p->bias.data())));
+  } else {
+    scales.resize(weight_scales_.size());
+    for (size_t c = 0; c < scales.size(); ++c) scales[c] = sx * weight_scales_[c];
+    args.emplace(DNNL_ARG_ATTR_OUTPUT_SCALES,
+                 memory({{static_cast<int64_t>(scales.size())}, DT::f32, memory::format_tag::a},
+                        eng, scales.data()));
+    args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
+                 memory({{1}, DT::s32, memory::format_tag::a}, eng, &zero_point));
+  }
   p->matmul.execute(stream, args);
   stream.wait();
   scratch.trim();
   // The bias after the scales (oneDNN 2's integer products add theirs before them).
-  if (bias_.defined()) {
+  if (!fixed_input_scale_ && bias_.defined()) {
     const int64_t n = weight_.int_size(0);
     const auto* b = static_cast<const float*>(bias_.raw_data());
     auto* y = static_cast<float*>(out.raw_data());

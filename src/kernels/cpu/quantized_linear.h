@@ -5,7 +5,9 @@
 // (or s8 x s8) matmul with int32 accumulation: out[m, n] = input_scale * weight_scales[n] *
 // sum_k (input[m, k] - input_zero_point) * weight[n, k] + bias[n]. The weights are reordered once
 // into the layout oneDNN's integer kernels read (VNNI or AMX where the CPU has them); the input's
-// scale and zero point are read per run, so dynamic quantization takes the same kernel.
+// scale and zero point are read per run, so dynamic quantization takes the same kernel. With a
+// fixed input scale (static quantization) the scales, the zero point and the bias are built into
+// one primitive per value, which lets oneDNN take its brgemm kernels.
 // Where oneDNN's integer products would saturate (no VNNI: cpu_isa.h's onednn_exact_int8), it
 // computes as PyTorch's reference does instead: the weights dequantized once to float32 (four
 // times the memory) and the input per run, on PackedLinear.
@@ -24,7 +26,9 @@ class PackedQuantizedLinear {
  public:
   /// weight int8 [N, K] (PyTorch's layout, any strides), weight_scales float [N] (float32 or
   /// float64), bias float32 [N] or undefined. None of them changes afterwards.
-  PackedQuantizedLinear(Tensor weight, const Tensor& weight_scales, Tensor bias);
+  /// `fixed_input_scale`: every run's input scale and zero point are one pair of values.
+  PackedQuantizedLinear(Tensor weight, const Tensor& weight_scales, Tensor bias,
+                        bool fixed_input_scale = false);
   ~PackedQuantizedLinear();
   PackedQuantizedLinear(const PackedQuantizedLinear&) = delete;
   PackedQuantizedLinear& operator=(const PackedQuantizedLinear&) = delete;
@@ -36,14 +40,17 @@ class PackedQuantizedLinear {
  private:
   struct Primitive;
   struct Packed;
-  std::shared_ptr<const Primitive> primitive_for(int64_t rows, DType input_dtype) const;
+  std::shared_ptr<const Primitive> primitive_for(int64_t rows, DType input_dtype,
+                                                 float input_scale,
+                                                 int64_t input_zero_point) const;
   void run_in_float(const Tensor& input, double input_scale, int64_t input_zero_point,
                     const Tensor& out) const;
 
   Tensor weight_, bias_;
   std::vector<float> weight_scales_;
+  bool fixed_input_scale_;
   mutable std::mutex mutex_;
-  mutable std::map<std::pair<int64_t, DType>, std::shared_ptr<const Primitive>> by_rows_;
+  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Primitive>> primitives_;
   mutable std::shared_ptr<const Packed> packed_;
   std::unique_ptr<const PackedLinear> in_float_;  // without VNNI
 };

@@ -154,8 +154,10 @@ void run_quantized_conv2d(const Tensor& input, double input_scale, int64_t input
 
 void run_quantized_linear(const Tensor& input, double input_scale, int64_t input_zero_point,
                           const Tensor& weight, const Tensor& weight_scales,
-                          const std::optional<Tensor>& bias, const Tensor& out) {
-  const kernels::cpu::PackedQuantizedLinear packed(weight, weight_scales, bias.value_or(Tensor()));
+                          const std::optional<Tensor>& bias, bool fixed_input_scale,
+                          const Tensor& out) {
+  const kernels::cpu::PackedQuantizedLinear packed(weight, weight_scales, bias.value_or(Tensor()),
+                                                   fixed_input_scale);
   packed.run(input, input_scale, input_zero_point, out);
 }
 
@@ -165,7 +167,8 @@ void xport_quantized_linear_out(const Tensor& input, double input_scale,
                                 int64_t input_zero_point, const Tensor& weight,
                                 const Tensor& weight_scales, const std::optional<Tensor>& bias,
                                 const Tensor& out) {
-  run_quantized_linear(input, input_scale, input_zero_point, weight, weight_scales, bias, out);
+  run_quantized_linear(input, input_scale, input_zero_point, weight, weight_scales, bias,
+                       /*fixed_input_scale=*/true, out);
 }
 
 void xport_quantized_linear_tensor_out(const Tensor& input, const Tensor& input_scale,
@@ -173,7 +176,7 @@ void xport_quantized_linear_tensor_out(const Tensor& input, const Tensor& input_
                                        const Tensor& weight_scales,
                                        const std::optional<Tensor>& bias, const Tensor& out) {
   run_quantized_linear(input, input_scale.item<double>(), input_zero_point.item<int64_t>(),
-                       weight, weight_scales, bias, out);
+                       weight, weight_scales, bias, /*fixed_input_scale=*/false, out);
 }
 
 void xport_quantized_conv2d_out(const Tensor& input, double input_scale,
