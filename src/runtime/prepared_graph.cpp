@@ -40,8 +40,8 @@ class KernelMaker {
     choose_layouts();
     write_over_residuals();
     for (ir::Node* node : g_.graph.find_nodes(fused_linear_)) pack_linear(*node);
-    for (const OpDef* op : {&quantized_linear_, &quantized_linear_tensor_, &quantized_conv_,
-                            &quantized_conv_tensor_, &requantized_conv_}) {
+    for (const OpDef* op : {&quantized_linear_, &quantized_linear_tensor_, &requantized_linear_,
+                            &quantized_conv_, &quantized_conv_tensor_, &requantized_conv_}) {
       for (ir::Node* node : g_.graph.find_nodes(*op)) pack_quantized(*node);
     }
     choose_quantized_layouts();
@@ -57,6 +57,7 @@ class KernelMaker {
   const OpDef& fused_linear_ = find_op("xport::fused_linear");
   const OpDef& fused_pointwise_ = find_op("xport::fused_pointwise");
   const OpDef& quantized_linear_ = find_op("xport::quantized_linear");
+  const OpDef& requantized_linear_ = find_op("xport::requantized_linear");
   const OpDef& quantized_linear_tensor_ = find_op("xport::quantized_linear.tensor");
   const OpDef& quantized_conv_ = find_op("xport::quantized_conv2d");
   const OpDef& quantized_conv_tensor_ = find_op("xport::quantized_conv2d.tensor");
@@ -247,11 +248,8 @@ class KernelMaker {
     const Tensor weight = g_.constant(node.arg("weight"));
     const Tensor bias = node.arg("bias").is_none() ? Tensor() : g_.constant(node.arg("bias"));
     if (!weight.defined() || (!node.arg("bias").is_none() && !bias.defined())) return;
-    const std::string& name = std::get<std::string>(node.arg("activation").value);
-    const LinearActivation activation = name == "relu"        ? LinearActivation::Relu
-                                        : name == "gelu"      ? LinearActivation::GeluErf
-                                        : name == "gelu_tanh" ? LinearActivation::GeluTanh
-                                                              : LinearActivation::None;
+    const LinearActivation activation =
+        kernels::cpu::linear_activation(std::get<std::string>(node.arg("activation").value));
     auto packed = std::make_shared<const kernels::cpu::PackedLinear>(weight, bias, activation);
     out_.kernels[&node] = [packed](const OpArgs& a, std::vector<Tensor>& outs) {
       packed->run(a.tensor("input"), outs[0]);
@@ -275,6 +273,18 @@ class KernelMaker {
         .residual_zero_point = integer("residual_zero_point")};
   }
 
+  // What a requantized_linear does after its product (none for the other ops).
+  std::optional<kernels::cpu::LinearRequantize> linear_requantize_of(const ir::Node& node) const {
+    if (node.op() != &requantized_linear_) return std::nullopt;
+    return kernels::cpu::LinearRequantize{
+        .activation = kernels::cpu::linear_activation(
+            std::get<std::string>(node.arg("activation").value)),
+        .output_scale = std::get<double>(node.arg("output_scale").value),
+        .output_zero_point =
+            ir::passes::constant_int(std::get<sym::ExprPtr>(node.arg("output_zero_point").value)),
+        .dtype = std::get<DType>(node.arg("output_dtype").value)};
+  }
+
   // xport::quantized_linear, quantized_conv2d or requantized_conv2d on its int8 weights packed
   // once; the input's scale and zero point are numbers (static quantization: a convolution
   // builds them into its primitive, one per value) or one-element tensors read per run
@@ -294,9 +304,9 @@ class KernelMaker {
       quantized_convolutions_[&node] = conv;
       call.quantized_conv = std::move(conv);
     } else {
-      call.quantized_linear =
-          std::make_shared<const kernels::cpu::PackedQuantizedLinear>(
-              weight, scales, bias, /*fixed_input_scale=*/node.op() == &quantized_linear_);
+      call.quantized_linear = std::make_shared<const kernels::cpu::PackedQuantizedLinear>(
+          weight, scales, bias, /*fixed_input_scale=*/node.op() != &quantized_linear_tensor_,
+          linear_requantize_of(node));
     }
     const bool residual = node.op() == &requantized_conv_ && !node.arg("residual").is_none();
     out_.kernels[&node] = [call, residual](const OpArgs& a, std::vector<Tensor>& outs) {
@@ -376,7 +386,7 @@ std::string PreparedStats::str() const {
   }
   if (f.quantized.linears > 0) {
     part() << f.quantized.linears << " matrix products on int8 weights (PT2E's quantized "
-           << "layers)";
+           << "layers; " << f.quantized.requantized_linears << " quantizing their own results)";
   }
   if (f.quantized.weight_only > 0) {
     part() << f.quantized.weight_only << " matrix products of float inputs by integer weights "

@@ -13,8 +13,9 @@ def _same_shape(residual, y):
 
 def define_fused_ops():
     """Defines xport::fused_conv2d, fused_conv2d_, fused_linear, quantized_linear and
-    quantized_conv2d (both overloads each) and requantized_conv2d; returns the library, which
-    must stay alive while the ops are used."""
+    quantized_conv2d (both overloads each), requantized_linear, requantized_conv2d and
+    requantized_conv2d_, weight_only_linear and bf16_linear; returns the library, which must
+    stay alive while the ops are used."""
     lib = torch.library.Library("xport", "DEF")
     conv = ("Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
             "SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups")
@@ -38,6 +39,9 @@ def define_fused_ops():
                "float output_scale, int output_zero_point, ScalarType output_dtype, "
                "Tensor? residual=None, float residual_scale=1., int residual_zero_point=0) "
                "-> Tensor")
+    lib.define("requantized_linear(Tensor input, float input_scale, int input_zero_point, "
+               "Tensor weight, Tensor weight_scales, Tensor? bias, str activation, "
+               "float output_scale, int output_zero_point, ScalarType output_dtype) -> Tensor")
     lib.define("requantized_conv2d_(Tensor input, float input_scale, int input_zero_point, "
                "Tensor weight, Tensor weight_scales, Tensor? bias, SymInt[] stride, "
                "SymInt[] padding, SymInt[] dilation, SymInt groups, bool relu, "
@@ -115,6 +119,19 @@ def define_fused_ops():
         return torch.ops.quantized_decomposed.quantize_per_tensor(
             y, output_scale, output_zero_point, *bounds, output_dtype)
 
+    def requantized_linear(input, input_scale, input_zero_point, weight, weight_scales, bias,
+                           activation, output_scale, output_zero_point, output_dtype):
+        y = quantized_linear(input, input_scale, input_zero_point, weight, weight_scales, bias)
+        if activation == "relu":
+            y = torch.relu(y)
+        elif activation in ("gelu", "gelu_tanh"):
+            y = torch.nn.functional.gelu(y, approximate="none" if activation == "gelu" else "tanh")
+        elif activation != "none":
+            raise RuntimeError("unknown activation " + activation)
+        bounds = (0, 255) if output_dtype == torch.uint8 else (-128, 127)
+        return torch.ops.quantized_decomposed.quantize_per_tensor(
+            y, output_scale, output_zero_point, *bounds, output_dtype)
+
     def requantized_conv2d_(input, input_scale, input_zero_point, weight, weight_scales, bias,
                             stride, padding, dilation, groups, relu, output_scale,
                             output_zero_point, output_dtype, residual, residual_scale,
@@ -155,6 +172,7 @@ def define_fused_ops():
     lib.impl("quantized_conv2d.tensor", quantized_conv2d, "CPU")
     lib.impl("requantized_conv2d", requantized_conv2d, "CPU")
     lib.impl("requantized_conv2d_", requantized_conv2d_, "CPU")
+    lib.impl("requantized_linear", requantized_linear, "CPU")
     lib.impl("weight_only_linear", weight_only_linear, "CPU")
     lib.impl("bf16_linear", bf16_linear, "CPU")
     return lib

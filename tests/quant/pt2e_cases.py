@@ -84,13 +84,19 @@ class SmallCNN(nn.Module):
 
 
 class MLP(nn.Module):
+    """Linear layers with a ReLU, and with a GELU and eval-mode dropout as BERT's feed-forward
+    has them (with static quantization, each quantizes its own result: requantized_linear)."""
+
     def __init__(self):
         super().__init__()
         self.fc1 = nn.Linear(64, 128)
-        self.fc2 = nn.Linear(128, 32)
+        self.fc2 = nn.Linear(128, 96)
+        self.dropout = nn.Dropout(0.1)
+        self.fc3 = nn.Linear(96, 32)
 
     def forward(self, x):
-        return self.fc2(torch.relu(self.fc1(x)))
+        y = self.fc2(torch.relu(self.fc1(x)))
+        return self.fc3(self.dropout(nn.functional.gelu(y)))
 
 
 class TinyDecoder(nn.Module):

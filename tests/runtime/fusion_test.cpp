@@ -262,7 +262,8 @@ TEST(RuntimeFusion, QuantizedLayersMultiplyIntegers) {
   EXPECT_EQ(fused.plan_stats(in).fusion,
             "4 convolutions on int8 weights (PT2E's quantized layers; 3 quantizing their own "
             "results, 1 adding their residual (1 written over it); " + nhwc + " results passed "
-            "on in NHWC); 1 matrix products on int8 weights (PT2E's quantized layers)");
+            "on in NHWC); 1 matrix products on int8 weights (PT2E's quantized layers; 0 "
+            "quantizing their own results)");
 }
 
 // The packed integer kernels (their primitives made per shape on first use) serve many threads

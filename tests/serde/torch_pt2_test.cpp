@@ -244,18 +244,21 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
   // program's matrix products and convolutions do: every aten::conv2d of a ResNet with its
   // batch norm folded in, every aten::linear of a BERT (Hugging Face's set has resnet_static).
   using Fused = std::vector<std::pair<std::string, std::string>>;
-  // PT2E's quantized layers multiply integers (the CNN's first convolution has weights small
-  // enough to be folded to float32 constants at load, and runs in float); with static
-  // quantization, the convolution before a quantize (through a residual add, a ReLU, both or
-  // neither) quantizes its own result, and a result only such convolutions read stays NHWC
-  // (X86's quantizer leaves the add to the convolution; XNNPACK's quantizes the convolution's
-  // result before it); XNNPACK's dynamic configuration leaves two convolutions in float.
+  // PT2E's quantized layers multiply integers. With static quantization, a linear layer before
+  // a quantize (through a ReLU, or a GELU and eval dropout) quantizes its own result, and so
+  // does a convolution (through a residual add, a ReLU, both or neither); a result only such
+  // convolutions read stays NHWC. X86's quantizer leaves the add to the convolution, XNNPACK's
+  // quantizes the convolution's result before it. The CNN's first convolution has weights
+  // small enough to be folded to float32 constants at load, and runs in float; XNNPACK's
+  // dynamic configuration leaves two convolutions in float.
   // Without VNNI the integer convolutions compute in float, on NCHW.
   const std::string nhwc = xport::kernels::cpu::onednn_exact_int8() ? "3" : "0";
   const Fused fused =
       per_group.count("pt2e") != 0
-          ? Fused{{"mlp_x86_static", "2 matrix products on int8 weights"},
-                  {"mlp_xnnpack_dynamic", "2 matrix products on int8 weights"},
+          ? Fused{{"mlp_x86_static", "3 matrix products on int8 weights (PT2E's quantized "
+                                     "layers; 2 quantizing their own results)"},
+                  {"mlp_xnnpack_dynamic", "3 matrix products on int8 weights (PT2E's quantized "
+                                          "layers; 0 quantizing"},
                   {"cnn_x86_static", "4 convolutions on int8 weights (PT2E's quantized layers; 4 "
                                      "quantizing their own results, 2 adding their residual (1 "
                                      "written over it); " + nhwc + " results passed on in NHWC)"},

@@ -83,24 +83,38 @@ class Fuser {
 
   // copy(self, src) of a src as self is (dtype, sizes, strides) is src: functionalization
   // writes `x += y` on an intermediate x as copy(x, add(x, y)), which would hide the add from
-  // the patterns below (x read twice).
+  // the patterns below (x read twice). Not where either value is updated in place or is a
+  // graph output (they would alias).
   void drop_identity_copies() {
     bool dropped = false;
     for (Node* node : calls()) {
-      if (node->op() != &ops_.copy) continue;
-      const ValueRef* self = ref_of(node->arg("self"));
-      const ValueRef* src = ref_of(node->arg("src"));
-      if (self == nullptr || src == nullptr) continue;
-      const TensorSpec& a = self->node->outputs()[self->index];
-      const TensorSpec& b = src->node->outputs()[src->index];
-      if (a.dtype != b.dtype || a.sizes != b.sizes || a.strides != b.strides ||
-          a.storage_offset != b.storage_offset || a.none || b.none) {
-        continue;
-      }
-      g_.graph.replace_all_uses(node->out(0), *src);
+      const ValueRef* same = identity_of(*node);
+      if (same == nullptr || updated_or_output(*node) || updated_or_output(*same->node)) continue;
+      g_.graph.replace_all_uses(node->out(0), *same);
       dropped = true;
     }
     if (dropped) g_.graph.eliminate_dead_code();
+  }
+
+  // The argument a call's result equals, laid out as it is, or null.
+  const ValueRef* identity_of(const Node& node) const {
+    if (node.op() != &ops_.copy) return nullptr;
+    const ValueRef* self = ref_of(node.arg("self"));
+    const ValueRef* src = ref_of(node.arg("src"));
+    if (self == nullptr || src == nullptr) return nullptr;
+    const TensorSpec& a = self->node->outputs()[self->index];
+    const TensorSpec& b = src->node->outputs()[src->index];
+    const bool same = a.dtype == b.dtype && a.sizes == b.sizes && a.strides == b.strides &&
+                      a.storage_offset == b.storage_offset && !a.none && !b.none;
+    return same ? src : nullptr;
+  }
+
+  // Whether a call updates a value of `node` in place, or the graph returns one.
+  bool updated_or_output(const Node& node) const {
+    for (const Node* user : g_.graph.users(&node)) {
+      if (user->kind() != NodeKind::Call || user->op()->kind == OpKind::InPlace) return true;
+    }
+    return false;
   }
   std::vector<const Node*> absorbed_updates_;  // relu_ and add_ calls a fused convolution does
 

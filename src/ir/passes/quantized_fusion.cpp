@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
 
 #include "ir/ir_util.h"
 #include "ir/passes/torchao_weights.h"
@@ -39,6 +40,10 @@ struct QuantOps {
   const OpDef& quantized_conv2d_tensor = find_op("xport::quantized_conv2d.tensor");
   const OpDef& requantized_conv2d = find_op("xport::requantized_conv2d");
   const OpDef& relu = find_op("aten::relu");
+  const OpDef& gelu = find_op("aten::gelu");
+  const OpDef& dropout = find_op("aten::dropout");
+  const OpDef& clone = find_op("aten::clone");
+  const OpDef& requantized_linear = find_op("xport::requantized_linear");
   const OpDef& add = find_op("aten::add.Tensor");
   const OpDef& add_ = find_op("aten::add_.Tensor");
   const OpDef& quantize = find_op("quantized_decomposed::quantize_per_tensor");
@@ -90,12 +95,14 @@ class QuantizedFuser {
     if (stats.linears + stats.convolutions + stats.weight_only + stats.bf16 + stats.pools > 0) {
       g_.graph.eliminate_dead_code();
     }
+    stats.requantized_linears = requantized_linears_;
     return stats;
   }
 
  private:
   ConstantGraph& g_;
   QuantOps ops_;
+  int requantized_linears_ = 0;
 
   // The int8 weights ([N, K], or [O, C, KH, KW]: `rank` dims) of a per-channel dequantize along
   // dim 0 with zero points 0.
@@ -356,6 +363,23 @@ class QuantizedFuser {
     Argument input = *q;
     if (!l.matrix.empty()) input = view(*l.anchor, input, x.dtype, matrix);
     const bool tensors = l.dx->op() == &ops_.dequantize_tensor;
+    if (!tensors) {
+      if (const std::optional<LinearTail> tail = linear_tail(*l.anchor, *q)) {
+        const Node& quantize = *tail->quantize;
+        const TensorSpec& out = quantize.outputs()[0];
+        Node* fused = g_.graph.insert_call(
+            quantize.position(), ops_.requantized_linear,
+            {input, l.dx->arg("scale"), l.dx->arg("zero_point"), l.dw->arg("input"),
+             l.dw->arg("scales"), l.bias, tail->activation, quantize.arg("scale"),
+             quantize.arg("zero_point"), quantize.arg("dtype")},
+            {TensorSpec::contiguous(out.dtype, {matrix[0], columns})}, l.anchor->meta());
+        ValueRef result = fused->out(0);
+        if (out.sizes.size() != 2) result = view(quantize, result, out.dtype, out.sizes);
+        g_.graph.replace_all_uses(quantize.out(0), result);
+        ++requantized_linears_;
+        return true;
+      }
+    }
     Node* fused = g_.graph.insert_call(
         l.anchor->position(), tensors ? ops_.quantized_linear_tensor : ops_.quantized_linear,
         {input, l.dx->arg("scale"), l.dx->arg("zero_point"), l.dw->arg("input"),
@@ -439,6 +463,47 @@ class QuantizedFuser {
   }
 
   const Node* sole_user(const Node& node) const { return detail::sole_user(g_.graph, node); }
+
+  // What follows a static linear layer that xport::requantized_linear does itself.
+  struct LinearTail {
+    const Node* quantize = nullptr;
+    std::string activation = "none";  // its name among the fused linear ops' activations
+  };
+
+  // layer -> [view ->] [relu or gelu ->] [dropout(train=False) or clone ->]
+  // quantize_per_tensor over the whole uint8 or int8 range, each the only reader of the one before, no update in place since x_q: the quantize
+  // and the activation, or nothing.
+  std::optional<LinearTail> linear_tail(const Node& anchor, const ValueRef& q) const {
+    LinearTail tail;
+    const Node* next = sole_user(anchor);
+    if (next != nullptr && next->op() == &ops_.view) next = sole_user(*next);
+    if (next != nullptr && next->op() == &ops_.relu) {
+      tail.activation = "relu";
+      next = sole_user(*next);
+    } else if (next != nullptr && next->op() == &ops_.gelu) {
+      const auto* approximate = std::get_if<std::string>(&next->arg("approximate").value);
+      if (approximate == nullptr || (*approximate != "none" && *approximate != "tanh")) {
+        return std::nullopt;
+      }
+      tail.activation = *approximate == "none" ? "gelu" : "gelu_tanh";
+      next = sole_user(*next);
+    }
+    // A copy of the value: eval-mode dropout (the training IR's), or clone (core ATen's).
+    if (next != nullptr && next->op() == &ops_.dropout) {
+      const auto* train = std::get_if<bool>(&next->arg("train").value);
+      next = train != nullptr && !*train ? sole_user(*next) : nullptr;
+    } else if (next != nullptr && next->op() == &ops_.clone) {
+      next = sole_user(*next);
+    }
+    if (next == nullptr || next->op() != &ops_.quantize) return std::nullopt;
+    const auto* dtype = std::get_if<DType>(&next->arg("dtype").value);
+    if (dtype == nullptr || !whole_range(*next, *dtype) ||
+        detail::updates_between(g_.graph, *q.node, *next)) {
+      return std::nullopt;
+    }
+    tail.quantize = next;
+    return tail;
+  }
 
   // What follows a convolution that xport::requantized_conv2d does itself.
   struct Tail {

@@ -12,8 +12,10 @@
 //                bias: a float32 constant or None)
 // with W_q a constant int8 [N, K], and writes xport::quantized_linear[.tensor](x_q, s, z, W_q,
 // w_scales, bias) in its place, which multiplies the integers (an input of more dims is viewed
-// as a matrix and the result viewed back). The quantize after it stays as it is. Dequantize
-// calls nothing else reads go with the linear.
+// as a matrix and the result viewed back). In static quantization, a linear layer followed by
+// [relu or gelu ->] quantize_per_tensor over the whole range becomes one
+// xport::requantized_linear, its result quantized (BERT's feed-forward: linear, GELU,
+// quantize). Dequantize calls nothing else reads go with the linear.
 // A linear layer (linear, or addmm / mm over the weights transposed) of a float32 input and
 // dequantize_per_channel (int8, axis 0) or dequantize_per_channel_group weights (weight-only
 // quantization) becomes xport::weight_only_linear: int4 values (quant range within [-8, 7],
@@ -27,7 +29,8 @@
 namespace xport::ir::passes {
 
 struct QuantizedFusionStats {
-  int linears = 0;       ///< xport::quantized_linear calls written
+  int linears = 0;       ///< xport::quantized_linear and requantized_linear calls written
+  int requantized_linears = 0;  ///< of which requantized_linear (activation, quantize absorbed)
   int convolutions = 0;  ///< xport::quantized_conv2d and requantized_conv2d calls written
   int requantized = 0;   ///< of which requantized_conv2d (the quantize after it absorbed)
   int residuals = 0;     ///< of those, adding a quantized residual before it

@@ -21,6 +21,20 @@ Implementations& implementations() {
 
 }  // namespace
 
+dnnl::algorithm eltwise_algorithm(LinearActivation activation) {
+  switch (activation) {
+    case LinearActivation::Relu:
+      return dnnl::algorithm::eltwise_relu;
+    case LinearActivation::GeluErf:
+      return dnnl::algorithm::eltwise_gelu_erf;
+    case LinearActivation::GeluTanh:
+      return dnnl::algorithm::eltwise_gelu_tanh;
+    case LinearActivation::None:
+      break;
+  }
+  return dnnl::algorithm::undef;
+}
+
 void reorder_now(const dnnl::memory& from, const dnnl::memory& to) {
   dnnl::engine& eng = onednn_engine();
   dnnl::primitive_attr attr;

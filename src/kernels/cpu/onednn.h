@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/cpu/cpu_isa.h"
+#include "kernels/cpu/linear_activation.h"
 #include "xport/tensor.h"
 
 namespace xport::kernels::cpu {
@@ -45,6 +46,9 @@ inline bool is_reference_implementation(const dnnl::primitive_desc_base& pd) {
 /// cache gives identical primitives one shared object, whose own scratchpad two threads would
 /// both write.
 void reorder_now(const dnnl::memory& from, const dnnl::memory& to);
+
+/// oneDNN's eltwise algorithm for an activation (undef for None).
+dnnl::algorithm eltwise_algorithm(LinearActivation activation);
 
 /// One entry per distinct primitive kind and implementation made so far in this process,
 /// e.g. "convolution jit:avx2", in the order first made.

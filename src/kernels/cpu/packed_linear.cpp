@@ -27,20 +27,6 @@ struct PackedLinear::Primitive {
 
 namespace {
 
-dnnl::algorithm algorithm_of(LinearActivation a) {
-  switch (a) {
-    case LinearActivation::Relu:
-      return dnnl::algorithm::eltwise_relu;
-    case LinearActivation::GeluErf:
-      return dnnl::algorithm::eltwise_gelu_erf;
-    case LinearActivation::GeluTanh:
-      return dnnl::algorithm::eltwise_gelu_tanh;
-    case LinearActivation::None:
-      break;
-  }
-  return dnnl::algorithm::undef;
-}
-
 memory::desc strided_md(const Tensor& t) {
   const std::vector<int64_t> sizes = t.int_sizes(), strides = t.int_strides();
   return memory::desc(memory::dims(sizes.begin(), sizes.end()), memory::data_type::f32,
@@ -80,7 +66,7 @@ std::shared_ptr<const PackedLinear::Primitive> PackedLinear::primitive_for(int64
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   if (activation_ != LinearActivation::None) {
     dnnl::post_ops ops;
-    ops.append_eltwise(1.f, algorithm_of(activation_), 0.f, 0.f);
+    ops.append_eltwise(1.f, eltwise_algorithm(activation_), 0.f, 0.f);
     attr.set_post_ops(ops);
   }
   const dnnl::matmul::primitive_desc pd(

@@ -11,13 +11,12 @@
 #include <memory>
 #include <mutex>
 
+#include "kernels/cpu/linear_activation.h"
 #include "xport/tensor.h"
 
 namespace xport::kernels::cpu {
 
 class PackedGemv;
-
-enum class LinearActivation { None, Relu, GeluErf, GeluTanh };
 
 class PackedLinear {
  public:

@@ -27,8 +27,9 @@ struct PackedQuantizedLinear::Primitive {
 };
 
 PackedQuantizedLinear::PackedQuantizedLinear(Tensor weight, const Tensor& weight_scales,
-                                             Tensor bias, bool fixed_input_scale)
-    : fixed_input_scale_(fixed_input_scale) {
+                                             Tensor bias, bool fixed_input_scale,
+                                             std::optional<LinearRequantize> requantize)
+    : fixed_input_scale_(fixed_input_scale || requantize), requantize_(requantize) {
   IntegerWeights w = integer_weights(std::move(weight), weight_scales, std::move(bias), 2,
                                      "PackedQuantizedLinear");
   weight_ = std::move(w.weight);
@@ -41,7 +42,8 @@ PackedQuantizedLinear::PackedQuantizedLinear(Tensor weight, const Tensor& weight
     transposed.sizes = {SymInt(k), SymInt(n)};
     transposed.strides = {SymInt(1), SymInt(k)};
     in_float_ = std::make_unique<const PackedLinear>(
-        Tensor::make(w.dequantized.storage(), transposed), bias_, LinearActivation::None);
+        Tensor::make(w.dequantized.storage(), transposed), bias_,
+        requantize_ ? requantize_->activation : LinearActivation::None);
   }
 }
 
@@ -62,7 +64,10 @@ std::shared_ptr<const PackedQuantizedLinear::Primitive> PackedQuantizedLinear::p
   using DT = memory::data_type;
   auto p = std::make_shared<Primitive>();
   p->src_md = memory::desc({rows, k}, input_dtype == DType::UInt8 ? DT::u8 : DT::s8, Tag::ab);
-  p->dst_md = memory::desc({rows, n}, DT::f32, Tag::ab);
+  const DT dst_type = !requantize_                          ? DT::f32
+                     : requantize_->dtype == DType::UInt8 ? DT::u8
+                                                          : DT::s8;
+  p->dst_md = memory::desc({rows, n}, dst_type, Tag::ab);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   memory::desc bias_md;
@@ -80,6 +85,17 @@ std::shared_ptr<const PackedQuantizedLinear::Primitive> PackedQuantizedLinear::p
       attr.set_zero_points(DNNL_ARG_SRC, 0, {static_cast<int32_t>(input_zero_point)});
     }
     bias_md = memory::desc({1, n}, DT::f32, Tag::ab);
+    if (requantize_) {
+      dnnl::post_ops ops;
+      if (requantize_->activation != LinearActivation::None) {
+        ops.append_eltwise(1.f, eltwise_algorithm(requantize_->activation), 0.f, 0.f);
+      }
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_linear,
+                         static_cast<float>(1.0 / requantize_->output_scale), 0.f);
+      attr.set_post_ops(ops);
+      attr.set_zero_points(DNNL_ARG_DST, 0,
+                           {static_cast<int32_t>(requantize_->output_zero_point)});
+    }
   } else {
     // Scales per output column and the input's zero point, given at each run.
     attr.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
@@ -114,16 +130,25 @@ void PackedQuantizedLinear::run_in_float(const Tensor& input, double input_scale
                                          int64_t input_zero_point, const Tensor& out) const {
   Tensor x = Tensor::empty_contiguous(input.int_sizes(), DType::Float32);
   dequantize_per_tensor_out(input, input_scale, input_zero_point, x);
-  in_float_->run(x, out);
+  if (!requantize_) {
+    in_float_->run(x, out);
+    return;
+  }
+  Tensor y = Tensor::empty_contiguous(out.int_sizes(), DType::Float32);
+  in_float_->run(x, y);
+  const bool u8 = requantize_->dtype == DType::UInt8;
+  quantize_per_tensor_out(y, requantize_->output_scale, requantize_->output_zero_point,
+                          u8 ? 0 : -128, u8 ? 255 : 127, out);
 }
 
 void PackedQuantizedLinear::run(const Tensor& input, double input_scale,
                                 int64_t input_zero_point, const Tensor& out) const {
+  const DType out_dtype = requantize_ ? requantize_->dtype : DType::Float32;
   XPORT_CHECK(input.dim() == 2 && input.int_size(1) == weight_.int_size(1) &&
                   (input.dtype() == DType::UInt8 || input.dtype() == DType::Int8) &&
-                  out.dtype() == DType::Float32 && out.is_contiguous(),
+                  out.dtype() == out_dtype && out.is_contiguous(),
               Internal, "PackedQuantizedLinear::run: expected a uint8 or int8 input [M, ",
-              weight_.int_size(1), "] and a contiguous float32 output");
+              weight_.int_size(1), "] and a contiguous output of ", dtype_name(out_dtype));
   const int64_t rows = input.int_size(0);
   if (rows == 0) return;
   if (in_float_) {

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "kernels/cpu/packed_linear.h"
@@ -22,18 +23,32 @@
 
 namespace xport::kernels::cpu {
 
+/// The activation and the quantize after a matrix product of static quantization, done by its
+/// primitive (an eltwise post-op, then the reciprocal of the output scale and the zero point):
+/// out = clamp(round(activation(x) * (1 / output_scale)) + output_zero_point) over the whole
+/// range of the output dtype (uint8 or int8).
+struct LinearRequantize {
+  LinearActivation activation = LinearActivation::None;
+  double output_scale = 1;
+  int64_t output_zero_point = 0;
+  DType dtype = DType::UInt8;
+};
+
 class PackedQuantizedLinear {
  public:
   /// weight int8 [N, K] (PyTorch's layout, any strides), weight_scales float [N] (float32 or
   /// float64), bias float32 [N] or undefined. None of them changes afterwards.
-  /// `fixed_input_scale`: every run's input scale and zero point are one pair of values.
+  /// `fixed_input_scale`: every run's input scale and zero point are one pair of values
+  /// (implied by `requantize`, whose result is of its dtype).
   PackedQuantizedLinear(Tensor weight, const Tensor& weight_scales, Tensor bias,
-                        bool fixed_input_scale = false);
+                        bool fixed_input_scale = false,
+                        std::optional<LinearRequantize> requantize = {});
   ~PackedQuantizedLinear();
   PackedQuantizedLinear(const PackedQuantizedLinear&) = delete;
   PackedQuantizedLinear& operator=(const PackedQuantizedLinear&) = delete;
 
-  /// out float32 [M, N] (contiguous) from input uint8 or int8 [M, K]. Thread-safe.
+  /// out float32 [M, N] (contiguous; of the requantize's dtype when it has one) from input
+  /// uint8 or int8 [M, K]. Thread-safe.
   void run(const Tensor& input, double input_scale, int64_t input_zero_point,
            const Tensor& out) const;
 
@@ -49,6 +64,7 @@ class PackedQuantizedLinear {
   Tensor weight_, bias_;
   std::vector<float> weight_scales_;
   bool fixed_input_scale_;
+  std::optional<LinearRequantize> requantize_;
   mutable std::mutex mutex_;
   mutable std::map<std::vector<int64_t>, std::shared_ptr<const Primitive>> primitives_;
   mutable std::shared_ptr<const Packed> packed_;

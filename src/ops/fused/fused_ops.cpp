@@ -71,10 +71,7 @@ std::vector<TensorMeta> fused_linear_meta(const OpArgs& a) {
   XPORT_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0).is_same(w.size(1))),
               InvalidInput, a.name(), ": the bias must be [N] for a [K, N] weight, got ",
               Value(bias).str());
-  const std::string& act = a.str("activation");
-  XPORT_CHECK(act == "none" || act == "relu" || act == "gelu" || act == "gelu_tanh",
-              InvalidInput, a.name(), ": activation '", act,
-              "' is none of none, relu, gelu, gelu_tanh");
+  check_linear_activation(a);
   return {contiguous_meta({x.size(0), w.size(1)}, x.dtype())};
 }
 
@@ -83,10 +80,7 @@ Tensor fused_linear(const Tensor& input, const Tensor& weight, const Tensor& bia
                     const std::string& act) {
   Tensor y = bias.defined() ? call1(XPORT_OP("aten::addmm"), {bias, input, weight})
                             : call1(XPORT_OP("aten::mm"), {input, weight});
-  if (act == "relu") y = relu(y);
-  if (act == "gelu") y = gelu(y, "none");
-  if (act == "gelu_tanh") y = gelu(y, "tanh");
-  return y;
+  return apply_linear_activation(y, act);
 }
 
 std::vector<Tensor> fused_linear_decomposition(const OpArgs& a) {
@@ -131,6 +125,20 @@ std::vector<Value> convolution_args(const Tensor& input, const Tensor& weight,
 }
 
 }  // namespace
+
+void check_linear_activation(const OpArgs& a) {
+  const std::string& act = a.str("activation");
+  XPORT_CHECK(act == "none" || act == "relu" || act == "gelu" || act == "gelu_tanh",
+              InvalidInput, a.name(), ": activation '", act,
+              "' is none of none, relu, gelu, gelu_tanh");
+}
+
+Tensor apply_linear_activation(Tensor y, const std::string& activation) {
+  if (activation == "relu") return relu(y);
+  if (activation == "gelu") return gelu(y, "none");
+  if (activation == "gelu_tanh") return gelu(y, "tanh");
+  return y;
+}
 
 void xport_fused_conv2d_out(const Tensor& input, const Tensor& weight,
                             const std::optional<Tensor>& bias, const std::vector<int64_t>& stride,

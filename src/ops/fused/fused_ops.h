@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "xport/op_registry.h"
 #include "xport/tensor.h"
 
 namespace xport::ops::fused_conv2d_args {
@@ -17,6 +18,12 @@ constexpr size_t kConvolution = 9;  ///< the count of aten::convolution's argume
 }  // namespace xport::ops::fused_conv2d_args
 
 namespace xport::ops {
+
+/// The activations fused matrix products take (their `activation` argument): "none", "relu",
+/// "gelu" (erf) and "gelu_tanh". The check names the op and the activation given.
+void check_linear_activation(const OpArgs& a);
+/// `y` with the activation named applied.
+Tensor apply_linear_activation(Tensor y, const std::string& activation);
 
 // The fused ops' out-variant kernels: one named function per op, its parameters the schema's
 // arguments in order, then one tensor per result. Registration binds them (XPORT_OP_KERNEL) and
@@ -46,6 +53,12 @@ void xport_quantized_linear_tensor_out(const Tensor& input, const Tensor& input_
                                        const Tensor& input_zero_point, const Tensor& weight,
                                        const Tensor& weight_scales,
                                        const std::optional<Tensor>& bias, const Tensor& out);
+void xport_requantized_linear_out(const Tensor& input, double input_scale,
+                                  int64_t input_zero_point, const Tensor& weight,
+                                  const Tensor& weight_scales, const std::optional<Tensor>& bias,
+                                  const std::string& activation, double output_scale,
+                                  int64_t output_zero_point, DType output_dtype,
+                                  const Tensor& out);
 void xport_quantized_conv2d_out(const Tensor& input, double input_scale,
                                 int64_t input_zero_point, const Tensor& weight,
                                 const Tensor& weight_scales, const std::optional<Tensor>& bias,

@@ -77,6 +77,25 @@ std::vector<Tensor> quantized_linear_decomposition(const OpArgs& a) {
   return {call1(XPORT_OP("aten::linear"), {dq_x, dq_w, a["bias"]})};
 }
 
+// requantized_linear: the product's result, activated, quantized.
+std::vector<TensorMeta> requantized_linear_meta(const OpArgs& a) {
+  TensorMeta meta = quantized_linear_meta(a)[0];
+  check_linear_activation(a);
+  meta.dtype = a.dtype("output_dtype");
+  XPORT_CHECK(meta.dtype == DType::UInt8 || meta.dtype == DType::Int8, InvalidInput, a.name(),
+              ": output_dtype must be uint8 or int8, got ", dtype_name(meta.dtype));
+  return {meta};
+}
+
+std::vector<Tensor> requantized_linear_decomposition(const OpArgs& a) {
+  const Tensor y =
+      apply_linear_activation(quantized_linear_decomposition(a)[0], a.str("activation"));
+  const bool u8 = a.dtype("output_dtype") == DType::UInt8;
+  return {call1(XPORT_OP("quantized_decomposed::quantize_per_tensor"),
+                {y, a["output_scale"], a["output_zero_point"], int64_t{u8 ? 0 : -128},
+                 int64_t{u8 ? 255 : 127}, a["output_dtype"]})};
+}
+
 std::vector<TensorMeta> quantized_conv2d_meta(const OpArgs& a) {
   check_quantized_operands(a, 4);
   return {contiguous_meta(convolution_sizes(a, /*transposed=*/false), DType::Float32)};
@@ -171,6 +190,21 @@ void xport_quantized_linear_out(const Tensor& input, double input_scale,
                        /*fixed_input_scale=*/true, out);
 }
 
+void xport_requantized_linear_out(const Tensor& input, double input_scale,
+                                  int64_t input_zero_point, const Tensor& weight,
+                                  const Tensor& weight_scales, const std::optional<Tensor>& bias,
+                                  const std::string& activation, double output_scale,
+                                  int64_t output_zero_point, DType output_dtype,
+                                  const Tensor& out) {
+  const kernels::cpu::PackedQuantizedLinear packed(
+      weight, weight_scales, bias.value_or(Tensor()), /*fixed_input_scale=*/true,
+      kernels::cpu::LinearRequantize{.activation = kernels::cpu::linear_activation(activation),
+                                     .output_scale = output_scale,
+                                     .output_zero_point = output_zero_point,
+                                     .dtype = output_dtype});
+  packed.run(input, input_scale, input_zero_point, out);
+}
+
 void xport_quantized_linear_tensor_out(const Tensor& input, const Tensor& input_scale,
                                        const Tensor& input_zero_point, const Tensor& weight,
                                        const Tensor& weight_scales,
@@ -259,6 +293,17 @@ void register_quantized_ops() {
       .meta = quantized_linear_meta,
       .kernel = XPORT_OP_KERNEL(xport_quantized_linear_tensor_out),
       .decomp = quantized_linear_decomposition,
+  });
+  // The activation and quantize after it done by the product (static quantization over the
+  // output dtype's whole range).
+  register_op({
+      .schema = "xport::requantized_linear(Tensor input, float input_scale, "
+                "int input_zero_point, Tensor weight, Tensor weight_scales, Tensor? bias, "
+                "str activation, float output_scale, int output_zero_point, "
+                "ScalarType output_dtype) -> Tensor",
+      .meta = requantized_linear_meta,
+      .kernel = XPORT_OP_KERNEL(xport_requantized_linear_out),
+      .decomp = requantized_linear_decomposition,
   });
   const std::string conv = "Tensor weight, Tensor weight_scales, Tensor? bias, SymInt[] stride, "
                            "SymInt[] padding, SymInt[] dilation, SymInt groups) -> Tensor";

@@ -352,6 +352,36 @@ void quantized_linear_samples(Rows& rows) {
                                 g.uniform({4}, 0.001, 0.01), Value()};
                   },
                   -1, -1, true});
+  // requantized_linear(..., activation, output_scale, output_zero_point, output_dtype): values
+  // may differ from PyTorch's by one step where the float result lies on a step's boundary
+  // (atol 1).
+  const std::string rq = "xport::requantized_linear";
+  for (const char* activation : {"none", "relu", "gelu", "gelu_tanh"}) {
+    rows.push_back({rq, std::string("uint8 in and out, ") + activation,
+                    [activation](Gen& g) {
+                      return Args{g.ints({9, 40}, 0, 255, DType::UInt8), 0.05, I{131},
+                                  g.ints({12, 40}, -127, 127, DType::Int8),
+                                  g.uniform({12}, 0.001, 0.01), g.randn({12}), activation, 0.02,
+                                  I{17}, DType::UInt8};
+                    },
+                    0, 1});
+  }
+  rows.push_back({rq, "int8 in and out, no bias",
+                  [](Gen& g) {
+                    return Args{g.ints({4, 24}, -128, 127, DType::Int8), 0.03, I{-2},
+                                g.ints({6, 24}, -127, 127, DType::Int8),
+                                g.uniform({6}, 0.001, 0.01), Value(), "relu", 0.01, I{-5},
+                                DType::Int8};
+                  },
+                  0, 1});
+  rows.push_back({rq, "unknown activation refused",
+                  [](Gen& g) {
+                    return Args{g.ints({4, 24}, 0, 255, DType::UInt8), 0.03, I{0},
+                                g.ints({6, 24}, -127, 127, DType::Int8),
+                                g.uniform({6}, 0.001, 0.01), Value(), "swish", 0.01, I{0},
+                                DType::UInt8};
+                  },
+                  -1, -1, true});
   const std::string qt = "xport::quantized_linear.tensor";
   rows.push_back({qt, "dynamic: scale and zero point as tensors",
                   [](Gen& g) {
