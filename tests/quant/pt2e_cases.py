@@ -7,7 +7,8 @@ xport_torch_pt2_test to load and run.
 Usage: tests/quant/pt2e_cases.py OUT_DIR [--verbose]
 
 Also torchao 0.18's weight-only configurations (Int8WeightOnlyConfig; IntxWeightOnlyConfig int4
-in groups of 32) on a small GPT-2-like decoder, written after run_decompositions() (core ATen:
+in groups of 32) on a small GPT-2-like decoder and on Hugging Face's GPT-2 (a small
+configuration), written after run_decompositions() (core ATen:
 the weights become plain int8 parameters with their scales; as exported, they are tensor
 subclasses pickled into the archive, which no .pt2 reader but PyTorch's takes).
 
@@ -59,7 +60,8 @@ from torchao.quantization.granularity import PerGroup  # noqa: E402
 
 
 class SmallCNN(nn.Module):
-    """Convolutions with ReLUs (one quantized right after: xport's requantized_conv2d), residual
+    """Convolutions with ReLUs (one quantized right after: xport's requantized_conv2d), a max
+    pool (between a dequantize and a quantize of one scale: it pools the integers), residual
     adds as ResNet's blocks end (conv, add, ReLU, the residual's last reader; and Hugging Face's
     in-place `+=` without a ReLU, the residual also the convolution's input), pooling and a
     classifier."""
@@ -74,7 +76,7 @@ class SmallCNN(nn.Module):
         self.fc = nn.Linear(32 * 4 * 4, 10)
 
     def forward(self, x):
-        y = torch.relu(self.conv(x))
+        y = nn.functional.max_pool2d(torch.relu(self.conv(x)), 3, stride=2, padding=1)
         y = torch.relu(self.conv2(y))
         y = torch.relu(self.conv4(torch.relu(self.conv3(y))) + y)
         z = self.conv5(y)
@@ -128,20 +130,38 @@ class TinyDecoder(nn.Module):
         return self.head(self.ln(x))
 
 
+class Gpt2Logits(nn.Module):
+    """Hugging Face's GPT2LMHeadModel (a small configuration, random weights), its logits."""
+
+    def __init__(self):
+        super().__init__()
+        from transformers import GPT2Config, GPT2LMHeadModel
+        self.model = GPT2LMHeadModel(GPT2Config(vocab_size=1000, n_positions=64, n_embd=128,
+                                                n_layer=2, n_head=4))
+
+    def forward(self, ids):
+        return self.model(ids, use_cache=False).logits
+
+
 def weight_only_cases():
+    """torchao's weight-only configurations on the TinyDecoder (every linear layer) and on
+    Hugging Face's GPT-2, whose blocks are Conv1D layers torchao leaves alone: its head is
+    what gets quantized."""
     out = []
     for name, config in [("int8", Int8WeightOnlyConfig()),
                          ("int4", IntxWeightOnlyConfig(weight_dtype=torch.int4,
                                                        granularity=PerGroup(32)))]:
-        torch.manual_seed(0)
-        model = TinyDecoder().eval()
-        quantize_(model, config)
-        seq = Dim("seq", min=2, max=64)
-        example = torch.randint(0, 100, (1, 8))
-        out.append(Case(name="decoder_torchao_%s_weight" % name, group="pt2e", model=model,
-                        args=(example,), dynamic_shapes=({1: seq},), core_only=True,
-                        runs=[((example,), {}), ((torch.randint(0, 100, (1, 13)),), {})],
-                        refused=((torch.randint(0, 100, (1, 65)),), {}), tolerance=1e-3))
+        for model_name, make, vocab in [("decoder", TinyDecoder, 100), ("gpt2", Gpt2Logits, 1000)]:
+            torch.manual_seed(0)
+            model = make().eval()
+            quantize_(model, config)
+            seq = Dim("seq", min=2, max=64)
+            example = torch.randint(0, vocab, (1, 8))
+            out.append(Case(name="%s_torchao_%s_weight" % (model_name, name), group="pt2e",
+                            model=model, args=(example,), dynamic_shapes=({1: seq},),
+                            core_only=True,
+                            runs=[((example,), {}), ((torch.randint(0, vocab, (1, 13)),), {})],
+                            refused=((torch.randint(0, vocab, (1, 65)),), {}), tolerance=1e-3))
     return out
 
 

@@ -241,8 +241,9 @@ TEST(RuntimeFusion, GeluWrittenOutElementwiseRunsAsOneGelu) {
 }
 
 // PT2E's quantized layers run on integer kernels: each as one fused call (the convolution before
-// a ReLU and a quantize writing its result quantized, a residual add included), equal to the program run op by op (the
-// reference kernels: PyTorch's formulas) within a quantization step of the output.
+// a ReLU and a quantize writing its result quantized, a residual add included), equal to the
+// program run op by op (the reference kernels: PyTorch's formulas) within a quantization step of
+// the output.
 TEST(RuntimeFusion, QuantizedLayersMultiplyIntegers) {
   const Program fused =
       Program::from_exported(test_support::quantized_program(), with_fusion(true));

@@ -248,9 +248,10 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
   // a quantize (through a ReLU, or a GELU and eval dropout) quantizes its own result, and so
   // does a convolution (through a residual add, a ReLU, both or neither); a result only such
   // convolutions read stays NHWC. X86's quantizer leaves the add to the convolution, XNNPACK's
-  // quantizes the convolution's result before it. The CNN's first convolution has weights
-  // small enough to be folded to float32 constants at load, and runs in float; XNNPACK's
-  // dynamic configuration leaves two convolutions in float.
+  // quantizes the convolution's result before it (and the max pool's input: it pools the
+  // integers). The CNN's first convolution has weights small enough to be folded to float32
+  // constants at load, and runs in float; XNNPACK's dynamic configuration leaves two
+  // convolutions in float.
   // Without VNNI the integer convolutions compute in float, on NCHW.
   const std::string nhwc = xport::kernels::cpu::onednn_exact_int8() ? "3" : "0";
   const Fused fused =
@@ -264,6 +265,7 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
                                      "written over it); " + nhwc + " results passed on in NHWC)"},
                   {"cnn_xnnpack_static", "4 convolutions on int8 weights (PT2E's quantized "
                                          "layers; 4 quantizing their own results, 0 adding"},
+                  {"cnn_xnnpack_static", "1 max pools on 8-bit integers"},
                   {"cnn_xnnpack_dynamic", "2 convolutions on int8 weights (PT2E's quantized "
                                           "layers; 0 quantizing their own results"},
                   // torchao's weight-only programs: every linear layer (4 a block, 2 blocks,
@@ -271,7 +273,12 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
                   {"decoder_torchao_int8_weight_core",
                    "9 matrix products of float inputs by integer weights"},
                   {"decoder_torchao_int4_weight_core",
-                   "9 matrix products of float inputs by integer weights"}}
+                   "9 matrix products of float inputs by integer weights"},
+                  // Hugging Face's GPT-2: torchao quantizes its head (its blocks are Conv1D).
+                  {"gpt2_torchao_int8_weight_core",
+                   "1 matrix products of float inputs by integer weights"},
+                  {"gpt2_torchao_int4_weight_core",
+                   "1 matrix products of float inputs by integer weights"}}
       : plans.count("resnet_static")
           ? Fused{{"resnet_static", "8 convolutions on packed weights (8 batch norms folded in"},
                   {"bert_static", "13 matrix products on packed weights"}}

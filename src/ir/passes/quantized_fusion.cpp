@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ir/ir_util.h"
 #include "ir/passes/torchao_weights.h"
@@ -95,6 +96,10 @@ class QuantizedFuser {
     if (stats.linears + stats.convolutions + stats.weight_only + stats.bf16 + stats.pools > 0) {
       g_.graph.eliminate_dead_code();
     }
+    // An absorbed add_ is no longer read, but dead code elimination keeps updates: it goes once
+    // the calls that read it (its ReLU, the quantize) have.
+    for (const Node* add : absorbed_updates_) g_.graph.erase(add);
+    if (!absorbed_updates_.empty()) g_.graph.eliminate_dead_code();
     stats.requantized_linears = requantized_linears_;
     return stats;
   }
@@ -103,6 +108,7 @@ class QuantizedFuser {
   ConstantGraph& g_;
   QuantOps ops_;
   int requantized_linears_ = 0;
+  std::vector<const Node*> absorbed_updates_;  // add_ calls the fused convolutions do
 
   // The int8 weights ([N, K], or [O, C, KH, KW]: `rank` dims) of a per-channel dequantize along
   // dim 0 with zero points 0.
@@ -367,14 +373,15 @@ class QuantizedFuser {
       if (const std::optional<LinearTail> tail = linear_tail(*l.anchor, *q)) {
         const Node& quantize = *tail->quantize;
         const TensorSpec& out = quantize.outputs()[0];
+        const std::vector<sym::ExprPtr> product = {matrix[0], columns};
         Node* fused = g_.graph.insert_call(
             quantize.position(), ops_.requantized_linear,
             {input, l.dx->arg("scale"), l.dx->arg("zero_point"), l.dw->arg("input"),
              l.dw->arg("scales"), l.bias, tail->activation, quantize.arg("scale"),
              quantize.arg("zero_point"), quantize.arg("dtype")},
-            {TensorSpec::contiguous(out.dtype, {matrix[0], columns})}, l.anchor->meta());
+            {TensorSpec::contiguous(out.dtype, product)}, l.anchor->meta());
         ValueRef result = fused->out(0);
-        if (out.sizes.size() != 2) result = view(quantize, result, out.dtype, out.sizes);
+        if (out.sizes != product) result = view(quantize, result, out.dtype, out.sizes);
         g_.graph.replace_all_uses(quantize.out(0), result);
         ++requantized_linears_;
         return true;
@@ -445,10 +452,8 @@ class QuantizedFuser {
                                            std::move(args), {quantize.outputs()[0]},
                                            node.meta());
         g_.graph.replace_all_uses(quantize.out(0), fused->out(0));
-        // The calls it replaced go now (dead code elimination keeps an add_: it updates), the
-        // last first.
-        for (auto it = tail->absorbed.rbegin(); it != tail->absorbed.rend(); ++it) {
-          g_.graph.erase(*it);
+        if (tail->add != nullptr && tail->add->op()->kind == OpKind::InPlace) {
+          absorbed_updates_.push_back(tail->add);
         }
         ++stats.requantized;
         return true;
@@ -471,8 +476,8 @@ class QuantizedFuser {
   };
 
   // layer -> [view ->] [relu or gelu ->] [dropout(train=False) or clone ->]
-  // quantize_per_tensor over the whole uint8 or int8 range, each the only reader of the one before, no update in place since x_q: the quantize
-  // and the activation, or nothing.
+  // quantize_per_tensor over the whole uint8 or int8 range, each the only reader of the one
+  // before, no update in place since x_q: the quantize and the activation, or nothing.
   std::optional<LinearTail> linear_tail(const Node& anchor, const ValueRef& q) const {
     LinearTail tail;
     const Node* next = sole_user(anchor);
@@ -509,8 +514,8 @@ class QuantizedFuser {
   struct Tail {
     const Node* quantize = nullptr;
     const Node* residual = nullptr;  // the dequantize of a residual added, or null
+    const Node* add = nullptr;       // the add (or add_) of it
     bool relu = false;
-    std::vector<const Node*> absorbed = {};  // the add, the ReLU, the quantize: those there are
   };
 
   // Whether a quantize_per_tensor / dequantize_per_tensor call spans the whole range of its
@@ -531,19 +536,16 @@ class QuantizedFuser {
     const Node* next = sole_user(conv);
     const Node* add = nullptr;
     if (next != nullptr && (next->op() == &ops_.add || next->op() == &ops_.add_)) {
-      add = next;
+      add = tail.add = next;
       tail.residual = added_residual(*add, conv);
       if (tail.residual == nullptr) return std::nullopt;
-      tail.absorbed.push_back(add);
       next = sole_user(*add);
     }
     if (next != nullptr && next->op() == &ops_.relu) {
       tail.relu = true;
-      tail.absorbed.push_back(next);
       next = sole_user(*next);
     }
     if (next == nullptr || next->op() != &ops_.quantize) return std::nullopt;
-    tail.absorbed.push_back(next);
     const auto* dtype = std::get_if<DType>(&next->arg("dtype").value);
     // The add absorbed is the one update in place allowed (the training IR's `+=`).
     const auto updates_from = [&](const Node& first) {
