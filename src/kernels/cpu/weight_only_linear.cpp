@@ -55,6 +55,7 @@ using weight_only_detail::Args;
 using weight_only_detail::kPlanes;
 using weight_only_detail::kPlaneWidth;
 using weight_only_detail::kPrefetchBytes;
+using weight_only_detail::kRun;
 
 // Sum over [k0, k1) of x * w for weights one element each (int8, bfloat16): `widen(k)` gives the
 // vector of weights from k as floats, `weight(k)` one of them. Four vectors apart into four
@@ -170,9 +171,84 @@ HWY_INLINE void DotInt4(D d, const float* x, const uint8_t* w, int64_t k0, int64
   s3 = a3;
 }
 
+// int4 weights in groups of whole runs against one x row (a decode step), two weight rows at a
+// time: they share the loads of x, and their four accumulator chains (two a row, a run's eight
+// planes alternating between them) keep the multiply-adds busy; each group's pair is scaled into
+// the row's totals once. Writes both rows' sums of x * (1 + u / 16) * scale, less their zero
+// points' terms.
+template <class D>
+HWY_INLINE void Int4RowPair(D d, const Args& a, int64_t n, int64_t count, float* out) {
+  using V = hn::Vec<D>;
+  const hn::Rebind<uint32_t, D> du32;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto one = hn::Set(du32, uint32_t{0x3F800000});       // 1.0f
+  const auto mantissa = hn::Set(du32, uint32_t{0x00780000});  // bits 19 .. 22: u / 16
+  const auto as_float = [&](auto at_19) { return hn::BitCast(d, hn::OrAnd(one, at_19, mantissa)); };
+  const int64_t row_words = a.k / 8;
+  const auto* words0 = reinterpret_cast<const uint32_t*>(a.w) + n * row_words;
+  const auto* words1 = words0 + (count > 1 ? row_words : 0);
+  V t00 = hn::Zero(d), t01 = hn::Zero(d), t10 = hn::Zero(d), t11 = hn::Zero(d);
+  for (int64_t g = 0; g < a.groups; ++g) {
+    V a00 = hn::Zero(d), a01 = hn::Zero(d), a10 = hn::Zero(d), a11 = hn::Zero(d);
+    for (int64_t k = g * a.group; k < (g + 1) * a.group; k += kRun) {
+      const uint32_t* r0 = words0 + k / 8;
+      const uint32_t* r1 = words1 + k / 8;
+      __builtin_prefetch(reinterpret_cast<const char*>(r0) + kPrefetchBytes);
+      __builtin_prefetch(reinterpret_cast<const char*>(r1) + kPrefetchBytes);
+      for (int64_t h = 0; h < kPlaneWidth; h += lanes) {
+        const auto w0 = hn::LoadU(du32, r0 + h);
+        const auto w1 = hn::LoadU(du32, r1 + h);
+        const float* xr = a.x + k + h;
+        const auto step = [&](auto shift0, auto shift1, int64_t p, V& acc0, V& acc1) {
+          const V xp = hn::LoadU(d, xr + p * kPlaneWidth);
+          acc0 = hn::MulAdd(as_float(shift0), xp, acc0);
+          acc1 = hn::MulAdd(as_float(shift1), xp, acc1);
+        };
+        step(hn::ShiftLeft<19>(w0), hn::ShiftLeft<19>(w1), 0, a00, a10);
+        step(hn::ShiftLeft<15>(w0), hn::ShiftLeft<15>(w1), 1, a01, a11);
+        step(hn::ShiftLeft<11>(w0), hn::ShiftLeft<11>(w1), 2, a00, a10);
+        step(hn::ShiftLeft<7>(w0), hn::ShiftLeft<7>(w1), 3, a01, a11);
+        step(hn::ShiftLeft<3>(w0), hn::ShiftLeft<3>(w1), 4, a00, a10);
+        step(hn::ShiftRight<1>(w0), hn::ShiftRight<1>(w1), 5, a01, a11);
+        step(hn::ShiftRight<5>(w0), hn::ShiftRight<5>(w1), 6, a00, a10);
+        step(hn::ShiftRight<9>(w0), hn::ShiftRight<9>(w1), 7, a01, a11);
+      }
+    }
+    const V s0 = hn::Set(d, 16.0f * a.scales[n * a.groups + g]);
+    t00 = hn::MulAdd(s0, a00, t00);
+    t01 = hn::MulAdd(s0, a01, t01);
+    if (count > 1) {
+      const V s1 = hn::Set(d, 16.0f * a.scales[(n + 1) * a.groups + g]);
+      t10 = hn::MulAdd(s1, a10, t10);
+      t11 = hn::MulAdd(s1, a11, t11);
+    }
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    // The zero points' term: each group's (zero + 24) * scale * sum(x).
+    float correction = 0;
+    for (int64_t g = 0; g < a.groups; ++g) {
+      const float zero = (a.zeros != nullptr ? a.zeros[(n + i) * a.groups + g] : 0.0f) + 24.0f;
+      correction += a.scales[(n + i) * a.groups + g] * zero * a.x_sums[g];
+    }
+    const V total = i == 0 ? hn::Add(t00, t01) : hn::Add(t10, t11);
+    out[i] = hn::GetLane(hn::SumOfLanes(d, total)) - correction +
+             (a.bias != nullptr ? a.bias[n + i] : 0.0f);
+  }
+}
+
 // Weight rows [n0, n1), each against every row of x while it is in L1: a thread reads its
 // rows front to back, one stream.
 void WeightOnlyRowsImpl(const Args& a, int64_t n0, int64_t n1) {
+  if (a.bits == 4 && a.rows == 1 && a.scales != nullptr && a.group % kRun == 0) {
+    const hn::CappedTag<float, kPlaneWidth> d;
+    for (int64_t n = n0; n < n1; n += 2) {
+      const int64_t count = std::min<int64_t>(2, n1 - n);
+      float sums[2];
+      Int4RowPair(d, a, n, count, sums);
+      for (int64_t i = 0; i < count; ++i) a.out[n + i] = sums[i];
+    }
+    return;
+  }
   // An int4 plane is 16 values: at most 16 lanes.
   const hn::ScalableTag<float> d_int8;
   const hn::CappedTag<float, kPlaneWidth> d_int4;
