@@ -252,14 +252,12 @@ std::shared_ptr<const ConvPlan> find_plan(const ConvShape& s) {
   static std::mutex mutex;
   static std::map<std::array<int64_t, 22>, std::shared_ptr<const ConvPlan>> plans;
   const auto key = s.key();
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = plans.find(key);
-    if (it != plans.end()) return it->second;
-  }
-  std::shared_ptr<const ConvPlan> plan = make_plan(s, false);
+  // Made under the lock: two threads meeting a new shape make one primitive, not two (a
+  // duplicate destroyed while its twin runs is what ThreadSanitizer flags in oneDNN).
   std::lock_guard<std::mutex> lock(mutex);
-  return plans.emplace(key, std::move(plan)).first->second;
+  auto it = plans.find(key);
+  if (it != plans.end()) return it->second;
+  return plans.emplace(key, make_plan(s, false)).first->second;
 }
 
 // Runs a plan. `packed_weights`, when given, already holds the weights in plan.wei_md's layout;
@@ -459,13 +457,11 @@ std::shared_ptr<const PackedConv2d::Packed> PackedConv2d::packed_for(
   s.epilogue = epilogue_;
   s.layouts = layouts_;
   const auto key = s.key();
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto it = packed_.find(key); it != packed_.end()) return it->second;
-  }
+  // Made under the lock, as find_plan's.
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = packed_.find(key); it != packed_.end()) return it->second;
   auto packed = std::make_shared<Packed>();
   packed->plan = make_plan(s, true);  // throws dnnl::error when oneDNN has no implementation
-  std::lock_guard<std::mutex> lock(mutex_);
   if (packed->plan->wei_reorder) {
     // Other input shapes (another batch size) usually want the same weight layout: one copy.
     for (const auto& copy : weight_copies_) {

@@ -51,10 +51,10 @@ PackedLinear::PackedLinear(Tensor weight, Tensor bias, LinearActivation activati
 PackedLinear::~PackedLinear() = default;
 
 std::shared_ptr<const PackedLinear::Primitive> PackedLinear::primitive_for(int64_t rows) const {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto it = by_rows_.find(rows); it != by_rows_.end()) return it->second;
-  }
+  // Made under the lock: two threads meeting a new shape make one primitive, not two (a
+  // duplicate destroyed while its twin runs is what ThreadSanitizer flags in oneDNN).
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = by_rows_.find(rows); it != by_rows_.end()) return it->second;
   const int64_t k = weight_.int_size(0), n = weight_.int_size(1);
   const auto f32 = memory::data_type::f32;
   using Tag = memory::format_tag;
@@ -76,8 +76,6 @@ std::shared_ptr<const PackedLinear::Primitive> PackedLinear::primitive_for(int64
   p->matmul = dnnl::matmul(pd);
   p->scratch_md = pd.scratchpad_desc();
   const memory::desc wei_md = pd.weights_desc();
-
-  std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& packed : packed_) {
     if (packed->md == wei_md) p->weights = packed;
   }
