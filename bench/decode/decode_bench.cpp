@@ -3,10 +3,11 @@
 //
 //   xport_decode_bench WEIGHTS.safetensors [--cache N] [--runs K] [--warmup W] [--threads T]
 //                      [--profile 1] [--scheme fp32|bf16|int8-weight|int4-weight]
+//                      [--group-size G]
 //
 // The bytes and the bandwidth are printed for fp32 only.
 // With a weight-only scheme the exported program goes through xport::quant::prepare first (int4:
-// groups of 128 input features); its linear layers then run as xport::weight_only_linear. bf16:
+// groups of G input features, 128 unless given); its linear layers then run as xport::weight_only_linear. bf16:
 // xport::quant::to_bf16 (bfloat16 weights, float32 compute: xport::bf16_linear).
 //
 // Loads Hugging Face GPT2LMHeadModel weights (strict), exports, fills the cache with a prompt of
@@ -107,7 +108,8 @@ int main(int argc, char** argv) {
       exported = xport::quant::to_bf16(exported);
     } else if (scheme != "fp32") {
       exported = xport::quant::prepare(
-          exported, {.scheme = xport::quant::scheme_from_string(scheme), .group_size = 128});
+          exported, {.scheme = xport::quant::scheme_from_string(scheme),
+                     .group_size = arg_int(argc, argv, "--group-size", 128)});
     }
     const xport::runtime::Program program =
         xport::runtime::Program::from_exported(std::move(exported), runtime_options);

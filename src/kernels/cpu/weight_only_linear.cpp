@@ -171,12 +171,13 @@ HWY_INLINE void DotInt4(D d, const float* x, const uint8_t* w, int64_t k0, int64
   s3 = a3;
 }
 
-// int4 weights in groups of whole runs against one x row (a decode step), two weight rows at a
-// time: they share the loads of x, and their four accumulator chains (two a row, a run's eight
-// planes alternating between them) keep the multiply-adds busy; each group's pair is scaled into
-// the row's totals once. Writes both rows' sums of x * (1 + u / 16) * scale, less their zero
-// points' terms.
-template <class D>
+// int4 weights against one x row (a decode step), two weight rows at a time: they share the
+// loads of x, and their four accumulator chains (two a row, a run's eight planes alternating
+// between them) keep the multiply-adds busy. Groups of whole runs (kPlaneScales false) scale
+// each group's sums into the row's totals once; groups of 16, 32 or 64 values (torchao's default
+// is 32) put each plane's 16 values in one group, whose scale multiplies the plane. Writes both
+// rows' sums of x * (1 + u / 16) * 16 * scale, less their zero points' terms.
+template <bool kPlaneScales, class D>
 HWY_INLINE void Int4RowPair(D d, const Args& a, int64_t n, int64_t count, float* out) {
   using V = hn::Vec<D>;
   const hn::Rebind<uint32_t, D> du32;
@@ -185,12 +186,17 @@ HWY_INLINE void Int4RowPair(D d, const Args& a, int64_t n, int64_t count, float*
   const auto mantissa = hn::Set(du32, uint32_t{0x00780000});  // bits 19 .. 22: u / 16
   const auto as_float = [&](auto at_19) { return hn::BitCast(d, hn::OrAnd(one, at_19, mantissa)); };
   const int64_t row_words = a.k / 8;
+  const int64_t second = count > 1 ? 1 : 0;  // a lone row reads itself twice
   const auto* words0 = reinterpret_cast<const uint32_t*>(a.w) + n * row_words;
-  const auto* words1 = words0 + (count > 1 ? row_words : 0);
+  const auto* words1 = words0 + second * row_words;
+  const float* scales0 = a.scales + n * a.groups;
+  const float* scales1 = scales0 + second * a.groups;
+  // The values summed before a scale applies: a group, or (scales per plane) the whole row.
+  const int64_t span = kPlaneScales ? a.k : a.group;
   V t00 = hn::Zero(d), t01 = hn::Zero(d), t10 = hn::Zero(d), t11 = hn::Zero(d);
-  for (int64_t g = 0; g < a.groups; ++g) {
+  for (int64_t k0 = 0; k0 < a.k; k0 += span) {
     V a00 = hn::Zero(d), a01 = hn::Zero(d), a10 = hn::Zero(d), a11 = hn::Zero(d);
-    for (int64_t k = g * a.group; k < (g + 1) * a.group; k += kRun) {
+    for (int64_t k = k0; k < k0 + span; k += kRun) {
       const uint32_t* r0 = words0 + k / 8;
       const uint32_t* r1 = words1 + k / 8;
       __builtin_prefetch(reinterpret_cast<const char*>(r0) + kPrefetchBytes);
@@ -201,8 +207,14 @@ HWY_INLINE void Int4RowPair(D d, const Args& a, int64_t n, int64_t count, float*
         const float* xr = a.x + k + h;
         const auto step = [&](auto shift0, auto shift1, int64_t p, V& acc0, V& acc1) {
           const V xp = hn::LoadU(d, xr + p * kPlaneWidth);
-          acc0 = hn::MulAdd(as_float(shift0), xp, acc0);
-          acc1 = hn::MulAdd(as_float(shift1), xp, acc1);
+          V v0 = as_float(shift0), v1 = as_float(shift1);
+          if constexpr (kPlaneScales) {
+            const int64_t g = (k + p * kPlaneWidth) / a.group;
+            v0 = hn::Mul(v0, hn::Set(d, 16.0f * scales0[g]));
+            v1 = hn::Mul(v1, hn::Set(d, 16.0f * scales1[g]));
+          }
+          acc0 = hn::MulAdd(v0, xp, acc0);
+          acc1 = hn::MulAdd(v1, xp, acc1);
         };
         step(hn::ShiftLeft<19>(w0), hn::ShiftLeft<19>(w1), 0, a00, a10);
         step(hn::ShiftLeft<15>(w0), hn::ShiftLeft<15>(w1), 1, a01, a11);
@@ -214,14 +226,12 @@ HWY_INLINE void Int4RowPair(D d, const Args& a, int64_t n, int64_t count, float*
         step(hn::ShiftRight<9>(w0), hn::ShiftRight<9>(w1), 7, a01, a11);
       }
     }
-    const V s0 = hn::Set(d, 16.0f * a.scales[n * a.groups + g]);
+    const V s0 = hn::Set(d, kPlaneScales ? 1.0f : 16.0f * scales0[k0 / a.group]);
+    const V s1 = hn::Set(d, kPlaneScales ? 1.0f : 16.0f * scales1[k0 / a.group]);
     t00 = hn::MulAdd(s0, a00, t00);
     t01 = hn::MulAdd(s0, a01, t01);
-    if (count > 1) {
-      const V s1 = hn::Set(d, 16.0f * a.scales[(n + 1) * a.groups + g]);
-      t10 = hn::MulAdd(s1, a10, t10);
-      t11 = hn::MulAdd(s1, a11, t11);
-    }
+    t10 = hn::MulAdd(s1, a10, t10);
+    t11 = hn::MulAdd(s1, a11, t11);
   }
   for (int64_t i = 0; i < count; ++i) {
     // The zero points' term: each group's (zero + 24) * scale * sum(x).
@@ -236,19 +246,32 @@ HWY_INLINE void Int4RowPair(D d, const Args& a, int64_t n, int64_t count, float*
   }
 }
 
+// int4 against one x row, two weight rows at a time (Int4RowPair), for groups of whole runs or
+// of a part of one; else false.
+bool Int4Rows(const Args& a, int64_t n0, int64_t n1) {
+  const bool whole_runs = a.group % kRun == 0;
+  const bool part_runs = a.group % kPlaneWidth == 0 && kRun % a.group == 0;
+  if (a.bits != 4 || a.rows != 1 || a.scales == nullptr || !(whole_runs || part_runs)) {
+    return false;
+  }
+  const hn::CappedTag<float, kPlaneWidth> d;
+  for (int64_t n = n0; n < n1; n += 2) {
+    const int64_t count = std::min<int64_t>(2, n1 - n);
+    float sums[2];
+    if (whole_runs) {
+      Int4RowPair<false>(d, a, n, count, sums);
+    } else {
+      Int4RowPair<true>(d, a, n, count, sums);
+    }
+    for (int64_t i = 0; i < count; ++i) a.out[n + i] = sums[i];
+  }
+  return true;
+}
+
 // Weight rows [n0, n1), each against every row of x while it is in L1: a thread reads its
 // rows front to back, one stream.
 void WeightOnlyRowsImpl(const Args& a, int64_t n0, int64_t n1) {
-  if (a.bits == 4 && a.rows == 1 && a.scales != nullptr && a.group % kRun == 0) {
-    const hn::CappedTag<float, kPlaneWidth> d;
-    for (int64_t n = n0; n < n1; n += 2) {
-      const int64_t count = std::min<int64_t>(2, n1 - n);
-      float sums[2];
-      Int4RowPair(d, a, n, count, sums);
-      for (int64_t i = 0; i < count; ++i) a.out[n + i] = sums[i];
-    }
-    return;
-  }
+  if (Int4Rows(a, n0, n1)) return;
   // An int4 plane is 16 values: at most 16 lanes.
   const hn::ScalableTag<float> d_int8;
   const hn::CappedTag<float, kPlaneWidth> d_int4;

@@ -300,6 +300,19 @@ void weight_only_linear_samples(Rows& rows) {
                                 g.ints({5, 2}, -8, 7, DType::Float32), I{128}, g.randn({5})};
                   },
                   1e-5, 1e-5});
+  rows.push_back({w, "packed int4 in groups of 32, one row, zero points",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 256}), g.ints({5, 128}, 0, 255, DType::UInt8), I{4},
+                                g.uniform({5, 8}, 0.01, 0.1),
+                                g.ints({5, 8}, -8, 7, DType::Float32), I{32}, g.randn({5})};
+                  },
+                  1e-5, 1e-5});
+  rows.push_back({w, "packed int4 in groups of 16, one row",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 128}), g.ints({2, 64}, 0, 255, DType::UInt8), I{4},
+                                g.uniform({2, 8}, 0.01, 0.1), Value(), I{16}, Value()};
+                  },
+                  1e-5, 1e-5});
   // The int4 kernel sums x * (1 + u / 16) and takes 1.5 * sum(x) away: over 512 values the two
   // are about 100 times the result, and float32's rounding of them shows at 1e-5.
   rows.push_back({w, "packed int4 in groups of 256, one row",
