@@ -100,14 +100,12 @@ class QuantizedFuser {
     // the calls that read it (its ReLU, the quantize) have.
     for (const Node* add : absorbed_updates_) g_.graph.erase(add);
     if (!absorbed_updates_.empty()) g_.graph.eliminate_dead_code();
-    stats.requantized_linears = requantized_linears_;
     return stats;
   }
 
  private:
   ConstantGraph& g_;
   QuantOps ops_;
-  int requantized_linears_ = 0;
   std::vector<const Node*> absorbed_updates_;  // add_ calls the fused convolutions do
 
   // The int8 weights ([N, K], or [O, C, KH, KW]: `rank` dims) of a per-channel dequantize along
@@ -213,10 +211,11 @@ class QuantizedFuser {
     return t.defined() && t.dtype() == DType::BFloat16 && t.dim() == 2;
   }
 
-  enum class Fused { None, Integer, WeightOnly, Bf16 };
+  enum class Fused { None, Integer, Requantized, WeightOnly, Bf16 };
 
   static void count(Fused f, QuantizedFusionStats& stats) {
-    if (f == Fused::Integer) ++stats.linears;
+    if (f == Fused::Integer || f == Fused::Requantized) ++stats.linears;
+    if (f == Fused::Requantized) ++stats.requantized_linears;
     if (f == Fused::WeightOnly) ++stats.weight_only;
     if (f == Fused::Bf16) ++stats.bf16;
   }
@@ -227,7 +226,7 @@ class QuantizedFuser {
       return match->dx == nullptr && fuse_bf16(*match) ? Fused::Bf16 : Fused::None;
     }
     if (match->dx == nullptr) return fuse_weight_only(*match) ? Fused::WeightOnly : Fused::None;
-    return fuse_integer(*match) ? Fused::Integer : Fused::None;
+    return fuse_integer(*match);
   }
 
   // A float32 input by bfloat16 weights widened where read (quant::to_bf16): one
@@ -347,22 +346,22 @@ class QuantizedFuser {
     return true;
   }
 
-  bool fuse_integer(const Layer& l) {
-    if (l.dw->op() != &ops_.dequantize_channel) return false;
+  Fused fuse_integer(const Layer& l) {
+    if (l.dw->op() != &ops_.dequantize_channel) return Fused::None;
     if (!to_float32(*l.dx) || !integer_weights(*l.dw) ||
         l.anchor->outputs()[0].dtype != DType::Float32) {
-      return false;
+      return Fused::None;
     }
     const bool has_bias = !l.bias.is_none();
     const Tensor bias = has_bias ? g_.constant(l.bias) : Tensor();
-    if (has_bias && (!bias.defined() || bias.dtype() != DType::Float32)) return false;
+    if (has_bias && (!bias.defined() || bias.dtype() != DType::Float32)) return Fused::None;
     // The fused call reads x_q where the anchor was: no update in place may come between.
     const ValueRef* q = ref_of(l.dx->arg("input"));
-    if (q == nullptr || detail::updates_between(g_.graph, *q->node, *l.anchor)) return false;
+    if (q == nullptr || detail::updates_between(g_.graph, *q->node, *l.anchor)) return Fused::None;
     const TensorSpec& x = q->node->outputs()[q->index];
     if ((x.dtype != DType::UInt8 && x.dtype != DType::Int8) ||
         (l.matrix.empty() ? x.sizes.size() != 2 : !detail::dense(x))) {
-      return false;
+      return Fused::None;
     }
     const std::vector<sym::ExprPtr> matrix = l.matrix.empty() ? x.sizes : l.matrix;
     const sym::ExprPtr columns = l.result.back();
@@ -383,8 +382,7 @@ class QuantizedFuser {
         ValueRef result = fused->out(0);
         if (out.sizes != product) result = view(quantize, result, out.dtype, out.sizes);
         g_.graph.replace_all_uses(quantize.out(0), result);
-        ++requantized_linears_;
-        return true;
+        return Fused::Requantized;
       }
     }
     Node* fused = g_.graph.insert_call(
@@ -395,7 +393,7 @@ class QuantizedFuser {
     ValueRef result = fused->out(0);
     if (l.result.size() != 2) result = view(*l.anchor, result, DType::Float32, l.result);
     g_.graph.replace_all_uses(l.anchor->out(0), result);
-    return true;
+    return Fused::Integer;
   }
 
   // conv2d / convolution (not transposed) of dx and dw, with a float32 constant bias or none and
@@ -469,6 +467,14 @@ class QuantizedFuser {
 
   const Node* sole_user(const Node& node) const { return detail::sole_user(g_.graph, node); }
 
+  // The dtype of `node` when it is a quantize_per_tensor over the whole range of its uint8 or
+  // int8 dtype (what the requantizing kernels write); else null.
+  const DType* whole_range_dtype(const Node* node) const {
+    if (node == nullptr || node->op() != &ops_.quantize) return nullptr;
+    const auto* dtype = std::get_if<DType>(&node->arg("dtype").value);
+    return dtype != nullptr && whole_range(*node, *dtype) ? dtype : nullptr;
+  }
+
   // What follows a static linear layer that xport::requantized_linear does itself.
   struct LinearTail {
     const Node* quantize = nullptr;
@@ -500,10 +506,7 @@ class QuantizedFuser {
     } else if (next != nullptr && next->op() == &ops_.clone) {
       next = sole_user(*next);
     }
-    if (next == nullptr || next->op() != &ops_.quantize) return std::nullopt;
-    const auto* dtype = std::get_if<DType>(&next->arg("dtype").value);
-    if (dtype == nullptr || !whole_range(*next, *dtype) ||
-        detail::updates_between(g_.graph, *q.node, *next)) {
+    if (whole_range_dtype(next) == nullptr || detail::updates_between(g_.graph, *q.node, *next)) {
       return std::nullopt;
     }
     tail.quantize = next;
@@ -545,17 +548,15 @@ class QuantizedFuser {
       tail.relu = true;
       next = sole_user(*next);
     }
-    if (next == nullptr || next->op() != &ops_.quantize) return std::nullopt;
-    const auto* dtype = std::get_if<DType>(&next->arg("dtype").value);
+    const DType* dtype = whole_range_dtype(next);
+    if (dtype == nullptr) return std::nullopt;
     // The add absorbed is the one update in place allowed (the training IR's `+=`).
     const auto updates_from = [&](const Node& first) {
       return add == nullptr ? detail::updates_between(g_.graph, first, *next)
                             : detail::updates_between(g_.graph, first, *add) ||
                                   detail::updates_between(g_.graph, *add, *next);
     };
-    if (dtype == nullptr || !whole_range(*next, *dtype) || updates_from(*q.node)) {
-      return std::nullopt;
-    }
+    if (updates_from(*q.node)) return std::nullopt;
     if (tail.residual != nullptr) {
       const ValueRef& r = *ref_of(tail.residual->arg("input"));
       const TensorSpec& spec = r.node->outputs()[r.index];

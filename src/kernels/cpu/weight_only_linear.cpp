@@ -11,7 +11,9 @@
 // clang-format on
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "kernels/cpu/cpu_isa.h"
@@ -112,19 +114,50 @@ HWY_INLINE void DotBf16(D d, const float* x, const uint16_t* w, int64_t k0, int6
       [&](int64_t k) { return weight_only_detail::bf16_to_float(w[k]); }, s0, s1, s2, s3);
 }
 
-// Packed int4 weights: sum over [k0, k1) (multiples of 16) of x * (1 + u / 16), u = q + 8. A run
-// of 128 values is 16 32-bit words; word i holds values i, i + 16, ..., i + 112 in its eight
-// nibbles, so the 16 values of "plane" p are one shift away. Placed in the mantissa of 1.0f
-// (one shift and one or-and), a nibble becomes 1 + u / 16 with no conversion; the caller takes
-// 16 * sum - 16 * sum(x) as the sum of x * u. Four planes at a time feed four accumulators.
+// Packed int4 weights. A run of 128 values is 16 32-bit words; word i holds values i, i + 16,
+// ..., i + 112 in its eight nibbles, so the 16 values of "plane" p are one shift away. Placed in
+// the mantissa of 1.0f (one shift and one or-and), a nibble u becomes 1 + u / 16 with no
+// conversion; the callers take 16 * sum - 16 * sum(x) as the sum of x * u.
+template <class D>
+struct Int4AsFloat {
+  using DU = hn::Rebind<uint32_t, D>;
+  D d;
+  hn::Vec<DU> one = hn::Set(DU(), uint32_t{0x3F800000});       // 1.0f
+  hn::Vec<DU> mantissa = hn::Set(DU(), uint32_t{0x00780000});  // bits 19 .. 22: u / 16
+  // Nibbles already at bits 19 .. 22 (other bits anything) as floats 1 + u / 16.
+  hn::Vec<D> operator()(hn::Vec<DU> at_19) const {
+    return hn::BitCast(d, hn::OrAnd(one, at_19, mantissa));
+  }
+};
+
+// Plane P's nibbles of a run's words, moved to bits 19 .. 22.
+template <int P, class VU>
+HWY_INLINE VU PlaneAt19(VU words) {
+  if constexpr (4 * P <= 19) {
+    return hn::ShiftLeft<19 - 4 * P>(words);
+  } else {
+    return hn::ShiftRight<4 * P - 19>(words);
+  }
+}
+
+// f(std::integral_constant<int, p>) for the planes p of a run, in order (shifts by constants).
+template <class F, int... P>
+HWY_INLINE void ForEachPlane(const F& f, std::integer_sequence<int, P...>) {
+  (f(std::integral_constant<int, P>{}), ...);
+}
+template <class F>
+HWY_INLINE void ForEachPlane(const F& f) {
+  ForEachPlane(f, std::make_integer_sequence<int, static_cast<int>(kPlanes)>{});
+}
+
+// Sum over [k0, k1) (multiples of 16) of x * (1 + u / 16), u = q + 8. Four planes at a time
+// feed four accumulators.
 template <class D, class V>
 HWY_INLINE void DotInt4(D d, const float* x, const uint8_t* w, int64_t k0, int64_t k1, V& s0,
                         V& s1, V& s2, V& s3) {
   const hn::Rebind<uint32_t, D> du32;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  const auto one = hn::Set(du32, uint32_t{0x3F800000});       // 1.0f
-  const auto mantissa = hn::Set(du32, uint32_t{0x00780000});  // bits 19 .. 22: u / 16
-  const auto as_float = [&](auto at_19) { return hn::BitCast(d, hn::OrAnd(one, at_19, mantissa)); };
+  const Int4AsFloat<D> as_float{d};
   const auto* words = reinterpret_cast<const uint32_t*>(w);
   const auto word_run = [&](int64_t j, int64_t h) {
     return hn::LoadU(du32, words + (j / kPlanes) * kPlaneWidth + h);
@@ -134,14 +167,14 @@ HWY_INLINE void DotInt4(D d, const float* x, const uint8_t* w, int64_t k0, int64
     const auto nibble = hn::ShiftRightSame(word_run(j, h), static_cast<int>(4 * (j % kPlanes)));
     return as_float(hn::ShiftLeft<19>(nibble));
   };
-  V a0 = s0, a1 = s1, a2 = s2, a3 = s3;
+  std::array<V, 4> a = {s0, s1, s2, s3};
   int64_t j = k0 / kPlaneWidth;
   const int64_t end = k1 / kPlaneWidth;
   // Planes up to a run's start one by one, then whole runs (each word loaded once, shifts by
   // constants), then the planes left.
   for (; j < end && j % kPlanes != 0; ++j) {
     for (int64_t h = 0; h < kPlaneWidth; h += lanes) {
-      a0 = hn::MulAdd(plane(j, h), hn::LoadU(d, x + j * kPlaneWidth + h), a0);
+      a[0] = hn::MulAdd(plane(j, h), hn::LoadU(d, x + j * kPlaneWidth + h), a[0]);
     }
   }
   for (; j + kPlanes <= end; j += kPlanes) {
@@ -149,26 +182,22 @@ HWY_INLINE void DotInt4(D d, const float* x, const uint8_t* w, int64_t k0, int64
     const float* xr = x + j * kPlaneWidth;
     for (int64_t h = 0; h < kPlaneWidth; h += lanes) {
       const auto run = word_run(j, h);
-      const auto xp = [&](int64_t p) { return hn::LoadU(d, xr + p * kPlaneWidth + h); };
-      a0 = hn::MulAdd(as_float(hn::ShiftLeft<19>(run)), xp(0), a0);
-      a1 = hn::MulAdd(as_float(hn::ShiftLeft<15>(run)), xp(1), a1);
-      a2 = hn::MulAdd(as_float(hn::ShiftLeft<11>(run)), xp(2), a2);
-      a3 = hn::MulAdd(as_float(hn::ShiftLeft<7>(run)), xp(3), a3);
-      a0 = hn::MulAdd(as_float(hn::ShiftLeft<3>(run)), xp(4), a0);
-      a1 = hn::MulAdd(as_float(hn::ShiftRight<1>(run)), xp(5), a1);
-      a2 = hn::MulAdd(as_float(hn::ShiftRight<5>(run)), xp(6), a2);
-      a3 = hn::MulAdd(as_float(hn::ShiftRight<9>(run)), xp(7), a3);
+      ForEachPlane([&](auto p) {
+        constexpr int P = decltype(p)::value;
+        a[P % 4] = hn::MulAdd(as_float(PlaneAt19<P>(run)), hn::LoadU(d, xr + P * kPlaneWidth + h),
+                              a[P % 4]);
+      });
     }
   }
   for (; j < end; ++j) {
     for (int64_t h = 0; h < kPlaneWidth; h += lanes) {
-      a0 = hn::MulAdd(plane(j, h), hn::LoadU(d, x + j * kPlaneWidth + h), a0);
+      a[0] = hn::MulAdd(plane(j, h), hn::LoadU(d, x + j * kPlaneWidth + h), a[0]);
     }
   }
-  s0 = a0;
-  s1 = a1;
-  s2 = a2;
-  s3 = a3;
+  s0 = a[0];
+  s1 = a[1];
+  s2 = a[2];
+  s3 = a[3];
 }
 
 // int4 weights against one x row (a decode step), two weight rows at a time: they share the
@@ -182,9 +211,7 @@ HWY_INLINE void Int4RowPair(D d, const Args& a, int64_t n, int64_t count, float*
   using V = hn::Vec<D>;
   const hn::Rebind<uint32_t, D> du32;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  const auto one = hn::Set(du32, uint32_t{0x3F800000});       // 1.0f
-  const auto mantissa = hn::Set(du32, uint32_t{0x00780000});  // bits 19 .. 22: u / 16
-  const auto as_float = [&](auto at_19) { return hn::BitCast(d, hn::OrAnd(one, at_19, mantissa)); };
+  const Int4AsFloat<D> as_float{d};
   const int64_t row_words = a.k / 8;
   const int64_t second = count > 1 ? 1 : 0;  // a lone row reads itself twice
   const auto* words0 = reinterpret_cast<const uint32_t*>(a.w) + n * row_words;
@@ -193,9 +220,11 @@ HWY_INLINE void Int4RowPair(D d, const Args& a, int64_t n, int64_t count, float*
   const float* scales1 = scales0 + second * a.groups;
   // The values summed before a scale applies: a group, or (scales per plane) the whole row.
   const int64_t span = kPlaneScales ? a.k : a.group;
-  V t00 = hn::Zero(d), t01 = hn::Zero(d), t10 = hn::Zero(d), t11 = hn::Zero(d);
+  // t[r][c]: row r's total, accumulator chain c (a run's planes alternate between two).
+  std::array<std::array<V, 2>, 2> t = {{{hn::Zero(d), hn::Zero(d)}, {hn::Zero(d), hn::Zero(d)}}};
   for (int64_t k0 = 0; k0 < a.k; k0 += span) {
-    V a00 = hn::Zero(d), a01 = hn::Zero(d), a10 = hn::Zero(d), a11 = hn::Zero(d);
+    std::array<std::array<V, 2>, 2> acc = {
+        {{hn::Zero(d), hn::Zero(d)}, {hn::Zero(d), hn::Zero(d)}}};
     for (int64_t k = k0; k < k0 + span; k += kRun) {
       const uint32_t* r0 = words0 + k / 8;
       const uint32_t* r1 = words1 + k / 8;
@@ -205,33 +234,26 @@ HWY_INLINE void Int4RowPair(D d, const Args& a, int64_t n, int64_t count, float*
         const auto w0 = hn::LoadU(du32, r0 + h);
         const auto w1 = hn::LoadU(du32, r1 + h);
         const float* xr = a.x + k + h;
-        const auto step = [&](auto shift0, auto shift1, int64_t p, V& acc0, V& acc1) {
-          const V xp = hn::LoadU(d, xr + p * kPlaneWidth);
-          V v0 = as_float(shift0), v1 = as_float(shift1);
+        ForEachPlane([&](auto p) {
+          constexpr int P = decltype(p)::value;
+          const V xp = hn::LoadU(d, xr + P * kPlaneWidth);
+          V v0 = as_float(PlaneAt19<P>(w0)), v1 = as_float(PlaneAt19<P>(w1));
           if constexpr (kPlaneScales) {
-            const int64_t g = (k + p * kPlaneWidth) / a.group;
+            const int64_t g = (k + P * kPlaneWidth) / a.group;
             v0 = hn::Mul(v0, hn::Set(d, 16.0f * scales0[g]));
             v1 = hn::Mul(v1, hn::Set(d, 16.0f * scales1[g]));
           }
-          acc0 = hn::MulAdd(v0, xp, acc0);
-          acc1 = hn::MulAdd(v1, xp, acc1);
-        };
-        step(hn::ShiftLeft<19>(w0), hn::ShiftLeft<19>(w1), 0, a00, a10);
-        step(hn::ShiftLeft<15>(w0), hn::ShiftLeft<15>(w1), 1, a01, a11);
-        step(hn::ShiftLeft<11>(w0), hn::ShiftLeft<11>(w1), 2, a00, a10);
-        step(hn::ShiftLeft<7>(w0), hn::ShiftLeft<7>(w1), 3, a01, a11);
-        step(hn::ShiftLeft<3>(w0), hn::ShiftLeft<3>(w1), 4, a00, a10);
-        step(hn::ShiftRight<1>(w0), hn::ShiftRight<1>(w1), 5, a01, a11);
-        step(hn::ShiftRight<5>(w0), hn::ShiftRight<5>(w1), 6, a00, a10);
-        step(hn::ShiftRight<9>(w0), hn::ShiftRight<9>(w1), 7, a01, a11);
+          acc[0][P % 2] = hn::MulAdd(v0, xp, acc[0][P % 2]);
+          acc[1][P % 2] = hn::MulAdd(v1, xp, acc[1][P % 2]);
+        });
       }
     }
-    const V s0 = hn::Set(d, kPlaneScales ? 1.0f : 16.0f * scales0[k0 / a.group]);
-    const V s1 = hn::Set(d, kPlaneScales ? 1.0f : 16.0f * scales1[k0 / a.group]);
-    t00 = hn::MulAdd(s0, a00, t00);
-    t01 = hn::MulAdd(s0, a01, t01);
-    t10 = hn::MulAdd(s1, a10, t10);
-    t11 = hn::MulAdd(s1, a11, t11);
+    const std::array<V, 2> scale = {
+        hn::Set(d, kPlaneScales ? 1.0f : 16.0f * scales0[k0 / a.group]),
+        hn::Set(d, kPlaneScales ? 1.0f : 16.0f * scales1[k0 / a.group])};
+    for (int r = 0; r < 2; ++r) {
+      for (int c = 0; c < 2; ++c) t[r][c] = hn::MulAdd(scale[r], acc[r][c], t[r][c]);
+    }
   }
   for (int64_t i = 0; i < count; ++i) {
     // The zero points' term: each group's (zero + 24) * scale * sum(x).
@@ -240,7 +262,7 @@ HWY_INLINE void Int4RowPair(D d, const Args& a, int64_t n, int64_t count, float*
       const float zero = (a.zeros != nullptr ? a.zeros[(n + i) * a.groups + g] : 0.0f) + 24.0f;
       correction += a.scales[(n + i) * a.groups + g] * zero * a.x_sums[g];
     }
-    const V total = i == 0 ? hn::Add(t00, t01) : hn::Add(t10, t11);
+    const V total = hn::Add(t[i][0], t[i][1]);
     out[i] = hn::GetLane(hn::SumOfLanes(d, total)) - correction +
              (a.bias != nullptr ? a.bias[n + i] : 0.0f);
   }
@@ -276,7 +298,8 @@ void WeightOnlyRowsImpl(const Args& a, int64_t n0, int64_t n1) {
   const hn::ScalableTag<float> d_int8;
   const hn::CappedTag<float, kPlaneWidth> d_int4;
   const int64_t row_bytes = a.k * a.bits / 8;
-  // int8 and bfloat16 sum x * w. int4 sums x * (1 + (q + 8) / 16): 16 times that, less 24 x, is x * q.
+  // int8 and bfloat16 sum x * w. int4 sums x * (1 + (q + 8) / 16): 16 times that, less 24 x, is
+  // x * q.
   const float factor = a.bits == 4 ? 16.0f : 1.0f;
   const float zp_shift = a.bits == 4 ? 24.0f : 0.0f;
   for (int64_t n = n0; n < n1; ++n) {
