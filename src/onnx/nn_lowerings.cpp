@@ -35,6 +35,9 @@ void matmul(NodeLowering& n) {
   n.emit("MatMul", {n.tensor_as("self", t), n.tensor_as("mat2", t)});
 }
 
+// aten::_int_mm: uint8 or int8 by int8, int32 sums, as ONNX's MatMulInteger (no zero points).
+void int_mm(NodeLowering& n) { n.emit("MatMulInteger", {n.tensor("self"), n.tensor("mat2")}); }
+
 // `value` (1 or 0) broadcast to `sizes`: a missing weight or bias.
 std::string filled(NodeLowering& n, DType t, double value, const std::vector<sym::ExprPtr>& sizes) {
   return n.g.add("Expand", {n.g.scalar(t, value), n.g.shape(sizes)});
@@ -357,6 +360,7 @@ LoweringList nn_lowerings() {
   return {
       {"aten::addmm", addmm},
       {"aten::mm", matmul},
+      {"aten::_int_mm", int_mm},
       {"aten::bmm", matmul},
       {"aten::native_layer_norm", layer_norm},
       {"aten::_native_batch_norm_legit_no_training", batch_norm_inference},

@@ -10,6 +10,29 @@
 #include "serde/pt2_format.h"
 
 namespace xport::serde {
+namespace {
+
+// Ops that PyTorch's own quantization flows leave in an archive and that xport refuses on
+// purpose: what to do instead.
+const char* why_refused(const std::string& qualified) {
+  if (qualified == "export::access_subclass_inner_tensor") {
+    return "The archive keeps tensor subclass weights (torchao's quantized tensors), pickled so "
+           "that only Python with torchao can read them. Save the program after "
+           "`ep = ep.run_decompositions()`: its weights are then plain tensors and their "
+           "dequantization ATen ops, which xport runs on its integer kernels "
+           "(docs/QUANTIZATION.md)";
+  }
+  if (qualified == "aten::_weight_int4pack_mm_for_cpu") {
+    return "Its weights were packed by aten::_convert_weight_to_int4pack_for_cpu, whose layout "
+           "depends on the instruction set of the machine that packed them (PyTorch's AVX-512, "
+           "AVX2 and plain builds write different layouts), so no reader can know it. Quantize "
+           "with torchao's IntxWeightOnlyConfig(weight_dtype=torch.int4, "
+           "granularity=PerGroup(32)) instead: xport runs it on its int4 kernels";
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 // "torch.ops.aten.add.Tensor" -> the registered op, or UnsupportedOp.
 const OpDef& GraphReader::op_of(const Field& target_field) {
@@ -46,6 +69,9 @@ const OpDef& GraphReader::op_of(const Field& target_field) {
   const std::string overload = target.substr(last + 1);
   const std::string qualified = ns + "::" + name + (overload == "default" ? "" : "." + overload);
   const OpDef* op = try_find_op(qualified);
+  const char* refused = op == nullptr ? why_refused(qualified) : nullptr;
+  XPORT_CHECK(refused == nullptr, UnsupportedOp, target_field.path(), ": op ", qualified, " (",
+              target, ") is not one xport runs. ", refused);
   XPORT_CHECK(op != nullptr, UnsupportedOp, target_field.path(), ": op ", qualified, " (", target,
               ") is not registered in xport. ",
               ns == "aten" ? std::string("xport has no such ATen op; `xport ops` lists those it "

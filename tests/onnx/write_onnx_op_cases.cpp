@@ -98,6 +98,16 @@ std::vector<OpCase> cases() {
                },
                {{randn({4, 32}, 23) * 2.0, rand({4, 2}, 24) * 0.3 + 0.1,
                  ints({4, 2}, -3, 3, 25)}}});
+  // torchao's dynamic int8 product: uint8 activations by a transposed int8 weight, int32 sums
+  // (MatMulInteger), and int8 by int8.
+  c.push_back({"int_mm",
+               [](auto& in) {
+                 const Tensor a = in[0].to(DType::UInt8), w = in[1].to(DType::Int8);
+                 return std::vector{aten::_int_mm(a, w.t()),
+                                    aten::_int_mm(in[2].to(DType::Int8), w.t())};
+               },
+               {{ints({3, 40}, 0, 255, 26), ints({7, 40}, -128, 127, 27),
+                 ints({2, 40}, -128, 127, 28)}}});
   c.push_back({"pooling",
                [](auto& in) {
                  auto [y, idx] = aten::max_pool2d_with_indices(in[0], {3, 3}, {2, 2}, {1, 1});

@@ -55,8 +55,11 @@ from torchao.quantization.pt2e.quantizer.x86_inductor_quantizer import (  # noqa
 from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (  # noqa: E402
     XNNPACKQuantizer, get_symmetric_quantization_config)
 from torchao.quantization import (  # noqa: E402
+    Int8DynamicActivationInt8WeightConfig, Int8DynamicActivationIntxWeightConfig,
     Int8WeightOnlyConfig, IntxWeightOnlyConfig, quantize_)
-from torchao.quantization.granularity import PerGroup  # noqa: E402
+from torchao.quantization.granularity import PerAxis, PerGroup  # noqa: E402
+from torchao.prototype.quantization.int4.inference_workflow import (  # noqa: E402
+    PrototypeInt4WeightOnlyConfig)
 
 
 class SmallCNN(nn.Module):
@@ -165,6 +168,39 @@ def weight_only_cases():
     return out
 
 
+def torchao_cases():
+    """torchao's other CPU configurations on the TinyDecoder, after run_decompositions():
+    dynamic int8 activations (a scale per token) by int8 weights per row (aten::_int_mm on the
+    activations shifted to uint8), and by int4 weights in groups of 32 or int8 weights per row
+    (ExecuTorch's "8da4w" / "8da8w" LLM recipes: the activations quantized and dequantized, the
+    weights dequantized, a float product). And two programs xport refuses, each with its reason
+    (pt2e_refusals.txt): PrototypeInt4WeightOnlyConfig, torchao's CPU int4 path
+    (aten::_weight_int4pack_mm_for_cpu, weights packed in a layout that depends on the packing
+    machine's instruction set), and Int8WeightOnlyConfig's program as exported (its weights
+    pickled tensor subclasses)."""
+    configs = [
+        ("int8_dynamic", Int8DynamicActivationInt8WeightConfig(), True),
+        ("8da4w", Int8DynamicActivationIntxWeightConfig(weight_dtype=torch.int4,
+                                                        weight_granularity=PerGroup(32)), True),
+        ("8da8w", Int8DynamicActivationIntxWeightConfig(weight_dtype=torch.int8,
+                                                        weight_granularity=PerAxis(0)), True),
+        ("int4_packed", PrototypeInt4WeightOnlyConfig(group_size=32), True),
+        ("int8_weight_exported", Int8WeightOnlyConfig(), False),
+    ]
+    out = []
+    for name, config, core_only in configs:
+        torch.manual_seed(0)
+        model = TinyDecoder(vocab=128).eval()  # the packed int4 path takes N in 16s
+        quantize_(model, config)
+        seq = Dim("seq", min=2, max=64)
+        example = torch.randint(0, 128, (1, 8))
+        out.append(Case(name="decoder_torchao_" + name, group="pt2e", model=model,
+                        args=(example,), dynamic_shapes=({1: seq},), core_only=core_only,
+                        runs=[((example,), {}), ((torch.randint(0, 128, (1, 13)),), {})],
+                        refused=((torch.randint(0, 128, (1, 65)),), {}), tolerance=1e-2))
+    return out
+
+
 def x86(is_dynamic):
     q = X86InductorQuantizer()
     q.set_global(get_default_x86_inductor_quantization_config(is_dynamic=is_dynamic))
@@ -221,7 +257,7 @@ def step_tolerance(converted):
 
 
 def main(args, digest, start):
-    write_all(args, digest, start, [cases(), weight_only_cases()], [])
+    write_all(args, digest, start, [cases(), weight_only_cases(), torchao_cases()], [])
 
 
 if __name__ == "__main__":

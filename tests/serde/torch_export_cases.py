@@ -441,12 +441,20 @@ def flat_inputs(ep, args, kwargs):
     return paths, [leaf for _, leaf in paths_leaves]
 
 
-def check_outputs(name, actual, expected):
-    """The exported program must agree with the eager model, and give finite values."""
+def check_outputs(name, actual, expected, tolerance=None):
+    """The exported program must agree with the eager model, and give finite values. A quantized
+    case's own tolerance (relative to the largest |value|) bounds it instead of 1e-4: torchao's
+    eager path may quantize a value on a step's boundary one step apart from its decomposition."""
     def message(m):
         return "%s: ep.module() differs from the eager model: %s" % (name, m)
 
-    torch.testing.assert_close(actual, expected, rtol=1e-4, atol=1e-4, msg=message)
+    atol = 1e-4
+    if tolerance is not None:
+        largest = max((float(x.abs().max()) for x in pytree.tree_leaves(expected)
+                       if isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel()),
+                      default=1.0)
+        atol = max(atol, tolerance * largest)
+    torch.testing.assert_close(actual, expected, rtol=1e-4, atol=atol, msg=message)
     for leaf in pytree.tree_leaves(actual):
         if isinstance(leaf, torch.Tensor) and leaf.is_floating_point() and \
                 not torch.isfinite(leaf).all():
@@ -474,7 +482,8 @@ def write_program(out_dir, case, name, ep):
         # Each call gets its own copy: some examples mutate their inputs.
         call_args, call_kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
         out = module(*call_args, **call_kwargs)
-        check_outputs(name, out, eager(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
+        check_outputs(name, out, eager(*copy.deepcopy(args), **copy.deepcopy(kwargs)),
+                      case.tolerance)
         paths_leaves, _ = pytree.tree_flatten_with_path(out)
         out_paths = [path_text("out", path) for path, _ in paths_leaves]
         outputs = write_leaves(out_dir, name, "run%d_out" % k, [x for _, x in paths_leaves])

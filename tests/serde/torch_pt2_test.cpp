@@ -274,6 +274,12 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
                    "9 matrix products of float inputs by integer weights"},
                   {"decoder_torchao_int4_weight_core",
                    "9 matrix products of float inputs by integer weights"},
+                  // ExecuTorch's LLM recipes: activations quantized and dequantized per token,
+                  // the products on int4 (in groups) or int8 (per row) weights.
+                  {"decoder_torchao_8da4w_core",
+                   "9 matrix products of float inputs by integer weights"},
+                  {"decoder_torchao_8da8w_core",
+                   "9 matrix products of float inputs by integer weights"},
                   // Hugging Face's GPT-2: torchao quantizes its head (its blocks are Conv1D).
                   {"gpt2_torchao_int8_weight_core",
                    "1 matrix products of float inputs by integer weights"},

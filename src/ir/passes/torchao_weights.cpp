@@ -66,7 +66,8 @@ class Recognizer {
   ConstantGraph& g_;
   TorchaoOps ops_;
 
-  // view(mul(sub(_to_copy(Q3), Z), S3), [N, K]): Q3 int8 [N, G, g], Z and S3 [N, G, 1].
+  // view(mul(sub(_to_copy(Q3), Z), S3), [N, K]): Q3 int8 [N, G, g], Z and S3 [N, G, 1]
+  // (PerGroup), or Q int8 [N, K], Z and S [N, 1] (PerAxis(0): one group a row).
   bool grouped(const Node& view) {
     const TensorSpec& out = view.outputs()[0];
     if (out.dtype != DType::Float32 || out.sizes.size() != 2) return false;
@@ -77,12 +78,15 @@ class Recognizer {
     const Tensor q = g_.constant(widen->arg("self"));
     const Tensor scales = g_.constant(mul->arg("other"));
     const Tensor zeros = zero_points(sub->arg("other"));
-    if (!q.defined() || q.dtype() != DType::Int8 || q.dim() != 3 || !scales.defined() ||
-        scales.dtype() != DType::Float32 || !zeros.defined()) {
+    if (!q.defined() || q.dtype() != DType::Int8 || (q.dim() != 3 && q.dim() != 2) ||
+        !scales.defined() || scales.dtype() != DType::Float32 || !zeros.defined()) {
       return false;
     }
-    const int64_t n = q.int_size(0), groups = q.int_size(1), group = q.int_size(2);
-    const std::vector<int64_t> per_group = {n, groups, 1};
+    const bool row_groups = q.dim() == 2;
+    const int64_t n = q.int_size(0), groups = row_groups ? 1 : q.int_size(1);
+    const int64_t group = q.int_size(q.dim() - 1);
+    const std::vector<int64_t> per_group =
+        row_groups ? std::vector<int64_t>{n, 1} : std::vector<int64_t>{n, groups, 1};
     if (scales.int_sizes() != per_group || zeros.int_sizes() != per_group ||
         widen->outputs()[0].dtype != DType::Float32 ||
         sym::as_int(out.sizes[0]) != n || sym::as_int(out.sizes[1]) != groups * group) {

@@ -1,6 +1,7 @@
 // Matrix products: mm, bmm, addmm, baddbmm, dot (kernels on oneDNN's sgemm) and the composites
 // matmul and linear, which decompose into them with views.
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/int_mm.h"
 #include "ops/linalg/linalg_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"
@@ -106,6 +107,22 @@ std::vector<TensorMeta> dot_meta(const OpArgs& args) {
   return one(contiguous_meta({}, a.dtype()));
 }
 
+// _int_mm: uint8 or int8 [M, K] @ int8 [K, N] -> int32 [M, N] (PyTorch's CPU kernel's dtypes).
+std::vector<TensorMeta> int_mm_meta(const OpArgs& args) {
+  const Tensor& a = args.tensor("self");
+  const Tensor& b = args.tensor("mat2");
+  check_rank(args, a, 2, "self");
+  check_rank(args, b, 2, "mat2");
+  XPORT_CHECK(a.dtype() == DType::Int8 || a.dtype() == DType::UInt8, InvalidInput, args.name(),
+              ": expects self of dtype int8 or uint8, got ", dtype_name(a.dtype()));
+  XPORT_CHECK(b.dtype() == DType::Int8, InvalidInput, args.name(),
+              ": expects mat2 of dtype int8, got ", dtype_name(b.dtype()));
+  XPORT_CHECK(same_size(a.sizes()[1], b.sizes()[0]), InvalidInput, args.name(),
+              ": self and mat2 shapes cannot be multiplied (", a.sizes()[0], "x", a.sizes()[1],
+              " and ", b.sizes()[0], "x", b.sizes()[1], ")");
+  return one(contiguous_meta({a.sizes()[0], b.sizes()[1]}, DType::Int32));
+}
+
 Tensor mm(const Tensor& a, const Tensor& b) { return call1(XPORT_OP("aten::mm"), {a, b}); }
 Tensor bmm(const Tensor& a, const Tensor& b) { return call1(XPORT_OP("aten::bmm"), {a, b}); }
 
@@ -193,6 +210,15 @@ void register_matmul_ops() {
       .schema = "aten::mm(Tensor self, Tensor mat2) -> Tensor",
       .meta = mm_meta,
       .kernel = XPORT_KERNEL(cpu::mm_out),
+      .core = true,
+  });
+  // Not tagged core by PyTorch, but it has no decomposition there either: PyTorch's
+  // run_decompositions() keeps it (torchao's dynamic int8 programs), so a backend implements it
+  // (ONNX: MatMulInteger).
+  register_op({
+      .schema = "aten::_int_mm(Tensor self, Tensor mat2) -> Tensor",
+      .meta = int_mm_meta,
+      .kernel = XPORT_KERNEL(cpu::int_mm_out),
       .core = true,
   });
   register_op({

@@ -96,6 +96,45 @@ void mm_rows(Rows& rows) {
   add_error(rows, op, "bool", [](Gen& g) { return Args{g.bools({2, 3}), g.bools({3, 4})}; });
 }
 
+// torchao's dynamic int8 programs: uint8 (shifted) or int8 activations by int8 weights, the
+// weights passed as the transpose of a [N, K] matrix; int32 sums that wrap.
+void int_mm_rows(Rows& rows) {
+  const std::string op = "aten::_int_mm";
+  add_row(rows, op, "uint8 by int8", [](Gen& g) {
+    return Args{g.ints({4, 37}, 0, 255, DType::UInt8), g.ints({37, 9}, -128, 127, DType::Int8)};
+  });
+  add_row(rows, op, "int8 by transposed weight", [](Gen& g) {
+    return Args{g.ints({3, 64}, -128, 127, DType::Int8),
+                g.ints({17, 64}, -128, 127, DType::Int8).t()};
+  });
+  add_row(rows, op, "uint8 by transposed weight, one row", [](Gen& g) {
+    return Args{g.ints({1, 256}, 0, 255, DType::UInt8),
+                g.ints({33, 256}, -128, 127, DType::Int8).t()};
+  });
+  add_row(rows, op, "strided slices", [](Gen& g) {
+    return Args{g.ints({5, 16}, 0, 255, DType::UInt8).slice(1, 0, 16, 2),
+                g.ints({8, 12}, -128, 127, DType::Int8).slice(1, 0, 12, 3)};
+  });
+  add_row(rows, op, "sums past int32 wrap", [](Gen&) {
+    return Args{full({1, 70000}, 255).to(DType::UInt8), full({70000, 2}, -128).to(DType::Int8)};
+  });
+  add_row(rows, op, "M = 0", [](Gen& g) {
+    return Args{g.ints({0, 8}, 0, 255, DType::UInt8), g.ints({8, 3}, -128, 127, DType::Int8)};
+  });
+  add_row(rows, op, "K = 0 gives zeros", [](Gen& g) {
+    return Args{g.ints({2, 0}, -128, 127, DType::Int8), g.ints({0, 3}, -128, 127, DType::Int8)};
+  });
+  add_error(rows, op, "uint8 weights", [](Gen& g) {
+    return Args{g.ints({2, 3}, 0, 255, DType::UInt8), g.ints({3, 4}, 0, 255, DType::UInt8)};
+  });
+  add_error(rows, op, "float self", [](Gen& g) {
+    return Args{g.randn({2, 3}), g.ints({3, 4}, -128, 127, DType::Int8)};
+  });
+  add_error(rows, op, "inner sizes differ", [](Gen& g) {
+    return Args{g.ints({2, 3}, -128, 127, DType::Int8), g.ints({4, 4}, -128, 127, DType::Int8)};
+  });
+}
+
 void bmm_rows(Rows& rows) {
   const std::string op = "aten::bmm";
   add_row(rows, op, "f32", [](Gen& g) { return Args{g.randn({2, 3, 4}), g.randn({2, 4, 5})}; });
@@ -907,6 +946,7 @@ void fft_rows(Rows& rows) {
 Rows linalg_samples() {
   Rows rows;
   mm_rows(rows);
+  int_mm_rows(rows);
   bmm_rows(rows);
   addmm_rows(rows);
   baddbmm_rows(rows);
