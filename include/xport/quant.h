@@ -49,11 +49,25 @@ ExportedProgram prepare(const ExportedProgram& program, Config config = {});
 /// observer saw no values (the prepared program never ran).
 ExportedProgram convert(const ExportedProgram& prepared);
 
+/// How the linear layers of to_bf16's program compute.
+enum class Bf16Compute {
+  /// As torch.autocast(bfloat16) runs them: each layer's input and bias rounded to bfloat16, a
+  /// bfloat16 linear layer (float32 sums), its result widened back to float32. On CPUs with
+  /// AVX512-BF16 the runtime multiplies with its dot-product instruction; elsewhere the same
+  /// products are computed in float32 (exact for bfloat16 values), so the results agree on every
+  /// CPU but for the order of the sums.
+  BFloat16,
+  /// Storage only: every op computes in float32, on the weights rounded to bfloat16.
+  Float32,
+};
+
 /// The program with its float32 parameters and buffers of two or more dims (matrices,
 /// convolution kernels, embedding tables: nearly all the bytes) stored as bfloat16, each
-/// converted back to float32 where the program reads it, so every op computes in float32 on any
-/// CPU: the results are those of the model with those weights rounded to bfloat16. The runtime
-/// multiplies and gathers the bfloat16 weights as they are (xport::bf16_linear).
-ExportedProgram to_bf16(const ExportedProgram& program);
+/// converted back to float32 where the program reads it, except the weights of linear layers
+/// under Bf16Compute::BFloat16, which those layers read as they are. Convolutions, embeddings
+/// and every other op compute in float32. The runtime multiplies and gathers the bfloat16
+/// weights as they are (xport::bf16_linear). The saved program runs in PyTorch as it is.
+ExportedProgram to_bf16(const ExportedProgram& program,
+                        Bf16Compute compute = Bf16Compute::BFloat16);
 
 }  // namespace xport::quant

@@ -16,8 +16,15 @@ bool transposed_matrix(NodeLowering& n, const char* name) {
   return dims.size() == 2 && dims[0] == ir::Argument(1) && dims[1] == ir::Argument(0);
 }
 
+// ONNX Runtime has no bfloat16 Gemm or MatMul on CPU: a bfloat16 product is computed in float32
+// (products of bfloat16 values are exact there, sums in float32 as PyTorch's CPU kernels do)
+// and rounded back.
+DType product_dtype(const NodeLowering& n) {
+  return n.out_dtype() == DType::BFloat16 ? DType::Float32 : n.out_dtype();
+}
+
 void addmm(NodeLowering& n) {
-  const DType t = n.out_dtype();
+  const DType t = product_dtype(n);
   std::string b = n.tensor_as("mat2", t);
   int64_t trans_b = 0;
   if (transposed_matrix(n, "mat2")) {
@@ -26,13 +33,16 @@ void addmm(NodeLowering& n) {
     b = n.g.cast(n.g.value(source), producer.outputs()[0].dtype, t);
     trans_b = 1;
   }
-  n.emit("Gemm", {n.tensor_as("mat1", t), b, n.tensor_as("self", t)},
-         {attr("alpha", n.real("alpha")), attr("beta", n.real("beta")), attr("transB", trans_b)});
+  const std::string y = n.g.add(
+      "Gemm", {n.tensor_as("mat1", t), b, n.tensor_as("self", t)},
+      {attr("alpha", n.real("alpha")), attr("beta", n.real("beta")), attr("transB", trans_b)});
+  n.set(n.g.cast(y, t, n.out_dtype()));
 }
 
 void matmul(NodeLowering& n) {
-  const DType t = n.out_dtype();
-  n.emit("MatMul", {n.tensor_as("self", t), n.tensor_as("mat2", t)});
+  const DType t = product_dtype(n);
+  const std::string y = n.g.add("MatMul", {n.tensor_as("self", t), n.tensor_as("mat2", t)});
+  n.set(n.g.cast(y, t, n.out_dtype()));
 }
 
 // aten::_int_mm: uint8 or int8 by int8, int32 sums, as ONNX's MatMulInteger (no zero points).

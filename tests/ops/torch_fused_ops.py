@@ -48,7 +48,8 @@ def define_fused_ops():
                "float output_scale, int output_zero_point, ScalarType output_dtype, "
                "Tensor(a!) residual, float residual_scale, int residual_zero_point) "
                "-> Tensor(a!)")
-    lib.define("bf16_linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor")
+    lib.define("bf16_linear(Tensor input, Tensor weight, Tensor? bias=None, "
+               "bool bf16_compute=False) -> Tensor")
     lib.define("weight_only_linear(Tensor input, Tensor weight, int bits, Tensor scales, "
                "Tensor? zero_points, int group_size, Tensor? bias=None) -> Tensor")
 
@@ -158,9 +159,12 @@ def define_fused_ops():
         w = (grouped * scales.reshape(n, -1, 1)).reshape(n, k)
         return torch.nn.functional.linear(input, w, bias)
 
-    def bf16_linear(input, weight, bias=None):
+    def bf16_linear(input, weight, bias=None, bf16_compute=False):
         if weight.dtype != torch.bfloat16 or input.dtype != torch.float32:
             raise RuntimeError("bf16_linear takes float32 inputs and bfloat16 weights")
+        if bf16_compute:  # as torch.autocast(bfloat16) runs the layer
+            bias = None if bias is None else bias.to(torch.bfloat16)
+            return torch.nn.functional.linear(input.to(torch.bfloat16), weight, bias).float()
         return torch.nn.functional.linear(input, weight.float(), bias)
 
     lib.impl("fused_conv2d", fused_conv2d, "CPU")

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
+
+#include <unistd.h>
 
 #include "expect_error.h"
 #include "xport/xport.h"
@@ -58,9 +61,16 @@ double relative_error(const Tensor& got, const Tensor& want) {
 
 Tensor run1(const ExportedProgram& p, const Tensor& x) { return p.run({x}).at(0); }
 
+// A file of this test's own in the temporary folder: ctest runs tests side by side.
+fs::path temp_file(const std::string& name) {
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  return fs::path(::testing::TempDir()) /
+         (std::string(test->name()) + "_" + std::to_string(getpid()) + "_" + name);
+}
+
 // A copy of `p` (saved and loaded), for a runtime program to own.
 ExportedProgram load_copy(const ExportedProgram& p) {
-  const fs::path path = fs::path(::testing::TempDir()) / "copy.pt2";
+  const fs::path path = temp_file("copy.pt2");
   save(p, path.string());
   return load(path.string());
 }
@@ -68,7 +78,7 @@ ExportedProgram load_copy(const ExportedProgram& p) {
 // Saved, loaded back and run by the runtime (with its fusion), the program gives what it gives.
 void expect_same_everywhere(const ExportedProgram& p, const Tensor& x, double tolerance) {
   const Tensor want = run1(p, x);
-  const fs::path path = fs::path(::testing::TempDir()) / "quantized.pt2";
+  const fs::path path = temp_file("quantized.pt2");
   save(p, path.string());
   const ExportedProgram loaded = load(path.string());
   EXPECT_TRUE(allclose(run1(loaded, x), want, 0, 0));
@@ -200,7 +210,7 @@ TEST(Quantize, WeightOnlyGpt2WithAKvCacheQuantizesEveryProjectionAndTheHead) {
 
 TEST(Quantize, ToBf16StoresWeightsInHalfTheBytes) {
   const ExportedProgram program = cnn_program();
-  const ExportedProgram half = quant::to_bf16(program);
+  const ExportedProgram half = quant::to_bf16(program, quant::Bf16Compute::Float32);
   // Matrices and kernels in bfloat16; biases stay float32.
   for (const auto& [name, value] : half.state()) {
     EXPECT_EQ(value.dtype(), value.dim() >= 2 ? DType::BFloat16 : DType::Float32) << name;
@@ -218,6 +228,42 @@ TEST(Quantize, ToBf16StoresWeightsInHalfTheBytes) {
   EXPECT_LT(relative_error(run1(half, x), m->forward(x)), 1e-5);
   expect_same_everywhere(half, x, 1e-5);
   // The runtime multiplies by the bfloat16 weights as they are (fc; the convolutions widen).
+  const runtime::Program fused = runtime::Program::from_exported(load_copy(half));
+  EXPECT_NE(fused.plan_stats({x}).fusion.find("1 matrix products and gathers on bfloat16 weights"),
+            std::string::npos)
+      << fused.plan_stats({x}).fusion;
+}
+
+// Bf16Compute::BFloat16 (the default): the linear layer as torch.autocast(bfloat16) runs it,
+// its input and bias rounded to bfloat16 and its result widened back; the rest in float32.
+TEST(Quantize, ToBf16ComputesLinearLayersAsAutocastDoes) {
+  const ExportedProgram program = cnn_program();
+  const ExportedProgram half = quant::to_bf16(program);
+  const ExportedProgram storage = quant::to_bf16(program, quant::Bf16Compute::Float32);
+  for (const auto& [name, value] : half.state()) {
+    EXPECT_EQ(value.dtype(), storage.state().at(name).dtype()) << name;
+  }
+  // fc's product reads its weight as stored: one bfloat16 result (its input, bias and result
+  // converted around it), where the float32 program has none.
+  const auto bf16_results = [](const ExportedProgram& p) {
+    int n = 0;
+    for (const char* op : {"aten::linear", "aten::addmm", "aten::mm", "aten::matmul"}) {
+      for (const ir::Node* node : p.graph().find_nodes(op)) {
+        n += node->outputs()[0].dtype == DType::BFloat16 ? 1 : 0;
+      }
+    }
+    return n;
+  };
+  EXPECT_EQ(bf16_results(half), 1) << half.graph().to_string();
+  EXPECT_EQ(bf16_results(storage), 0);
+  // The activations' rounding shows (about 2^-9 of the values), and stays within bfloat16's.
+  const Tensor x = randn({2, 3, 8, 8}, 51);
+  const double apart = relative_error(run1(half, x), run1(storage, x));
+  EXPECT_GT(apart, 1e-5);
+  EXPECT_LT(apart, 2e-2);
+  // The runtime's bf16_linear rounds as the ops do (one bfloat16 step apart at most, where
+  // the sums' order puts a result on the other side of a rounding boundary).
+  expect_same_everywhere(half, x, 1e-2);
   const runtime::Program fused = runtime::Program::from_exported(load_copy(half));
   EXPECT_NE(fused.plan_stats({x}).fusion.find("1 matrix products and gathers on bfloat16 weights"),
             std::string::npos)

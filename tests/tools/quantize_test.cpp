@@ -46,7 +46,8 @@ TEST(QuantizeTool, EachSchemeWritesAnArchiveNearTheFloatProgram) {
   }
   const Tensor x = randn({5, 128}, 20);
   const Tensor want = program.run({x}).at(0);
-  for (const char* scheme : {"static-int8", "dynamic-int8", "int8-weight", "int4-weight"}) {
+  for (const char* scheme : {"static-int8", "dynamic-int8", "int8-weight", "int4-weight",
+                             "bf16"}) {
     TempFile out("quantize-out");
     std::ostringstream report;
     const bool calibrated = std::string(scheme) == "static-int8";
@@ -54,7 +55,11 @@ TEST(QuantizeTool, EachSchemeWritesAnArchiveNearTheFloatProgram) {
                                    .calibrate = calibrated ? sets.string() : "",
                                    .group_size = 64};
     EXPECT_EQ(tools::run_quantize(options, report), 0);
-    EXPECT_NE(report.str().find("2 layers quantized"), std::string::npos) << report.str();
+    EXPECT_NE(report.str().find(std::string(scheme) == "bf16"
+                                    ? "2 weights stored as bfloat16, linear layers computed"
+                                    : "2 layers quantized"),
+              std::string::npos)
+        << report.str();
     if (calibrated) {
       EXPECT_NE(report.str().find("calibrated on 3 input sets"), std::string::npos);
     }

@@ -224,14 +224,16 @@ int main(int argc, char** argv) {
   xport::tools::QuantizeOptions quantize;
   CLI::App* quantize_cmd = app.add_subcommand(
       "quantize", "quantize an archive's linear layers and convolutions (int8 or int4, as "
-                  "PyTorch's PT2E writes them) and save it as a new archive");
+                  "PyTorch's PT2E writes them; or bfloat16) and save it as a new archive");
   quantize_cmd->add_option("FILE", quantize.archive, "the archive (.pt2)")
       ->required()
       ->check(CLI::ExistingFile);
   quantize_cmd->add_option("OUT", quantize.out, "the archive to write")->required();
   quantize_cmd
       ->add_option("--scheme", quantize.scheme,
-                   "static-int8 (calibrated), dynamic-int8, int8-weight or int4-weight")
+                   "static-int8 (calibrated), dynamic-int8, int8-weight, int4-weight, or bf16 "
+                   "(weights stored as bfloat16, linear layers computed as torch.autocast "
+                   "computes them)")
       ->required();
   quantize_cmd->add_option("--calibrate", quantize.calibrate,
                            "static-int8: a folder of NAME.npy per input (one input set), or of "

@@ -73,7 +73,28 @@ int count_calls(const ExportedProgram& p, const std::string& prefix) {
 
 }  // namespace
 
+namespace {
+
+// bf16: quant::to_bf16, its linear layers computed as torch.autocast(bfloat16) computes them.
+int run_to_bf16(const QuantizeOptions& options, std::ostream& report) {
+  XPORT_CHECK(options.calibrate.empty(), InvalidInput,
+              "xport quantize: bf16 needs no calibration; --calibrate is for static-int8");
+  const ExportedProgram program = load(options.archive);
+  const ExportedProgram half = quant::to_bf16(program);
+  save(half, options.out);
+  int stored = 0;
+  for (const auto& [name, value] : half.state()) stored += value.dtype() == DType::BFloat16;
+  report << options.archive << " -> " << options.out << " (bf16): " << stored
+         << " weights stored as bfloat16, linear layers computed in bfloat16"
+         << "\n  weights and buffers: " << bytes_str(state_bytes(program)) << " -> "
+         << bytes_str(state_bytes(half)) << "\n";
+  return 0;
+}
+
+}  // namespace
+
 int run_quantize(const QuantizeOptions& options, std::ostream& report) {
+  if (options.scheme == "bf16") return run_to_bf16(options, report);
   const quant::Scheme scheme = quant::scheme_from_string(options.scheme);
   const bool calibrated = scheme == quant::Scheme::StaticInt8;
   XPORT_CHECK(!calibrated || !options.calibrate.empty(), InvalidInput,

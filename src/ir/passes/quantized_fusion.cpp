@@ -88,6 +88,7 @@ class QuantizedFuser {
       }
     }
     for (const Node* node : calls) {
+      if (node->op() == &ops_.to_copy) stats.bf16 += fuse_autocast_bf16(*node) ? 1 : 0;
       if (node->op() == &ops_.embedding) stats.bf16 += gather_bf16(*node) ? 1 : 0;
       if (node->op() == &ops_.max_pool2d || node->op() == &ops_.max_pool2d_with_indices) {
         stats.pools += pool_integers(*node) ? 1 : 0;
@@ -249,9 +250,72 @@ class QuantizedFuser {
       xport::detail::release_file_pages(w);
     }
     Node* fused = g_.graph.insert_call(
-        l.anchor->position(), ops_.bf16_linear, {l.input, weight, l.bias},
+        l.anchor->position(), ops_.bf16_linear, {l.input, weight, l.bias, false},
         {TensorSpec::contiguous(DType::Float32, l.result)}, l.anchor->meta());
     g_.graph.replace_all_uses(l.anchor->out(0), fused->out(0));
+    return true;
+  }
+
+  // torch.autocast's bfloat16 linear layer (quant::to_bf16's programs): _to_copy(P, float32)
+  // of P = linear(x16, W, b16), or [view of] addmm(b16, x16, W read transposed) or mm, where
+  // x16 is _to_copy(x, bfloat16) [viewed as a matrix] of a float32 x, W a bfloat16 constant
+  // ([N, K]; a [K, N] one read as it is is copied transposed) and b16 None or a constant [N]:
+  // one xport::bf16_linear(x, W, b, bf16_compute=True), which rounds as those ops do.
+  bool fuse_autocast_bf16(const Node& widen) {
+    const ValueRef* p = ref_of(widen.arg("self"));
+    if (widen.outputs()[0].dtype != DType::Float32 || p == nullptr ||
+        p->node->kind() != NodeKind::Call || p->node->outputs()[0].dtype != DType::BFloat16) {
+      return false;
+    }
+    const Node* product = p->node;
+    if (product->op() == &ops_.view) product = call_of(product->arg("self"), ops_.addmm, &ops_.mm);
+    if (product == nullptr) return false;
+    const bool linear = product->op() == &ops_.linear, addmm = product->op() == &ops_.addmm;
+    if (!linear && !addmm && product->op() != &ops_.mm) return false;
+    if (addmm && (!is_one(product->arg("beta")) || !is_one(product->arg("alpha")))) return false;
+    // The weights, [N, K].
+    Tensor w;
+    if (linear) {
+      w = g_.constant(product->arg("weight"));
+    } else if (const Node* t = transposed_matrix(product->arg("mat2"))) {
+      w = g_.constant(t->arg("self"));
+    } else if (const Tensor in_out = g_.constant(product->arg("mat2")); in_out.defined()) {
+      w = in_out.dim() == 2 ? in_out.t().contiguous() : Tensor();
+    }
+    if (!w.defined() || w.dtype() != DType::BFloat16 || w.dim() != 2) return false;
+    // The float32 input, rounded to bfloat16 by the _to_copy the product reads.
+    const Argument& read = product->arg(linear ? "input" : addmm ? "mat1" : "self");
+    const Node* down = call_of(read, ops_.to_copy);
+    if (down == nullptr && !linear) {
+      const Node* view = call_of(read, ops_.view);
+      down = view != nullptr ? call_of(view->arg("self"), ops_.to_copy) : nullptr;
+    }
+    const ValueRef* x = down != nullptr ? ref_of(down->arg("self")) : nullptr;
+    if (x == nullptr || down->outputs()[0].dtype != DType::BFloat16) return false;
+    const TensorSpec& xs = x->node->outputs()[x->index];
+    std::vector<sym::ExprPtr> sizes(xs.sizes.begin(), xs.sizes.end() - (xs.sizes.empty() ? 0 : 1));
+    sizes.push_back(sym::integer(w.int_size(0)));
+    if (xs.dtype != DType::Float32 || xs.sizes.empty() ||
+        sym::as_int(xs.sizes.back()) != w.int_size(1) || widen.outputs()[0].sizes != sizes) {
+      return false;
+    }
+    Argument bias;
+    const Argument none;
+    const Argument& b = linear ? product->arg("bias") : addmm ? product->arg("self") : none;
+    if (!b.is_none()) {
+      const Tensor bt = g_.constant(b);
+      if (!bt.defined() || bt.dim() != 1 || bt.int_size(0) != w.int_size(0) ||
+          !is_floating(bt.dtype())) {
+        return false;
+      }
+      bias = g_.add_constant("bf16_bias", bt.to(DType::BFloat16).to(DType::Float32));
+    }
+    const Argument weight = g_.add_constant("bf16_weight", w);
+    Node* fused = g_.graph.insert_call(widen.position(), ops_.bf16_linear,
+                                       {*x, weight, bias, true},
+                                       {TensorSpec::contiguous(DType::Float32, sizes)},
+                                       widen.meta());
+    g_.graph.replace_all_uses(widen.out(0), fused->out(0));
     return true;
   }
 

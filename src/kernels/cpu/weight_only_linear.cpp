@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/cpu/bf16_dot.h"
+#include "kernels/cpu/bf16_matmul.h"
 #include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/onednn.h"
@@ -431,43 +433,89 @@ void run_as_gemm(const weight_only_detail::Args& a) {
   });
 }
 
+// Weight rows per task of the few-rows kernels: about 32 KiB of weights.
+int64_t gemv_grain(const weight_only_detail::Args& a) {
+  const int64_t row_bytes = std::max<int64_t>(1, a.k * a.bits / 8);
+  return std::max<int64_t>(1, (int64_t{1} << 15) / row_bytes);
+}
+
+// A few rows (a decoder's step): each weight converted in registers, read once per row.
+void run_rows(weight_only_detail::Args a) {
+  // Each group's sum of x: the zero points' part of the product.
+  thread_local std::vector<float> x_sums;
+  x_sums.assign(static_cast<size_t>(a.rows * a.groups), 0.0f);
+  for (int64_t r = 0; r < a.rows; ++r) {
+    for (int64_t g = 0; g < a.groups; ++g) {
+      float s = 0;
+      for (int64_t i = g * a.group; i < (g + 1) * a.group; ++i) s += a.x[r * a.k + i];
+      x_sums[static_cast<size_t>(r * a.groups + g)] = s;
+    }
+  }
+  a.x_sums = x_sums.data();
+  parallel_for(0, a.n, gemv_grain(a), [&](int64_t n0, int64_t n1) {
+    XPORT_HWY_DISPATCH(WeightOnlyRowsImpl)(a, n0, n1);
+  });
+}
+
+// torch.autocast's bfloat16 linear layer: x rounded to bfloat16, the products summed in
+// float32 with the bias, the result rounded to bfloat16 (and held in float32). With AVX512-BF16
+// the few-rows case takes vdpbf16ps on the rounded x; otherwise the float32 kernels run on it,
+// whose products of bfloat16 values are the same (exact). Many rows take oneDNN's bfloat16
+// matmul where it has a fast kernel (bf16_matmul.h).
+void run_in_bf16(weight_only_detail::Args a) {
+  const int64_t count = a.rows * a.k;
+  thread_local std::vector<float> rounded;
+  thread_local std::vector<uint16_t> rounded_bits;
+  rounded.resize(static_cast<size_t>(count));
+  rounded_bits.resize(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    rounded_bits[i] = BFloat16::from_float(a.x[i]);
+    rounded[i] = BFloat16::to_float(rounded_bits[i]);
+  }
+  a.x = rounded.data();
+  if (a.rows > kGemvRows) {
+    if (!bf16_matmul(rounded_bits.data(), a.rows, reinterpret_cast<const uint16_t*>(a.w), a.k,
+                     a.n, a.bias, a.out)) {
+      run_as_gemm(a);
+    }
+  } else if (has_bf16_dot()) {
+    // The pointer, not the name: in the workers, rounded_bits names their own (empty) vectors.
+    const uint16_t* x = rounded_bits.data();
+    const auto* w = reinterpret_cast<const uint16_t*>(a.w);
+    parallel_for(0, a.n, gemv_grain(a), [&](int64_t n0, int64_t n1) {
+      bf16_dot_rows(x, a.rows, w, a.k, a.bias, a.n, n0, n1, a.out);
+    });
+  } else {
+    run_rows(a);
+  }
+  parallel_for(0, a.rows * a.n, 1 << 14, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) a.out[i] = BFloat16::to_float(BFloat16::from_float(a.out[i]));
+  });
+}
+
 }  // namespace
 
 void weight_only_linear_out(const Tensor& input, const Tensor& weight, int64_t bits,
                             const Tensor& scales, const Tensor& zero_points, int64_t group_size,
-                            const Tensor& bias, const Tensor& out) {
+                            const Tensor& bias, const Tensor& out, bool bf16_compute) {
   const int64_t rows = input.int_size(0), k = input.int_size(1), n = out.int_size(1);
-  const int64_t groups = k / group_size;
-  const float* x = input.data<float>();
   weight_only_detail::Args args{
-      .x = x, .rows = rows, .k = k, .n = n,
+      .x = input.data<float>(), .rows = rows, .k = k, .n = n,
       .w = static_cast<const uint8_t*>(weight.raw_data()), .bits = bits,
       .scales = scales.defined() ? scales.data<float>() : nullptr,
       .zeros = zero_points.defined() ? zero_points.data<float>() : nullptr,
-      .groups = groups, .group = group_size, .x_sums = nullptr,
+      .groups = k / group_size, .group = group_size, .x_sums = nullptr,
       .bias = bias.defined() ? bias.data<float>() : nullptr,
       .out = out.mutable_data<float>()};
-  if (rows > kGemvRows) {
+  if (bf16_compute) {
+    XPORT_CHECK(bits == 16 && !scales.defined(), InvalidInput,
+                "weight_only_linear: bfloat16 compute takes bfloat16 weights (bits 16)");
+    run_in_bf16(args);
+  } else if (rows > kGemvRows) {
     run_as_gemm(args);
-    return;
+  } else {
+    run_rows(args);
   }
-  // Each group's sum of x: the zero points' part of the product.
-  thread_local std::vector<float> x_sums;
-  x_sums.assign(static_cast<size_t>(rows * groups), 0.0f);
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t g = 0; g < groups; ++g) {
-      float s = 0;
-      for (int64_t i = g * group_size; i < (g + 1) * group_size; ++i) s += x[r * k + i];
-      x_sums[static_cast<size_t>(r * groups + g)] = s;
-    }
-  }
-  args.x_sums = x_sums.data();
-  // About 32 KiB of weights per grain.
-  const int64_t row_bytes = std::max<int64_t>(1, k * bits / 8);
-  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / row_bytes);
-  parallel_for(0, n, grain, [&](int64_t n0, int64_t n1) {
-    XPORT_HWY_DISPATCH(WeightOnlyRowsImpl)(args, n0, n1);
-  });
 }
 
 }  // namespace xport::kernels::cpu

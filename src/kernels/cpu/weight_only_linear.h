@@ -24,9 +24,11 @@ Tensor pack_int4(const Tensor& values);
 /// scales float32 [N, K / group_size] contiguous; zero_points float32 like scales, or undefined
 /// (zeros); bias float32 [N] or undefined; input float32 [M, K] contiguous; out float32 [M, N]
 /// contiguous. With bits 4, K is a multiple of 128 and group_size of 16. Runs on the kernels'
-/// threads.
+/// threads. `bf16_compute` (bits 16 only): as torch.autocast runs a linear layer in bfloat16,
+/// input rounded to bfloat16 and the result (sums and bias in float32) rounded to bfloat16
+/// (bf16_dot.h: vdpbf16ps where the CPU has AVX512-BF16, the same products in float32 elsewhere).
 void weight_only_linear_out(const Tensor& input, const Tensor& weight, int64_t bits,
                             const Tensor& scales, const Tensor& zero_points, int64_t group_size,
-                            const Tensor& bias, const Tensor& out);
+                            const Tensor& bias, const Tensor& out, bool bf16_compute = false);
 
 }  // namespace xport::kernels::cpu

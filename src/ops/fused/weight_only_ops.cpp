@@ -1,5 +1,6 @@
 // xport::weight_only_linear: a linear layer whose weights are integers and whose activations are
-// float (weight-only quantization); xport::bf16_linear, one whose weights are bfloat16, which the quantized fusion writes where a float input meets
+// float (weight-only quantization); xport::bf16_linear, one whose weights are bfloat16. The
+// quantized fusion writes them where a float input meets
 // dequantize_per_channel (int8) or dequantize_per_channel_group (int4) of constant weights. The
 // kernel converts each weight in registers (kernels/cpu/weight_only_linear.h); the int4 form
 // takes the weights packed two to a byte (kernels::cpu::pack_int4). Its decomposition unpacks
@@ -96,8 +97,16 @@ std::vector<TensorMeta> bf16_linear_meta(const OpArgs& a) {
 }
 
 std::vector<Tensor> bf16_linear_decomposition(const OpArgs& a) {
+  if (!a.boolean("bf16_compute")) {
+    return {call1(XPORT_OP("aten::linear"),
+                  {a["input"], a.tensor("weight").to(DType::Float32), a["bias"]})};
+  }
+  // torch.autocast's form: the input and bias rounded to bfloat16, the result widened back.
+  const Tensor bias = a.optional_tensor("bias");
+  const Value bias16 = bias.defined() ? Value(bias.to(DType::BFloat16)) : Value();
   return {call1(XPORT_OP("aten::linear"),
-                {a["input"], a.tensor("weight").to(DType::Float32), a["bias"]})};
+                {a.tensor("input").to(DType::BFloat16), a["weight"], bias16})
+              .to(DType::Float32)};
 }
 
 }  // namespace
@@ -115,12 +124,13 @@ void xport_weight_only_linear_out(const Tensor& input, const Tensor& weight, int
 }
 
 void xport_bf16_linear_out(const Tensor& input, const Tensor& weight,
-                           const std::optional<Tensor>& bias, const Tensor& out) {
+                           const std::optional<Tensor>& bias, bool bf16_compute,
+                           const Tensor& out) {
   const int64_t k = input.int_sizes().back();
   const Tensor x = input.contiguous().view({input.int_numel() / std::max<int64_t>(k, 1), k});
   const Tensor y = out.view({x.int_size(0), out.int_sizes().back()});
   kernels::cpu::weight_only_linear_out(x, weight.contiguous(), 16, Tensor(), Tensor(), k,
-                                       bias ? bias->contiguous() : Tensor(), y);
+                                       bias ? bias->contiguous() : Tensor(), y, bf16_compute);
 }
 
 void register_weight_only_ops() {
@@ -132,9 +142,11 @@ void register_weight_only_ops() {
       .kernel = XPORT_OP_KERNEL(xport_weight_only_linear_out),
       .decomp = weight_only_linear_decomposition,
   });
-  // bfloat16 weights, float32 compute (quant::to_bf16's programs): half float32's bytes.
+  // bfloat16 weights (quant::to_bf16's programs): half float32's bytes. float32 compute, or
+  // with bf16_compute torch.autocast's: the input and the result rounded to bfloat16.
   register_op({
-      .schema = "xport::bf16_linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
+      .schema = "xport::bf16_linear(Tensor input, Tensor weight, Tensor? bias=None, "
+                "bool bf16_compute=False) -> Tensor",
       .meta = bf16_linear_meta,
       .kernel = XPORT_OP_KERNEL(xport_bf16_linear_out),
       .decomp = bf16_linear_decomposition,

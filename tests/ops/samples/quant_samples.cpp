@@ -334,7 +334,7 @@ void weight_only_linear_samples(Rows& rows) {
                   -1, -1, true});
 }
 
-// xport::bf16_linear: bfloat16 weights, float32 compute.
+// xport::bf16_linear: bfloat16 weights, float32 compute (or bfloat16, as autocast).
 void bf16_linear_samples(Rows& rows) {
   const std::string b = "xport::bf16_linear";
   rows.push_back({b, "one row, bias",
@@ -347,6 +347,33 @@ void bf16_linear_samples(Rows& rows) {
                     return Args{g.randn({2, 5, 64}), g.randn({6, 64}, DType::BFloat16), Value()};
                   },
                   1e-5, 1e-5});
+  // bf16_compute: torch.autocast's rounding of the input and the result. The kernel sums in
+  // another order than the decomposition's GEMM, so a result on a rounding boundary may land one
+  // bfloat16 step (2^-8 relative) apart.
+  rows.push_back({b, "bf16 compute, one row, K with a tail, bias",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 300}), g.randn({33, 300}, DType::BFloat16),
+                                g.randn({33}), true};
+                  },
+                  1e-2, 1e-2});
+  rows.push_back({b, "bf16 compute, one row, weight rows over the threads",
+                  [](Gen& g) {
+                    return Args{g.randn({1, 256}), g.randn({700, 256}, DType::BFloat16),
+                                g.randn({700}), true};
+                  },
+                  1e-2, 1e-2});
+  rows.push_back({b, "bf16 compute, 3 rows, K of whole steps",
+                  [](Gen& g) {
+                    return Args{g.randn({3, 256}), g.randn({17, 256}, DType::BFloat16), Value(),
+                                true};
+                  },
+                  1e-2, 1e-2});
+  rows.push_back({b, "bf16 compute, many rows",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 9, 40}), g.randn({5, 40}, DType::BFloat16),
+                                g.randn({5}), true};
+                  },
+                  1e-2, 1e-2});
   rows.push_back({b, "float32 weights refused",
                   [](Gen& g) { return Args{g.randn({1, 8}), g.randn({4, 8}), Value()}; },
                   -1, -1, true});
