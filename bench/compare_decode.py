@@ -9,8 +9,9 @@ Usage: bench/compare_decode.py [BUILD_DIR] [--cache N] [--rounds R] [--runs K] [
 The model is Hugging Face's GPT2LMHeadModel (124M parameters) with a fixed-seed random init; its
 weights are written once to BUILD_DIR/decode/gpt2.safetensors, which every engine reads. Each step
 runs one new token at position N-1 with N-1 cached positions before it (a full cache):
-  xp-bf16, xp-int8, xp-int4  the same program with bfloat16 weights (xport::quant::to_bf16;
-          the runtime's xport::bf16_linear) and weight-only int8 (per output channel) / int4
+  xp-bf16, xp-int8, xp-int4  the same program with bfloat16 weights (xport::quant::to_bf16:
+          linear layers as torch.autocast(bfloat16) runs them, on the runtime's
+          xport::bf16_linear) and weight-only int8 (per output channel) / int4
           (groups of 128, affine) weights (xport::quant::prepare; xport::weight_only_linear);
   xport   BUILD_DIR/bench/xport_decode_bench: the KV-cache GPT-2 exported once (new tokens
           dynamic from 1), caches updated in place by runtime::Program;

@@ -7,8 +7,9 @@
 //
 // The bytes and the bandwidth are printed for fp32 only.
 // With a weight-only scheme the exported program goes through xport::quant::prepare first (int4:
-// groups of G input features, 128 unless given); its linear layers then run as xport::weight_only_linear. bf16:
-// xport::quant::to_bf16 (bfloat16 weights, float32 compute: xport::bf16_linear).
+// groups of G input features, 128 unless given); its linear layers then run as
+// xport::weight_only_linear. bf16: xport::quant::to_bf16 (bfloat16 weights, linear layers as
+// torch.autocast(bfloat16) computes them: xport::bf16_linear).
 //
 // Loads Hugging Face GPT2LMHeadModel weights (strict), exports, fills the cache with a prompt of
 // CACHE - 1 tokens, then times one-token decode steps at the last position (each step writes it

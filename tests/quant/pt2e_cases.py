@@ -8,7 +8,7 @@ Usage: tests/quant/pt2e_cases.py OUT_DIR [--verbose]
 
 Also torchao 0.18's weight-only configurations (Int8WeightOnlyConfig; IntxWeightOnlyConfig int4
 in groups of 32) on a small GPT-2-like decoder and on Hugging Face's GPT-2 (a small
-configuration), written after run_decompositions() (core ATen:
+configuration, its Conv1D layers as nn.Linear), written after run_decompositions() (core ATen:
 the weights become plain int8 parameters with their scales; as exported, they are tensor
 subclasses pickled into the archive, which no .pt2 reader but PyTorch's takes).
 
@@ -134,22 +134,32 @@ class TinyDecoder(nn.Module):
 
 
 class Gpt2Logits(nn.Module):
-    """Hugging Face's GPT2LMHeadModel (a small configuration, random weights), its logits."""
+    """Hugging Face's GPT2LMHeadModel (a small configuration, random weights), its logits. Its
+    projections are Conv1D layers (weights [in, out]), which torchao's quantize_ leaves alone;
+    they become nn.Linear (the weights transposed: the same function), so that every one is
+    quantized, as a user quantizing GPT-2 with torchao does."""
 
     def __init__(self):
         super().__init__()
         from transformers import GPT2Config, GPT2LMHeadModel
+        from transformers.pytorch_utils import Conv1D
         self.model = GPT2LMHeadModel(GPT2Config(vocab_size=1000, n_positions=64, n_embd=128,
                                                 n_layer=2, n_head=4))
+        for module in list(self.model.modules()):
+            for name, child in list(module.named_children()):
+                if isinstance(child, Conv1D):
+                    linear = nn.Linear(*child.weight.shape)
+                    linear.weight.data = child.weight.data.t().contiguous()
+                    linear.bias.data = child.bias.data.clone()
+                    setattr(module, name, linear)
 
     def forward(self, ids):
         return self.model(ids, use_cache=False).logits
 
 
 def weight_only_cases():
-    """torchao's weight-only configurations on the TinyDecoder (every linear layer) and on
-    Hugging Face's GPT-2, whose blocks are Conv1D layers torchao leaves alone: its head is
-    what gets quantized."""
+    """torchao's weight-only configurations on the TinyDecoder and on Hugging Face's GPT-2
+    (its Conv1D layers as nn.Linear): every linear layer quantized."""
     out = []
     for name, config in [("int8", Int8WeightOnlyConfig()),
                          ("int4", IntxWeightOnlyConfig(weight_dtype=torch.int4,

@@ -280,11 +280,11 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
                    "9 matrix products of float inputs by integer weights"},
                   {"decoder_torchao_8da8w_core",
                    "9 matrix products of float inputs by integer weights"},
-                  // Hugging Face's GPT-2: torchao quantizes its head (its blocks are Conv1D).
+                  // Hugging Face's GPT-2, its Conv1D layers as nn.Linear: every one.
                   {"gpt2_torchao_int8_weight_core",
-                   "1 matrix products of float inputs by integer weights"},
+                   "9 matrix products of float inputs by integer weights"},
                   {"gpt2_torchao_int4_weight_core",
-                   "1 matrix products of float inputs by integer weights"}}
+                   "9 matrix products of float inputs by integer weights"}}
       : plans.count("resnet_static")
           ? Fused{{"resnet_static", "8 convolutions on packed weights (8 batch norms folded in"},
                   {"bert_static", "13 matrix products on packed weights"}}
