@@ -1,8 +1,11 @@
 // quant::to_bf16: float32 weights stored as bfloat16, converted back where the program reads
 // them; linear layers, unless asked for float32 compute, computed as torch.autocast(bfloat16)
 // computes them.
+#include <optional>
 #include <set>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "ir/ir_util.h"
 #include "program/program_parts.h"

@@ -291,7 +291,11 @@ class QuantizedFuser {
       down = view != nullptr ? call_of(view->arg("self"), ops_.to_copy) : nullptr;
     }
     const ValueRef* x = down != nullptr ? ref_of(down->arg("self")) : nullptr;
-    if (x == nullptr || down->outputs()[0].dtype != DType::BFloat16) return false;
+    // The fused call reads x where the result was widened: no update in place in between.
+    if (x == nullptr || down->outputs()[0].dtype != DType::BFloat16 ||
+        detail::updates_between(g_.graph, *down, widen)) {
+      return false;
+    }
     const TensorSpec& xs = x->node->outputs()[x->index];
     std::vector<sym::ExprPtr> sizes(xs.sizes.begin(), xs.sizes.end() - (xs.sizes.empty() ? 0 : 1));
     sizes.push_back(sym::integer(w.int_size(0)));

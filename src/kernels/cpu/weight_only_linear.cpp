@@ -468,19 +468,23 @@ void run_in_bf16(weight_only_detail::Args a) {
   thread_local std::vector<uint16_t> rounded_bits;
   rounded.resize(static_cast<size_t>(count));
   rounded_bits.resize(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) {
-    rounded_bits[i] = BFloat16::from_float(a.x[i]);
-    rounded[i] = BFloat16::to_float(rounded_bits[i]);
-  }
-  a.x = rounded.data();
+  // Pointers, not the names: in the workers, those name their own (empty) vectors.
+  float* xf = rounded.data();
+  uint16_t* x = rounded_bits.data();
+  const float* from = a.x;
+  parallel_for(0, count, 1 << 14, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      x[i] = BFloat16::from_float(from[i]);
+      xf[i] = BFloat16::to_float(x[i]);
+    }
+  });
+  a.x = xf;
   if (a.rows > kGemvRows) {
-    if (!bf16_matmul(rounded_bits.data(), a.rows, reinterpret_cast<const uint16_t*>(a.w), a.k,
-                     a.n, a.bias, a.out)) {
+    if (!bf16_matmul(x, a.rows, reinterpret_cast<const uint16_t*>(a.w), a.k, a.n, a.bias,
+                     a.out)) {
       run_as_gemm(a);
     }
   } else if (has_bf16_dot()) {
-    // The pointer, not the name: in the workers, rounded_bits names their own (empty) vectors.
-    const uint16_t* x = rounded_bits.data();
     const auto* w = reinterpret_cast<const uint16_t*>(a.w);
     parallel_for(0, a.n, gemv_grain(a), [&](int64_t n0, int64_t n1) {
       bf16_dot_rows(x, a.rows, w, a.k, a.bias, a.n, n0, n1, a.out);
