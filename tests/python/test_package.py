@@ -152,6 +152,10 @@ def test_xport_archives_describe_their_contract_by_the_users_names():
     assert batch.min is not None and batch.min >= 1 and batch.max is not None
     assert program.contract.inputs == {"x": ("batch", 1024)}
     assert "batch in [" in program.contract.text and str(program.contract) == program.contract.text
+    # Frozen, so hashable: the same archive loaded twice gives equal contracts of equal hashes.
+    again = xport.load(archive("xport_pt2", case)).contract
+    assert again == program.contract and hash(again) == hash(program.contract)
+    assert len({again, program.contract}) == 1
     assert program.outputs[0].shape is not None and program.outputs[0].shape[0] == "batch"
     assert "graph" in str(program) and "range" in str(program)
     # A program run on inputs of other shapes.

@@ -134,6 +134,10 @@ class Contract(_DictAccess):
     def __str__(self) -> str:
         return self.text
 
+    # The dataclass's own hash would hash `inputs`, a dict: a contract hashes as its contents.
+    def __hash__(self) -> int:
+        return hash((self.dims, tuple(sorted(self.inputs.items())), self.equalities, self.text))
+
 
 def input_spec(d: _InputDict) -> InputSpec:
     shape = d.get("shape")
