@@ -39,8 +39,7 @@ def _rows(model: ServedModel, request: InferRequest) -> int | None:
     rows = sizes.pop() if len(sizes) == 1 else None
     if rows is None or model.batch_dim is None:
         return None
-    low = model.batch_dim["min"] or 0
-    return rows if low <= rows <= model.max_batch else None
+    return rows if model.min_batch <= rows <= model.max_batch else None
 
 
 def join(model: ServedModel, requests: Sequence[InferRequest]) -> dict[str, Array]:

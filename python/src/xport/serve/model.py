@@ -3,7 +3,7 @@ datatypes and shapes (dynamic dims as -1), the contract's ranges as metadata par
 batch dim that dynamic batching concatenates along (if the program has one), and a run by
 input names."""
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -21,10 +21,8 @@ _SCALAR_DATATYPES = {"int": "INT64", "float": "FP64", "bool": "BOOL"}
 
 
 class Spec(Protocol):
-    """An entry of a program's inputs, outputs or contract symbols, or its contract: a dict, or
-    an object that answers spec["key"] alike."""
-
-    def __getitem__(self, key: str, /) -> Any: ...
+    """An entry of a program's inputs, outputs or contract dims, or its contract: xport's
+    dataclasses (read by attribute), or a loader's dicts (by key); _field reads either."""
 
 
 class Program(Protocol):
@@ -72,11 +70,14 @@ class ServedModel:
         self.input_names = [i.name for i in self.inputs]
         self.output_names = [o.name for o in self.outputs]
         self._scalars = {i.name: i.kind for i in self.inputs if i.kind != "tensor"}
-        self.symbols: dict[str, Spec] = {s["symbol"]: s for s in program.contract["symbols"]}
+        self.symbols: dict[str, Spec] = {_field(s, "symbol"): s
+                                         for s in _field(program.contract, "symbols")}
         self.batch_dim = _batch_dim(program, self.symbols)
         self.max_batch = 1
+        self.min_batch = 0
         if self.batch_dim is not None:
-            limit = self.batch_dim["max"]
+            self.min_batch = _field(self.batch_dim, "min") or 0
+            limit = _field(self.batch_dim, "max")
             self.max_batch = min(max_batch, limit) if limit is not None else max_batch
 
     @property
@@ -85,15 +86,15 @@ class ServedModel:
 
     def metadata(self) -> dict[str, Any]:
         """GET /v2/models/NAME: inputs and outputs, and the contract in "parameters"."""
-        parameters: dict[str, Any] = {"contract": self.program.contract["text"]}
+        parameters: dict[str, Any] = {"contract": _field(self.program.contract, "text")}
         for s in self.symbols.values():
-            parameters[s["name"] + ".min"] = s["min"]
-            if s["max"] is not None:  # None: unbounded
-                parameters[s["name"] + ".max"] = s["max"]
-            if s["source"]:
-                parameters[s["name"] + ".source"] = s["source"]
+            parameters[_field(s, "name") + ".min"] = _field(s, "min")
+            if _field(s, "max") is not None:  # None: unbounded
+                parameters[_field(s, "name") + ".max"] = _field(s, "max")
+            if _field(s, "source"):
+                parameters[_field(s, "name") + ".source"] = _field(s, "source")
         if self.batch_dim is not None and self.batching:
-            parameters["batch_dim"] = self.batch_dim["name"]
+            parameters["batch_dim"] = _field(self.batch_dim, "name")
             parameters["max_batch_rows"] = self.max_batch
         return {"name": self.name, "versions": [VERSION], "platform": "xport",
                 "inputs": [i.public() for i in self.inputs],
@@ -132,41 +133,45 @@ class ServedModel:
         return dict(zip(self.output_names, self.program.run_flat(leaves)))
 
 
+# Keys of a loader's dicts that xport's dataclasses spell otherwise.
+_ATTRIBUTES = {"symbols": "dims"}
+
+
 def _field(spec: Spec, key: str) -> Any:
-    """spec[key], or None where the spec has no such field (a constant output has no dtype,
-    an output no kind)."""
-    try:
-        return spec[key]
-    except (KeyError, AttributeError):
-        return None
+    """A spec's field: the attribute of xport's dataclasses (InputSpec, OutputSpec, Dim,
+    Contract), or the item of a loader's dict; None where the spec has no such field (a
+    constant output has no dtype, an output no kind)."""
+    if isinstance(spec, Mapping):
+        return spec.get(key)
+    return getattr(spec, _ATTRIBUTES.get(key, key), None)
 
 
 def _describe_input(spec: Spec) -> Tensor:
-    kind = spec["kind"]
+    kind = _field(spec, "kind")
     if kind in _SCALAR_DATATYPES:
-        return Tensor(spec["name"], kind, _SCALAR_DATATYPES[kind], [], [])
+        return Tensor(_field(spec, "name"), kind, _SCALAR_DATATYPES[kind], [], [])
     if kind != "tensor":
         raise ValueError("xport.serve: input %r is a %s, which the Open Inference Protocol has "
-                         "no tensor for" % (spec["name"], kind.replace("_", " ")))
+                         "no tensor for" % (_field(spec, "name"), kind.replace("_", " ")))
     return _describe_tensor(spec, "input")
 
 
 def _describe_output(spec: Spec) -> Tensor:
     if _field(spec, "dtype") is None:
         raise ValueError("xport.serve: output %r is the constant %s, not a tensor"
-                         % (spec["name"], _field(spec, "value")))
+                         % (_field(spec, "name"), _field(spec, "value")))
     return _describe_tensor(spec, "output")
 
 
 def _describe_tensor(spec: Spec, role: str) -> Tensor:
-    dtype = spec["dtype"]
+    dtype = _field(spec, "dtype")
     if dtype == "bfloat16" and role == "output":
         dtype = "float32"  # the package returns bfloat16 outputs as float32
     if dtype not in XPORT_DATATYPES:
         raise ValueError("xport.serve: %s %r is %s, which the Open Inference Protocol has no "
-                         "datatype for here" % (role, spec["name"], dtype))
-    symbolic = list(spec["shape"])
-    return Tensor(spec["name"], "tensor", XPORT_DATATYPES[dtype],
+                         "datatype for here" % (role, _field(spec, "name"), dtype))
+    symbolic = list(_field(spec, "shape"))
+    return Tensor(_field(spec, "name"), "tensor", XPORT_DATATYPES[dtype],
                   [d if isinstance(d, int) else -1 for d in symbolic], symbolic)
 
 
@@ -178,16 +183,17 @@ def _batch_dim(program: Program, symbols: dict[str, Spec]) -> Spec | None:
     if any((_field(t, "kind") or "tensor") != "tensor" or not _field(t, "shape")
            for t in tensors):
         return None
-    first = tensors[0]["shape"][0]
+    first = _field(tensors[0], "shape")[0]
     if isinstance(first, int):
         return None
-    symbol = next((s for s in symbols.values() if first in (s["symbol"], s["name"])), None)
-    if symbol is None or symbol["unbacked"]:
+    symbol = next((s for s in symbols.values()
+                   if first in (_field(s, "symbol"), _field(s, "name"))), None)
+    if symbol is None or _field(symbol, "unbacked"):
         return None
     mention = re.compile(r"\b%s\b" % re.escape(first))
     for t in tensors:
-        if t["shape"][0] != first:
+        if _field(t, "shape")[0] != first:
             return None
-        if any(mention.search(str(d)) for d in t["shape"][1:]):
+        if any(mention.search(str(d)) for d in _field(t, "shape")[1:]):
             return None
     return symbol
