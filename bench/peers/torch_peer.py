@@ -23,11 +23,14 @@ partitioner, then to_executorch) with executorch.runtime, XNNPACK's thread pool 
 threads. All run with N threads (default 2), the torch engines under torch.inference_mode():
 W untimed runs, then timed runs until there are at least K and S seconds have passed. Prints
 {"times_ms": [...], "load_ms": ..., "version": ...} and writes the first run's first output to
-OUT.npy. Only the forward calls are timed. --check-executorch prints executorch's version, or
-fails with the reason it does not import.
+OUT.npy. Only the forward calls are timed. --lower-pte also prints how many of the program's
+nodes XNNPACK took (one JSON line). --check-executorch prints executorch's version, or fails with
+the reason it does not import.
 
 eager and compile run the module of a saved program instead with --program (a quantized row's:
 PT2E's reference program, and torch.compile with freezing on it, Inductor's int8 path).
+quantize_pt2e makes those programs with torchao's X86InductorQuantizer or ExecuTorch's
+XNNPACKQuantizer (pt2e_quantizer).
 
 Models (build_model): mlp is the reference MLP of tests/models/reference_models.py, bert_encoder
 its BertEncoder (12 nn.TransformerEncoderLayer, 768 wide, float [N, T, 768] in);
@@ -125,42 +128,79 @@ def first_output(y):
     return y
 
 
-def quantize_pt2e(model, x, calibration):
-    """PyTorch's int8 path for CPUs: the model exported, prepared with torchao's
-    X86InductorQuantizer (its default static config: uint8 activations per tensor, int8 weights
-    per channel), calibrated on `calibration`, converted (weights folded to int8)."""
+# PT2E quantizers (quantize_pt2e's `quantizer`), each with its static config: calibrated
+# activation ranges, int8 weights per output channel.
+QUANTIZERS = ("x86", "xnnpack")
+
+
+def pt2e_quantizer(name):
+    """The PT2E quantizer `name` with its static config: x86 is torchao's X86InductorQuantizer
+    (its default config: uint8 activations per tensor, int8 weights per channel; Inductor's CPU
+    int8 path), xnnpack ExecuTorch's XNNPACKQuantizer (get_symmetric_quantization_config(
+    is_per_channel=True): int8 activations per tensor, symmetric int8 weights per channel; what
+    ExecuTorch's XNNPACK delegate runs in integers)."""
+    if name == "x86":
+        from torchao.quantization.pt2e.quantizer.x86_inductor_quantizer import (
+            X86InductorQuantizer, get_default_x86_inductor_quantization_config)
+        quantizer = X86InductorQuantizer()
+        quantizer.set_global(get_default_x86_inductor_quantization_config())
+        return quantizer
+    if name == "xnnpack":
+        from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+            XNNPACKQuantizer, get_symmetric_quantization_config)
+        quantizer = XNNPACKQuantizer()
+        quantizer.set_global(get_symmetric_quantization_config(is_per_channel=True))
+        return quantizer
+    raise ValueError("unknown quantizer %r; expected one of %s" % (name, ", ".join(QUANTIZERS)))
+
+
+def quantize_pt2e(model, x, calibration, quantizer="x86"):
+    """The model quantized by PT2E as PyTorch documents it: exported, prepared with the quantizer
+    `quantizer` (pt2e_quantizer), calibrated on `calibration`, converted (weights folded to
+    int8)."""
     import logging
     import warnings
     logging.disable(logging.WARNING)  # torchao reports its optional CUDA kernels missing
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
-        from torchao.quantization.pt2e.quantizer.x86_inductor_quantizer import (
-            X86InductorQuantizer, get_default_x86_inductor_quantization_config)
-        quantizer = X86InductorQuantizer()
-        quantizer.set_global(get_default_x86_inductor_quantization_config())
-        prepared = prepare_pt2e(torch.export.export(model, (x,)).module(), quantizer)
+        prepared = prepare_pt2e(torch.export.export(model, (x,)).module(),
+                                pt2e_quantizer(quantizer))
         with torch.no_grad():
             for sample in calibration:
                 prepared(sample)
         return convert_pt2e(prepared)
 
 
-def load_program_module(path):
-    """The module of a saved program (a quantized row's: its quantize ops defined first)."""
+def load_program(path):
+    """A saved program (torch.export.load; a quantized row's: its quantize ops defined first)."""
     import torch.ao.quantization.fx._decomposed  # noqa: F401 (quantized_decomposed::*)
-    return torch.export.load(path).module()
+    return torch.export.load(path)
+
+
+def load_program_module(path):
+    """The module of a saved program (load_program)."""
+    return load_program(path).module()
 
 
 def lower_pte(program_path, out):
-    """The saved program lowered for ExecuTorch with the XNNPACK partitioner, written to out."""
+    """The saved program lowered for ExecuTorch with the XNNPACK partitioner
+    (to_edge_transform_and_lower, as ExecuTorch documents it for float and PT2E-quantized
+    programs alike: XNNPACK takes a quantized program's dequantize / op / quantize groups as its
+    int8 operators), written to out; prints how many of the program's nodes XNNPACK took, as one
+    JSON line: {"delegated_nodes", "other_nodes", "delegated_subgraphs"}."""
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.devtools.backend_debug import get_delegation_info
     from executorch.exir import to_edge_transform_and_lower
-    program = torch.export.load(program_path)
+    program = load_program(program_path)
     lowered = to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()])
+    info = get_delegation_info(lowered.exported_program().graph_module)
     with open(out + ".tmp", "wb") as f:
         f.write(lowered.to_executorch().buffer)
     os.replace(out + ".tmp", out)
+    print(json.dumps({"delegated_nodes": info.num_delegated_nodes,
+                      "other_nodes": info.num_non_delegated_nodes,
+                      "delegated_subgraphs": info.num_delegated_subgraphs}))
 
 
 def ort_session(path, threads):
