@@ -63,6 +63,7 @@ class KernelMaker {
   const OpDef& quantized_conv_tensor_ = find_op("xport::quantized_conv2d.tensor");
   const OpDef& requantized_conv_ = find_op("xport::requantized_conv2d");
   const OpDef& requantized_conv_in_place_ = find_op("xport::requantized_conv2d_");
+  const OpDef& quantized_add_ = find_op("xport::quantized_add");
   struct Convolution {
     const ir::Node* node;
     std::shared_ptr<kernels::cpu::PackedConv2d> packed;
@@ -119,58 +120,89 @@ class KernelMaker {
   }
 
   // The same for the integer convolutions of static quantization: a requantized result that
-  // only they read stays NHWC, as oneDNN's integer kernels read and write it.
+  // only they read stays NHWC, as oneDNN's integer kernels read and write it. A quantized add
+  // between them passes the layout of its operands on (it is elementwise over memory).
   void choose_quantized_layouts() {
     std::unordered_map<const ir::Node*, Passing> calls;
     for (const auto& [node, packed] : quantized_convolutions_) {
       calls[node] = {.writes = packed->takes_layouts(), .reads = packed->takes_layouts()};
     }
+    for (const ir::Node* node : g_.graph.find_nodes(quantized_add_)) {
+      calls[node] = {.writes = true, .reads = true, .elementwise = true};
+    }
     quantized_layouts_ = channels_last_layouts(calls);
     for (const auto& [node, layouts] : quantized_layouts_) {
+      if (node->op() == &quantized_add_) {
+        out_.stats.quantized_adds_channels_last += layouts.dst_nhwc ? 1 : 0;
+        continue;
+      }
       quantized_convolutions_.at(node)->set_layouts(layouts);
       out_.stats.quantized_channels_last += layouts.dst_nhwc ? 1 : 0;
     }
   }
 
   struct Passing {
-    bool writes;  // may write its result channels-last
-    bool reads;   // may read its input and residual so
+    bool writes;               // may write its result channels-last
+    bool reads;                // may read its input and residual so
+    bool elementwise = false;  // reads its operands (self, other) and writes its result in one
+                               // layout, whichever it is
   };
 
   // For each of `calls`: which of its input, residual and result are channels-last. A result
-  // is where its call may write it so and every reader is one of `calls` that may read it so,
-  // as its input or residual.
+  // is, where its call may write it so and every reader is one of `calls` that may read it so
+  // (a convolution as its input or residual; an elementwise call as an operand, its result
+  // channels-last too); an elementwise call's result is, where all its operands are.
   std::unordered_map<const ir::Node*, kernels::cpu::ConvLayouts> channels_last_layouts(
       const std::unordered_map<const ir::Node*, Passing>& calls) const {
     const auto is_arg = [](const ir::Node& user, const ir::Argument& arg, const char* name) {
       return user.op()->arg_position(name) >= 0 && &arg == &user.arg(name);
     };
-    std::unordered_map<const ir::Node*, kernels::cpu::ConvLayouts> layouts;
-    for (const auto& [node, passing] : calls) layouts[node];
+    // Every call that may write channels-last starts so; a result whose readers cannot all
+    // read it so is dropped, until nothing changes (an elementwise call's result and operands
+    // go together).
+    std::unordered_map<const ir::Node*, bool> nhwc;
     for (const auto& [node, passing] : calls) {
-      const std::vector<const ir::Node*> users = g_.graph.users(node);
-      bool stays = passing.writes && !users.empty();
-      for (const ir::Node* user : users) {
-        const auto it = calls.find(user);
-        stays = stays && it != calls.end() && it->second.reads;
-        for (size_t a = 0; stays && a < user->args().size(); ++a) {
-          const ir::Argument& arg = user->args()[a];
+      nhwc[node] = passing.writes && !g_.graph.users(node).empty();
+    }
+    const auto keeps = [&](const ir::Node* node) {
+      const Passing& passing = calls.at(node);
+      if (passing.elementwise) {
+        for (const ir::Argument& arg : node->args()) {
           const ir::ValueRef* ref = ref_of(arg);
-          stays = ref == nullptr || ref->node != node || is_arg(*user, arg, "input") ||
-                  is_arg(*user, arg, "residual");
+          if (ref != nullptr && (!nhwc.count(ref->node) || !nhwc.at(ref->node))) return false;
         }
       }
-      if (!stays) continue;
-      layouts[node].dst_nhwc = true;
-      for (const ir::Node* user : users) {
-        kernels::cpu::ConvLayouts& l = layouts[user];
-        for (size_t a = 0; a < user->args().size(); ++a) {
-          const ir::ValueRef* ref = ref_of(user->args()[a]);
-          if (ref == nullptr || ref->node != node) continue;
-          l.src_nhwc = l.src_nhwc || is_arg(*user, user->args()[a], "input");
-          l.residual_nhwc = l.residual_nhwc || is_arg(*user, user->args()[a], "residual");
+      for (const ir::Node* user : g_.graph.users(node)) {
+        const auto it = calls.find(user);
+        if (it == calls.end() || !it->second.reads || (it->second.elementwise && !nhwc.at(user))) {
+          return false;
+        }
+        for (const ir::Argument& arg : user->args()) {
+          const ir::ValueRef* ref = ref_of(arg);
+          const bool read_so = it->second.elementwise
+                                   ? is_arg(*user, arg, "self") || is_arg(*user, arg, "other")
+                                   : is_arg(*user, arg, "input") || is_arg(*user, arg, "residual");
+          if (ref != nullptr && ref->node == node && !read_so) return false;
         }
       }
+      return true;
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto& [node, channels_last] : nhwc) {
+        if (channels_last && !keeps(node)) channels_last = false, changed = true;
+      }
+    }
+    const auto written_so = [&](const ir::Node& node, const char* name) {
+      if (node.op()->arg_position(name) < 0) return false;
+      const ir::ValueRef* ref = ref_of(node.arg(name));
+      return ref != nullptr && nhwc.count(ref->node) && nhwc.at(ref->node);
+    };
+    std::unordered_map<const ir::Node*, kernels::cpu::ConvLayouts> layouts;
+    for (const auto& [node, channels_last] : nhwc) {
+      layouts[node] = {.src_nhwc = written_so(*node, "input"),
+                       .residual_nhwc = written_so(*node, "residual"),
+                       .dst_nhwc = channels_last};
     }
     return layouts;
   }
@@ -379,6 +411,10 @@ std::string PreparedStats::str() const {
            << f.quantized.residuals << " adding their residual (" << quantized_residuals_in_place
            << " written over it); " << quantized_channels_last
            << " results passed on in NHWC)";
+  }
+  if (f.quantized.adds > 0) {
+    part() << f.quantized.adds << " quantized adds (dequantize, add, [ReLU,] quantize in one "
+           << "pass; " << quantized_adds_channels_last << " results passed on in NHWC)";
   }
   if (f.quantized.pools > 0) {
     part() << f.quantized.pools << " max pools on 8-bit integers (between a dequantize and a "

@@ -33,6 +33,7 @@ struct PreparedStats {
   int residuals_in_place = 0;  ///< convolutions that write their result over their residual
   int quantized_channels_last = 0;  ///< integer convolutions' results passed on in NHWC
   int quantized_residuals_in_place = 0;  ///< integer convolutions written over their residual
+  int quantized_adds_channels_last = 0;   ///< quantized adds passing NHWC operands on
   /// Calls of composite ops (PyTorch's training IR) replaced by the calls their decomposition
   /// makes, and those left to run as their decomposition.
   ir::passes::ExpansionStats expansion;

@@ -14,8 +14,8 @@ def _same_shape(residual, y):
 def define_fused_ops():
     """Defines xport::fused_conv2d, fused_conv2d_, fused_linear, quantized_linear and
     quantized_conv2d (both overloads each), requantized_linear, requantized_conv2d and
-    requantized_conv2d_, weight_only_linear and bf16_linear; returns the library, which must
-    stay alive while the ops are used."""
+    requantized_conv2d_, quantized_add, weight_only_linear and bf16_linear; returns the
+    library, which must stay alive while the ops are used."""
     lib = torch.library.Library("xport", "DEF")
     conv = ("Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
             "SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups")
@@ -48,6 +48,9 @@ def define_fused_ops():
                "float output_scale, int output_zero_point, ScalarType output_dtype, "
                "Tensor(a!) residual, float residual_scale, int residual_zero_point) "
                "-> Tensor(a!)")
+    lib.define("quantized_add(Tensor self, float self_scale, int self_zero_point, "
+               "Tensor other, float other_scale, int other_zero_point, bool relu, "
+               "float output_scale, int output_zero_point, ScalarType output_dtype) -> Tensor")
     lib.define("bf16_linear(Tensor input, Tensor weight, Tensor? bias=None, "
                "bool bf16_compute=False) -> Tensor")
     lib.define("weight_only_linear(Tensor input, Tensor weight, int bits, Tensor scales, "
@@ -142,6 +145,22 @@ def define_fused_ops():
             dilation, groups, relu, output_scale, output_zero_point, output_dtype, residual,
             residual_scale, residual_zero_point))
 
+    def quantized_add(self, self_scale, self_zero_point, other, other_scale, other_zero_point,
+                      relu, output_scale, output_zero_point, output_dtype):
+        def dequantized(q, scale, zero_point):
+            bounds = (0, 255) if q.dtype == torch.uint8 else (-128, 127)
+            return torch.ops.quantized_decomposed.dequantize_per_tensor(
+                q, scale, zero_point, *bounds, q.dtype)
+        if self.shape != other.shape:
+            raise RuntimeError("quantized_add takes two tensors of one shape")
+        y = dequantized(self, self_scale, self_zero_point) + dequantized(
+            other, other_scale, other_zero_point)
+        if relu:
+            y = torch.relu(y)
+        bounds = (0, 255) if output_dtype == torch.uint8 else (-128, 127)
+        return torch.ops.quantized_decomposed.quantize_per_tensor(
+            y, output_scale, output_zero_point, *bounds, output_dtype)
+
     def weight_only_linear(input, weight, bits, scales, zero_points, group_size, bias=None):
         # int8 [N, K], or int4 packed two to a byte in runs of 128 values: 16 little-endian
         # 32-bit words, nibble p of word i holding value 16p + i, plus 8.
@@ -179,4 +198,5 @@ def define_fused_ops():
     lib.impl("requantized_linear", requantized_linear, "CPU")
     lib.impl("weight_only_linear", weight_only_linear, "CPU")
     lib.impl("bf16_linear", bf16_linear, "CPU")
+    lib.impl("quantized_add", quantized_add, "CPU")
     return lib

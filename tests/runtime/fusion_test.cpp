@@ -267,6 +267,38 @@ TEST(RuntimeFusion, QuantizedLayersMultiplyIntegers) {
             "quantizing their own results)");
 }
 
+// XNNPACKQuantizer's residual blocks: each sum of two dequantized values, quantized, is one
+// xport::quantized_add, and the int8 values between the integer convolutions and the adds stay
+// NHWC (an add passes its operands' layout on). Equal to the program run op by op (the integer
+// convolutions' float sums differ from PyTorch's formula in their last bits, which moves a value
+// on a step's boundary by one step; four layers of them reach 1.04e-2 of the output's range at
+// batch 64; a value in the wrong layout moves the output by its whole range).
+TEST(RuntimeFusion, XnnpackBlocksAddQuantizedValuesInOnePass) {
+  // Without VNNI the integer convolutions compute in float, on NCHW, and so do the adds.
+  const bool nhwc = kernels::cpu::onednn_exact_int8();
+  for (const bool t1_out : {false, true}) {
+    SCOPED_TRACE(t1_out ? "t1 an output: every value NCHW" : "NHWC between the layers");
+    const Program fused = Program::from_exported(test_support::xnnpack_block_program(t1_out),
+                                                 with_fusion(true));
+    const Program unfused = Program::from_exported(test_support::xnnpack_block_program(t1_out),
+                                                   with_fusion(false));
+    for (int64_t batch : {1, 3, 64}) {
+      const Tensor x = randn({batch, 8, 8, 8}, 170 + static_cast<uint64_t>(batch));
+      const std::vector<Tensor> want = unfused.run({x});
+      EXPECT_LT(worst_relative_difference(fused.run({x}), want), 3e-2) << "batch " << batch;
+    }
+    const std::vector<Value> in = {randn({2, 8, 8, 8}, 1)};
+    const bool passed = nhwc && !t1_out;
+    EXPECT_EQ(fused.plan_stats(in).fusion,
+              std::string("4 convolutions on int8 weights (PT2E's quantized layers; 3 quantizing "
+                          "their own results, 0 adding their residual (0 written over it); ") +
+                  (passed ? "3" : "0") + " results passed on in NHWC); 2 quantized adds "
+                  "(dequantize, add, [ReLU,] quantize in one pass; " + (passed ? "2" : "0") +
+                  " results passed on in NHWC)");
+    EXPECT_EQ(fused.plan_stats(in).kernel_steps, t1_out ? 8 : 7);
+  }
+}
+
 // The packed integer kernels (their primitives made per shape on first use) serve many threads
 // at once: each run gives what it gives alone.
 TEST(RuntimeFusion, QuantizedProgramServesManyThreadsAtOnce) {

@@ -50,6 +50,7 @@ struct QuantOps {
   const OpDef& quantize = find_op("quantized_decomposed::quantize_per_tensor");
   const OpDef& max_pool2d = find_op("aten::max_pool2d");
   const OpDef& max_pool2d_with_indices = find_op("aten::max_pool2d_with_indices");
+  const OpDef& quantized_add = find_op("xport::quantized_add");
 };
 
 // A dequantize whose result is float32 (out_dtype None or float32).
@@ -93,8 +94,11 @@ class QuantizedFuser {
       if (node->op() == &ops_.max_pool2d || node->op() == &ops_.max_pool2d_with_indices) {
         stats.pools += pool_integers(*node) ? 1 : 0;
       }
+      // After the convolutions, which quantize their own results first.
+      if (node->op() == &ops_.quantize) stats.adds += fuse_quantized_add(*node) ? 1 : 0;
     }
-    if (stats.linears + stats.convolutions + stats.weight_only + stats.bf16 + stats.pools > 0) {
+    if (stats.linears + stats.convolutions + stats.weight_only + stats.bf16 + stats.pools +
+            stats.adds > 0) {
       g_.graph.eliminate_dead_code();
     }
     // An absorbed add_ is no longer read, but dead code elimination keeps updates: it goes once
@@ -678,11 +682,75 @@ class QuantizedFuser {
     const bool conv_first = self != nullptr && self->node == &conv;
     if (!conv_first && add.op() == &ops_.add_) return nullptr;  // the residual would be updated
     const Node* dq = call_of(add.arg(conv_first ? "other" : "self"), ops_.dequantize);
-    if (dq == nullptr || !to_float32(*dq) || ref_of(dq->arg("input")) == nullptr ||
-        !std::holds_alternative<double>(dq->arg("scale").value) || !int_of(dq->arg("zero_point"))) {
+    return statically_dequantized(dq) != nullptr ? dq : nullptr;
+  }
+
+  // The value a float32 dequantize_per_tensor over the whole range of its uint8 or int8 input
+  // reads, with numbers for its scale and zero point (static quantization); else null.
+  const ValueRef* statically_dequantized(const Node* dq) const {
+    if (dq == nullptr || !to_float32(*dq)) return nullptr;
+    const ValueRef* q = ref_of(dq->arg("input"));
+    if (q == nullptr || !std::holds_alternative<double>(dq->arg("scale").value) ||
+        !int_of(dq->arg("zero_point"))) {
       return nullptr;
     }
-    return dq;
+    return whole_range(*dq, q->node->outputs()[q->index].dtype) ? q : nullptr;
+  }
+
+  // quantize(relu?(add(dequantize(a), dequantize(b)))), alpha 1, over whole 8-bit ranges, a and
+  // b of the sum's shape, each call the only reader of the one before, no update in place since
+  // a or b but an add_ absorbed (whose updated dequantize nothing else reads): one
+  // xport::quantized_add. XNNPACK's residual blocks end so, their convolutions having quantized
+  // their own results.
+  bool fuse_quantized_add(const Node& quantize) {
+    const DType* dtype = whole_range_dtype(&quantize);
+    const ValueRef* in = ref_of(quantize.arg("input"));
+    if (dtype == nullptr || in == nullptr || in->index != 0) return false;
+    const Node* add = in->node;
+    const Node* relu = nullptr;
+    if (add->op() == &ops_.relu) {
+      relu = add;
+      const ValueRef* r = ref_of(relu->arg("self"));
+      add = r != nullptr && r->index == 0 ? r->node : nullptr;
+    }
+    if (add == nullptr || (add->op() != &ops_.add && add->op() != &ops_.add_) ||
+        !is_one(add->arg("alpha")) || sole_user(*add) != (relu ? relu : &quantize) ||
+        (relu != nullptr && sole_user(*relu) != &quantize)) {
+      return false;
+    }
+    const Node* dq_a = call_of(add->arg("self"), ops_.dequantize);
+    const Node* dq_b = call_of(add->arg("other"), ops_.dequantize);
+    const ValueRef* a = statically_dequantized(dq_a);
+    const ValueRef* b = statically_dequantized(dq_b);
+    const bool in_place = add->op() == &ops_.add_;
+    const std::vector<sym::ExprPtr>& sizes = add->outputs()[0].sizes;
+    if (a == nullptr || b == nullptr || (in_place && sole_user(*dq_a) != add) ||
+        a->node->outputs()[a->index].sizes != sizes ||
+        b->node->outputs()[b->index].sizes != sizes) {
+      return false;
+    }
+    const auto updates_from = [&](const Node& first) {
+      return in_place ? detail::updates_between(g_.graph, first, *add) ||
+                            detail::updates_between(g_.graph, *add, quantize)
+                      : detail::updates_between(g_.graph, first, quantize);
+    };
+    if (updates_from(*a->node) || updates_from(*b->node)) return false;
+    std::vector<Argument> args = {*a,
+                                  dq_a->arg("scale"),
+                                  dq_a->arg("zero_point"),
+                                  *b,
+                                  dq_b->arg("scale"),
+                                  dq_b->arg("zero_point"),
+                                  relu != nullptr,
+                                  quantize.arg("scale"),
+                                  quantize.arg("zero_point"),
+                                  *dtype};
+    Node* fused =
+        g_.graph.insert_call(quantize.position(), ops_.quantized_add, std::move(args),
+                             {TensorSpec::contiguous(*dtype, sizes)}, add->meta());
+    g_.graph.replace_all_uses(quantize.out(0), fused->out(0));
+    if (in_place) absorbed_updates_.push_back(add);
+    return true;
   }
 
   static bool is_false(const Argument& arg) {

@@ -22,7 +22,9 @@
 // groups a multiple of 16, K of 128) packed two to a byte, int8 ones as they are. One of
 // bfloat16 constant weights widened by _to_copy (quant::to_bf16) becomes xport::bf16_linear, and
 // an embedding of such a table gathers bfloat16 rows and widens them. A max pool between a
-// dequantize and a quantize of the same parameters pools the integers.
+// dequantize and a quantize of the same parameters pools the integers. The sum of two
+// dequantized 8-bit values, [ReLU,] quantized, becomes one xport::quantized_add (XNNPACK's
+// residual blocks).
 
 #include "ir/passes/constant_graph.h"
 
@@ -37,6 +39,7 @@ struct QuantizedFusionStats {
   int weight_only = 0;   ///< xport::weight_only_linear calls written (float inputs)
   int bf16 = 0;          ///< xport::bf16_linear calls, and embeddings gathering bfloat16 rows
   int pools = 0;         ///< max pools between a dequantize and a quantize, now on the integers
+  int adds = 0;          ///< xport::quantized_add calls written (dequantize, add, quantize)
 };
 
 /// Rewrites `g` in place.

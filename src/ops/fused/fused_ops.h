@@ -94,5 +94,9 @@ void xport_quantized_conv2d_tensor_out(const Tensor& input, const Tensor& input_
                                        const std::vector<int64_t>& padding,
                                        const std::vector<int64_t>& dilation, int64_t groups,
                                        const Tensor& out);
+void xport_quantized_add_out(const Tensor& self, double self_scale, int64_t self_zero_point,
+                             const Tensor& other, double other_scale, int64_t other_zero_point,
+                             bool relu, double output_scale, int64_t output_zero_point,
+                             DType output_dtype, const Tensor& out);
 
 }  // namespace xport::ops

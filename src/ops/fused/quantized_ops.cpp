@@ -7,6 +7,8 @@
 // and PackedQuantizedConv2d, which the runtime keeps packed); their decompositions are the
 // dequantize ops and the call they replaced. The .tensor overloads take the input's scale and
 // zero point as one-element tensors (dynamic quantization's choose_qparams results).
+// xport::quantized_add is the sum of two quantized tensors, quantized (XNNPACK's block end).
+#include "kernels/cpu/quantized_add.h"
 #include "kernels/cpu/quantized_conv.h"
 #include "kernels/cpu/quantized_linear.h"
 #include "ops/fused/fused_ops.h"
@@ -62,6 +64,21 @@ std::pair<Tensor, Tensor> dequantized(const OpArgs& a) {
   return {dq_x, dq_w};
 }
 
+// The quantize over the whole range of a uint8 or int8 dtype.
+Tensor quantize_whole_range(const Tensor& x, const Value& scale, const Value& zero_point,
+                            DType dtype) {
+  const bool u8 = dtype == DType::UInt8;
+  return call1(XPORT_OP("quantized_decomposed::quantize_per_tensor"),
+               {x, scale, zero_point, int64_t{u8 ? 0 : -128}, int64_t{u8 ? 255 : 127}, dtype});
+}
+
+Tensor dequantize_whole_range(const Tensor& q, const Value& scale, const Value& zero_point) {
+  const bool u8 = q.dtype() == DType::UInt8;
+  return call1(XPORT_OP("quantized_decomposed::dequantize_per_tensor"),
+               {q, scale, zero_point, int64_t{u8 ? 0 : -128}, int64_t{u8 ? 255 : 127},
+                q.dtype(), Value()});
+}
+
 std::vector<TensorMeta> quantized_linear_meta(const OpArgs& a) {
   check_quantized_operands(a, 2);
   const Tensor& x = a.tensor("input");
@@ -90,10 +107,8 @@ std::vector<TensorMeta> requantized_linear_meta(const OpArgs& a) {
 std::vector<Tensor> requantized_linear_decomposition(const OpArgs& a) {
   const Tensor y =
       apply_linear_activation(quantized_linear_decomposition(a)[0], a.str("activation"));
-  const bool u8 = a.dtype("output_dtype") == DType::UInt8;
-  return {call1(XPORT_OP("quantized_decomposed::quantize_per_tensor"),
-                {y, a["output_scale"], a["output_zero_point"], int64_t{u8 ? 0 : -128},
-                 int64_t{u8 ? 255 : 127}, a["output_dtype"]})};
+  return {quantize_whole_range(y, a["output_scale"], a["output_zero_point"],
+                               a.dtype("output_dtype"))};
 }
 
 std::vector<TensorMeta> quantized_conv2d_meta(const OpArgs& a) {
@@ -131,18 +146,13 @@ std::vector<Tensor> requantized_conv2d_decomposition(const OpArgs& a) {
   Tensor y = quantized_conv2d_decomposition(a)[0];
   const Tensor residual = a.optional_tensor("residual");
   if (residual.defined()) {
-    const bool u8 = residual.dtype() == DType::UInt8;
-    const Tensor dq = call1(XPORT_OP("quantized_decomposed::dequantize_per_tensor"),
-                            {residual, a["residual_scale"], a["residual_zero_point"],
-                             int64_t{u8 ? 0 : -128}, int64_t{u8 ? 255 : 127}, residual.dtype(),
-                             Value()});
-    y = call1(XPORT_OP("aten::add.Tensor"), {y, dq});
+    y = call1(XPORT_OP("aten::add.Tensor"),
+              {y, dequantize_whole_range(residual, a["residual_scale"],
+                                         a["residual_zero_point"])});
   }
   if (a.boolean("relu")) y = call1(XPORT_OP("aten::relu"), {y});
-  const bool u8 = a.dtype("output_dtype") == DType::UInt8;
-  return {call1(XPORT_OP("quantized_decomposed::quantize_per_tensor"),
-                {y, a["output_scale"], a["output_zero_point"], int64_t{u8 ? 0 : -128},
-                 int64_t{u8 ? 255 : 127}, a["output_dtype"]})};
+  return {quantize_whole_range(y, a["output_scale"], a["output_zero_point"],
+                               a.dtype("output_dtype"))};
 }
 
 // requantized_conv2d_: written over its residual, whose last reader it is (the runtime chooses
@@ -156,6 +166,36 @@ std::vector<Tensor> requantized_conv2d_in_place_decomposition(const OpArgs& a) {
   Tensor residual = a.tensor("residual");
   residual.copy_(requantized_conv2d_decomposition(a)[0]);
   return {residual};
+}
+
+// quantized_add: two 8-bit tensors of one shape, an 8-bit result of it.
+std::vector<TensorMeta> quantized_add_meta(const OpArgs& a) {
+  const Tensor& self = a.tensor("self");
+  const Tensor& other = a.tensor("other");
+  const auto is_8bit = [](DType d) { return d == DType::UInt8 || d == DType::Int8; };
+  XPORT_CHECK(is_8bit(self.dtype()) && is_8bit(other.dtype()) &&
+                  is_8bit(a.dtype("output_dtype")),
+              InvalidInput, a.name(), ": adds uint8 or int8 tensors into uint8 or int8, got ",
+              Value(self).str(), ", ", Value(other).str(), " into ",
+              dtype_name(a.dtype("output_dtype")));
+  bool same = self.dim() == other.dim();
+  for (int64_t d = 0; same && d < self.dim(); ++d) {
+    same = static_cast<bool>(self.size(d) == other.size(d));
+  }
+  XPORT_CHECK(same, InvalidInput, a.name(), ": adds tensors of one shape (no broadcasting), got ",
+              Value(self).str(), " and ", Value(other).str());
+  return {contiguous_meta(self.sizes(), a.dtype("output_dtype"))};
+}
+
+std::vector<Tensor> quantized_add_decomposition(const OpArgs& a) {
+  Tensor y = call1(XPORT_OP("aten::add.Tensor"),
+                   {dequantize_whole_range(a.tensor("self"), a["self_scale"],
+                                           a["self_zero_point"]),
+                    dequantize_whole_range(a.tensor("other"), a["other_scale"],
+                                           a["other_zero_point"])});
+  if (a.boolean("relu")) y = call1(XPORT_OP("aten::relu"), {y});
+  return {quantize_whole_range(y, a["output_scale"], a["output_zero_point"],
+                               a.dtype("output_dtype"))};
 }
 
 void run_quantized_conv2d(const Tensor& input, double input_scale, int64_t input_zero_point,
@@ -278,6 +318,15 @@ void xport_quantized_conv2d_tensor_out(const Tensor& input, const Tensor& input_
                        /*fixed_input_scale=*/false, out);
 }
 
+void xport_quantized_add_out(const Tensor& self, double self_scale, int64_t self_zero_point,
+                             const Tensor& other, double other_scale, int64_t other_zero_point,
+                             bool relu, double output_scale, int64_t output_zero_point,
+                             DType /*output_dtype: out's*/, const Tensor& out) {
+  kernels::cpu::quantized_add_out({self, self_scale, self_zero_point},
+                                  {other, other_scale, other_zero_point}, relu, output_scale,
+                                  output_zero_point, out);
+}
+
 void register_quantized_ops() {
   register_op({
       .schema = "xport::quantized_linear(Tensor input, float input_scale, int input_zero_point, "
@@ -338,6 +387,15 @@ void register_quantized_ops() {
       .meta = requantized_conv2d_in_place_meta,
       .kernel = XPORT_OP_KERNEL(xport_requantized_conv2d__out),
       .decomp = requantized_conv2d_in_place_decomposition,
+  });
+  // quantize(relu?(dequantize(self) + dequantize(other))), each over its dtype's whole range.
+  register_op({
+      .schema = "xport::quantized_add(Tensor self, float self_scale, int self_zero_point, "
+                "Tensor other, float other_scale, int other_zero_point, bool relu, "
+                "float output_scale, int output_zero_point, ScalarType output_dtype) -> Tensor",
+      .meta = quantized_add_meta,
+      .kernel = XPORT_OP_KERNEL(xport_quantized_add_out),
+      .decomp = quantized_add_decomposition,
   });
   register_op({
       .schema = "xport::quantized_conv2d.tensor(Tensor input, Tensor input_scale, "

@@ -551,6 +551,49 @@ void quantized_conv2d_samples(Rows& rows) {
                   1e-5, 1e-5});
 }
 
+void quantized_add_samples(Rows& rows) {
+  // quantized_add(self, self_scale, self_zero_point, other, other_scale, other_zero_point, relu,
+  //               output_scale, output_zero_point, output_dtype): exact, as the ops it fuses.
+  const std::string q = "xport::quantized_add";
+  rows.push_back({q, "int8, ReLU, XNNPACK's block end (odd count: the vector tail)",
+                  [](Gen& g) {
+                    return Args{g.ints({1, 7, 5, 11}, -128, 127, DType::Int8), 0.031, I{-12},
+                                g.ints({1, 7, 5, 11}, -128, 127, DType::Int8), 0.017, I{3}, true,
+                                0.05, I{-128}, DType::Int8};
+                  },
+                  0, 0});
+  // Scales of 0.5 and 0.25 into steps of 1: a quarter of the sums lie halfway between two steps,
+  // which round half to even.
+  rows.push_back({q, "uint8, no ReLU, ties between steps",
+                  [](Gen& g) {
+                    return Args{g.ints({4, 96}, 0, 255, DType::UInt8), 0.5, I{128},
+                                g.ints({4, 96}, 0, 255, DType::UInt8), 0.25, I{7}, false, 1.0,
+                                I{100}, DType::UInt8};
+                  },
+                  0, 0});
+  rows.push_back({q, "uint8 and int8 into int8, saturating",
+                  [](Gen& g) {
+                    return Args{g.ints({3, 33}, 0, 255, DType::UInt8), 0.2, I{0},
+                                g.ints({3, 33}, -128, 127, DType::Int8), 0.3, I{5}, false, 0.01,
+                                I{0}, DType::Int8};
+                  },
+                  0, 0});
+  rows.push_back({q, "operands of two shapes refused (no broadcasting)",
+                  [](Gen& g) {
+                    return Args{g.ints({2, 8}, 0, 255, DType::UInt8), 0.2, I{0},
+                                g.ints({1, 8}, 0, 255, DType::UInt8), 0.3, I{5}, false, 0.1,
+                                I{0}, DType::UInt8};
+                  },
+                  -1, -1, true});
+  rows.push_back({q, "float operand refused",
+                  [](Gen& g) {
+                    return Args{g.randn({2, 8}), 0.2, I{0},
+                                g.ints({2, 8}, 0, 255, DType::UInt8), 0.3, I{5}, false, 0.1,
+                                I{0}, DType::UInt8};
+                  },
+                  -1, -1, true});
+}
+
 }  // namespace
 
 Rows quant_samples() {
@@ -564,6 +607,7 @@ Rows quant_samples() {
   bf16_linear_samples(rows);
   quantized_linear_samples(rows);
   quantized_conv2d_samples(rows);
+  quantized_add_samples(rows);
   return rows;
 }
 
