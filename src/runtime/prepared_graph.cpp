@@ -64,6 +64,7 @@ class KernelMaker {
   const OpDef& requantized_conv_ = find_op("xport::requantized_conv2d");
   const OpDef& requantized_conv_in_place_ = find_op("xport::requantized_conv2d_");
   const OpDef& quantized_add_ = find_op("xport::quantized_add");
+  const OpDef& quantized_lookup_ = find_op("xport::quantized_lookup");
   struct Convolution {
     const ir::Node* node;
     std::shared_ptr<kernels::cpu::PackedConv2d> packed;
@@ -127,13 +128,17 @@ class KernelMaker {
     for (const auto& [node, packed] : quantized_convolutions_) {
       calls[node] = {.writes = packed->takes_layouts(), .reads = packed->takes_layouts()};
     }
-    for (const ir::Node* node : g_.graph.find_nodes(quantized_add_)) {
-      calls[node] = {.writes = true, .reads = true, .elementwise = true};
+    for (const OpDef* op : {&quantized_add_, &quantized_lookup_}) {
+      for (const ir::Node* node : g_.graph.find_nodes(*op)) {
+        calls[node] = {.writes = true, .reads = true, .elementwise = true};
+      }
     }
     quantized_layouts_ = channels_last_layouts(calls);
     for (const auto& [node, layouts] : quantized_layouts_) {
-      if (node->op() == &quantized_add_) {
-        out_.stats.quantized_adds_channels_last += layouts.dst_nhwc ? 1 : 0;
+      if (node->op() == &quantized_add_ || node->op() == &quantized_lookup_) {
+        (node->op() == &quantized_add_ ? out_.stats.quantized_adds_channels_last
+                                       : out_.stats.lookups_channels_last) +=
+            layouts.dst_nhwc ? 1 : 0;
         continue;
       }
       quantized_convolutions_.at(node)->set_layouts(layouts);
@@ -144,8 +149,8 @@ class KernelMaker {
   struct Passing {
     bool writes;               // may write its result channels-last
     bool reads;                // may read its input and residual so
-    bool elementwise = false;  // reads its operands (self, other) and writes its result in one
-                               // layout, whichever it is
+    bool elementwise = false;  // reads its operands (self, other; not a constant table) and
+                               // writes its result in one layout, whichever it is
   };
 
   // For each of `calls`: which of its input, residual and result are channels-last. A result
@@ -164,12 +169,18 @@ class KernelMaker {
     for (const auto& [node, passing] : calls) {
       nhwc[node] = passing.writes && !g_.graph.users(node).empty();
     }
+    const auto is_operand = [&](const ir::Node& user, const ir::Argument& arg) {
+      return is_arg(user, arg, "self") || is_arg(user, arg, "other");
+    };
     const auto keeps = [&](const ir::Node* node) {
       const Passing& passing = calls.at(node);
       if (passing.elementwise) {
         for (const ir::Argument& arg : node->args()) {
           const ir::ValueRef* ref = ref_of(arg);
-          if (ref != nullptr && (!nhwc.count(ref->node) || !nhwc.at(ref->node))) return false;
+          if (ref != nullptr && is_operand(*node, arg) &&
+              (!nhwc.count(ref->node) || !nhwc.at(ref->node))) {
+            return false;
+          }
         }
       }
       for (const ir::Node* user : g_.graph.users(node)) {
@@ -180,7 +191,7 @@ class KernelMaker {
         for (const ir::Argument& arg : user->args()) {
           const ir::ValueRef* ref = ref_of(arg);
           const bool read_so = it->second.elementwise
-                                   ? is_arg(*user, arg, "self") || is_arg(*user, arg, "other")
+                                   ? is_operand(*user, arg)
                                    : is_arg(*user, arg, "input") || is_arg(*user, arg, "residual");
           if (ref != nullptr && ref->node == node && !read_so) return false;
         }
@@ -416,9 +427,13 @@ std::string PreparedStats::str() const {
     part() << f.quantized.adds << " quantized adds (dequantize, add, [ReLU,] quantize in one "
            << "pass; " << quantized_adds_channels_last << " results passed on in NHWC)";
   }
-  if (f.quantized.pools > 0) {
-    part() << f.quantized.pools << " max pools on 8-bit integers (between a dequantize and a "
-           << "quantize)";
+  if (f.quantized.chains.moves > 0) {
+    part() << f.quantized.chains.moves << " views, copies and max pools on 8-bit integers "
+           << "(between a dequantize and a quantize of one scale)";
+  }
+  if (f.quantized.chains.lookups > 0) {
+    part() << f.quantized.chains.lookups << " elementwise chains on 8-bit integers as tables of "
+           << "256 (" << lookups_channels_last << " results passed on in NHWC)";
   }
   if (f.quantized.linears > 0) {
     part() << f.quantized.linears << " matrix products on int8 weights (PT2E's quantized "

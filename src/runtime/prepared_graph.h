@@ -34,6 +34,7 @@ struct PreparedStats {
   int quantized_channels_last = 0;  ///< integer convolutions' results passed on in NHWC
   int quantized_residuals_in_place = 0;  ///< integer convolutions written over their residual
   int quantized_adds_channels_last = 0;   ///< quantized adds passing NHWC operands on
+  int lookups_channels_last = 0;          ///< quantized lookups passing NHWC operands on
   /// Calls of composite ops (PyTorch's training IR) replaced by the calls their decomposition
   /// makes, and those left to run as their decomposition.
   ir::passes::ExpansionStats expansion;

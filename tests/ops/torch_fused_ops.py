@@ -14,8 +14,8 @@ def _same_shape(residual, y):
 def define_fused_ops():
     """Defines xport::fused_conv2d, fused_conv2d_, fused_linear, quantized_linear and
     quantized_conv2d (both overloads each), requantized_linear, requantized_conv2d and
-    requantized_conv2d_, quantized_add, weight_only_linear and bf16_linear; returns the
-    library, which must stay alive while the ops are used."""
+    requantized_conv2d_, quantized_add, quantized_lookup, weight_only_linear and bf16_linear;
+    returns the library, which must stay alive while the ops are used."""
     lib = torch.library.Library("xport", "DEF")
     conv = ("Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
             "SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups")
@@ -51,6 +51,7 @@ def define_fused_ops():
     lib.define("quantized_add(Tensor self, float self_scale, int self_zero_point, "
                "Tensor other, float other_scale, int other_zero_point, bool relu, "
                "float output_scale, int output_zero_point, ScalarType output_dtype) -> Tensor")
+    lib.define("quantized_lookup(Tensor self, Tensor table) -> Tensor")
     lib.define("bf16_linear(Tensor input, Tensor weight, Tensor? bias=None, "
                "bool bf16_compute=False) -> Tensor")
     lib.define("weight_only_linear(Tensor input, Tensor weight, int bits, Tensor scales, "
@@ -161,6 +162,12 @@ def define_fused_ops():
         return torch.ops.quantized_decomposed.quantize_per_tensor(
             y, output_scale, output_zero_point, *bounds, output_dtype)
 
+    def quantized_lookup(self, table):
+        if table.shape != (256,):
+            raise RuntimeError("quantized_lookup takes a table of 256 values")
+        offset = 128 if self.dtype == torch.int8 else 0
+        return table[self.to(torch.int64) + offset]
+
     def weight_only_linear(input, weight, bits, scales, zero_points, group_size, bias=None):
         # int8 [N, K], or int4 packed two to a byte in runs of 128 values: 16 little-endian
         # 32-bit words, nibble p of word i holding value 16p + i, plus 8.
@@ -199,4 +206,5 @@ def define_fused_ops():
     lib.impl("weight_only_linear", weight_only_linear, "CPU")
     lib.impl("bf16_linear", bf16_linear, "CPU")
     lib.impl("quantized_add", quantized_add, "CPU")
+    lib.impl("quantized_lookup", quantized_lookup, "CPU")
     return lib

@@ -265,7 +265,9 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
                                      "written over it); " + nhwc + " results passed on in NHWC)"},
                   {"cnn_xnnpack_static", "4 convolutions on int8 weights (PT2E's quantized "
                                          "layers; 4 quantizing their own results, 0 adding"},
-                  {"cnn_xnnpack_static", "1 max pools on 8-bit integers"},
+                  {"cnn_xnnpack_static", "2 quantized adds (dequantize, add, [ReLU,] quantize "
+                                         "in one pass"},
+                  {"cnn_xnnpack_static", "1 views, copies and max pools on 8-bit integers"},
                   {"cnn_xnnpack_dynamic", "2 convolutions on int8 weights (PT2E's quantized "
                                           "layers; 0 quantizing their own results"},
                   // torchao's weight-only programs: every linear layer (4 a block, 2 blocks,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/ir_util.h"
+#include "ir/passes/quantized_values.h"
 #include "ir/passes/torchao_weights.h"
 #include "kernels/cpu/weight_only_linear.h"
 #include "tensor/file_mapping.h"
@@ -18,6 +19,9 @@ using detail::int_of;
 using detail::is_one;
 using detail::known_ints;
 using detail::ref_of;
+using quantized::statically_dequantized;
+using quantized::whole_range;
+using quantized::whole_range_dtype;
 
 struct QuantOps {
   const OpDef& linear = find_op("aten::linear");
@@ -48,8 +52,6 @@ struct QuantOps {
   const OpDef& add = find_op("aten::add.Tensor");
   const OpDef& add_ = find_op("aten::add_.Tensor");
   const OpDef& quantize = find_op("quantized_decomposed::quantize_per_tensor");
-  const OpDef& max_pool2d = find_op("aten::max_pool2d");
-  const OpDef& max_pool2d_with_indices = find_op("aten::max_pool2d_with_indices");
   const OpDef& quantized_add = find_op("xport::quantized_add");
 };
 
@@ -91,20 +93,19 @@ class QuantizedFuser {
     for (const Node* node : calls) {
       if (node->op() == &ops_.to_copy) stats.bf16 += fuse_autocast_bf16(*node) ? 1 : 0;
       if (node->op() == &ops_.embedding) stats.bf16 += gather_bf16(*node) ? 1 : 0;
-      if (node->op() == &ops_.max_pool2d || node->op() == &ops_.max_pool2d_with_indices) {
-        stats.pools += pool_integers(*node) ? 1 : 0;
-      }
       // After the convolutions, which quantize their own results first.
       if (node->op() == &ops_.quantize) stats.adds += fuse_quantized_add(*node) ? 1 : 0;
     }
-    if (stats.linears + stats.convolutions + stats.weight_only + stats.bf16 + stats.pools +
-            stats.adds > 0) {
+    if (stats.linears + stats.convolutions + stats.weight_only + stats.bf16 + stats.adds > 0) {
       g_.graph.eliminate_dead_code();
     }
     // An absorbed add_ is no longer read, but dead code elimination keeps updates: it goes once
     // the calls that read it (its ReLU, the quantize) have.
     for (const Node* add : absorbed_updates_) g_.graph.erase(add);
     if (!absorbed_updates_.empty()) g_.graph.eliminate_dead_code();
+    // Last: what is left between a dequantize and a quantize (the quantize calls the layers
+    // absorbed are gone).
+    stats.chains = fuse_integer_chains(g_);
     return stats;
   }
 
@@ -539,14 +540,6 @@ class QuantizedFuser {
 
   const Node* sole_user(const Node& node) const { return detail::sole_user(g_.graph, node); }
 
-  // The dtype of `node` when it is a quantize_per_tensor over the whole range of its uint8 or
-  // int8 dtype (what the requantizing kernels write); else null.
-  const DType* whole_range_dtype(const Node* node) const {
-    if (node == nullptr || node->op() != &ops_.quantize) return nullptr;
-    const auto* dtype = std::get_if<DType>(&node->arg("dtype").value);
-    return dtype != nullptr && whole_range(*node, *dtype) ? dtype : nullptr;
-  }
-
   // What follows a static linear layer that xport::requantized_linear does itself.
   struct LinearTail {
     const Node* quantize = nullptr;
@@ -593,15 +586,6 @@ class QuantizedFuser {
     bool relu = false;
   };
 
-  // Whether a quantize_per_tensor / dequantize_per_tensor call spans the whole range of its
-  // integer dtype (uint8 or int8), which the integer kernels quantize to.
-  static bool whole_range(const Node& node, DType dtype) {
-    const bool u8 = dtype == DType::UInt8;
-    return (u8 || dtype == DType::Int8) &&
-           int_of(node.arg("quant_min")) == std::optional<int64_t>(u8 ? 0 : -128) &&
-           int_of(node.arg("quant_max")) == std::optional<int64_t>(u8 ? 255 : 127);
-  }
-
   // conv -> [add(conv, dequantize_per_tensor(r)) ->] [relu ->] quantize_per_tensor over the
   // whole uint8 or int8 range, each the only reader of the one before, no update in place
   // since x_q (and r): the parts, or nothing. The residual r must be of the result's shape
@@ -641,39 +625,6 @@ class QuantizedFuser {
     return tail;
   }
 
-  // quantize(max_pool2d(dequantize(x_q)) with the same scale, zero point and dtype (over the
-  // whole range), each the only reader of the one before: the max pool of x_q itself, as the
-  // maximum commutes with a dequantize and quantize(dequantize(v)) is v.
-  bool pool_integers(const Node& pool) {
-    const Node* dq = call_of(pool.arg("self"), ops_.dequantize);
-    const Node* q = sole_user(pool);
-    if (dq == nullptr || !to_float32(*dq) || q == nullptr || q->op() != &ops_.quantize) {
-      return false;
-    }
-    const ValueRef* x = ref_of(dq->arg("input"));
-    if (x == nullptr) return false;
-    const DType dtype = x->node->outputs()[x->index].dtype;
-    const auto* dq_scale = std::get_if<double>(&dq->arg("scale").value);
-    const auto* q_scale = std::get_if<double>(&q->arg("scale").value);
-    const std::optional<int64_t> zero_point = int_of(dq->arg("zero_point"));
-    const auto* q_dtype = std::get_if<DType>(&q->arg("dtype").value);
-    if (!whole_range(*dq, dtype) || !whole_range(*q, dtype) || q_dtype == nullptr ||
-        *q_dtype != dtype || dq_scale == nullptr ||
-        q_scale == nullptr || *dq_scale != *q_scale || !zero_point ||
-        int_of(q->arg("zero_point")) != zero_point ||
-        detail::updates_between(g_.graph, *x->node, *q)) {
-      return false;
-    }
-    std::vector<Argument> args = pool.args();
-    args[static_cast<size_t>(pool.op()->arg_position("self"))] = *x;
-    std::vector<TensorSpec> outputs = pool.outputs();
-    outputs[0].dtype = dtype;
-    Node* fused = g_.graph.insert_call(pool.position(), *pool.op(), std::move(args),
-                                       std::move(outputs), pool.meta());
-    g_.graph.replace_all_uses(q->out(0), fused->out(0));
-    return true;
-  }
-
   // add(conv, dq), add(dq, conv) or add_(conv, dq), alpha 1, where dq is a float32
   // dequantize_per_tensor with numbers for its scale and zero point: dq, or null.
   const Node* added_residual(const Node& add, const Node& conv) const {
@@ -683,18 +634,6 @@ class QuantizedFuser {
     if (!conv_first && add.op() == &ops_.add_) return nullptr;  // the residual would be updated
     const Node* dq = call_of(add.arg(conv_first ? "other" : "self"), ops_.dequantize);
     return statically_dequantized(dq) != nullptr ? dq : nullptr;
-  }
-
-  // The value a float32 dequantize_per_tensor over the whole range of its uint8 or int8 input
-  // reads, with numbers for its scale and zero point (static quantization); else null.
-  const ValueRef* statically_dequantized(const Node* dq) const {
-    if (dq == nullptr || !to_float32(*dq)) return nullptr;
-    const ValueRef* q = ref_of(dq->arg("input"));
-    if (q == nullptr || !std::holds_alternative<double>(dq->arg("scale").value) ||
-        !int_of(dq->arg("zero_point"))) {
-      return nullptr;
-    }
-    return whole_range(*dq, q->node->outputs()[q->index].dtype) ? q : nullptr;
   }
 
   // quantize(relu?(add(dequantize(a), dequantize(b)))), alpha 1, over whole 8-bit ranges, a and

@@ -21,12 +21,13 @@
 // quantization) becomes xport::weight_only_linear: int4 values (quant range within [-8, 7],
 // groups a multiple of 16, K of 128) packed two to a byte, int8 ones as they are. One of
 // bfloat16 constant weights widened by _to_copy (quant::to_bf16) becomes xport::bf16_linear, and
-// an embedding of such a table gathers bfloat16 rows and widens them. A max pool between a
-// dequantize and a quantize of the same parameters pools the integers. The sum of two
+// an embedding of such a table gathers bfloat16 rows and widens them. The sum of two
 // dequantized 8-bit values, [ReLU,] quantized, becomes one xport::quantized_add (XNNPACK's
-// residual blocks).
+// residual blocks). What is left between a dequantize and a quantize then runs on the
+// integers where it can (ir/passes/integer_chains.h: max pools, views, elementwise tables).
 
 #include "ir/passes/constant_graph.h"
+#include "ir/passes/integer_chains.h"
 
 namespace xport::ir::passes {
 
@@ -38,7 +39,7 @@ struct QuantizedFusionStats {
   int residuals = 0;     ///< of those, adding a quantized residual before it
   int weight_only = 0;   ///< xport::weight_only_linear calls written (float inputs)
   int bf16 = 0;          ///< xport::bf16_linear calls, and embeddings gathering bfloat16 rows
-  int pools = 0;         ///< max pools between a dequantize and a quantize, now on the integers
+  IntegerChainStats chains;  ///< calls between a dequantize and a quantize, now on the integers
   int adds = 0;          ///< xport::quantized_add calls written (dequantize, add, quantize)
 };
 

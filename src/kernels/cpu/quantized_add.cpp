@@ -130,8 +130,8 @@ void quantized_add_out(const QuantizedOperand& a, const QuantizedOperand& b, boo
                   a.values.int_sizes() == out.int_sizes(),
               Internal, "xport::quantized_add: operands and result of different shapes (the "
               "meta function checks them)");
-  const Tensor x = a.values.contiguous();
-  const Tensor y = b.values.contiguous();
+  const Tensor x = contiguous_as(a.values, a.values.dtype());
+  const Tensor y = contiguous_as(b.values, b.values.dtype());
   const bool q_signed = is_signed_8bit(out.dtype(), "the output");
   quantized_add_detail::Args p{
       .a = x.raw_data(),

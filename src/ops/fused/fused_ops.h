@@ -14,6 +14,7 @@
 namespace xport::ops::fused_conv2d_args {
 
 constexpr size_t kConvolution = 9;  ///< the count of aten::convolution's arguments, first
+void xport_quantized_lookup_out(const Tensor& self, const Tensor& table, const Tensor& out);
 
 }  // namespace xport::ops::fused_conv2d_args
 
@@ -98,5 +99,6 @@ void xport_quantized_add_out(const Tensor& self, double self_scale, int64_t self
                              const Tensor& other, double other_scale, int64_t other_zero_point,
                              bool relu, double output_scale, int64_t output_zero_point,
                              DType output_dtype, const Tensor& out);
+void xport_quantized_lookup_out(const Tensor& self, const Tensor& table, const Tensor& out);
 
 }  // namespace xport::ops

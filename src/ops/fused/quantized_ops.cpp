@@ -7,8 +7,10 @@
 // and PackedQuantizedConv2d, which the runtime keeps packed); their decompositions are the
 // dequantize ops and the call they replaced. The .tensor overloads take the input's scale and
 // zero point as one-element tensors (dynamic quantization's choose_qparams results).
-// xport::quantized_add is the sum of two quantized tensors, quantized (XNNPACK's block end).
+// xport::quantized_add is the sum of two quantized tensors, quantized (XNNPACK's block end);
+// xport::quantized_lookup an elementwise function of 8-bit values as a table of 256.
 #include "kernels/cpu/quantized_add.h"
+#include "kernels/cpu/quantized_lookup.h"
 #include "kernels/cpu/quantized_conv.h"
 #include "kernels/cpu/quantized_linear.h"
 #include "ops/fused/fused_ops.h"
@@ -198,6 +200,26 @@ std::vector<Tensor> quantized_add_decomposition(const OpArgs& a) {
                                a.dtype("output_dtype"))};
 }
 
+// quantized_lookup: a table of 256 8-bit values, indexed by 8-bit values.
+std::vector<TensorMeta> quantized_lookup_meta(const OpArgs& a) {
+  const Tensor& self = a.tensor("self");
+  const Tensor& table = a.tensor("table");
+  const auto is_8bit = [](DType d) { return d == DType::UInt8 || d == DType::Int8; };
+  XPORT_CHECK(is_8bit(self.dtype()) && is_8bit(table.dtype()) && table.dim() == 1 &&
+                  static_cast<bool>(table.size(0) == 256),
+              InvalidInput, a.name(), ": looks uint8 or int8 values up in a table of 256 uint8 "
+              "or int8 values, got ", Value(self).str(), " and a table ", Value(table).str());
+  return {contiguous_meta(self.sizes(), table.dtype())};
+}
+
+std::vector<Tensor> quantized_lookup_decomposition(const OpArgs& a) {
+  const Tensor& self = a.tensor("self");
+  Tensor index = call1(XPORT_OP("aten::_to_copy"), {self, DType::Int64});
+  if (self.dtype() == DType::Int8) index = call1(XPORT_OP("aten::add.Scalar"), {index, int64_t{128}});
+  return {call1(XPORT_OP("aten::index.Tensor"),
+                {a.tensor("table"), std::vector<Tensor>{index}})};
+}
+
 void run_quantized_conv2d(const Tensor& input, double input_scale, int64_t input_zero_point,
                           const Tensor& weight, const Tensor& weight_scales,
                           const std::optional<Tensor>& bias, const std::vector<int64_t>& stride,
@@ -327,6 +349,10 @@ void xport_quantized_add_out(const Tensor& self, double self_scale, int64_t self
                                   output_zero_point, out);
 }
 
+void xport_quantized_lookup_out(const Tensor& self, const Tensor& table, const Tensor& out) {
+  kernels::cpu::quantized_lookup_out(self, table, out);
+}
+
 void register_quantized_ops() {
   register_op({
       .schema = "xport::quantized_linear(Tensor input, float input_scale, int input_zero_point, "
@@ -396,6 +422,13 @@ void register_quantized_ops() {
       .meta = quantized_add_meta,
       .kernel = XPORT_OP_KERNEL(xport_quantized_add_out),
       .decomp = quantized_add_decomposition,
+  });
+  // table[self] (int8 self: table[self + 128]).
+  register_op({
+      .schema = "xport::quantized_lookup(Tensor self, Tensor table) -> Tensor",
+      .meta = quantized_lookup_meta,
+      .kernel = XPORT_OP_KERNEL(xport_quantized_lookup_out),
+      .decomp = quantized_lookup_decomposition,
   });
   register_op({
       .schema = "xport::quantized_conv2d.tensor(Tensor input, Tensor input_scale, "

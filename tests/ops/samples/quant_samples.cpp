@@ -594,6 +594,35 @@ void quantized_add_samples(Rows& rows) {
                   -1, -1, true});
 }
 
+void quantized_lookup_samples(Rows& rows) {
+  // quantized_lookup(self, table): table[self], int8 self offset by 128.
+  const std::string q = "xport::quantized_lookup";
+  rows.push_back({q, "int8 values, int8 table (odd count: the vector tail)",
+                  [](Gen& g) {
+                    return Args{g.ints({3, 67}, -128, 127, DType::Int8),
+                                g.ints({256}, -128, 127, DType::Int8)};
+                  },
+                  0, 0});
+  rows.push_back({q, "uint8 values, uint8 table, every value once and more",
+                  [](Gen& g) {
+                    return Args{g.ints({2, 4, 129}, 0, 255, DType::UInt8),
+                                g.ints({256}, 0, 255, DType::UInt8)};
+                  },
+                  0, 0});
+  rows.push_back({q, "uint8 values into an int8 table",
+                  [](Gen& g) {
+                    return Args{g.ints({130}, 0, 255, DType::UInt8),
+                                g.ints({256}, -128, 127, DType::Int8)};
+                  },
+                  0, 0});
+  rows.push_back({q, "a table of 255 refused",
+                  [](Gen& g) {
+                    return Args{g.ints({8}, 0, 255, DType::UInt8),
+                                g.ints({255}, 0, 255, DType::UInt8)};
+                  },
+                  -1, -1, true});
+}
+
 }  // namespace
 
 Rows quant_samples() {
@@ -608,6 +637,7 @@ Rows quant_samples() {
   quantized_linear_samples(rows);
   quantized_conv2d_samples(rows);
   quantized_add_samples(rows);
+  quantized_lookup_samples(rows);
   return rows;
 }
 
