@@ -435,6 +435,10 @@ std::string PreparedStats::str() const {
     part() << f.quantized.chains.lookups << " elementwise chains on 8-bit integers as tables of "
            << "256 (" << lookups_channels_last << " results passed on in NHWC)";
   }
+  if (f.unsigned_results > 0) {
+    part() << f.unsigned_results << " int8 results carried as uint8 (the value + 128, "
+           << "its zero point + 128)";
+  }
   if (f.quantized.linears > 0) {
     part() << f.quantized.linears << " matrix products on int8 weights (PT2E's quantized "
            << "layers; " << f.quantized.requantized_linears << " quantizing their own results)";

@@ -271,7 +271,8 @@ TEST(RuntimeFusion, QuantizedLayersMultiplyIntegers) {
 // xport::quantized_add, a dequantize, dropout and quantize of one scale is nothing, a GELU
 // between a dequantize and a quantize is a table, and the int8 values between the integer
 // convolutions, the adds and the table stay NHWC (the elementwise calls pass their operands'
-// layout on). Equal to the program run op by op (the integer
+// layout on), and every int8 result is carried as uint8, zero points moved by 128 (t1 too when
+// the program returns it dequantized). Equal to the program run op by op (the integer
 // convolutions' float sums differ from PyTorch's formula in their last bits, which moves a value
 // on a step's boundary by one step; four layers of them reach 1.04e-2 of the output's range at
 // batch 64; a value in the wrong layout moves the output by its whole range).
@@ -299,7 +300,8 @@ TEST(RuntimeFusion, XnnpackBlocksAddQuantizedValuesInOnePass) {
                   " results passed on in NHWC); 1 views, copies and max pools on 8-bit integers "
                   "(between a dequantize and a quantize of one scale); 1 elementwise chains on "
                   "8-bit integers as tables of 256 (" + (passed ? "1" : "0") +
-                  " results passed on in NHWC)");
+                  " results passed on in NHWC); 7 int8 results carried as uint8 (the value + "
+                  "128, its zero point + 128)");
     EXPECT_EQ(fused.plan_stats(in).kernel_steps, t1_out ? 9 : 8);
   }
 }

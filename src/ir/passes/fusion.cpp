@@ -9,6 +9,7 @@
 #include "ir/ir_util.h"
 #include "ir/passes/gelu_recognition.h"
 #include "ir/passes/quantized_fusion.h"
+#include "ir/passes/unsigned_activations.h"
 #include "xport/error.h"
 
 namespace xport::ir::passes {
@@ -51,6 +52,8 @@ class Fuser {
     drop_identity_copies();
     // PT2E's quantized layers first: their float ops would not fuse.
     stats_.quantized = fuse_quantized_layers(g_);
+    // Then the integer kernels' int8 results as uint8, which they multiply natively.
+    stats_.unsigned_results = carry_int8_as_uint8(g_);
     // So that a GELU written out goes into the epilogue of the product before it.
     stats_.gelus = recognize_gelu(g_);
     if (stats_.gelus > 0) g_.graph.eliminate_dead_code();

@@ -34,6 +34,7 @@ struct FusionStats {
   int pointwise_chains = 0;  ///< xport::fused_pointwise calls
   int pointwise_ops = 0;     ///< the ops in their subgraphs
   QuantizedFusionStats quantized;  ///< integer products (ir/passes/quantized_fusion.h)
+  int unsigned_results = 0;  ///< int8 results carried as uint8 (ir/passes/unsigned_activations.h)
 };
 
 /// Rewrites `g` in place. Convolutions and matrix products are fused when their weights (and

@@ -6,9 +6,12 @@
 #include "ir/passes/constant_folding.h"
 #include "ir/passes/fusion.h"
 #include "ir/passes/memory_planning.h"
+#include "ir/passes/quantized_fusion.h"
+#include "ir/passes/unsigned_activations.h"
 #include "runtime/conv_block_program.h"
 #include "runtime/linear_program.h"
 #include "runtime/pointwise_program.h"
+#include "runtime/quantized_program.h"
 #include "serde/round_trip.h"
 
 namespace xport::ir::passes {
@@ -65,6 +68,38 @@ TEST(FusionPass, ConvolutionBlocksBecomeFusedCallsThatComputeWhatTheGraphDid) {
     for (size_t i = 0; i < got.size(); ++i) {
       const double scale = want[i].abs().max().item<float>();
       EXPECT_LT((got[i] - want[i]).abs().max().item<float>() / scale, 1e-5) << "output " << i;
+    }
+  }
+}
+
+// XNNPACK's int8 activations carried as uint8 (each value + 128, each zero point + 128) are the
+// same real numbers: the fused graph gives the same bits with and without it, whether its
+// integer convolutions run on oneDNN's kernels or (capped, no VNNI) in float.
+TEST(FusionPass, Int8ResultsCarriedAsUint8GiveTheSameBits) {
+  for (const bool t1_out : {false, true}) {
+    const ExportedProgram program = test_support::xnnpack_block_program(t1_out);
+    ConstantGraph signed_graph = with_constants(program);
+    const QuantizedFusionStats stats = fuse_quantized_layers(signed_graph);
+    EXPECT_EQ(stats.adds, 2);
+    EXPECT_EQ(stats.chains.lookups, 1);
+    ConstantGraph unsigned_graph{signed_graph.graph.clone(), signed_graph.constants};
+    EXPECT_EQ(carry_int8_as_uint8(unsigned_graph), 7);
+    unsigned_graph.graph.verify();
+    size_t int8_results = 0;  // of calls: the weights stay int8
+    for (const auto& node : unsigned_graph.graph.nodes()) {
+      if (node->kind() != NodeKind::Call) continue;
+      for (const TensorSpec& spec : node->outputs()) int8_results += spec.dtype == DType::Int8;
+    }
+    EXPECT_EQ(int8_results, 0u) << "t1_out " << t1_out;
+    const sym::ExprPtr s0 = sym::symbol("s0");
+    for (int64_t batch : {1, 3}) {
+      const Tensor x = randn({batch, 8, 8, 8}, 80 + static_cast<uint64_t>(batch));
+      const std::vector<Tensor> want = run(signed_graph, {x}, {{s0, batch}});
+      const std::vector<Tensor> got = run(unsigned_graph, {x}, {{s0, batch}});
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        EXPECT_TRUE(allclose(got[i], want[i], 0, 0)) << "output " << i << ", batch " << batch;
+      }
     }
   }
 }
