@@ -313,7 +313,15 @@ class KernelMaker {
         .dtype = std::get<DType>(node.arg("output_dtype").value),
         .residual = !node.arg("residual").is_none(),
         .residual_scale = std::get<double>(node.arg("residual_scale").value),
-        .residual_zero_point = integer("residual_zero_point")};
+        .residual_zero_point = integer("residual_zero_point"),
+        .quantize_conv = !node.arg("conv_scale").is_none(),
+        .conv_scale = node.arg("conv_scale").is_none()
+                          ? 1.0
+                          : std::get<double>(node.arg("conv_scale").value),
+        .conv_zero_point = integer("conv_zero_point"),
+        .conv_dtype = node.arg("conv_dtype").is_none()
+                          ? DType::Int8
+                          : std::get<DType>(node.arg("conv_dtype").value)};
   }
 
   // What a requantized_linear does after its product (none for the other ops).
@@ -424,8 +432,10 @@ std::string PreparedStats::str() const {
            << " results passed on in NHWC)";
   }
   if (f.quantized.adds > 0) {
-    part() << f.quantized.adds << " quantized adds (dequantize, add, [ReLU,] quantize in one "
-           << "pass; " << quantized_adds_channels_last << " results passed on in NHWC)";
+    part() << f.quantized.adds << " quantized adds (dequantize, add, [ReLU,] quantize: "
+           << f.quantized.adds_into_convolutions << " in the convolution before them, the "
+           << "others in one pass; " << quantized_adds_channels_last
+           << " results passed on in NHWC)";
   }
   if (f.quantized.chains.moves > 0) {
     part() << f.quantized.chains.moves << " views, copies and max pools on 8-bit integers "

@@ -37,7 +37,8 @@ def define_fused_ops():
                "Tensor weight, Tensor weight_scales, Tensor? bias, SymInt[] stride, "
                "SymInt[] padding, SymInt[] dilation, SymInt groups, bool relu, "
                "float output_scale, int output_zero_point, ScalarType output_dtype, "
-               "Tensor? residual=None, float residual_scale=1., int residual_zero_point=0) "
+               "Tensor? residual=None, float residual_scale=1., int residual_zero_point=0, "
+               "float? conv_scale=None, int conv_zero_point=0, ScalarType? conv_dtype=None) "
                "-> Tensor")
     lib.define("requantized_linear(Tensor input, float input_scale, int input_zero_point, "
                "Tensor weight, Tensor weight_scales, Tensor? bias, str activation, "
@@ -46,7 +47,8 @@ def define_fused_ops():
                "Tensor weight, Tensor weight_scales, Tensor? bias, SymInt[] stride, "
                "SymInt[] padding, SymInt[] dilation, SymInt groups, bool relu, "
                "float output_scale, int output_zero_point, ScalarType output_dtype, "
-               "Tensor(a!) residual, float residual_scale, int residual_zero_point) "
+               "Tensor(a!) residual, float residual_scale, int residual_zero_point, "
+               "float? conv_scale=None, int conv_zero_point=0, ScalarType? conv_dtype=None) "
                "-> Tensor(a!)")
     lib.define("quantized_add(Tensor self, float self_scale, int self_zero_point, "
                "Tensor other, float other_scale, int other_zero_point, bool relu, "
@@ -110,9 +112,16 @@ def define_fused_ops():
     def requantized_conv2d(input, input_scale, input_zero_point, weight, weight_scales, bias,
                            stride, padding, dilation, groups, relu, output_scale,
                            output_zero_point, output_dtype, residual=None, residual_scale=1.0,
-                           residual_zero_point=0):
+                           residual_zero_point=0, conv_scale=None, conv_zero_point=0,
+                           conv_dtype=None):
         y = quantized_conv2d(input, input_scale, input_zero_point, weight, weight_scales, bias,
                              stride, padding, dilation, groups)
+        if conv_scale is not None:  # XNNPACK's block: the convolution's result quantized first
+            c_bounds = (0, 255) if conv_dtype == torch.uint8 else (-128, 127)
+            y = torch.ops.quantized_decomposed.dequantize_per_tensor(
+                torch.ops.quantized_decomposed.quantize_per_tensor(
+                    y, conv_scale, conv_zero_point, *c_bounds, conv_dtype),
+                conv_scale, conv_zero_point, *c_bounds, conv_dtype)
         if residual is not None:
             _same_shape(residual, y)
             r_bounds = (0, 255) if residual.dtype == torch.uint8 else (-128, 127)
@@ -140,11 +149,12 @@ def define_fused_ops():
     def requantized_conv2d_(input, input_scale, input_zero_point, weight, weight_scales, bias,
                             stride, padding, dilation, groups, relu, output_scale,
                             output_zero_point, output_dtype, residual, residual_scale,
-                            residual_zero_point):
+                            residual_zero_point, conv_scale=None, conv_zero_point=0,
+                            conv_dtype=None):
         return residual.copy_(requantized_conv2d(
             input, input_scale, input_zero_point, weight, weight_scales, bias, stride, padding,
             dilation, groups, relu, output_scale, output_zero_point, output_dtype, residual,
-            residual_scale, residual_zero_point))
+            residual_scale, residual_zero_point, conv_scale, conv_zero_point, conv_dtype))
 
     def quantized_add(self, self_scale, self_zero_point, other, other_scale, other_zero_point,
                       relu, output_scale, output_zero_point, output_dtype):

@@ -181,17 +181,18 @@ inline ExportedProgram quantized_program() {
 ///   x: f32[s0, 8, 8, 8]    s0 in [1, 64]
 ///   conv1 [32, 8]: quantize(x) -> dequantize -> convolution -> relu -> quantize     t1
 ///   conv2 [32, 32] of t1 -> quantize; add_(its dequantize, t1's) -> relu -> quantize  t2
-///   conv3 [32, 32] of t2 -> quantize; add(its dequantize, t2's) -> quantize           t3
+///   conv3 [32, 32] of t2 -> quantize; add(its dequantize, t2's) -> quantize to uint8  t3
 ///   dequantize(t3) -> dropout(train=False) -> quantize as t3 -> dequantize -> gelu ->
-///     quantize                                                                         t4
+///     quantize to int8                                                                 t4
 ///   conv4 [16, 32] of t4, float result
 ///   return (conv4's result,), or (conv4's result, t1 dequantized) with `t1_out`
 ///
-/// Both adds become xport::quantized_add, the dropout goes (quantize(dequantize(t3)) is t3),
-/// and the GELU between a dequantize and a quantize becomes a table of 256 values
-/// (xport::quantized_lookup); t1 to t4 and the convolutions' results between stay NHWC (only
-/// integer convolutions, quantized adds and the lookup read them). With t1 an output, every
-/// value is NCHW: t1 is, so the add reading it and everything after.
+/// The first add goes into conv2's post-ops (t1 its residual); the second, its sum of another
+/// dtype than its operands, becomes xport::quantized_add. The dropout goes
+/// (quantize(dequantize(t3)) is t3), and the GELU between a dequantize and a quantize becomes
+/// a table of 256 values (xport::quantized_lookup). t1 to t4 and conv3's result stay NHWC
+/// (only integer convolutions, the quantized add and the lookup read them). With t1 an output,
+/// t1 and t2 are NCHW.
 inline ExportedProgram xnnpack_block_program(bool t1_out = false) {
   using ir::Argument;
   using B = QuantizedGraphBuilder;
@@ -229,13 +230,14 @@ inline ExportedProgram xnnpack_block_program(bool t1_out = false) {
       "aten::add.Tensor",
       {b.dequantize(q3, 0.06, -5, i8, wide), b.dequantize(t2, 0.04, -128, i8, wide), Argument(1)},
       B::specs(DType::Float32, wide));
-  const ir::ValueRef t3 = b.quantize(sum2, 0.05, 2, i8, wide);
+  const DType u8 = DType::UInt8;
+  const ir::ValueRef t3 = b.quantize(sum2, 0.05, 130, u8, wide);
   const ir::ValueRef kept = b.call("aten::dropout",
-                                   {b.dequantize(t3, 0.05, 2, i8, wide), 0.1, Argument(false)},
+                                   {b.dequantize(t3, 0.05, 130, u8, wide), 0.1, Argument(false)},
                                    B::specs(DType::Float32, wide));
-  const ir::ValueRef t3_again = b.quantize(kept, 0.05, 2, i8, wide);
+  const ir::ValueRef t3_again = b.quantize(kept, 0.05, 130, u8, wide);
   const ir::ValueRef gelu =
-      b.call("aten::gelu", {b.dequantize(t3_again, 0.05, 2, i8, wide), std::string("none")},
+      b.call("aten::gelu", {b.dequantize(t3_again, 0.05, 130, u8, wide), std::string("none")},
              B::specs(DType::Float32, wide));
   const ir::ValueRef t4 = b.quantize(gelu, 0.02, -100, i8, wide);
   const ir::ValueRef c4 =

@@ -248,8 +248,8 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
   // a quantize (through a ReLU, or a GELU and eval dropout) quantizes its own result, and so
   // does a convolution (through a residual add, a ReLU, both or neither); a result only such
   // convolutions read stays NHWC. X86's quantizer leaves the add to the convolution, XNNPACK's
-  // quantizes the convolution's result before it (and the max pool's input: it pools the
-  // integers). The CNN's first convolution has weights small enough to be folded to float32
+  // quantizes the convolution's result before it, which the convolution's post-ops then do
+  // (and the max pool's input: it pools the integers). The CNN's first convolution has weights small enough to be folded to float32
   // constants at load, and runs in float; XNNPACK's dynamic configuration leaves two
   // convolutions in float.
   // Without VNNI the integer convolutions compute in float, on NCHW.
@@ -264,9 +264,10 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
                                      "quantizing their own results, 2 adding their residual (1 "
                                      "written over it); " + nhwc + " results passed on in NHWC)"},
                   {"cnn_xnnpack_static", "4 convolutions on int8 weights (PT2E's quantized "
-                                         "layers; 4 quantizing their own results, 0 adding"},
-                  {"cnn_xnnpack_static", "2 quantized adds (dequantize, add, [ReLU,] quantize "
-                                         "in one pass"},
+                                         "layers; 4 quantizing their own results, 2 adding "
+                                         "their residual"},
+                  {"cnn_xnnpack_static", "2 quantized adds (dequantize, add, [ReLU,] quantize: "
+                                         "2 in the convolution before them"},
                   {"cnn_xnnpack_static", "1 views, copies and max pools on 8-bit integers"},
                   {"cnn_xnnpack_dynamic", "2 convolutions on int8 weights (PT2E's quantized "
                                           "layers; 0 quantizing their own results"},

@@ -96,6 +96,8 @@ class QuantizedFuser {
       // After the convolutions, which quantize their own results first.
       if (node->op() == &ops_.quantize) stats.adds += fuse_quantized_add(*node) ? 1 : 0;
     }
+    stats.adds_into_convolutions = adds_into_convolutions_;
+    stats.residuals += adds_into_convolutions_;
     if (stats.linears + stats.convolutions + stats.weight_only + stats.bf16 + stats.adds > 0) {
       g_.graph.eliminate_dead_code();
     }
@@ -113,6 +115,7 @@ class QuantizedFuser {
   ConstantGraph& g_;
   QuantOps ops_;
   std::vector<const Node*> absorbed_updates_;  // add_ calls the fused convolutions do
+  int adds_into_convolutions_ = 0;             // quantized adds a convolution's post-ops do
 
   // The int8 weights ([N, K], or [O, C, KH, KW]: `rank` dims) of a per-channel dequantize along
   // dim 0 with zero points 0.
@@ -519,6 +522,8 @@ class QuantizedFuser {
         } else {
           args.insert(args.end(), {Argument(), 1.0, Argument(int64_t{0})});
         }
+        // The result quantized once (conv_scale None: XNNPACK's blocks take that later).
+        args.insert(args.end(), {Argument(), Argument(int64_t{0}), Argument()});
         Node* fused = g_.graph.insert_call(quantize.position(), ops_.requantized_conv2d,
                                            std::move(args), {quantize.outputs()[0]},
                                            node.meta());
@@ -674,6 +679,12 @@ class QuantizedFuser {
                       : detail::updates_between(g_.graph, first, quantize);
     };
     if (updates_from(*a->node) || updates_from(*b->node)) return false;
+    const AddedQuantized sum{quantize, *add, relu != nullptr, *dtype};
+    if (add_into_convolution(sum, {dq_a, a}, {dq_b, b}) ||
+        add_into_convolution(sum, {dq_b, b}, {dq_a, a})) {
+      if (in_place) absorbed_updates_.push_back(add);
+      return true;
+    }
     std::vector<Argument> args = {*a,
                                   dq_a->arg("scale"),
                                   dq_a->arg("zero_point"),
@@ -689,6 +700,57 @@ class QuantizedFuser {
                              {TensorSpec::contiguous(*dtype, sizes)}, add->meta());
     g_.graph.replace_all_uses(quantize.out(0), fused->out(0));
     if (in_place) absorbed_updates_.push_back(add);
+    return true;
+  }
+
+  // A sum of two dequantized values, [ReLU,] quantized (to `dtype`, by `quantize`).
+  struct AddedQuantized {
+    const Node& quantize;
+    const Node& add;
+    bool relu;
+    DType dtype;
+  };
+  // One of its operands: the dequantize and the value it reads.
+  struct Operand {
+    const Node* dequantize;
+    const ValueRef* value;
+  };
+
+  // The sum taken into the requantized convolution (no ReLU, no residual) whose result `conv`
+  // is, which only its dequantize reads, only the add that: the convolution's result quantized
+  // as it was, dequantized, then `residual` added, [ReLU,] quantized, all in its post-ops
+  // (requantized_conv2d's conv_scale). The residual must be of the sum's dtype.
+  bool add_into_convolution(const AddedQuantized& sum, Operand conv, Operand residual) {
+    const Node& c = *conv.value->node;
+    if (c.op() != &ops_.requantized_conv2d || !c.arg("residual").is_none() ||
+        !c.arg("conv_scale").is_none() || !is_false(c.arg("relu")) ||
+        sole_user(c) != conv.dequantize || sole_user(*conv.dequantize) != &sum.add ||
+        residual.value->node == &c ||
+        residual.value->node->outputs()[residual.value->index].dtype != sum.dtype ||
+        std::get<double>(conv.dequantize->arg("scale").value) !=
+            std::get<double>(c.arg("output_scale").value) ||
+        int_of(conv.dequantize->arg("zero_point")) != int_of(c.arg("output_zero_point"))) {
+      return false;
+    }
+    std::vector<Argument> args = c.args();
+    const auto set = [&](const char* name, Argument value) {
+      args[static_cast<size_t>(c.op()->arg_position(name))] = std::move(value);
+    };
+    set("relu", sum.relu);
+    set("output_scale", sum.quantize.arg("scale"));
+    set("output_zero_point", sum.quantize.arg("zero_point"));
+    set("output_dtype", sum.dtype);
+    set("residual", *residual.value);
+    set("residual_scale", residual.dequantize->arg("scale"));
+    set("residual_zero_point", residual.dequantize->arg("zero_point"));
+    set("conv_scale", c.arg("output_scale"));
+    set("conv_zero_point", c.arg("output_zero_point"));
+    set("conv_dtype", c.outputs()[0].dtype);
+    Node* fused = g_.graph.insert_call(
+        sum.quantize.position(), ops_.requantized_conv2d, std::move(args),
+        {TensorSpec::contiguous(sum.dtype, c.outputs()[0].sizes)}, sum.add.meta());
+    g_.graph.replace_all_uses(sum.quantize.out(0), fused->out(0));
+    ++adds_into_convolutions_;
     return true;
   }
 

@@ -33,6 +33,18 @@ class Flipper {
         flipped_.insert(node.get());
       }
     }
+    // A convolution adding a residual writes the residual's dtype: both flip, or neither.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const Node* conv : g_.graph.find_nodes(ops_.requantized_conv2d)) {
+        const ValueRef* residual = ref_of(conv->arg("residual"));
+        if (residual != nullptr && flipped_.count(conv) != flipped_.count(residual->node)) {
+          flipped_.erase(conv);
+          flipped_.erase(residual->node);
+          changed = true;
+        }
+      }
+    }
     const int flips = static_cast<int>(flipped_.size());
     if (flips == 0) return 0;
     std::vector<Node*> calls;
@@ -62,8 +74,6 @@ class Flipper {
 
   bool may_write_unsigned(const Node& node) const {
     if (node.outputs().size() != 1 || node.outputs()[0].dtype != DType::Int8) return false;
-    // A convolution adding a residual writes the residual's dtype.
-    if (node.op() == &ops_.requantized_conv2d && !node.arg("residual").is_none()) return false;
     if (node.op() == &ops_.lookup) return true;
     const char* zero_point = output_zero_point(node);
     if (zero_point == nullptr || !int_of(node.arg(zero_point))) return false;
@@ -80,8 +90,8 @@ class Flipper {
     };
     const OpDef* op = user.op();
     if (op == &ops_.requantized_conv2d || op == &ops_.quantized_conv2d) {
-      // Not a residual: it is of the result's dtype, which stays.
       if (is("input")) return "input_zero_point";
+      if (is("residual")) return "residual_zero_point";
     } else if (op == &ops_.quantized_add) {
       if (is("self")) return "self_zero_point";
       if (is("other")) return "other_zero_point";

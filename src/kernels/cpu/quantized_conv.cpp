@@ -122,8 +122,12 @@ std::shared_ptr<const PackedQuantizedConv2d::Primitive> PackedQuantizedConv2d::p
   DT dst_type = DT::s32;
   memory::desc bias_md;
   if (fixed_input_scale_) {
+    // Into output steps, or the convolution's own steps when it is quantized first.
     const auto inv_out =
-        requantize_ ? static_cast<float>(1.0 / requantize_->output_scale) : 1.0f;
+        !requantize_ ? 1.0f
+                     : static_cast<float>(1.0 / (requantize_->quantize_conv
+                                                     ? requantize_->conv_scale
+                                                     : requantize_->output_scale));
     std::vector<float> scales(weight_scales_.size());
     p->bias.resize(weight_scales_.size());
     for (size_t c = 0; c < scales.size(); ++c) {
@@ -140,6 +144,17 @@ std::shared_ptr<const PackedQuantizedConv2d::Primitive> PackedQuantizedConv2d::p
     attr.set_zero_points(DNNL_ARG_DST, 0,
                          {static_cast<int32_t>(requantize_->output_zero_point)});
     dnnl::post_ops ops;
+    if (requantize_->quantize_conv) {
+      // round(v) clipped to the conv dtype's range less its zero point, then in output steps.
+      const bool u8 = requantize_->conv_dtype == DType::UInt8;
+      const auto zero_point = static_cast<float>(requantize_->conv_zero_point);
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_round, 0.f, 0.f);
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, (u8 ? 0.f : -128.f) - zero_point,
+                         (u8 ? 255.f : 127.f) - zero_point);
+      ops.append_eltwise(
+          1.f, dnnl::algorithm::eltwise_linear,
+          static_cast<float>(requantize_->conv_scale / requantize_->output_scale), 0.f);
+    }
     // The residual in output steps: (residual - its zero point) * its scale / the output's.
     if (requantize_->residual) {
       ops.append_sum(static_cast<float>(requantize_->residual_scale / requantize_->output_scale),
@@ -196,8 +211,8 @@ std::shared_ptr<const PackedQuantizedConv2d::Primitive> PackedQuantizedConv2d::p
   return primitives_.emplace(std::move(key), std::move(p)).first->second;
 }
 
-// PyTorch's reference: the input dequantized, the float convolution, then the residual, ReLU
-// and quantize when it requantizes.
+// PyTorch's reference: the input dequantized, the float convolution, then [its quantize and
+// dequantize,] the residual, ReLU and quantize when it requantizes.
 void PackedQuantizedConv2d::run_in_float(const Tensor& input, double input_scale,
                                          int64_t input_zero_point, const Tensor& residual,
                                          const Tensor& out) const {
@@ -209,6 +224,13 @@ void PackedQuantizedConv2d::run_in_float(const Tensor& input, double input_scale
   }
   Tensor y = Tensor::empty_contiguous(out.int_sizes(), DType::Float32);
   in_float_->run(x, Tensor(), y);
+  if (requantize_->quantize_conv) {
+    const bool u8 = requantize_->conv_dtype == DType::UInt8;
+    const Tensor q = Tensor::empty_contiguous(out.int_sizes(), requantize_->conv_dtype);
+    quantize_per_tensor_out(y, requantize_->conv_scale, requantize_->conv_zero_point,
+                            u8 ? 0 : -128, u8 ? 255 : 127, q);
+    dequantize_per_tensor_out(q, requantize_->conv_scale, requantize_->conv_zero_point, y);
+  }
   auto* d = y.mutable_data<float>();
   if (requantize_->residual) {
     Tensor r = Tensor::empty_contiguous(out.int_sizes(), DType::Float32);

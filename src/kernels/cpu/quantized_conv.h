@@ -27,7 +27,10 @@ namespace xport::kernels::cpu {
 /// zero point; the int8 layout reordered to NCHW is one byte a value). With `residual`, a
 /// quantized residual of the output's shape and dtype is added before the ReLU:
 /// out = quantize(relu?(conv + (residual - residual_zero_point) * residual_scale)), oneDNN's
-/// sum post-op (ResNet's block: conv, add, ReLU, quantize).
+/// sum post-op (ResNet's block: conv, add, ReLU, quantize). With `quantize_conv` (XNNPACK's
+/// block, which quantizes the convolution's result before the add) the convolution's result is
+/// first quantized to conv_dtype's whole range and dequantized: in conv steps, rounded and
+/// clipped, then scaled to output steps (oneDNN's round, clip and linear post-ops).
 struct Requantize {
   bool relu = false;
   double output_scale = 1;
@@ -36,6 +39,10 @@ struct Requantize {
   bool residual = false;
   double residual_scale = 1;
   int64_t residual_zero_point = 0;
+  bool quantize_conv = false;
+  double conv_scale = 1;
+  int64_t conv_zero_point = 0;
+  DType conv_dtype = DType::Int8;  ///< uint8 or int8
 };
 
 class PackedQuantizedConv2d {

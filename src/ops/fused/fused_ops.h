@@ -76,7 +76,8 @@ void xport_requantized_conv2d_out(const Tensor& input, double input_scale,
                                   bool relu, double output_scale, int64_t output_zero_point,
                                   DType output_dtype, const std::optional<Tensor>& residual,
                                   double residual_scale, int64_t residual_zero_point,
-                                  const Tensor& out);
+                                  std::optional<double> conv_scale, int64_t conv_zero_point,
+                                  std::optional<DType> conv_dtype, const Tensor& out);
 void xport_requantized_conv2d__out(const Tensor& input, double input_scale,
                                    int64_t input_zero_point, const Tensor& weight,
                                    const Tensor& weight_scales, const std::optional<Tensor>& bias,
@@ -86,7 +87,8 @@ void xport_requantized_conv2d__out(const Tensor& input, double input_scale,
                                    bool relu, double output_scale, int64_t output_zero_point,
                                    DType output_dtype, const Tensor& residual,
                                    double residual_scale, int64_t residual_zero_point,
-                                   const Tensor& out);
+                                   std::optional<double> conv_scale, int64_t conv_zero_point,
+                                   std::optional<DType> conv_dtype, const Tensor& out);
 void xport_quantized_conv2d_tensor_out(const Tensor& input, const Tensor& input_scale,
                                        const Tensor& input_zero_point, const Tensor& weight,
                                        const Tensor& weight_scales,

@@ -141,11 +141,24 @@ std::vector<TensorMeta> requantized_conv2d_meta(const OpArgs& a) {
   }
   XPORT_CHECK(fits, InvalidInput, a.name(), ": the residual must be of the result's dtype and "
               "shape (", dtype_name(out), " ", shape_str(sizes), "), got ", Value(residual).str());
+  const bool quantize_conv = !a["conv_scale"].is_none();
+  const std::optional<DType> conv_dtype =
+      a["conv_dtype"].is_none() ? std::nullopt : std::optional(a.dtype("conv_dtype"));
+  XPORT_CHECK(quantize_conv == conv_dtype.has_value() &&
+                  (!conv_dtype || *conv_dtype == DType::UInt8 || *conv_dtype == DType::Int8),
+              InvalidInput, a.name(), ": conv_scale and conv_dtype (uint8 or int8) come together "
+              "(the convolution's result quantized first), got ", a["conv_scale"].str(), " and ",
+              a["conv_dtype"].str());
   return {contiguous_meta(sizes, out)};
 }
 
 std::vector<Tensor> requantized_conv2d_decomposition(const OpArgs& a) {
   Tensor y = quantized_conv2d_decomposition(a)[0];
+  if (!a["conv_scale"].is_none()) {
+    y = dequantize_whole_range(
+        quantize_whole_range(y, a["conv_scale"], a["conv_zero_point"], a.dtype("conv_dtype")),
+        a["conv_scale"], a["conv_zero_point"]);
+  }
   const Tensor residual = a.optional_tensor("residual");
   if (residual.defined()) {
     y = call1(XPORT_OP("aten::add.Tensor"),
@@ -295,7 +308,8 @@ void xport_requantized_conv2d_out(const Tensor& input, double input_scale,
                                   bool relu, double output_scale, int64_t output_zero_point,
                                   DType output_dtype, const std::optional<Tensor>& residual,
                                   double residual_scale, int64_t residual_zero_point,
-                                  const Tensor& out) {
+                                  std::optional<double> conv_scale, int64_t conv_zero_point,
+                                  std::optional<DType> conv_dtype, const Tensor& out) {
   const kernels::cpu::PackedQuantizedConv2d packed(
       weight, weight_scales, bias.value_or(Tensor()),
       kernels::cpu::Conv2dParams::of(stride, padding, dilation, groups),
@@ -305,7 +319,11 @@ void xport_requantized_conv2d_out(const Tensor& input, double input_scale,
                                .dtype = output_dtype,
                                .residual = residual.has_value(),
                                .residual_scale = residual_scale,
-                               .residual_zero_point = residual_zero_point});
+                               .residual_zero_point = residual_zero_point,
+                               .quantize_conv = conv_scale.has_value(),
+                               .conv_scale = conv_scale.value_or(1.0),
+                               .conv_zero_point = conv_zero_point,
+                               .conv_dtype = conv_dtype.value_or(DType::Int8)});
   packed.run(input, input_scale, input_zero_point, residual.value_or(Tensor()), out);
 }
 
@@ -319,11 +337,13 @@ void xport_requantized_conv2d__out(const Tensor& input, double input_scale,
                                    bool relu, double output_scale, int64_t output_zero_point,
                                    DType output_dtype, const Tensor& residual,
                                    double residual_scale, int64_t residual_zero_point,
-                                   const Tensor& out) {
+                                   std::optional<double> conv_scale, int64_t conv_zero_point,
+                                   std::optional<DType> conv_dtype, const Tensor& out) {
   xport_requantized_conv2d_out(input, input_scale, input_zero_point, weight, weight_scales, bias,
                                stride, padding, dilation, groups, relu, output_scale,
                                output_zero_point, output_dtype, residual, residual_scale,
-                               residual_zero_point, out);
+                               residual_zero_point, conv_scale, conv_zero_point, conv_dtype,
+                               out);
 }
 
 void xport_quantized_conv2d_tensor_out(const Tensor& input, const Tensor& input_scale,
@@ -390,14 +410,17 @@ void register_quantized_ops() {
       .decomp = quantized_conv2d_decomposition,
   });
   // The quantize after it (and a residual add, and a ReLU between) done by the convolution:
-  // static quantization over the output dtype's whole range.
+  // static quantization over the output dtype's whole range. With conv_scale, the
+  // convolution's result is quantized (to conv_dtype's whole range) and dequantized first
+  // (XNNPACK's block end).
   register_op({
       .schema = "xport::requantized_conv2d(Tensor input, float input_scale, "
                 "int input_zero_point, Tensor weight, Tensor weight_scales, Tensor? bias, "
                 "SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, "
                 "bool relu, float output_scale, int output_zero_point, "
                 "ScalarType output_dtype, Tensor? residual=None, float residual_scale=1., "
-                "int residual_zero_point=0) -> Tensor",
+                "int residual_zero_point=0, float? conv_scale=None, int conv_zero_point=0, "
+                "ScalarType? conv_dtype=None) -> Tensor",
       .meta = requantized_conv2d_meta,
       .kernel = XPORT_OP_KERNEL(xport_requantized_conv2d_out),
       .decomp = requantized_conv2d_decomposition,
@@ -409,7 +432,8 @@ void register_quantized_ops() {
                 "SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, "
                 "bool relu, float output_scale, int output_zero_point, "
                 "ScalarType output_dtype, Tensor(a!) residual, float residual_scale, "
-                "int residual_zero_point) -> Tensor(a!)",
+                "int residual_zero_point, float? conv_scale=None, int conv_zero_point=0, "
+                "ScalarType? conv_dtype=None) -> Tensor(a!)",
       .meta = requantized_conv2d_in_place_meta,
       .kernel = XPORT_OP_KERNEL(xport_requantized_conv2d__out),
       .decomp = requantized_conv2d_in_place_decomposition,

@@ -520,6 +520,39 @@ void quantized_conv2d_samples(Rows& rows) {
                                 g.ints({1, 8, 5, 5}, -128, 127, DType::Int8), 0.04, I{7}};
                   },
                   0, 1});
+  // XNNPACK's block end: the convolution's result quantized (int8) and dequantized, then the
+  // residual added, ReLU, quantized; as uint8 after unsigned_activations.h moves it. The first
+  // row's conv steps are five output steps (its rounding shows), the second's results go far
+  // past the conv dtype's range (its clip shows).
+  rows.push_back({rq, "conv result quantized first, int8 residual, ReLU",
+                  [](Gen& g) {
+                    return Args{g.ints({1, 6, 5, 5}, -128, 127, DType::Int8), 0.02, I{-5},
+                                g.ints({8, 6, 3, 3}, -127, 127, DType::Int8),
+                                g.uniform({8}, 0.001, 0.01), g.randn({8}), L{1, 1}, L{1, 1},
+                                L{1, 1}, I{1}, true, 0.02, I{-128}, DType::Int8,
+                                g.ints({1, 8, 5, 5}, -128, 127, DType::Int8), 0.04, I{7}, 0.1,
+                                I{3}, DType::Int8};
+                  },
+                  0, 1});
+  rows.push_back({rq, "conv result quantized first to uint8, uint8 residual, no ReLU",
+                  [](Gen& g) {
+                    return Args{g.ints({2, 4, 6, 6}, 0, 255, DType::UInt8), 0.05, I{0},
+                                g.ints({8, 4, 1, 1}, -127, 127, DType::Int8),
+                                g.uniform({8}, 0.001, 0.01), Value(), L{1, 1}, L{0, 0},
+                                L{1, 1}, I{1}, false, 0.07, I{130}, DType::UInt8,
+                                g.ints({2, 8, 6, 6}, 0, 255, DType::UInt8), 0.03, I{128}, 0.02,
+                                I{120}, DType::UInt8};
+                  },
+                  0, 1});
+  rows.push_back({rq, "conv_scale without conv_dtype refused",
+                  [](Gen& g) {
+                    return Args{g.ints({1, 6, 5, 5}, 0, 255, DType::UInt8), 0.02, I{0},
+                                g.ints({8, 6, 1, 1}, -127, 127, DType::Int8),
+                                g.uniform({8}, 0.001, 0.01), Value(), L{1, 1}, L{0, 0},
+                                L{1, 1}, I{1}, true, 0.06, I{0}, DType::UInt8, Value(), 1.0,
+                                I{0}, 0.05, I{3}, Value()};
+                  },
+                  -1, -1, true});
   rows.push_back({rq, "residual of another shape refused",
                   [](Gen& g) {
                     return Args{g.ints({1, 6, 5, 5}, 0, 255, DType::UInt8), 0.02, I{0},
