@@ -431,9 +431,9 @@ std::string PreparedStats::str() const {
            << " written over it); " << quantized_channels_last
            << " results passed on in NHWC)";
   }
-  if (f.quantized.adds > 0) {
-    part() << f.quantized.adds << " quantized adds (dequantize, add, [ReLU,] quantize: "
-           << f.quantized.adds_into_convolutions << " in the convolution before them, the "
+  if (f.quantized.adds.adds > 0) {
+    part() << f.quantized.adds.adds << " quantized adds (dequantize, add, [ReLU,] quantize: "
+           << f.quantized.adds.into_convolutions << " in the convolution before them, the "
            << "others in one pass; " << quantized_adds_channels_last
            << " results passed on in NHWC)";
   }

@@ -1,3 +1,8 @@
+// Over 600 lines for a reason: one matcher of linear layers (Layer: the training IR's linear,
+// core ATen's addmm / mm over transposed weights) serves the int8, weight-only and bfloat16
+// rewrites below, which apart would each repeat it. The sums after the convolutions and the
+// chains between a dequantize and a quantize are passes of their own (quantized_adds.h,
+// integer_chains.h).
 #include "ir/passes/quantized_fusion.h"
 
 #include <algorithm>
@@ -6,6 +11,7 @@
 #include <vector>
 
 #include "ir/ir_util.h"
+#include "ir/passes/quantized_adds.h"
 #include "ir/passes/quantized_values.h"
 #include "ir/passes/torchao_weights.h"
 #include "kernels/cpu/weight_only_linear.h"
@@ -52,7 +58,6 @@ struct QuantOps {
   const OpDef& add = find_op("aten::add.Tensor");
   const OpDef& add_ = find_op("aten::add_.Tensor");
   const OpDef& quantize = find_op("quantized_decomposed::quantize_per_tensor");
-  const OpDef& quantized_add = find_op("xport::quantized_add");
 };
 
 // A dequantize whose result is float32 (out_dtype None or float32).
@@ -93,18 +98,17 @@ class QuantizedFuser {
     for (const Node* node : calls) {
       if (node->op() == &ops_.to_copy) stats.bf16 += fuse_autocast_bf16(*node) ? 1 : 0;
       if (node->op() == &ops_.embedding) stats.bf16 += gather_bf16(*node) ? 1 : 0;
-      // After the convolutions, which quantize their own results first.
-      if (node->op() == &ops_.quantize) stats.adds += fuse_quantized_add(*node) ? 1 : 0;
     }
-    stats.adds_into_convolutions = adds_into_convolutions_;
-    stats.residuals += adds_into_convolutions_;
-    if (stats.linears + stats.convolutions + stats.weight_only + stats.bf16 + stats.adds > 0) {
+    if (stats.linears + stats.convolutions + stats.weight_only + stats.bf16 > 0) {
       g_.graph.eliminate_dead_code();
     }
     // An absorbed add_ is no longer read, but dead code elimination keeps updates: it goes once
     // the calls that read it (its ReLU, the quantize) have.
     for (const Node* add : absorbed_updates_) g_.graph.erase(add);
     if (!absorbed_updates_.empty()) g_.graph.eliminate_dead_code();
+    // After the convolutions, which quantize their own results first.
+    stats.adds = fuse_quantized_adds(g_);
+    stats.residuals += stats.adds.into_convolutions;
     // Last: what is left between a dequantize and a quantize (the quantize calls the layers
     // absorbed are gone).
     stats.chains = fuse_integer_chains(g_);
@@ -115,7 +119,6 @@ class QuantizedFuser {
   ConstantGraph& g_;
   QuantOps ops_;
   std::vector<const Node*> absorbed_updates_;  // add_ calls the fused convolutions do
-  int adds_into_convolutions_ = 0;             // quantized adds a convolution's post-ops do
 
   // The int8 weights ([N, K], or [O, C, KH, KW]: `rank` dims) of a per-channel dequantize along
   // dim 0 with zero points 0.
@@ -639,119 +642,6 @@ class QuantizedFuser {
     if (!conv_first && add.op() == &ops_.add_) return nullptr;  // the residual would be updated
     const Node* dq = call_of(add.arg(conv_first ? "other" : "self"), ops_.dequantize);
     return statically_dequantized(dq) != nullptr ? dq : nullptr;
-  }
-
-  // quantize(relu?(add(dequantize(a), dequantize(b)))), alpha 1, over whole 8-bit ranges, a and
-  // b of the sum's shape, each call the only reader of the one before, no update in place since
-  // a or b but an add_ absorbed (whose updated dequantize nothing else reads): one
-  // xport::quantized_add. XNNPACK's residual blocks end so, their convolutions having quantized
-  // their own results.
-  bool fuse_quantized_add(const Node& quantize) {
-    const DType* dtype = whole_range_dtype(&quantize);
-    const ValueRef* in = ref_of(quantize.arg("input"));
-    if (dtype == nullptr || in == nullptr || in->index != 0) return false;
-    const Node* add = in->node;
-    const Node* relu = nullptr;
-    if (add->op() == &ops_.relu) {
-      relu = add;
-      const ValueRef* r = ref_of(relu->arg("self"));
-      add = r != nullptr && r->index == 0 ? r->node : nullptr;
-    }
-    if (add == nullptr || (add->op() != &ops_.add && add->op() != &ops_.add_) ||
-        !is_one(add->arg("alpha")) || sole_user(*add) != (relu ? relu : &quantize) ||
-        (relu != nullptr && sole_user(*relu) != &quantize)) {
-      return false;
-    }
-    const Node* dq_a = call_of(add->arg("self"), ops_.dequantize);
-    const Node* dq_b = call_of(add->arg("other"), ops_.dequantize);
-    const ValueRef* a = statically_dequantized(dq_a);
-    const ValueRef* b = statically_dequantized(dq_b);
-    const bool in_place = add->op() == &ops_.add_;
-    const std::vector<sym::ExprPtr>& sizes = add->outputs()[0].sizes;
-    if (a == nullptr || b == nullptr || (in_place && sole_user(*dq_a) != add) ||
-        a->node->outputs()[a->index].sizes != sizes ||
-        b->node->outputs()[b->index].sizes != sizes) {
-      return false;
-    }
-    const auto updates_from = [&](const Node& first) {
-      return in_place ? detail::updates_between(g_.graph, first, *add) ||
-                            detail::updates_between(g_.graph, *add, quantize)
-                      : detail::updates_between(g_.graph, first, quantize);
-    };
-    if (updates_from(*a->node) || updates_from(*b->node)) return false;
-    const AddedQuantized sum{quantize, *add, relu != nullptr, *dtype};
-    if (add_into_convolution(sum, {dq_a, a}, {dq_b, b}) ||
-        add_into_convolution(sum, {dq_b, b}, {dq_a, a})) {
-      if (in_place) absorbed_updates_.push_back(add);
-      return true;
-    }
-    std::vector<Argument> args = {*a,
-                                  dq_a->arg("scale"),
-                                  dq_a->arg("zero_point"),
-                                  *b,
-                                  dq_b->arg("scale"),
-                                  dq_b->arg("zero_point"),
-                                  relu != nullptr,
-                                  quantize.arg("scale"),
-                                  quantize.arg("zero_point"),
-                                  *dtype};
-    Node* fused =
-        g_.graph.insert_call(quantize.position(), ops_.quantized_add, std::move(args),
-                             {TensorSpec::contiguous(*dtype, sizes)}, add->meta());
-    g_.graph.replace_all_uses(quantize.out(0), fused->out(0));
-    if (in_place) absorbed_updates_.push_back(add);
-    return true;
-  }
-
-  // A sum of two dequantized values, [ReLU,] quantized (to `dtype`, by `quantize`).
-  struct AddedQuantized {
-    const Node& quantize;
-    const Node& add;
-    bool relu;
-    DType dtype;
-  };
-  // One of its operands: the dequantize and the value it reads.
-  struct Operand {
-    const Node* dequantize;
-    const ValueRef* value;
-  };
-
-  // The sum taken into the requantized convolution (no ReLU, no residual) whose result `conv`
-  // is, which only its dequantize reads, only the add that: the convolution's result quantized
-  // as it was, dequantized, then `residual` added, [ReLU,] quantized, all in its post-ops
-  // (requantized_conv2d's conv_scale). The residual must be of the sum's dtype.
-  bool add_into_convolution(const AddedQuantized& sum, Operand conv, Operand residual) {
-    const Node& c = *conv.value->node;
-    if (c.op() != &ops_.requantized_conv2d || !c.arg("residual").is_none() ||
-        !c.arg("conv_scale").is_none() || !is_false(c.arg("relu")) ||
-        sole_user(c) != conv.dequantize || sole_user(*conv.dequantize) != &sum.add ||
-        residual.value->node == &c ||
-        residual.value->node->outputs()[residual.value->index].dtype != sum.dtype ||
-        std::get<double>(conv.dequantize->arg("scale").value) !=
-            std::get<double>(c.arg("output_scale").value) ||
-        int_of(conv.dequantize->arg("zero_point")) != int_of(c.arg("output_zero_point"))) {
-      return false;
-    }
-    std::vector<Argument> args = c.args();
-    const auto set = [&](const char* name, Argument value) {
-      args[static_cast<size_t>(c.op()->arg_position(name))] = std::move(value);
-    };
-    set("relu", sum.relu);
-    set("output_scale", sum.quantize.arg("scale"));
-    set("output_zero_point", sum.quantize.arg("zero_point"));
-    set("output_dtype", sum.dtype);
-    set("residual", *residual.value);
-    set("residual_scale", residual.dequantize->arg("scale"));
-    set("residual_zero_point", residual.dequantize->arg("zero_point"));
-    set("conv_scale", c.arg("output_scale"));
-    set("conv_zero_point", c.arg("output_zero_point"));
-    set("conv_dtype", c.outputs()[0].dtype);
-    Node* fused = g_.graph.insert_call(
-        sum.quantize.position(), ops_.requantized_conv2d, std::move(args),
-        {TensorSpec::contiguous(sum.dtype, c.outputs()[0].sizes)}, sum.add.meta());
-    g_.graph.replace_all_uses(sum.quantize.out(0), fused->out(0));
-    ++adds_into_convolutions_;
-    return true;
   }
 
   static bool is_false(const Argument& arg) {

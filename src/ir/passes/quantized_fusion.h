@@ -22,14 +22,13 @@
 // groups a multiple of 16, K of 128) packed two to a byte, int8 ones as they are. One of
 // bfloat16 constant weights widened by _to_copy (quant::to_bf16) becomes xport::bf16_linear, and
 // an embedding of such a table gathers bfloat16 rows and widens them. The sum of two
-// dequantized 8-bit values, [ReLU,] quantized, becomes one xport::quantized_add (XNNPACK's
-// residual blocks), or, where one of them is a requantized convolution's result only the sum
-// reads, that convolution's post-ops: its result quantized as before, dequantized, the other
-// added as its residual (requantized_conv2d's conv_scale; within a step, as the sum post-op). What is left between a dequantize and a quantize then runs on the
+// dequantized 8-bit values, [ReLU,] quantized (XNNPACK's residual blocks) goes into the
+// convolution before it, or becomes one xport::quantized_add (ir/passes/quantized_adds.h). What is left between a dequantize and a quantize then runs on the
 // integers where it can (ir/passes/integer_chains.h: max pools, views, elementwise tables).
 
 #include "ir/passes/constant_graph.h"
 #include "ir/passes/integer_chains.h"
+#include "ir/passes/quantized_adds.h"
 
 namespace xport::ir::passes {
 
@@ -42,9 +41,7 @@ struct QuantizedFusionStats {
   int weight_only = 0;   ///< xport::weight_only_linear calls written (float inputs)
   int bf16 = 0;          ///< xport::bf16_linear calls, and embeddings gathering bfloat16 rows
   IntegerChainStats chains;  ///< calls between a dequantize and a quantize, now on the integers
-  int adds = 0;  ///< sums of two dequantized values, quantized (dequantize, add, quantize)...
-  int adds_into_convolutions = 0;  ///< ...of which a requantized convolution's post-ops do (the
-                                   ///< rest are xport::quantized_add calls)
+  QuantizedAddStats adds;  ///< sums of two dequantized values, quantized (quantized_adds.h)
 };
 
 /// Rewrites `g` in place.

@@ -80,8 +80,8 @@ TEST(FusionPass, Int8ResultsCarriedAsUint8GiveTheSameBits) {
     const ExportedProgram program = test_support::xnnpack_block_program(t1_out);
     ConstantGraph signed_graph = with_constants(program);
     const QuantizedFusionStats stats = fuse_quantized_layers(signed_graph);
-    EXPECT_EQ(stats.adds, 2);
-    EXPECT_EQ(stats.adds_into_convolutions, 1);
+    EXPECT_EQ(stats.adds.adds, 2);
+    EXPECT_EQ(stats.adds.into_convolutions, 1);
     EXPECT_EQ(stats.chains.lookups, 1);
     ConstantGraph unsigned_graph{signed_graph.graph.clone(), signed_graph.constants};
     EXPECT_EQ(carry_int8_as_uint8(unsigned_graph), 5);
