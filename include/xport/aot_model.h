@@ -89,6 +89,9 @@ void run_linear(const PackedKernel& kernel, const Tensor& input, const Tensor& o
 /// a requantized convolution that adds one.
 void run_quantized(const PackedKernel& kernel, const Tensor& input, double input_scale,
                    int64_t input_zero_point, const Tensor& residual, const Tensor& out);
+/// A kernel of one tensor in and one out that the runtime chose at load (a max pool of 8-bit
+/// values kept NHWC).
+void run_unary(const PackedKernel& kernel, const Tensor& input, const Tensor& out);
 
 /// A chain of elementwise kernels in one pass over memory: `chain(in, scratch, out)` runs on
 /// 1-D chunks of `inputs` (each of out's sizes) and `out`, with two chunk-sized scratch

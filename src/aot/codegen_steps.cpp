@@ -307,9 +307,9 @@ size_t Generator::layout(const TensorMeta& m) {
 }
 
 // The runtime's packed convolution or matrix product of step `index` (made when the library
-// loads, as the runtime makes it), or an elementwise chain.
-void Generator::emit_packed(size_t index, const PackedCall& packed, const std::vector<std::string>& outs,
-                 const std::string& guard) {
+// loads, as the runtime makes it), a kernel it chose at load, or an elementwise chain.
+void Generator::emit_packed(size_t index, const PackedCall& packed,
+                            const std::vector<std::string>& outs, const std::string& guard) {
   const ir::Node& node = *g_->plan->steps[index].step->node;
   if (packed.kind == PackedCall::Kind::PointwiseChain) {
     emit_chain(node, outs.at(0), guard);
@@ -317,6 +317,12 @@ void Generator::emit_packed(size_t index, const PackedCall& packed, const std::v
   }
   const std::string kernel = "*k_[" + std::to_string(packed_steps_.size()) + "]";
   packed_steps_.push_back(std::to_string(index));
+  if (packed.kind == PackedCall::Kind::Unary) {
+    g_->run << "  " << guard << "xport::aot::run_unary(" << kernel << ", "
+            << arg_expr(node, "self") << ", " << outs.at(0) << ");\n";
+    ++packed_calls_;
+    return;
+  }
   const std::string input = arg_expr(node, "input");
   if (packed.kind == PackedCall::Kind::Conv2d) {
     const std::string residual =

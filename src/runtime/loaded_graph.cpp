@@ -16,7 +16,7 @@ namespace xport::aot {
 struct PackedKernel {
   std::shared_ptr<const kernels::cpu::PackedConv2d> conv;
   std::shared_ptr<const kernels::cpu::PackedLinear> linear;
-  runtime::PackedCall quantized;  // Kind::Quantized, or no kernel
+  runtime::PackedCall call;  // Kind::Quantized or Kind::Unary, or no kernel
 };
 
 void run_conv2d(const PackedKernel& kernel, const Tensor& input, const Tensor& residual,
@@ -30,7 +30,11 @@ void run_linear(const PackedKernel& kernel, const Tensor& input, const Tensor& o
 
 void run_quantized(const PackedKernel& kernel, const Tensor& input, double input_scale,
                    int64_t input_zero_point, const Tensor& residual, const Tensor& out) {
-  runtime::run_quantized(kernel.quantized, input, input_scale, input_zero_point, residual, out);
+  runtime::run_quantized(kernel.call, input, input_scale, input_zero_point, residual, out);
+}
+
+void run_unary(const PackedKernel& kernel, const Tensor& input, const Tensor& out) {
+  kernel.call.unary(input, out);
 }
 
 namespace {
@@ -77,10 +81,10 @@ struct LoadedGraph::Impl {
     packed.resize(graph.steps.size());
     for (size_t i = 0; i < graph.steps.size(); ++i) {
       const auto it = prepared.packed.find(graph.steps[i].node);
-      if (it != prepared.packed.end()) packed[i] = {it->second.conv, it->second.linear,
-                       it->second.kind == runtime::PackedCall::Kind::Quantized
-                           ? it->second
-                           : runtime::PackedCall{}};
+      if (it == prepared.packed.end()) continue;
+      const bool call = it->second.kind == runtime::PackedCall::Kind::Quantized ||
+                        it->second.kind == runtime::PackedCall::Kind::Unary;
+      packed[i] = {it->second.conv, it->second.linear, call ? it->second : runtime::PackedCall{}};
     }
   }
 
@@ -176,9 +180,9 @@ void Shape::bind(size_t step, const std::vector<Tensor>& outs, SymbolValues& sym
 
 const PackedKernel& LoadedGraph::packed(size_t step) const {
   const PackedKernel& k = impl_->packed.at(step);
-  XPORT_CHECK(k.conv || k.linear || k.quantized.quantized_linear || k.quantized.quantized_conv,
-              Internal, "compiled model: step ", step,
-              " has no packed kernel");
+  XPORT_CHECK(
+      k.conv || k.linear || k.call.quantized_linear || k.call.quantized_conv || k.call.unary,
+      Internal, "compiled model: step ", step, " has no packed kernel");
   return k;
 }
 

@@ -9,6 +9,7 @@
 #include "ir/ir_util.h"
 #include "ir/passes/composite_expansion.h"
 #include "ir/passes/constant_folding.h"
+#include "kernels/cpu/pool.h"
 #include "ops/fused/fused_ops.h"
 #include "runtime/compiled_graph.h"
 #include "runtime/pointwise_chain.h"
@@ -65,6 +66,7 @@ class KernelMaker {
   const OpDef& requantized_conv_in_place_ = find_op("xport::requantized_conv2d_");
   const OpDef& quantized_add_ = find_op("xport::quantized_add");
   const OpDef& quantized_lookup_ = find_op("xport::quantized_lookup");
+  const OpDef& max_pool2d_ = find_op("aten::max_pool2d");
   struct Convolution {
     const ir::Node* node;
     std::shared_ptr<kernels::cpu::PackedConv2d> packed;
@@ -133,8 +135,19 @@ class KernelMaker {
         calls[node] = {.writes = true, .reads = true, .elementwise = true};
       }
     }
+    // A max pool of 8-bit values reads and writes one layout too (max_pool2d_nhwc_8bit).
+    for (const ir::Node* node : g_.graph.find_nodes(max_pool2d_)) {
+      const DType dtype = node->outputs()[0].dtype;
+      if (dtype == DType::UInt8 || dtype == DType::Int8) {
+        calls[node] = {.writes = true, .reads = true, .elementwise = true};
+      }
+    }
     quantized_layouts_ = channels_last_layouts(calls);
     for (const auto& [node, layouts] : quantized_layouts_) {
+      if (node->op() == &max_pool2d_) {
+        if (layouts.dst_nhwc) pool_channels_last(*node);
+        continue;
+      }
       if (node->op() == &quantized_add_ || node->op() == &quantized_lookup_) {
         (node->op() == &quantized_add_ ? out_.stats.quantized_adds_channels_last
                                        : out_.stats.lookups_channels_last) +=
@@ -144,6 +157,29 @@ class KernelMaker {
       quantized_convolutions_.at(node)->set_layouts(layouts);
       out_.stats.quantized_channels_last += layouts.dst_nhwc ? 1 : 0;
     }
+  }
+
+  // A max pool of 8-bit values whose input and result stay NHWC: its own kernel, a Unary
+  // packed call (the compiled library calls it too).
+  void pool_channels_last(const ir::Node& node) {
+    kernels::cpu::Pool2d pool;
+    const auto pair = [this, &node](const char* name, std::array<int64_t, 2> fallback) {
+      const std::vector<int64_t> v = ints_of(node.arg(name));
+      return v.empty() ? fallback : std::array<int64_t, 2>{v.front(), v.back()};
+    };
+    pool.kernel = pair("kernel_size", {1, 1});
+    pool.stride = pair("stride", pool.kernel);
+    pool.pad = pair("padding", {0, 0});
+    pool.dilation = pair("dilation", {1, 1});
+    PackedCall call{.kind = PackedCall::Kind::Unary};
+    call.unary = [pool](const Tensor& input, const Tensor& out) {
+      kernels::cpu::max_pool2d_nhwc_8bit(input, pool, out);
+    };
+    out_.kernels[&node] = [unary = call.unary](const OpArgs& a, std::vector<Tensor>& outs) {
+      unary(a.tensor("self"), outs[0]);
+    };
+    out_.packed[&node] = std::move(call);
+    ++out_.stats.pools_channels_last;
   }
 
   struct Passing {
@@ -440,6 +476,9 @@ std::string PreparedStats::str() const {
   if (f.quantized.chains.moves > 0) {
     part() << f.quantized.chains.moves << " views, copies and max pools on 8-bit integers "
            << "(between a dequantize and a quantize of one scale)";
+  }
+  if (pools_channels_last > 0) {
+    part() << pools_channels_last << " max pools of 8-bit values on NHWC";
   }
   if (f.quantized.chains.lookups > 0) {
     part() << f.quantized.chains.lookups << " elementwise chains on 8-bit integers as tables of "

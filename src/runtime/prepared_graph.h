@@ -6,6 +6,7 @@
 // (PointwiseChain). Between fused convolutions, results stay in oneDNN's layout, and a
 // convolution that is the last reader of its residual writes over it (xport::fused_conv2d_).
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -35,6 +36,7 @@ struct PreparedStats {
   int quantized_residuals_in_place = 0;  ///< integer convolutions written over their residual
   int quantized_adds_channels_last = 0;   ///< quantized adds passing NHWC operands on
   int lookups_channels_last = 0;          ///< quantized lookups passing NHWC operands on
+  int pools_channels_last = 0;            ///< max pools of 8-bit values on NHWC
   /// Calls of composite ops (PyTorch's training IR) replaced by the calls their decomposition
   /// makes, and those left to run as their decomposition.
   ir::passes::ExpansionStats expansion;
@@ -43,14 +45,16 @@ struct PreparedStats {
 
 /// The runtime's own kernel of a fused call, as an object a code generator's output can call
 /// directly (xport::aot): a packed convolution or matrix product (float, or on int8 weights:
-/// Quantized, one of the quantized_ pointers set), or an elementwise chain.
+/// Quantized, one of the quantized_ pointers set), an elementwise chain, or a kernel of one
+/// tensor in and one out that the runtime chose at load (Unary: a max pool over NHWC integers).
 struct PackedCall {
-  enum class Kind { Conv2d, Linear, Quantized, PointwiseChain };
+  enum class Kind { Conv2d, Linear, Quantized, PointwiseChain, Unary };
   Kind kind = Kind::Conv2d;
   std::shared_ptr<const kernels::cpu::PackedConv2d> conv = {};
   std::shared_ptr<const kernels::cpu::PackedLinear> linear = {};
   std::shared_ptr<const kernels::cpu::PackedQuantizedLinear> quantized_linear = {};
   std::shared_ptr<const kernels::cpu::PackedQuantizedConv2d> quantized_conv = {};
+  std::function<void(const Tensor& input, const Tensor& out)> unary = {};
 };
 
 /// Runs a Quantized call's kernel: the input's scale and zero point as numbers; `residual`

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "aot_paths.h"
+#include "runtime/quantized_program.h"
 #include "xport/aot.h"
 #include "xport/archive.h"
 #include "xport/models.h"
@@ -142,6 +143,17 @@ TEST_F(AotTest, ReferenceModelsEqualTheRuntime) {
   compile_and_compare(
       export_program(*gpt2, [&](const Tensor& t) { return gpt2->forward(t); }, {ids}), "gpt2",
       {ids});
+}
+
+// XNNPACKQuantizer's blocks (test_support::xnnpack_block_program): the integer convolutions
+// with their sums, the NHWC max pool (a kernel the runtime chooses at load, which the library
+// calls as a packed step), the table and the uint8 values run as in the runtime.
+TEST_F(AotTest, QuantizedBlocksEqualTheRuntime) {
+  for (const bool t1_out : {false, true}) {
+    const Tensor x = randn({3, 8, 8, 8}, 4);
+    compile_and_compare(test_support::xnnpack_block_program(t1_out),
+                        t1_out ? "xnnpack_t1" : "xnnpack", {x});
+  }
 }
 
 // A small program with a buffer the program updates, a view output and a scalar input.

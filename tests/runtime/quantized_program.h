@@ -180,7 +180,8 @@ inline ExportedProgram quantized_program() {
 ///
 ///   x: f32[s0, 8, 8, 8]    s0 in [1, 64]
 ///   conv1 [32, 8]: quantize(x) -> dequantize -> convolution -> relu -> quantize     t1
-///   conv2 [32, 32] of t1 -> quantize; add_(its dequantize, t1's) -> relu -> quantize  t2
+///   dequantize(t1) -> max_pool2d(3, stride 1, padding 1) -> quantize as t1           p1
+///   conv2 [32, 32] of p1 -> quantize; add_(its dequantize, t1's) -> relu -> quantize  t2
 ///   conv3 [32, 32] of t2 -> quantize; add(its dequantize, t2's) -> quantize to uint8  t3
 ///   dequantize(t3) -> dropout(train=False) -> quantize as t3 -> dequantize -> gelu ->
 ///     quantize to int8                                                                 t4
@@ -190,9 +191,9 @@ inline ExportedProgram quantized_program() {
 /// The first add goes into conv2's post-ops (t1 its residual); the second, its sum of another
 /// dtype than its operands, becomes xport::quantized_add. The dropout goes
 /// (quantize(dequantize(t3)) is t3), and the GELU between a dequantize and a quantize becomes
-/// a table of 256 values (xport::quantized_lookup). t1 to t4 and conv3's result stay NHWC
-/// (only integer convolutions, the quantized add and the lookup read them). With t1 an output,
-/// t1 and t2 are NCHW.
+/// a table of 256 values (xport::quantized_lookup); the pool runs on the integers. t1 to t4,
+/// p1 and conv3's result stay NHWC (only integer convolutions, the pool, the quantized add and
+/// the lookup read them). With t1 an output, t1 and p1 are NCHW.
 inline ExportedProgram xnnpack_block_program(bool t1_out = false) {
   using ir::Argument;
   using B = QuantizedGraphBuilder;
@@ -213,8 +214,14 @@ inline ExportedProgram xnnpack_block_program(bool t1_out = false) {
   const ir::ValueRef c1 = b.conv3x3(d0, w1, bias, wide);
   const ir::ValueRef t1 =
       b.quantize(b.call("aten::relu", {c1}, B::specs(DType::Float32, wide)), 0.03, -128, i8, wide);
+  const std::vector<Argument> three = {Argument(3), Argument(3)}, one = {Argument(1), Argument(1)};
+  const ir::ValueRef pooled = b.quantize(
+      b.call("aten::max_pool2d",
+             {b.dequantize(t1, 0.03, -128, i8, wide), three, one, one, one, Argument(false)},
+             B::specs(DType::Float32, wide)),
+      0.03, -128, i8, wide);
   const ir::ValueRef c2 =
-      b.conv3x3(b.dequantize(t1, 0.03, -128, i8, wide), w2, Argument(), wide);
+      b.conv3x3(b.dequantize(pooled, 0.03, -128, i8, wide), w2, Argument(), wide);
   const ir::ValueRef q2 = b.quantize(c2, 0.05, 3, i8, wide);
   const ir::ValueRef sum1 = b.call(
       "aten::add_.Tensor",

@@ -21,6 +21,7 @@ struct FlipOps {
   const OpDef& quantized_conv2d = find_op("xport::quantized_conv2d");
   const OpDef& quantized_add = find_op("xport::quantized_add");
   const OpDef& lookup = find_op("xport::quantized_lookup");
+  const OpDef& max_pool2d = find_op("aten::max_pool2d");
 };
 
 class Flipper {
@@ -33,16 +34,22 @@ class Flipper {
         flipped_.insert(node.get());
       }
     }
-    // A convolution adding a residual writes the residual's dtype: both flip, or neither.
+    // A convolution adding a residual writes the residual's dtype, a max pool its input's:
+    // both flip, or neither.
     for (bool changed = true; changed;) {
       changed = false;
-      for (const Node* conv : g_.graph.find_nodes(ops_.requantized_conv2d)) {
-        const ValueRef* residual = ref_of(conv->arg("residual"));
-        if (residual != nullptr && flipped_.count(conv) != flipped_.count(residual->node)) {
-          flipped_.erase(conv);
-          flipped_.erase(residual->node);
+      const auto couple = [&](const Node* node, const ValueRef* with) {
+        if (with != nullptr && flipped_.count(node) != flipped_.count(with->node)) {
+          flipped_.erase(node);
+          flipped_.erase(with->node);
           changed = true;
         }
+      };
+      for (const Node* conv : g_.graph.find_nodes(ops_.requantized_conv2d)) {
+        couple(conv, ref_of(conv->arg("residual")));
+      }
+      for (const Node* pool : g_.graph.find_nodes(ops_.max_pool2d)) {
+        couple(pool, ref_of(pool->arg("self")));
       }
     }
     const int flips = static_cast<int>(flipped_.size());
@@ -74,7 +81,7 @@ class Flipper {
 
   bool may_write_unsigned(const Node& node) const {
     if (node.outputs().size() != 1 || node.outputs()[0].dtype != DType::Int8) return false;
-    if (node.op() == &ops_.lookup) return true;
+    if (node.op() == &ops_.lookup || node.op() == &ops_.max_pool2d) return true;
     const char* zero_point = output_zero_point(node);
     if (zero_point == nullptr || !int_of(node.arg(zero_point))) return false;
     return node.op() != &ops_.quantize ||
@@ -97,6 +104,8 @@ class Flipper {
       if (is("other")) return "other_zero_point";
     } else if (op == &ops_.lookup) {
       if (is("self")) return "";  // the index is the same: v + 128
+    } else if (op == &ops_.max_pool2d) {
+      if (is("self")) return "";  // the maximum of v + 128 is the maximum of v, + 128
     } else if (op == &ops_.dequantize) {
       if (is("input")) return "zero_point";  // readers_take checks it is static
     }
@@ -149,6 +158,8 @@ class Flipper {
       outputs[0].dtype = DType::UInt8;
       if (node.op() == &ops_.lookup) {
         args[1] = unsigned_table(node.arg("table"));
+      } else if (node.op() == &ops_.max_pool2d) {
+        // its result as it is: uint8 now, as its input
       } else if (node.op() == &ops_.quantize) {
         shift("zero_point", /*whole_range=*/true);
       } else {

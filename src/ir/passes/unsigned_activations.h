@@ -8,11 +8,12 @@
 // (v ^ 0x80) and each reader's zero point moves by 128: after a ReLU, XNNPACK's zero point of
 // -128 becomes 0, and the convolution runs exactly as on X86's programs.
 //
-// Results: of xport::requantized_conv2d, quantized_add and quantized_lookup, and of a
-// quantize_per_tensor (static, whole range). Readers: requantized_conv2d and quantized_conv2d
-// (input, residual), quantized_add (both operands), quantized_lookup (its operand), a static
-// dequantize_per_tensor. A convolution adding a residual writes the residual's dtype, so the
-// two flip together or not at all.
+// Results: of xport::requantized_conv2d, quantized_add and quantized_lookup, of a
+// quantize_per_tensor (static, whole range) and of a max pool of them. Readers:
+// requantized_conv2d and quantized_conv2d (input, residual), quantized_add (both operands),
+// quantized_lookup and the max pool (their operand), a static dequantize_per_tensor. A
+// convolution adding a residual writes the residual's dtype, a max pool its input's: each flips
+// with it or not at all.
 
 #include "ir/passes/constant_graph.h"
 

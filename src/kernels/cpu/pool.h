@@ -42,6 +42,10 @@ using Pool3d = PoolWindow<3>;
 template <size_t N>
 void max_pool_out(const Tensor& self, const PoolWindow<N>& pool, const Tensor& out,
                   const Tensor& indices);
+/// max_pool_out<2> over uint8 or int8 values [N, C, H, W] laid out NHWC in memory (as the
+/// runtime passes the integer convolutions' results: ConvLayouts), `out` written NHWC too; each
+/// output pixel's channels are the maxima over its window's pixels (padding never wins).
+void max_pool2d_nhwc_8bit(const Tensor& self, const Pool2d& pool, const Tensor& out);
 /// Mean over each window, ATen's avg_pool2d/3d (padding counts unless !count_include_pad).
 template <size_t N>
 void avg_pool_out(const Tensor& self, const PoolWindow<N>& pool, bool count_include_pad,
