@@ -39,6 +39,12 @@ inline bool is_one(const Argument& arg) {
   return int_of(arg) == std::optional<int64_t>(1);
 }
 
+/// A bool argument that is false (not a value the graph computes).
+inline bool is_false(const Argument& arg) {
+  const auto* b = std::get_if<bool>(&arg.value);
+  return b != nullptr && !*b;
+}
+
 /// Laid out row-major, dims of size 1 aside (transpose(x, 0, 1) of a [1, T, K] x): a view
 /// may see it as any sizes of the same count.
 inline bool dense(const TensorSpec& t) {

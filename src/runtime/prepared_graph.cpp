@@ -162,15 +162,9 @@ class KernelMaker {
   // A max pool of 8-bit values whose input and result stay NHWC: its own kernel, a Unary
   // packed call (the compiled library calls it too).
   void pool_channels_last(const ir::Node& node) {
-    kernels::cpu::Pool2d pool;
-    const auto pair = [this, &node](const char* name, std::array<int64_t, 2> fallback) {
-      const std::vector<int64_t> v = ints_of(node.arg(name));
-      return v.empty() ? fallback : std::array<int64_t, 2>{v.front(), v.back()};
-    };
-    pool.kernel = pair("kernel_size", {1, 1});
-    pool.stride = pair("stride", pool.kernel);
-    pool.pad = pair("padding", {0, 0});
-    pool.dilation = pair("dilation", {1, 1});
+    const kernels::cpu::Pool2d pool = kernels::cpu::pool_window<2>(
+        ints_of(node.arg("kernel_size")), ints_of(node.arg("stride")),
+        ints_of(node.arg("padding")), ints_of(node.arg("dilation")));
     PackedCall call{.kind = PackedCall::Kind::Unary};
     call.unary = [pool](const Tensor& input, const Tensor& out) {
       kernels::cpu::max_pool2d_nhwc_8bit(input, pool, out);

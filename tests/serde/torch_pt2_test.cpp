@@ -249,9 +249,9 @@ TEST(TorchPt2, ArchivesFromTorchExportLoadAndRunLikePyTorch) {
   // does a convolution (through a residual add, a ReLU, both or neither); a result only such
   // convolutions read stays NHWC. X86's quantizer leaves the add to the convolution, XNNPACK's
   // quantizes the convolution's result before it, which the convolution's post-ops then do
-  // (and the max pool's input: it pools the integers). The CNN's first convolution has weights small enough to be folded to float32
-  // constants at load, and runs in float; XNNPACK's dynamic configuration leaves two
-  // convolutions in float.
+  // (and the max pool's input: it pools the integers). The CNN's first convolution has weights
+  // small enough to be folded to float32 constants at load, and runs in float; XNNPACK's dynamic
+  // configuration leaves two convolutions in float.
   // Without VNNI the integer convolutions compute in float, on NCHW.
   const std::string nhwc = xport::kernels::cpu::onednn_exact_int8() ? "3" : "0";
   const Fused fused =

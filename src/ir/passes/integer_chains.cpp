@@ -74,8 +74,7 @@ class ChainFuser {
     const OpDef* op = node.op();
     if (op == &ops_.clone || op == &ops_.contiguous) return Effect::Copies;
     if (op == &ops_.dropout) {
-      const auto* train = std::get_if<bool>(&node.arg("train").value);
-      return train != nullptr && !*train ? Effect::Copies : Effect::Other;
+      return detail::is_false(node.arg("train")) ? Effect::Copies : Effect::Other;
     }
     if (op->kind == OpKind::View || op == &ops_.reshape || op == &ops_.max_pool2d ||
         op == &ops_.max_pool2d_with_indices) {

@@ -14,7 +14,7 @@
 namespace xport::ir::passes {
 
 struct IntegerChainStats {
-  int moves = 0;    ///< chains that move or select values now on the integers (max pools among them)
+  int moves = 0;    ///< chains that move or select values (max pools too), now on the integers
   int lookups = 0;  ///< elementwise chains now one xport::quantized_lookup
 };
 

@@ -10,6 +10,7 @@ namespace {
 
 using detail::call_of;
 using detail::int_of;
+using detail::is_false;
 using detail::is_one;
 using detail::ref_of;
 using quantized::statically_dequantized;
@@ -24,11 +25,6 @@ struct AddOps {
   const OpDef& requantized_conv2d = find_op("xport::requantized_conv2d");
   const OpDef& quantized_add = find_op("xport::quantized_add");
 };
-
-bool is_false(const Argument& arg) {
-  const auto* b = std::get_if<bool>(&arg.value);
-  return b != nullptr && !*b;
-}
 
 class AddFuser {
  public:
@@ -171,7 +167,6 @@ class AddFuser {
     ++stats_.into_convolutions;
     return true;
   }
-
 };
 
 }  // namespace

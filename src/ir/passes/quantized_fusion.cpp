@@ -22,6 +22,7 @@ namespace {
 
 using detail::call_of;
 using detail::int_of;
+using detail::is_false;
 using detail::is_one;
 using detail::known_ints;
 using detail::ref_of;
@@ -574,8 +575,7 @@ class QuantizedFuser {
     }
     // A copy of the value: eval-mode dropout (the training IR's), or clone (core ATen's).
     if (next != nullptr && next->op() == &ops_.dropout) {
-      const auto* train = std::get_if<bool>(&next->arg("train").value);
-      next = train != nullptr && !*train ? sole_user(*next) : nullptr;
+      next = is_false(next->arg("train")) ? sole_user(*next) : nullptr;
     } else if (next != nullptr && next->op() == &ops_.clone) {
       next = sole_user(*next);
     }
@@ -642,11 +642,6 @@ class QuantizedFuser {
     if (!conv_first && add.op() == &ops_.add_) return nullptr;  // the residual would be updated
     const Node* dq = call_of(add.arg(conv_first ? "other" : "self"), ops_.dequantize);
     return statically_dequantized(dq) != nullptr ? dq : nullptr;
-  }
-
-  static bool is_false(const Argument& arg) {
-    const auto* b = std::get_if<bool>(&arg.value);
-    return b != nullptr && !*b;
   }
 
   // aten::view(value, sizes), a call inserted before `before`.

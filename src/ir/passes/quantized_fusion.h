@@ -23,8 +23,9 @@
 // bfloat16 constant weights widened by _to_copy (quant::to_bf16) becomes xport::bf16_linear, and
 // an embedding of such a table gathers bfloat16 rows and widens them. The sum of two
 // dequantized 8-bit values, [ReLU,] quantized (XNNPACK's residual blocks) goes into the
-// convolution before it, or becomes one xport::quantized_add (ir/passes/quantized_adds.h). What is left between a dequantize and a quantize then runs on the
-// integers where it can (ir/passes/integer_chains.h: max pools, views, elementwise tables).
+// convolution before it, or becomes one xport::quantized_add (ir/passes/quantized_adds.h).
+// What is left between a dequantize and a quantize then runs on the integers where it can
+// (ir/passes/integer_chains.h: max pools, views, elementwise tables).
 
 #include "ir/passes/constant_graph.h"
 #include "ir/passes/integer_chains.h"

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "xport/tensor.h"
 
@@ -36,6 +37,27 @@ struct PoolWindow {
 };
 using Pool2d = PoolWindow<2>;
 using Pool3d = PoolWindow<3>;
+
+/// The window of ATen's pooling arguments: kernel_size, stride (empty: kernel_size), padding
+/// and dilation (empty: 1), each N values or one for every dim.
+template <size_t N>
+PoolWindow<N> pool_window(const std::vector<int64_t>& kernel_size,
+                          const std::vector<int64_t>& stride,
+                          const std::vector<int64_t>& padding,
+                          const std::vector<int64_t>& dilation) {
+  const auto dims = [](const std::vector<int64_t>& v, std::array<int64_t, N> otherwise) {
+    if (v.empty()) return otherwise;
+    std::array<int64_t, N> a{};
+    for (size_t i = 0; i < N; ++i) a[i] = v[v.size() == 1 ? 0 : i];
+    return a;
+  };
+  PoolWindow<N> p;
+  p.kernel = dims(kernel_size, {});
+  p.stride = dims(stride, p.kernel);
+  p.pad = dims(padding, {});
+  p.dilation = dims(dilation, unit_steps<N>());
+  return p;
+}
 
 /// Max over each window (the first maximum wins, NaN wins over anything); `indices` (int64, may
 /// be undefined) gets the argmax as an index into the input's flattened pooled dims, like ATen.

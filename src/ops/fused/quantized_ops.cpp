@@ -228,7 +228,9 @@ std::vector<TensorMeta> quantized_lookup_meta(const OpArgs& a) {
 std::vector<Tensor> quantized_lookup_decomposition(const OpArgs& a) {
   const Tensor& self = a.tensor("self");
   Tensor index = call1(XPORT_OP("aten::_to_copy"), {self, DType::Int64});
-  if (self.dtype() == DType::Int8) index = call1(XPORT_OP("aten::add.Scalar"), {index, int64_t{128}});
+  if (self.dtype() == DType::Int8) {
+    index = call1(XPORT_OP("aten::add.Scalar"), {index, int64_t{128}});
+  }
   return {call1(XPORT_OP("aten::index.Tensor"),
                 {a.tensor("table"), std::vector<Tensor>{index}})};
 }

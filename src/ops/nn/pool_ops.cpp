@@ -54,20 +54,6 @@ cpu::PoolWindow<N> read_pool(const OpArgs& args) {
   return p;
 }
 
-// The same for a kernel, whose lists the meta function checked; an empty `dilation` is none.
-template <size_t N>
-cpu::PoolWindow<N> read_pool(const std::vector<int64_t>& kernel_size,
-                             const std::vector<int64_t>& stride,
-                             const std::vector<int64_t>& padding,
-                             const std::vector<int64_t>& dilation) {
-  cpu::PoolWindow<N> p;
-  p.kernel = int_array<N>(kernel_size);
-  p.stride = int_array<N>(stride.empty() ? kernel_size : stride);
-  p.pad = int_array<N>(padding);
-  if (!dilation.empty()) p.dilation = int_array<N>(dilation);
-  return p;
-}
-
 template <size_t N>
 void check_input_dims(const OpArgs& args, const Tensor& self) {
   const auto n = static_cast<int64_t>(N);
@@ -205,33 +191,36 @@ void max_pool2d_with_indices_out(const Tensor& self, const std::vector<int64_t>&
                                  const std::vector<int64_t>& padding,
                                  const std::vector<int64_t>& dilation, bool, const Tensor& out,
                                  const Tensor& indices) {
-  cpu::max_pool_out<2>(self, read_pool<2>(kernel_size, stride, padding, dilation), out, indices);
+  cpu::max_pool_out<2>(self, cpu::pool_window<2>(kernel_size, stride, padding, dilation), out,
+                       indices);
 }
 void max_pool2d_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
                     const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
                     const std::vector<int64_t>& dilation, bool, const Tensor& out) {
-  cpu::max_pool_out<2>(self, read_pool<2>(kernel_size, stride, padding, dilation), out, Tensor());
+  cpu::max_pool_out<2>(self, cpu::pool_window<2>(kernel_size, stride, padding, dilation), out,
+                       Tensor());
 }
 void max_pool3d_with_indices_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
                                  const std::vector<int64_t>& stride,
                                  const std::vector<int64_t>& padding,
                                  const std::vector<int64_t>& dilation, bool, const Tensor& out,
                                  const Tensor& indices) {
-  cpu::max_pool_out<3>(self, read_pool<3>(kernel_size, stride, padding, dilation), out, indices);
+  cpu::max_pool_out<3>(self, cpu::pool_window<3>(kernel_size, stride, padding, dilation), out,
+                       indices);
 }
 void avg_pool2d_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
                     const std::vector<int64_t>& stride, const std::vector<int64_t>& padding, bool,
                     bool count_include_pad, std::optional<int64_t> divisor_override,
                     const Tensor& out) {
-  cpu::avg_pool_out<2>(self, read_pool<2>(kernel_size, stride, padding, {}), count_include_pad,
-                       divisor_override, out);
+  cpu::avg_pool_out<2>(self, cpu::pool_window<2>(kernel_size, stride, padding, {}),
+                       count_include_pad, divisor_override, out);
 }
 void avg_pool3d_out(const Tensor& self, const std::vector<int64_t>& kernel_size,
                     const std::vector<int64_t>& stride, const std::vector<int64_t>& padding, bool,
                     bool count_include_pad, std::optional<int64_t> divisor_override,
                     const Tensor& out) {
-  cpu::avg_pool_out<3>(self, read_pool<3>(kernel_size, stride, padding, {}), count_include_pad,
-                       divisor_override, out);
+  cpu::avg_pool_out<3>(self, cpu::pool_window<3>(kernel_size, stride, padding, {}),
+                       count_include_pad, divisor_override, out);
 }
 void _adaptive_avg_pool2d_out(const Tensor& self, const std::vector<int64_t>&,
                               const Tensor& out) {
@@ -255,7 +244,7 @@ void avg_pool2d_backward_out(const Tensor& grad_output, const Tensor&,
                              const std::vector<int64_t>& stride,
                              const std::vector<int64_t>& padding, bool, bool count_include_pad,
                              std::optional<int64_t> divisor_override, const Tensor& grad_input) {
-  cpu::avg_pool_backward_out<2>(grad_output, read_pool<2>(kernel_size, stride, padding, {}),
+  cpu::avg_pool_backward_out<2>(grad_output, cpu::pool_window<2>(kernel_size, stride, padding, {}),
                                 count_include_pad, divisor_override, grad_input);
 }
 void _adaptive_avg_pool2d_backward_out(const Tensor& grad_output, const Tensor&,
