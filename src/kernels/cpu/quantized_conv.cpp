@@ -145,15 +145,14 @@ std::shared_ptr<const PackedQuantizedConv2d::Primitive> PackedQuantizedConv2d::p
                          {static_cast<int32_t>(requantize_->output_zero_point)});
     dnnl::post_ops ops;
     if (requantize_->quantize_conv) {
-      // round(v) clipped to the conv dtype's range less its zero point, then in output steps.
+      // round(v) clipped to the conv dtype's range less its zero point, then in output steps:
+      // the clip's own scale multiplies its result, one post-op fewer than a linear after it.
       const bool u8 = requantize_->conv_dtype == DType::UInt8;
       const auto zero_point = static_cast<float>(requantize_->conv_zero_point);
       ops.append_eltwise(1.f, dnnl::algorithm::eltwise_round, 0.f, 0.f);
-      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, (u8 ? 0.f : -128.f) - zero_point,
+      ops.append_eltwise(static_cast<float>(requantize_->conv_scale / requantize_->output_scale),
+                         dnnl::algorithm::eltwise_clip, (u8 ? 0.f : -128.f) - zero_point,
                          (u8 ? 255.f : 127.f) - zero_point);
-      ops.append_eltwise(
-          1.f, dnnl::algorithm::eltwise_linear,
-          static_cast<float>(requantize_->conv_scale / requantize_->output_scale), 0.f);
     }
     // The residual in output steps: (residual - its zero point) * its scale / the output's.
     if (requantize_->residual) {
