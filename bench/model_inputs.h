@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "xport/functions.h"
-#include "xport/tensor.h"
+#include "xport/ops/functions.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::bench {
 

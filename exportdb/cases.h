@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "xport/exportdb.h"
+#include "xport/exportdb/exportdb.h"
 
 namespace xport::exportdb {
 

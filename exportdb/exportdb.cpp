@@ -1,4 +1,4 @@
-#include "xport/exportdb.h"
+#include "xport/exportdb/exportdb.h"
 
 #include <string>
 #include <vector>

@@ -8,8 +8,8 @@
 #include <map>
 
 #include "exportdb/case_source.h"
-#include "tools/xport/html_escape.h"
-#include "xport/exportdb.h"
+#include "src/text/html_escape.h"
+#include "xport/exportdb/exportdb.h"
 #include "xport/xport.h"
 
 namespace xport::exportdb {
@@ -19,7 +19,7 @@ const std::vector<std::pair<std::string_view, std::string_view>>& embedded_files
 namespace {
 
 namespace fs = std::filesystem;
-using tools::escape_html;
+using text::escape_html;
 
 std::string_view embedded(std::string_view name) {
   for (const auto& [n, text] : embedded_files()) {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "serde/serialize.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace {
 

@@ -11,9 +11,9 @@
 #include <cstring>
 #include <string>
 
-#include "xport/error.h"
-#include "xport/npy.h"
-#include "xport/safetensors.h"
+#include "xport/core/error.h"
+#include "xport/ops/npy.h"
+#include "xport/nn/safetensors.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::test_support {
 

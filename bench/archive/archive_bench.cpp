@@ -30,10 +30,10 @@
 #include <string>
 #include <vector>
 
-#include "xport/archive.h"
-#include "xport/export.h"
-#include "xport/models.h"
-#include "xport/program.h"
+#include "xport/capture/export.h"
+#include "xport/nn/models.h"
+#include "xport/program/exported_program.h"
+#include "xport/serde/archive.h"
 #include "xport/xport.h"
 
 #include "../model_inputs.h"

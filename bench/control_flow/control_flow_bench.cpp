@@ -13,7 +13,7 @@
 
 #include <algorithm>
 
-#include "xport/exportdb.h"
+#include "xport/exportdb/exportdb.h"
 #include "xport/xport.h"
 
 namespace xport {

@@ -26,9 +26,9 @@
 #include <string>
 #include <vector>
 
-#include "xport/models.h"
+#include "xport/nn/models.h"
+#include "xport/nn/safetensors.h"
 #include "xport/runtime.h"
-#include "xport/safetensors.h"
 #include "xport/xport.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// Export time of the reference models (include/xport/models.h, random weights, eval mode): one
+// Export time of the reference models (include/xport/nn/models.h, random weights, eval mode): one
 // benchmark per case, BM_export/<case>, timing one whole export_program call on a model built once
 // per process. Counters: `nodes`, the exported graph's node count, and `calls`, its op calls.
 // bench/compare_export.py runs it beside torch.jit.trace and torch.fx.symbolic_trace of the same
@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "xport/export.h"
-#include "xport/ir.h"
-#include "xport/models.h"
-#include "xport/program.h"
+#include "xport/capture/export.h"
+#include "xport/ir/ir.h"
+#include "xport/nn/models.h"
+#include "xport/program/exported_program.h"
 #include "xport/xport.h"
 
 #include "../model_inputs.h"

@@ -1,4 +1,4 @@
-// Eager forward of the reference models (include/xport/models.h, random weights, eval mode), one
+// Eager forward of the reference models (include/xport/nn/models.h, random weights, eval mode), one
 // benchmark per case: BM_model/<case>. bench/compare_models.py runs the same cases in PyTorch,
 // counts their FLOPs and prints the table; it sets --benchmark_min_time (Google Benchmark's
 // default, 0.5 s, applies when run alone).
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "xport/models.h"
+#include "xport/nn/models.h"
 #include "xport/xport.h"
 
 #include "../model_inputs.h"

@@ -45,7 +45,7 @@ xport_peer_bench time) loads model.torch.pt2 itself, and `xport compile` compile
 (model.aot.so, timed the same way: column xp-aot). eager and torch.compile (inductor, CPU,
 torch._inductor.config.freezing on) run the module, with the saved weights. xp-own is xport's own
 C++ capture: xport_peer_bench builds xport's C++ model of the same architecture
-(include/xport/models.h), loads the same weights (a safetensors file in its layout) and exports
+(include/xport/nn/models.h), loads the same weights (a safetensors file in its layout) and exports
 it with export_program (model.pt2), run by the xport runtime: its MLP, GPT2 (Hugging Face's
 names), Bert (Hugging Face's BertModel) and ResNet-50 (torchvision's names, which own_layout
 maps Hugging Face's onto; 2 classes, ResNetConfig()'s default). xport's GPT2 is its own C++
@@ -336,7 +336,7 @@ def resnet_name(hf_name):
 
 def own_layout(model, state):
     """The row's state dict in the layout xport's C++ model of the same architecture loads
-    (include/xport/models.h): GPT-2 and BERT in the Hub's, ResNet-50 in torchvision's."""
+    (include/xport/nn/models.h): GPT-2 and BERT in the Hub's, ResNet-50 in torchvision's."""
     if model == "mlp":
         return state
     state = {k[len("model."):]: v for k, v in state.items()}  # TupleOutputs' own prefix

@@ -2,7 +2,7 @@
 // weights to a PT2 archive, and times runtime::Program on an archive.
 //
 //   xport_peer_bench export MODEL WEIGHTS.safetensors OUT.pt2 --input IN.npy
-//       Builds MODEL (mlp | resnet50 | bert | gpt2, include/xport/models.h) in eval mode, loads
+//       Builds MODEL (mlp | resnet50 | bert | gpt2, include/xport/nn/models.h) in eval mode, loads
 //       the weights (strict), exports it statically on IN.npy's tensor and saves the archive.
 //   xport_peer_bench time FILE.pt2 --input IN.npy [--input ...] [--runs K] [--warmup W]
 //                    [--min-time S] [--threads N] [--out OUT.npy]
@@ -19,12 +19,12 @@
 #include <string>
 #include <vector>
 
-#include "xport/archive.h"
-#include "xport/export.h"
-#include "xport/models.h"
-#include "xport/npy.h"
+#include "xport/capture/export.h"
+#include "xport/nn/models.h"
+#include "xport/nn/safetensors.h"
+#include "xport/ops/npy.h"
 #include "xport/runtime.h"
-#include "xport/safetensors.h"
+#include "xport/serde/archive.h"
 #include "xport/xport.h"
 
 namespace {

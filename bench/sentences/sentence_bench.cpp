@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "tools/xport/sentence_program.h"
-#include "xport/npy.h"
+#include "xport/ops/npy.h"
 #include "xport/runtime.h"
-#include "xport/text.h"
+#include "xport/text/text.h"
 #include "xport/xport.h"
 
 namespace {

@@ -3,8 +3,8 @@
 #include <atomic>
 #include <mutex>
 
-#include "xport/functions.h"
-#include "xport/library.h"
+#include "xport/ops/functions.h"
+#include "xport/ops/library.h"
 
 namespace accel {
 namespace {

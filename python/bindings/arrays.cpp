@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::python {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::python {
 

@@ -10,8 +10,8 @@
 
 #include "arrays.h"
 #include "describe.h"
-#include "xport/archive.h"
 #include "xport/runtime.h"
+#include "xport/serde/archive.h"
 
 namespace xport::python {
 namespace {

@@ -7,19 +7,19 @@
 // arena offsets and the arguments the symbols decide are read from the runtime's plan of each
 // run's symbol values, which the library makes once per tuple of them (aot::LoadedGraph, the
 // graph prepared at load as the runtime prepares it). The runtime checks inputs and writes back
-// updates around it (xport/aot_model.h), so a compiled model behaves as runtime::Program does.
+// updates around it (xport/runtime/aot_model.h), so a compiled model behaves as runtime::Program does.
 
 #include <string>
 #include <vector>
 
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
 
 namespace xport::aot {
 
 /// The headers the generated code includes, first: what compile() precompiles.
 inline constexpr const char* kGeneratedIncludes =
     "#include <cstdint>\n#include <limits>\n#include <optional>\n\n"
-    "#include \"xport/aot_model.h\"\n#include \"xport/kernels.h\"\n";
+    "#include \"xport/runtime/aot_model.h\"\n#include \"xport/kernels.h\"\n";
 
 struct GeneratedModel {
   std::string source;                    ///< the translation unit

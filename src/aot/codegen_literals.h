@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "xport/ir.h"
-#include "xport/scalar.h"
+#include "xport/core/scalar.h"
+#include "xport/ir/ir.h"
 
 namespace xport::aot::detail {
 

@@ -1,12 +1,12 @@
 // cond, map and while_loop: outside capture each calls its higher-order op with the user's
 // functions; under capture each traces its functions into subgraphs (one per function, all
 // taking the same inputs and the same closed-over tensors) and records one node.
-#include "xport/control_flow.h"
+#include "xport/capture/control_flow.h"
 
 #include "capture/call_site.h"
 #include "capture/expr_node.h"
 #include "capture/tracer.h"
-#include "xport/op_registry.h"
+#include "xport/ops/op_registry.h"
 
 namespace xport {
 namespace {

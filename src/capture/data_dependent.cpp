@@ -1,6 +1,6 @@
 // check, constrain_as_size and constrain_as_value: facts about unbacked symbols that capture
 // decides with and the program asserts (aten::_assert_scalar) when it runs.
-#include "xport/data_dependent.h"
+#include "xport/capture/data_dependent.h"
 
 #include "capture/call_site.h"
 #include "capture/expr_node.h"

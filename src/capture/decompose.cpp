@@ -8,7 +8,7 @@
 #include "capture/float_node.h"
 #include "capture/tracer.h"
 #include "ir/ir_util.h"
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
 
 namespace xport {
 namespace {

@@ -1,6 +1,6 @@
 #include <sstream>
 
-#include "xport/export.h"
+#include "xport/capture/export.h"
 
 namespace xport {
 

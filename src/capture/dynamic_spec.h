@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "capture/shape_env.h"
-#include "xport/export.h"
+#include "xport/capture/export.h"
 
 namespace xport::capture {
 

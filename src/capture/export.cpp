@@ -1,6 +1,6 @@
 // export_program: lift parameters and buffers, make fake inputs with symbolic sizes, trace the
 // function once, check the guards against the spec, and package the ExportedProgram.
-#include "xport/export.h"
+#include "xport/capture/export.h"
 
 #include <set>
 

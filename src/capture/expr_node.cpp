@@ -1,7 +1,7 @@
 #include "capture/expr_node.h"
 
 #include "core/sym_expr.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::capture {
 namespace {

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "capture/shape_env.h"
-#include "xport/sym.h"
+#include "xport/core/sym.h"
 
 namespace xport::capture {
 

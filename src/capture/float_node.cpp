@@ -2,8 +2,8 @@
 
 #include "capture/call_site.h"
 #include "capture/tracer.h"
-#include "xport/error.h"
-#include "xport/op_registry.h"
+#include "xport/core/error.h"
+#include "xport/ops/op_registry.h"
 
 namespace xport::capture {
 namespace {

@@ -6,8 +6,8 @@
 #include <memory>
 #include <optional>
 
-#include "xport/sym.h"
-#include "xport/tensor.h"
+#include "xport/core/sym.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::capture {
 

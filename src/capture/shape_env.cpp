@@ -6,7 +6,7 @@
 
 #include "capture/call_site.h"
 #include "capture/expr_node.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::capture {
 namespace {

@@ -11,8 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "xport/expr.h"
-#include "xport/sym.h"
+#include "xport/core/expr.h"
+#include "xport/core/sym.h"
 
 namespace xport::capture {
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "capture/shape_env.h"
-#include "xport/ir.h"
-#include "xport/op_registry.h"
-#include "xport/program.h"
+#include "xport/ir/ir.h"
+#include "xport/ops/op_registry.h"
+#include "xport/program/exported_program.h"
 
 namespace xport::capture {
 

@@ -1,10 +1,10 @@
-#include "xport/dtype.h"
+#include "xport/core/dtype.h"
 
 #include <bit>
 
 #include "core/dtype_enumerator.h"
 
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport {
 

@@ -1,4 +1,4 @@
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 #include <cstdlib>
 

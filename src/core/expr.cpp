@@ -1,6 +1,6 @@
 // Expression nodes: hashing, interning, the structural order, leaves and checked arithmetic.
 
-#include "xport/expr.h"
+#include "xport/core/expr.h"
 
 #include <algorithm>
 #include <mutex>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/expr_internal.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::sym {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "xport/expr.h"
+#include "xport/core/expr.h"
 
 namespace xport::sym::detail {
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "core/expr_internal.h"
-#include "xport/error.h"
-#include "xport/sym.h"
+#include "xport/core/error.h"
+#include "xport/core/sym.h"
 
 namespace xport::sym {
 

@@ -2,7 +2,7 @@
 // (| < & < ~ < comparisons < + - < * // % < unary - < **).
 
 #include "core/expr_internal.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::sym {
 

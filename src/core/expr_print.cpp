@@ -9,7 +9,7 @@
 #include <cstdlib>
 
 #include "core/expr_internal.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::sym {
 

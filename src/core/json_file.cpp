@@ -2,7 +2,7 @@
 
 #include <fstream>
 
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport {
 

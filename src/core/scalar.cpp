@@ -1,4 +1,4 @@
-#include "xport/scalar.h"
+#include "xport/core/scalar.h"
 
 #include <sstream>
 

@@ -1,8 +1,8 @@
-#include "xport/sym.h"
+#include "xport/core/sym.h"
 
 #include <algorithm>
 
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport {
 namespace {

@@ -1,6 +1,6 @@
 #include "core/sym_expr.h"
 
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::sym {
 

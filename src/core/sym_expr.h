@@ -2,8 +2,8 @@
 // SymNode arithmetic on expressions, shared by the nodes that hold a sym::ExprPtr: the capture
 // layer's shape environment, and the passes that trace a decomposition over a program's symbols.
 
-#include "xport/expr.h"
-#include "xport/sym.h"
+#include "xport/core/expr.h"
+#include "xport/core/sym.h"
 
 namespace xport::sym {
 

@@ -4,8 +4,8 @@
 
 #include <limits>
 
-#include "xport/ir.h"
-#include "xport/value.h"
+#include "xport/ir/ir.h"
+#include "xport/tensor/value.h"
 
 namespace xport::ir {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "ir/ir_util.h"
-#include "xport/error.h"
-#include "xport/ir.h"
+#include "xport/core/error.h"
+#include "xport/ir/ir.h"
 
 namespace xport::ir {
 namespace {

@@ -2,8 +2,8 @@
 
 #include "ir/argument_value.h"
 #include "ir/ir_util.h"
-#include "xport/error.h"
-#include "xport/ir.h"
+#include "xport/core/error.h"
+#include "xport/ir/ir.h"
 
 namespace xport::ir {
 namespace {

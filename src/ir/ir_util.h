@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "xport/ir.h"
+#include "xport/ir/ir.h"
 
 namespace xport::ir::detail {
 

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "ir/ir_util.h"
-#include "xport/ir.h"
+#include "xport/ir/ir.h"
 
 namespace xport::ir {
 namespace detail {

@@ -4,8 +4,8 @@
 #include <unordered_map>
 
 #include "ir/ir_util.h"
-#include "xport/error.h"
-#include "xport/ir.h"
+#include "xport/core/error.h"
+#include "xport/ir/ir.h"
 
 namespace xport::ir {
 namespace {

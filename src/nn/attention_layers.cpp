@@ -4,8 +4,8 @@
 #include <limits>
 
 #include "nn/init.h"
-#include "xport/functions.h"
 #include "xport/nn/layers.h"
+#include "xport/ops/functions.h"
 
 namespace xport::nn {
 namespace {

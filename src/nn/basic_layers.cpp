@@ -2,8 +2,8 @@
 #include <cmath>
 
 #include "nn/init.h"
-#include "xport/functions.h"
 #include "xport/nn/layers.h"
+#include "xport/ops/functions.h"
 
 namespace xport::nn {
 

@@ -2,7 +2,7 @@
 
 #include <atomic>
 
-#include "xport/functions.h"
+#include "xport/ops/functions.h"
 
 namespace xport::nn::detail {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::nn::detail {
 

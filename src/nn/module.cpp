@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "ops/op_util.h"
-#include "xport/functions.h"
+#include "xport/ops/functions.h"
 
 namespace xport::nn {
 namespace {

@@ -1,7 +1,7 @@
 // BatchNorm2d and LayerNorm.
 #include "ops/op_util.h"
-#include "xport/functions.h"
 #include "xport/nn/layers.h"
+#include "xport/ops/functions.h"
 
 namespace xport::nn {
 

@@ -1,4 +1,4 @@
-#include "xport/safetensors.h"
+#include "xport/nn/safetensors.h"
 
 #include "tensor/file_mapping.h"
 

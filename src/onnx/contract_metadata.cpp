@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::onnx {
 namespace {

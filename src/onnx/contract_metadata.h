@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
 
 namespace xport::onnx {
 

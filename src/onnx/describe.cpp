@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "onnx/contract_metadata.h"
-#include "xport/error.h"
-#include "xport/onnx.h"
+#include "xport/core/error.h"
+#include "xport/onnx/onnx.h"
 
 namespace xport::onnx {
 namespace {

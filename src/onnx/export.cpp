@@ -7,8 +7,8 @@
 #include "onnx/lowering.h"
 #include "onnx/model_writer.h"
 #include "program/specialize.h"
-#include "xport/error.h"
-#include "xport/onnx.h"
+#include "xport/core/error.h"
+#include "xport/onnx/onnx.h"
 
 namespace xport::onnx {
 namespace {

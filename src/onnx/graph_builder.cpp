@@ -3,8 +3,8 @@
 #include <cstring>
 #include <sstream>
 
-#include "xport/error.h"
-#include "xport/dtype.h"
+#include "xport/core/dtype.h"
+#include "xport/core/error.h"
 
 namespace xport::onnx {
 

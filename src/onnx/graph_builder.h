@@ -12,7 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "xport/ir.h"
+#include "xport/ir/ir.h"
 
 namespace xport::onnx {
 

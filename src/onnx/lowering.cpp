@@ -5,9 +5,9 @@
 #include <unordered_map>
 
 #include "ir/ir_util.h"
-#include "xport/error.h"
-#include "xport/onnx.h"
-#include "xport/result_type.h"
+#include "xport/core/error.h"
+#include "xport/onnx/onnx.h"
+#include "xport/tensor/result_type.h"
 
 namespace xport::onnx {
 namespace {

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::onnx {
 namespace {

@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::onnx {
 

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <vector>
 
-#include "xport/op_registry.h"
+#include "xport/ops/op_registry.h"
 
 namespace xport::ops {
 namespace {
@@ -282,11 +282,11 @@ const char* const kAtenPrologue = R"(#pragma once
 #include <utility>
 #include <vector>
 
-#include "xport/op_registry.h"
-#include "xport/scalar.h"
-#include "xport/sym.h"
-#include "xport/tensor.h"
-#include "xport/value.h"
+#include "xport/core/scalar.h"
+#include "xport/core/sym.h"
+#include "xport/ops/op_registry.h"
+#include "xport/tensor/tensor.h"
+#include "xport/tensor/value.h"
 
 namespace xport::aten {
 namespace detail {
@@ -375,9 +375,9 @@ std::string kernel_declarations_header() {
 #include <string>
 #include <vector>
 
-#include "xport/dtype.h"
-#include "xport/scalar.h"
-#include "xport/tensor.h"
+#include "xport/core/dtype.h"
+#include "xport/core/scalar.h"
+#include "xport/tensor/tensor.h"
 
 )";
   for (const KernelDecl& d : kernel_decls()) {

@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "xport/op_registry.h"
+#include "xport/ops/op_registry.h"
 
 namespace xport {
 namespace {

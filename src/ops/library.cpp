@@ -1,6 +1,6 @@
 // Library: custom ops defined by users. Their OpFns are adapted to the registry's kernel, meta
 // and decomposition functions, so everything downstream treats them as any other op.
-#include "xport/library.h"
+#include "xport/ops/library.h"
 
 #include <cctype>
 #include <map>
@@ -8,9 +8,9 @@
 
 #include "kernels/cpu/elementwise.h"
 #include "ops/op_util.h"
-#include "xport/error.h"
-#include "xport/functions.h"
-#include "xport/op_registry.h"
+#include "xport/core/error.h"
+#include "xport/ops/functions.h"
+#include "xport/ops/op_registry.h"
 
 namespace xport {
 namespace {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "ops/typed_kernel.h"
-#include "xport/op_registry.h"
-#include "xport/result_type.h"
+#include "xport/ops/op_registry.h"
+#include "xport/tensor/result_type.h"
 
 namespace xport::ops {
 

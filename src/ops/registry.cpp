@@ -5,7 +5,7 @@
 #include <shared_mutex>
 
 #include "ops/register_all.h"
-#include "xport/op_registry.h"
+#include "xport/ops/op_registry.h"
 
 namespace xport {
 namespace {

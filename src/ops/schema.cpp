@@ -1,4 +1,4 @@
-#include "xport/schema.h"
+#include "xport/ops/schema.h"
 
 #include <cctype>
 #include <cstdlib>

@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "xport/op_registry.h"
+#include "xport/ops/op_registry.h"
 
 namespace xport::ops {
 

@@ -1,4 +1,4 @@
-#include "xport/value.h"
+#include "xport/tensor/value.h"
 
 #include <sstream>
 

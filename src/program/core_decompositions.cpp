@@ -1,6 +1,6 @@
 // The default decomposition table: read from the registry, so it belongs with the program (a
 // runtime-only backend may choose ops from it) rather than with the capture code that applies it.
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
 
 namespace xport {
 

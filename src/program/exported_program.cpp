@@ -1,4 +1,4 @@
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
 
 #include <sstream>
 

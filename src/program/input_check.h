@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
 
 namespace xport {
 

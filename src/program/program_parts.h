@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
 
 namespace xport::detail {
 

@@ -3,7 +3,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport {
 namespace {

@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
 
 namespace xport {
 

@@ -3,7 +3,7 @@
 // contract.
 #include <algorithm>
 
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
 
 namespace xport {
 namespace {

@@ -1,6 +1,6 @@
 #include "program/write_back.h"
 
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "ir/input_update.h"
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
 
 namespace xport {
 

@@ -7,7 +7,7 @@
 #include "ir/ir_util.h"
 #include "quant/layers.h"
 #include "quant/qparams.h"
-#include "xport/quant.h"
+#include "xport/quant/quant.h"
 
 namespace xport::quant {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "quant/layers.h"
 #include "quant/qparams.h"
-#include "xport/functions.h"
-#include "xport/quant.h"
+#include "xport/ops/functions.h"
+#include "xport/quant/quant.h"
 
 namespace xport::quant {
 namespace {

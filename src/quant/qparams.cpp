@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "kernels/cpu/quantize.h"
-#include "xport/error.h"
-#include "xport/functions.h"
+#include "xport/core/error.h"
+#include "xport/ops/functions.h"
 
 namespace xport::quant::detail {
 namespace {

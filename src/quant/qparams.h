@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::quant::detail {
 

@@ -10,7 +10,7 @@
 #include "ir/ir_util.h"
 #include "program/program_parts.h"
 #include "quant/layers.h"
-#include "xport/quant.h"
+#include "xport/quant/quant.h"
 
 namespace xport::quant {
 namespace {

@@ -1,9 +1,9 @@
-// The runtime services that generated code calls (xport/aot_model.h).
+// The runtime services that generated code calls (xport/runtime/aot_model.h).
 
 #include "ir/argument_value.h"
 #include "runtime/pointwise_chain.h"
-#include "xport/aot_model.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
+#include "xport/runtime/aot_model.h"
 
 namespace xport::aot {
 

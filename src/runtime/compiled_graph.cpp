@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "ir/ir_util.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::runtime {
 namespace {

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "xport/ir.h"
-#include "xport/op_registry.h"
+#include "xport/ir/ir.h"
+#include "xport/ops/op_registry.h"
 
 namespace xport::runtime {
 

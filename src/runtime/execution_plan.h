@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "runtime/compiled_graph.h"
-#include "xport/frame_pool.h"
 #include "xport/runtime.h"
+#include "xport/runtime/frame_pool.h"
 
 namespace xport::runtime {
 

@@ -1,4 +1,4 @@
-// A compiled model's runtime side (xport/aot_model.h): the graph prepared at load as
+// A compiled model's runtime side (xport/runtime/aot_model.h): the graph prepared at load as
 // runtime::Program prepares it, and its plan per tuple of symbol values.
 #include <string>
 
@@ -9,7 +9,7 @@
 #include "runtime/plan_cache.h"
 #include "runtime/prepared_graph.h"
 #include "runtime/run_inputs.h"
-#include "xport/aot_model.h"
+#include "xport/runtime/aot_model.h"
 
 namespace xport::aot {
 

@@ -1,4 +1,4 @@
-// The C ABI of a compiled model (xport/model_abi.h): the generated code's graph, between the
+// The C ABI of a compiled model (xport/runtime/model_abi.h): the generated code's graph, between the
 // same contract check and write-back as runtime::Program. Linked into every model library;
 // nothing else calls it.
 
@@ -12,9 +12,9 @@
 #include "runtime/model_cxx_abi.h"
 #include "runtime/run_inputs.h"
 #include "serde/serialize.h"
-#include "xport/aot_model.h"
-#include "xport/archive.h"
-#include "xport/model_abi.h"
+#include "xport/runtime/aot_model.h"
+#include "xport/runtime/model_abi.h"
+#include "xport/serde/archive.h"
 
 // The generated code defines it; weak, so that a program linking the whole runtime library
 // (the xport tool) links without one.

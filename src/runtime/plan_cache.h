@@ -1,6 +1,6 @@
 #pragma once
 // What a program plans once per tuple of its symbols' values, kept by that tuple: the runtime's
-// execution plans, and a compiled model's shapes (xport/aot_model.h). The oldest is dropped past
+// execution plans, and a compiled model's shapes (xport/runtime/aot_model.h). The oldest is dropped past
 // a limit; runs holding one keep it alive.
 
 #include <atomic>
@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
 
 namespace xport::runtime {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "kernels/cpu/parallel.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::runtime {
 namespace {

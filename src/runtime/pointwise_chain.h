@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "xport/op_registry.h"
-#include "xport/tensor.h"
-#include "xport/value.h"
+#include "xport/ops/op_registry.h"
+#include "xport/tensor/tensor.h"
+#include "xport/tensor/value.h"
 
 namespace xport::runtime {
 

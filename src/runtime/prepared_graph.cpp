@@ -13,7 +13,7 @@
 #include "ops/fused/fused_ops.h"
 #include "runtime/compiled_graph.h"
 #include "runtime/pointwise_chain.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::runtime {
 namespace {

@@ -14,15 +14,15 @@
 
 #include "ir/passes/composite_expansion.h"
 #include "ir/passes/fusion.h"
+#include "ir/passes/reinplace.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/packed_linear.h"
 #include "kernels/cpu/quantized_conv.h"
 #include "kernels/cpu/quantized_linear.h"
-#include "ir/passes/reinplace.h"
-#include "xport/ir.h"
-#include "xport/op_registry.h"
-#include "xport/program.h"
-#include "xport/tensor.h"
+#include "xport/ir/ir.h"
+#include "xport/ops/op_registry.h"
+#include "xport/program/exported_program.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::runtime {
 

@@ -9,10 +9,10 @@
 
 #include "runtime/model_cxx_abi.h"
 #include "serde/serialize.h"
-#include "xport/archive.h"
-#include "xport/error.h"
-#include "xport/functions.h"
-#include "xport/model_abi.h"
+#include "xport/core/error.h"
+#include "xport/ops/functions.h"
+#include "xport/runtime/model_abi.h"
+#include "xport/serde/archive.h"
 
 namespace xport::runtime {
 

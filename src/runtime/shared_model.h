@@ -1,5 +1,5 @@
 #pragma once
-// A model compiled ahead of time (a shared library with xport/model_abi.h's C ABI), opened so
+// A model compiled ahead of time (a shared library with xport/runtime/model_abi.h's C ABI), opened so
 // that runtime::Program runs it as it runs an archive: tensors in, tensors out, errors as
 // xport::Error. The library holds its own copy of the runtime: a library of this build (the
 // same C++ layouts) is called through its C++ entrance (runtime/model_cxx_abi.h), any other
@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "xport/archive.h"
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
 #include "xport/runtime.h"
-#include "xport/value.h"
+#include "xport/serde/archive.h"
+#include "xport/tensor/value.h"
 
 namespace xport::runtime {
 

@@ -1,6 +1,6 @@
 // save() and load(): the PT2 archive layout around the serialized program (docs/ARCHIVE.md).
 
-#include "xport/archive.h"
+#include "xport/serde/archive.h"
 
 #include <bit>
 #include <cerrno>
@@ -11,7 +11,7 @@
 #include "serde/serialize.h"
 #include "serde/zip_io.h"
 #include "tensor/file_mapping.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport {
 namespace {

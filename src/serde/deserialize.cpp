@@ -4,7 +4,7 @@
 
 #include "serde/program_reader.h"
 #include "serde/pt2_format.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::serde {
 

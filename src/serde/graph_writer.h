@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "xport/ir.h"
-#include "xport/program.h"
+#include "xport/ir/ir.h"
+#include "xport/program/exported_program.h"
 
 namespace xport::serde {
 

@@ -5,7 +5,7 @@
 #include "serde/graph_writer.h"
 #include "serde/pt2_format.h"
 #include "serde/write_values.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::serde {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::serde {
 

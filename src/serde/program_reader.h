@@ -15,7 +15,7 @@
 #include "serde/json_field.h"
 #include "serde/serialize.h"
 #include "serde/zip_io.h"
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
 
 namespace xport::serde {
 

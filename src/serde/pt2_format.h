@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "xport/dtype.h"
+#include "xport/core/dtype.h"
 
 namespace xport::serde {
 

@@ -5,9 +5,9 @@
 #include <cctype>
 
 #include "serde/program_reader.h"
-#include "xport/error.h"
-#include "xport/result_type.h"
 #include "serde/pt2_format.h"
+#include "xport/core/error.h"
+#include "xport/tensor/result_type.h"
 
 namespace xport::serde {
 namespace {

@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "serde/program_reader.h"
-#include "xport/error.h"
 #include "serde/pt2_format.h"
+#include "xport/core/error.h"
 
 namespace xport::serde {
 

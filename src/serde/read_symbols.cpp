@@ -4,8 +4,8 @@
 #include <string>
 
 #include "serde/program_reader.h"
-#include "xport/error.h"
 #include "serde/pt2_format.h"
+#include "xport/core/error.h"
 
 namespace xport::serde {
 

@@ -10,7 +10,7 @@
 #include "serde/pt2_format.h"
 #include "serde/serialize.h"
 #include "serde/write_values.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::serde {
 namespace {

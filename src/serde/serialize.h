@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "serde/zip_io.h"
-#include "xport/archive.h"
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
+#include "xport/serde/archive.h"
 
 namespace xport::serde {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "xport/ir.h"
-#include "xport/tensor.h"
+#include "xport/ir/ir.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::serde {
 

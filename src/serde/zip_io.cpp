@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::serde {
 namespace {

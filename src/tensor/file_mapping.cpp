@@ -12,7 +12,7 @@
 #include <mutex>
 #include <system_error>
 
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::detail {
 

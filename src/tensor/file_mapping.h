@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::detail {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport {
 namespace {

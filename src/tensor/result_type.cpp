@@ -1,4 +1,4 @@
-#include "xport/result_type.h"
+#include "xport/tensor/result_type.h"
 
 namespace xport {
 

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport {
 namespace {

@@ -1,4 +1,4 @@
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 #include <algorithm>
 #include <atomic>

@@ -7,9 +7,9 @@
 #include <fstream>
 
 #include "core/json_file.h"
-#include "xport/error.h"
-#include "xport/functions.h"
-#include "xport/text.h"
+#include "xport/core/error.h"
+#include "xport/ops/functions.h"
+#include "xport/text/text.h"
 
 namespace xport::text {
 namespace {

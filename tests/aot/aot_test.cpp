@@ -16,11 +16,11 @@
 
 #include "aot_paths.h"
 #include "runtime/quantized_program.h"
-#include "xport/aot.h"
-#include "xport/archive.h"
-#include "xport/models.h"
+#include "xport/aot/aot.h"
+#include "xport/nn/models.h"
 #include "xport/nn/module.h"
 #include "xport/runtime.h"
+#include "xport/serde/archive.h"
 #include "xport/xport.h"
 
 namespace xport {

@@ -17,7 +17,7 @@
 #include "runtime/small_program.h"
 #include "runtime/training_ir_program.h"
 #include "serde/round_trip.h"
-#include "xport/aot.h"
+#include "xport/aot/aot.h"
 #include "xport/runtime.h"
 
 namespace xport {

@@ -1,6 +1,6 @@
 // cond, map and while_loop: eager, captured as one node with subgraphs, run by the program,
 // the runtime and run_decompositions, and the rules they enforce.
-#include "xport/control_flow.h"
+#include "xport/capture/control_flow.h"
 
 #include <gtest/gtest.h>
 

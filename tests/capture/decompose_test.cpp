@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "xport/export.h"
-#include "xport/models.h"
+#include "xport/capture/export.h"
+#include "xport/nn/models.h"
 #include "xport/xport.h"
 
 namespace xport {

@@ -1,4 +1,4 @@
-#include "xport/export.h"
+#include "xport/capture/export.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "expect_error.h"
-#include "xport/models.h"
+#include "xport/nn/models.h"
 #include "xport/xport.h"
 
 namespace xport {

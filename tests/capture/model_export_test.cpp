@@ -2,8 +2,8 @@
 // with eager execution on shapes other than the example's.
 #include <gtest/gtest.h>
 
-#include "xport/export.h"
-#include "xport/models.h"
+#include "xport/capture/export.h"
+#include "xport/nn/models.h"
 #include "xport/xport.h"
 
 namespace xport {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "expect_error.h"
-#include "xport/models.h"
+#include "xport/nn/models.h"
 #include "xport/xport.h"
 
 namespace xport {

@@ -6,8 +6,8 @@
 #include <random>
 #include <vector>
 
-#include "xport/expr.h"
-#include "xport/sym.h"
+#include "xport/core/expr.h"
+#include "xport/core/sym.h"
 
 namespace xport::sym::testing {
 

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "core/expr_random.h"
-#include "xport/expr.h"
+#include "xport/core/expr.h"
 
 namespace xport::sym {
 namespace {

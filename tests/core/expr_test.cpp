@@ -1,4 +1,4 @@
-#include "xport/expr.h"
+#include "xport/core/expr.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "core/expr_random.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::sym {
 namespace {

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "core/expr_random.h"
-#include "xport/error.h"
-#include "xport/expr.h"
+#include "xport/core/error.h"
+#include "xport/core/expr.h"
 
 namespace xport::sym {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "examples/custom_ops/accel_ops.h"
 #include "serde/round_trip.h"
-#include "xport/exportdb.h"
+#include "xport/exportdb/exportdb.h"
 #include "xport/xport.h"
 
 namespace xport {

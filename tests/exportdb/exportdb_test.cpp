@@ -1,7 +1,7 @@
 // Runs every ExportDB case: a failing case must fail with its error kind (and name a case that
 // exists); an exporting case must agree with eager execution on every valid input, refuse every
 // invalid one, print, verify, and survive an archive round trip.
-#include "xport/exportdb.h"
+#include "xport/exportdb/exportdb.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "exportdb/case_source.h"
-#include "xport/exportdb.h"
+#include "xport/exportdb/exportdb.h"
 
 namespace xport::exportdb {
 namespace {

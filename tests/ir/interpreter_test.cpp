@@ -3,11 +3,11 @@
 #include <memory>
 
 #include "ir/ir_test_util.h"
-#include "xport/functions.h"
-#include "xport/ir.h"
-#include "xport/linalg_functions.h"
-#include "xport/nn_functions.h"
-#include "xport/shape_functions.h"
+#include "xport/ir/ir.h"
+#include "xport/ops/functions.h"
+#include "xport/ops/linalg_functions.h"
+#include "xport/ops/nn_functions.h"
+#include "xport/ops/shape_functions.h"
 
 namespace xport::ir {
 namespace {

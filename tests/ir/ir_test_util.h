@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "xport/error.h"
-#include "xport/ir.h"
+#include "xport/core/error.h"
+#include "xport/ir/ir.h"
 
 namespace xport::ir::testing {
 

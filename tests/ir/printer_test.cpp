@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "ir/ir_test_util.h"
-#include "xport/ir.h"
+#include "xport/ir/ir.h"
 
 namespace xport::ir {
 namespace {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/ir_test_util.h"
-#include "xport/ir.h"
+#include "xport/ir/ir.h"
 
 namespace xport::ir {
 namespace {

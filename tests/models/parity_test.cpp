@@ -14,9 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/cpu/onednn.h"
-#include "xport/models.h"
+#include "xport/nn/models.h"
+#include "xport/nn/safetensors.h"
 #include "xport/runtime.h"
-#include "xport/safetensors.h"
 #include "xport/xport.h"
 
 namespace xport {

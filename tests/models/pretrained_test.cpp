@@ -17,9 +17,9 @@
 
 #include "tools/xport/sentence_demo.h"
 #include "tools/xport/sentence_program.h"
-#include "xport/models.h"
+#include "xport/nn/models.h"
 #include "xport/runtime.h"
-#include "xport/text.h"
+#include "xport/text/text.h"
 #include "xport/xport.h"
 
 namespace xport {

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "xport/models.h"
 #include "xport/nn/layers.h"
+#include "xport/nn/models.h"
 #include "xport/xport.h"
 
 namespace xport::nn {

@@ -1,4 +1,4 @@
-#include "xport/safetensors.h"
+#include "xport/nn/safetensors.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

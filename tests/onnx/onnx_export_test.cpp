@@ -1,6 +1,6 @@
 // xport::onnx::save: what the model says about itself, and what it refuses. ONNX Runtime runs the
 // models of every data set in tests/onnx/onnx_runtime_cases.py (ctest onnx_runtime_cases).
-#include "xport/onnx.h"
+#include "xport/onnx/onnx.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "onnx/lowering.h"
-#include "xport/op_registry.h"
+#include "xport/ops/op_registry.h"
 
 namespace xport::onnx {
 namespace {

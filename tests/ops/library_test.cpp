@@ -1,7 +1,7 @@
 // Custom ops defined through xport::Library: eager, export (symbolic meta), print, verify,
 // archive round trip, ExportedProgram::run and the runtime; mutating ops captured through their
 // functional form; and the errors a user meets on the way.
-#include "xport/library.h"
+#include "xport/ops/library.h"
 
 #include <gtest/gtest.h>
 

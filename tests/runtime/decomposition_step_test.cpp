@@ -6,7 +6,8 @@
 
 #include "runtime/graph_building.h"
 #include "serde/round_trip.h"
-#include "xport/library.h"
+#include "xport/ops/functions.h"
+#include "xport/ops/library.h"
 #include "xport/runtime.h"
 
 namespace xport::runtime {

@@ -12,6 +12,7 @@
 #include "runtime/quantized_program.h"
 #include "runtime/training_ir_program.h"
 #include "serde/round_trip.h"
+#include "xport/ops/functions.h"
 #include "xport/runtime.h"
 
 namespace xport {

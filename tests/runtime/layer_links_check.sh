@@ -9,24 +9,7 @@
 set -euo pipefail
 nm_tool=$1
 IFS=';' read -ra objects <<<"$2"
-declare -A allowed=(
-  [core]=""
-  [tensor]="core"
-  [kernels]="core tensor"
-  [ops]="core tensor kernels"
-  [text]="core tensor kernels ops"
-  [ir]="core tensor kernels ops"
-  [ir/passes]="core tensor kernels ops ir"
-  [program]="core tensor kernels ops ir"
-  [serde]="core tensor kernels ops ir program"
-  [runtime]="core tensor kernels ops text ir ir/passes program serde"
-  [nn]="core tensor kernels ops"
-  [capture]="core tensor kernels ops ir program nn"
-  [quant]="core tensor kernels ops ir program"
-  # aot decomposes PyTorch's composite ops (aten::linear, ...) by re-tracing: capture's
-  # ExportedProgram::run_decompositions, as ONNX export does
-  [aot]="core tensor kernels ops ir ir/passes program serde runtime capture"
-)
+source "$(dirname "${BASH_SOURCE[0]}")/layers.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 declare -A seen=()

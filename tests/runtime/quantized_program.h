@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "runtime/graph_building.h"
+#include "xport/ops/functions.h"
 
 namespace xport::test_support {
 

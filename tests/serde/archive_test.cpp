@@ -1,6 +1,6 @@
 // PT2 archives: layout, schema fields, mapped weights, shared storage, the version policy, and
 // corrupt or hostile files (each an InvalidArchive naming the field, never a crash).
-#include "xport/archive.h"
+#include "xport/serde/archive.h"
 
 #include <gtest/gtest.h>
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "xport/archive.h"
 #include "xport/runtime.h"
-#include "xport/value.h"
+#include "xport/serde/archive.h"
+#include "xport/tensor/value.h"
 
 namespace xport::test_support {
 

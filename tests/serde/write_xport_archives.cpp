@@ -11,8 +11,8 @@
 
 #include "serde/round_trip.h"
 #include "tools/xport/sentence_program.h"
-#include "xport/exportdb.h"
-#include "xport/text.h"
+#include "xport/exportdb/exportdb.h"
+#include "xport/text/text.h"
 #include "xport/xport.h"
 
 namespace {

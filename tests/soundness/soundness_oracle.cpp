@@ -1,7 +1,7 @@
 #include "soundness_oracle.h"
 
 #include "torch_program.h"
-#include "xport/aot.h"
+#include "xport/aot/aot.h"
 
 #include <unistd.h>
 

@@ -10,8 +10,8 @@
 #include <stdexcept>
 
 #include "torch_program.h"
-#include "xport/npy.h"
-#include "xport/onnx.h"
+#include "xport/onnx/onnx.h"
+#include "xport/ops/npy.h"
 
 namespace xport::soundness {
 namespace fs = std::filesystem;

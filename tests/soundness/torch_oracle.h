@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "program_generator.h"
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::soundness {
 

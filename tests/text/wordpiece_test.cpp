@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "expect_error.h"
-#include "xport/text.h"
+#include "xport/text/text.h"
 
 namespace xport::text {
 namespace {

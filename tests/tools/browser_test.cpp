@@ -12,8 +12,8 @@
 #include "tests/tools/devtools_browser.h"
 #include "tools/xport/view.h"
 #include "tools/xport/view_diff.h"
-#include "xport/exportdb.h"
-#include "xport/models.h"
+#include "xport/exportdb/exportdb.h"
+#include "xport/nn/models.h"
 #include "xport/xport.h"
 
 namespace xport {

@@ -13,8 +13,8 @@
 
 #include "tools/xport/view_diff.h"
 #include "tools/xport/view_layout.h"
-#include "xport/control_flow.h"
-#include "xport/models.h"
+#include "xport/capture/control_flow.h"
+#include "xport/nn/models.h"
 #include "xport/xport.h"
 
 namespace xport {

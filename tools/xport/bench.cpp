@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "tools/xport/program_inputs.h"
-#include "xport/expr.h"
-#include "xport/functions.h"
+#include "xport/core/expr.h"
+#include "xport/ops/functions.h"
 #include "xport/runtime.h"
 
 namespace xport::tools {

@@ -2,8 +2,8 @@
 
 #include <map>
 
-#include "xport/archive.h"
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
+#include "xport/serde/archive.h"
 
 namespace xport::tools {
 namespace {

@@ -5,12 +5,12 @@
 #include <string>
 
 #include "tools/xport/program_inputs.h"
-#include "xport/archive.h"
-#include "xport/dtype.h"
-#include "xport/expr.h"
-#include "xport/ir.h"
-#include "xport/onnx.h"
-#include "xport/program.h"
+#include "xport/core/dtype.h"
+#include "xport/core/expr.h"
+#include "xport/ir/ir.h"
+#include "xport/onnx/onnx.h"
+#include "xport/program/exported_program.h"
+#include "xport/serde/archive.h"
 
 namespace xport::tools {
 namespace {

@@ -10,17 +10,17 @@
 
 #include "tools/xport/bench.h"
 #include "tools/xport/decompose.h"
-#include "tools/xport/quantize.h"
 #include "tools/xport/gpt2_demo.h"
 #include "tools/xport/inspect.h"
 #include "tools/xport/op_libraries.h"
+#include "tools/xport/quantize.h"
 #include "tools/xport/run.h"
 #include "tools/xport/sentence_demo.h"
 #include "tools/xport/view.h"
-#include "xport/archive.h"
-#include "xport/exportdb.h"
-#include "xport/onnx.h"
-#include "xport/aot.h"
+#include "xport/aot/aot.h"
+#include "xport/exportdb/exportdb.h"
+#include "xport/onnx/onnx.h"
+#include "xport/serde/archive.h"
 #include "xport/xport.h"
 
 namespace {
@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
   xport::aot::Options compile_options;
   CLI::App* compile_cmd = app.add_subcommand(
       "compile", "compile an archive (xport's or torch.export's) ahead of time into a shared "
-                 "library with a C ABI (xport/model_abi.h); OUT.pt2 is written beside it");
+                 "library with a C ABI (xport/runtime/model_abi.h); OUT.pt2 is written beside it");
   compile_cmd->add_option("FILE", compile_in, "the archive (.pt2)")
       ->required()
       ->check(CLI::ExistingFile);

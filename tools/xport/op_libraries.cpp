@@ -2,8 +2,8 @@
 
 #include <dlfcn.h>
 
-#include "xport/error.h"
-#include "xport/op_registry.h"
+#include "xport/core/error.h"
+#include "xport/ops/op_registry.h"
 
 namespace xport::tools {
 

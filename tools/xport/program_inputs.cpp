@@ -4,10 +4,10 @@
 #include <iterator>
 #include <optional>
 
-#include "xport/dtype.h"
-#include "xport/error.h"
-#include "xport/expr.h"
-#include "xport/ir.h"
+#include "xport/core/dtype.h"
+#include "xport/core/error.h"
+#include "xport/core/expr.h"
+#include "xport/ir/ir.h"
 
 namespace xport::tools {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
 #include "xport/runtime.h"
-#include "xport/value.h"
+#include "xport/tensor/value.h"
 
 namespace xport::tools {
 

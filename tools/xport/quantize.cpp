@@ -8,9 +8,9 @@
 #include <map>
 
 #include "tools/xport/program_inputs.h"
-#include "xport/archive.h"
-#include "xport/npy.h"
-#include "xport/quant.h"
+#include "xport/ops/npy.h"
+#include "xport/quant/quant.h"
+#include "xport/serde/archive.h"
 
 namespace xport::tools {
 namespace {

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "tools/xport/program_inputs.h"
-#include "xport/npy.h"
+#include "xport/ops/npy.h"
 #include "xport/runtime.h"
 
 namespace xport::tools {

@@ -9,7 +9,7 @@
 #include "tools/xport/program_inputs.h"
 #include "tools/xport/sentence_program.h"
 #include "xport/runtime.h"
-#include "xport/text.h"
+#include "xport/text/text.h"
 #include "xport/xport.h"
 
 namespace xport::tools {

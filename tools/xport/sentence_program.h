@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "xport/models.h"
-#include "xport/program.h"
+#include "xport/nn/models.h"
+#include "xport/program/exported_program.h"
 
 namespace xport::tools {
 

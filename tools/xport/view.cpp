@@ -6,14 +6,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tools/xport/html_escape.h"
+#include "src/text/html_escape.h"
 #include "tools/xport/view_details.h"
 #include "tools/xport/view_diff.h"
 #include "tools/xport/view_layout.h"
 #include "tools/xport/view_tables.h"
-#include "xport/archive.h"
+#include "xport/serde/archive.h"
 
 namespace xport::tools {
+using text::escape_html;
 
 const std::vector<std::pair<std::string_view, std::string_view>>& view_assets();
 

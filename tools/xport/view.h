@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
 
 namespace xport::tools {
 

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "xport/ir.h"
-#include "xport/program.h"
+#include "xport/ir/ir.h"
+#include "xport/program/exported_program.h"
 
 namespace xport::tools {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "xport/ir.h"
+#include "xport/ir/ir.h"
 
 namespace xport::tools {
 

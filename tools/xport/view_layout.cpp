@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "tools/xport/view_details.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::tools {
 namespace {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "xport/ir.h"
+#include "xport/ir/ir.h"
 
 namespace xport::tools {
 

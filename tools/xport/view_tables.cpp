@@ -4,9 +4,10 @@
 #include <map>
 #include <vector>
 
-#include "tools/xport/html_escape.h"
+#include "src/text/html_escape.h"
 
 namespace xport::tools {
+using text::escape_html;
 namespace {
 
 std::string cell(const std::string& text) { return "<td>" + escape_html(text) + "</td>"; }

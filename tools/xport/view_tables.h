@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "xport/program.h"
+#include "xport/program/exported_program.h"
 
 namespace xport::tools {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::nn {
 

@@ -8,8 +8,8 @@
 #include "core/sym_expr.h"
 #include "ir/argument_value.h"
 #include "ir/ir_util.h"
-#include "xport/error.h"
-#include "xport/op_registry.h"
+#include "xport/core/error.h"
+#include "xport/ops/op_registry.h"
 
 namespace xport::ir::passes {
 namespace {

@@ -8,8 +8,8 @@
 #include <functional>
 #include <string>
 
-#include "xport/expr.h"
-#include "xport/ir.h"
+#include "xport/core/expr.h"
+#include "xport/ir/ir.h"
 
 namespace xport::ir::passes {
 

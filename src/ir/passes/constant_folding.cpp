@@ -4,7 +4,7 @@
 
 #include "ir/argument_value.h"
 #include "ir/ir_util.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::ir::passes {
 namespace {

@@ -1,7 +1,7 @@
 #include "ir/passes/constant_graph.h"
 
 #include "ir/ir_util.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::ir::passes {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "xport/ir.h"
-#include "xport/tensor.h"
+#include "xport/ir/ir.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::ir::passes {
 

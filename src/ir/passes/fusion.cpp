@@ -10,7 +10,7 @@
 #include "ir/passes/gelu_recognition.h"
 #include "ir/passes/quantized_fusion.h"
 #include "ir/passes/unsigned_activations.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::ir::passes {
 namespace {

@@ -6,7 +6,7 @@
 #include "ir/argument_value.h"
 #include "ir/ir_util.h"
 #include "ir/passes/quantized_values.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::ir::passes {
 namespace {

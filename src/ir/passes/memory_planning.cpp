@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "ir/ir_util.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::ir::passes {
 namespace {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "xport/ir.h"
+#include "xport/ir/ir.h"
 
 namespace xport::ir::passes {
 

@@ -3,7 +3,7 @@
 // static quantization (numbers for the scale and zero point) over a whole 8-bit range, which is
 // what xport's integer kernels read and write.
 
-#include "xport/ir.h"
+#include "xport/ir/ir.h"
 
 namespace xport::ir::passes::quantized {
 

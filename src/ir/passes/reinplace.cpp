@@ -3,7 +3,7 @@
 #include <unordered_set>
 
 #include "ir/ir_util.h"
-#include "xport/op_registry.h"
+#include "xport/ops/op_registry.h"
 
 namespace xport::ir::passes {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "ir/input_update.h"
-#include "xport/ir.h"
+#include "xport/ir/ir.h"
 
 namespace xport::ir::passes {
 

@@ -2,7 +2,7 @@
 // Fused scaled dot-product attention: softmax(q k^T * scale + mask) v, one
 // block of query rows at a time, without materializing the whole score matrix.
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

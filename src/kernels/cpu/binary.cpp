@@ -3,7 +3,7 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/pointwise.h"
 #include "kernels/cpu/vec_math.h"
-#include "xport/result_type.h"
+#include "xport/tensor/result_type.h"
 
 namespace xport::kernels::cpu {
 namespace {

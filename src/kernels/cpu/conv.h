@@ -9,7 +9,7 @@
 #include <mutex>
 #include <vector>
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

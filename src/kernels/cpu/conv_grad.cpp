@@ -9,7 +9,7 @@
 #include "kernels/cpu/fold.h"
 #include "kernels/cpu/onednn.h"
 #include "kernels/cpu/parallel.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::kernels::cpu {
 namespace {

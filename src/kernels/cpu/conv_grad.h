@@ -10,7 +10,7 @@
 #include <array>
 #include <cstdint>
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

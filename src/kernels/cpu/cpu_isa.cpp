@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kernels/cpu/vec_math.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::kernels::cpu {
 namespace {

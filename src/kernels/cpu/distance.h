@@ -1,7 +1,7 @@
 #pragma once
 // Pairwise p-norm distances: cdist (between two sets of rows) and pdist (within one set).
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

@@ -4,7 +4,7 @@
 
 #include <utility>
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

@@ -3,7 +3,7 @@
 
 #include <array>
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

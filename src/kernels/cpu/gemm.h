@@ -3,7 +3,7 @@
 // transposed or strided operands in place where BLAS can describe them; 16-bit floats compute in
 // float32; float64 and integers use a plain blocked loop (integers wrap like C).
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

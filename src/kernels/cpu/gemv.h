@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

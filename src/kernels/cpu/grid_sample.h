@@ -2,7 +2,7 @@
 // grid_sampler_2d: each output pixel samples the input where the grid points, as ATen's CPU
 // kernel does (the same unnormalisation, padding and interpolation arithmetic).
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

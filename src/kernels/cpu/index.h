@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

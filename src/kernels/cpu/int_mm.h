@@ -3,7 +3,7 @@
 // computes it (torchao's dynamic int8 activation x int8 weight programs call it on uint8 or int8
 // activations and int8 weights).
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

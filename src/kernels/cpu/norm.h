@@ -2,7 +2,7 @@
 // Normalization kernels: layer norm over trailing dims, batch norm with running
 // statistics.
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

@@ -10,7 +10,7 @@
 
 #include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/linear_activation.h"
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

@@ -12,7 +12,7 @@
 #include <mutex>
 
 #include "kernels/cpu/linear_activation.h"
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

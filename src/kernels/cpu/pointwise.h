@@ -2,7 +2,7 @@
 // Elementwise CPU kernels. Each writes `out`, which the caller sized and typed (by the op's meta
 // function); inputs broadcast to out's shape and convert to the compute type.
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

@@ -9,7 +9,7 @@
 
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/pool.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::kernels::cpu {
 namespace {

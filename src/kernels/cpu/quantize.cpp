@@ -6,12 +6,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/vec_math.h"
-#include "kernels/cpu/cpu_isa.h"
 #include "tensor/file_mapping.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::kernels::cpu {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

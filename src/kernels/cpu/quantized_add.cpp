@@ -15,7 +15,7 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/quantized_add.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 #ifndef XPORT_KERNELS_CPU_QUANTIZED_ADD_ARGS
 #define XPORT_KERNELS_CPU_QUANTIZED_ADD_ARGS

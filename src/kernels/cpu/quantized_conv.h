@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "kernels/cpu/conv.h"
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "kernels/cpu/packed_linear.h"
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

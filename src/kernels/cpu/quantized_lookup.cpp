@@ -9,7 +9,7 @@
 #include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/parallel.h"
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::kernels::cpu {
 namespace {

@@ -3,7 +3,7 @@
 // elementwise ops between a dequantize and a quantize computes (XNNPACK's quantized GELU: the
 // product quantized, dequantized, GELU, quantized again), looked up per value.
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

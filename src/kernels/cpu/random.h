@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernels/cpu/parallel.h"
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

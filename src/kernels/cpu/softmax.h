@@ -2,7 +2,7 @@
 // softmax and log_softmax along one dim (CPU). Float inputs only; 16-bit floats compute in
 // float32. `out` has self's shape and a floating dtype (half_to_float gives float32 for float16).
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

@@ -3,7 +3,7 @@
 
 #include <optional>
 
-#include "xport/tensor.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::kernels::cpu {
 

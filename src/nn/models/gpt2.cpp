@@ -4,8 +4,8 @@
 #include <string_view>
 
 #include "nn/init.h"
-#include "xport/functions.h"
-#include "xport/models.h"
+#include "xport/nn/models.h"
+#include "xport/ops/functions.h"
 
 namespace xport::models {
 namespace {

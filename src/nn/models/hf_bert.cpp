@@ -3,10 +3,10 @@
 
 #include "core/json_file.h"
 #include "nn/init.h"
-#include "xport/functions.h"
-#include "xport/models.h"
-#include "xport/nn_functions.h"
-#include "xport/safetensors.h"
+#include "xport/nn/models.h"
+#include "xport/nn/safetensors.h"
+#include "xport/ops/functions.h"
+#include "xport/ops/nn_functions.h"
 
 namespace xport::models {
 namespace {

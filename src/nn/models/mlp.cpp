@@ -1,4 +1,4 @@
-#include "xport/models.h"
+#include "xport/nn/models.h"
 
 namespace xport::models {
 

@@ -2,8 +2,8 @@
 #include <cmath>
 
 #include "nn/init.h"
-#include "xport/functions.h"
-#include "xport/models.h"
+#include "xport/nn/models.h"
+#include "xport/ops/functions.h"
 
 namespace xport::models {
 namespace {

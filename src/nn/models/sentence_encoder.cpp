@@ -2,9 +2,9 @@
 #include <filesystem>
 
 #include "core/json_file.h"
-#include "xport/functions.h"
-#include "xport/models.h"
-#include "xport/reduction_functions.h"
+#include "xport/nn/models.h"
+#include "xport/ops/functions.h"
+#include "xport/ops/reduction_functions.h"
 
 namespace xport::models {
 namespace {

@@ -1,5 +1,5 @@
 #include "ops/op_util.h"
-#include "xport/functions.h"
+#include "xport/ops/functions.h"
 
 namespace xport {
 

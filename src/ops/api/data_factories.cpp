@@ -2,7 +2,7 @@
 
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/random.h"
-#include "xport/functions.h"
+#include "xport/ops/functions.h"
 
 namespace xport {
 namespace {

@@ -1,5 +1,5 @@
 // Free functions: each calls its op once looked up (XPORT_OP caches the lookup per call site).
-#include "xport/functions.h"
+#include "xport/ops/functions.h"
 
 #include "ops/op_util.h"
 

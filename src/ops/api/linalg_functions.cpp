@@ -1,5 +1,5 @@
 // Free functions of the linalg family and Tensor::matmul.
-#include "xport/linalg_functions.h"
+#include "xport/ops/linalg_functions.h"
 
 #include "ops/op_util.h"
 

@@ -1,5 +1,5 @@
 // Free functions of the nn family: each calls its op once looked up.
-#include "xport/nn_functions.h"
+#include "xport/ops/nn_functions.h"
 
 #include "kernels/cpu/dropout.h"
 #include "kernels/cpu/random.h"

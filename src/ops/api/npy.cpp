@@ -1,4 +1,4 @@
-#include "xport/npy.h"
+#include "xport/ops/npy.h"
 
 #include <algorithm>
 #include <charconv>

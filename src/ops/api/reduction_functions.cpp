@@ -1,5 +1,5 @@
 // Reduction free functions and Tensor methods: thin calls into the op registry.
-#include "xport/reduction_functions.h"
+#include "xport/ops/reduction_functions.h"
 
 #include "ops/op_util.h"
 

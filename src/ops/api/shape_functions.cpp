@@ -1,5 +1,5 @@
 // Free functions of the shape family: each calls its op through the registry.
-#include "xport/shape_functions.h"
+#include "xport/ops/shape_functions.h"
 
 #include "ops/op_util.h"
 

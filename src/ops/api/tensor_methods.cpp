@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "ops/op_util.h"
-#include "xport/functions.h"
+#include "xport/ops/functions.h"
 
 namespace xport {
 

@@ -3,8 +3,8 @@
 // as a GraphFn, so eager execution (the user's functions), the interpreter and the runtime
 // (graphs) share them.
 #include "ops/register_all.h"
-#include "xport/op_registry.h"
-#include "xport/shape_functions.h"
+#include "xport/ops/op_registry.h"
+#include "xport/ops/shape_functions.h"
 
 namespace xport::ops {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "xport/op_registry.h"
-#include "xport/tensor.h"
+#include "xport/ops/op_registry.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::ops::fused_conv2d_args {
 

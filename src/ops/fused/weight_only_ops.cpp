@@ -9,7 +9,7 @@
 #include "ops/op_util.h"
 #include "ops/register_all.h"
 #include "ops/typed_kernel.h"
-#include "xport/functions.h"
+#include "xport/ops/functions.h"
 
 namespace xport::ops {
 namespace {

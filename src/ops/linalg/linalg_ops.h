@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "xport/op_registry.h"
+#include "xport/ops/op_registry.h"
 
 namespace xport::ops {
 

@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "xport/op_registry.h"
-#include "xport/tensor.h"
+#include "xport/ops/op_registry.h"
+#include "xport/tensor/tensor.h"
 
 namespace xport::ops {
 

@@ -7,9 +7,9 @@
 #include "kernels/cpu/pointwise.h"
 #include "kernels/cpu/reduce.h"
 #include "ops/reduction/reduction_ops.h"
-#include "ops/typed_kernel.h"
 #include "ops/register_all.h"
-#include "xport/functions.h"
+#include "ops/typed_kernel.h"
+#include "xport/ops/functions.h"
 
 namespace xport::ops {
 

@@ -1,5 +1,6 @@
 // A custom-op library as a user builds one for `xport run --ops`: xport's headers only, nothing
-// of xport linked (the tool provides the symbols).
+// of xport linked (the tool provides the symbols). It names the headers by their old flat paths,
+// which forward to the layers' folders for one release, so that existing code keeps compiling.
 #include <xport/functions.h>
 #include <xport/library.h>
 

@@ -1,5 +1,5 @@
 // A user's program that exports a captured model to ONNX through the installed xport::onnx.
-#include <xport/onnx.h>
+#include <xport/onnx/onnx.h>
 #include <xport/xport.h>
 
 #include <cstdio>

@@ -5,6 +5,10 @@ template <class P>
 concept CanDecompose = requires(const P& p) { p.run_decompositions(); };
 static_assert(!CanDecompose<xport::ExportedProgram>,
               "xport::runtime must not declare ExportedProgram::run_decompositions");
+// Nor the eager ops (xport/ops/functions.h): its umbrella has the factories, not xport::relu.
+template <class T>
+concept HasEagerOps = requires(const T& t) { relu(t); };  // found by ADL when declared
+static_assert(!HasEagerOps<xport::Tensor>, "xport/runtime.h must not declare the eager ops");
 
 int main() {
   const xport::Tensor t = xport::ones({4});

@@ -6,8 +6,8 @@
 
 #include "ir/ir_test_util.h"
 #include "ir/passes/composite_expansion.h"
-#include "xport/functions.h"
-#include "xport/library.h"
+#include "xport/ops/functions.h"
+#include "xport/ops/library.h"
 
 namespace xport::ir::passes {
 namespace {

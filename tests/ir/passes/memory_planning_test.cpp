@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "xport/error.h"
+#include "xport/core/error.h"
 
 namespace xport::ir::passes {
 namespace {

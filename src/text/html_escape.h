@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace xport::tools {
+namespace xport::text {
 
 /// `s` with &, <, > and " escaped, for element text and attribute values.
 inline std::string escape_html(std::string_view s) {
@@ -22,4 +22,4 @@ inline std::string escape_html(std::string_view s) {
   return out;
 }
 
-}  // namespace xport::tools
+}  // namespace xport::text
