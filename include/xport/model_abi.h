@@ -1,3 +1,2 @@
-/* Moved to xport/runtime/model_abi.h; this path keeps existing code compiling for one
- * release. */
+/* Moved to xport/runtime/model_abi.h; this path forwards to it for one release. */
 #include "xport/runtime/model_abi.h"

@@ -1,3 +1,3 @@
 #pragma once
-// Moved to xport/program/exported_program.h; this path keeps existing code compiling for one release.
+// Moved to xport/program/exported_program.h; this path forwards to it for one release.
 #include "xport/program/exported_program.h"

@@ -1,3 +1,3 @@
 #pragma once
-// Moved to xport/ops/reduction_functions.h; this path keeps existing code compiling for one release.
+// Moved to xport/ops/reduction_functions.h; this path forwards to it for one release.
 #include "xport/ops/reduction_functions.h"

@@ -1,3 +1,3 @@
 #pragma once
-// Moved to xport/core/scalar.h; this path keeps existing code compiling for one release.
+// Moved to xport/core/scalar.h; this path forwards to it for one release.
 #include "xport/core/scalar.h"

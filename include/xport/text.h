@@ -1,3 +1,3 @@
 #pragma once
-// Moved to xport/text/text.h; this path keeps existing code compiling for one release.
+// Moved to xport/text/text.h; this path forwards to it for one release.
 #include "xport/text/text.h"

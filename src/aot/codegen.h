@@ -2,12 +2,12 @@
 // Prints the runtime's execution plan of a program as one C++ translation unit: a direct call of
 // the named typed kernel per step (xport/kernels.h) with its literal arguments, the runtime's
 // packed convolutions and matrix products, elementwise chains as chunked loops, each subgraph of
-// control flow (cond, map, while_loop) as a function the op calls, and which values
-// share a frame's arena (made once per frame and pooled) or are made per run. Sizes, strides,
-// arena offsets and the arguments the symbols decide are read from the runtime's plan of each
-// run's symbol values, which the library makes once per tuple of them (aot::LoadedGraph, the
-// graph prepared at load as the runtime prepares it). The runtime checks inputs and writes back
-// updates around it (xport/runtime/aot_model.h), so a compiled model behaves as runtime::Program does.
+// control flow (cond, map, while_loop) as a function the op calls, and which values share a frame's
+// arena (made once per frame and pooled) or are made per run. Sizes, strides, arena offsets and the
+// arguments the symbols decide are read from the runtime's plan of each run's symbol values, which
+// the library makes once per tuple of them (aot::LoadedGraph, the graph prepared at load as the
+// runtime prepares it). The runtime checks inputs and writes back updates around it
+// (xport/runtime/aot_model.h), so a compiled model behaves as runtime::Program does.
 
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
-// The C ABI of a compiled model (xport/runtime/model_abi.h): the generated code's graph, between the
-// same contract check and write-back as runtime::Program. Linked into every model library;
+// The C ABI of a compiled model (xport/runtime/model_abi.h): the generated code's graph, between
+// the same contract check and write-back as runtime::Program. Linked into every model library;
 // nothing else calls it.
 
 #include <dlfcn.h>

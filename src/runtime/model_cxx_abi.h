@@ -1,10 +1,10 @@
 #pragma once
-// The C++ entrance of a model library, beside its C ABI (xport/runtime/model_abi.h), for a host of the
-// same build: runtime::Program::load("m.so") passes its Values and takes Tensors directly, with
-// no C structs to marshal on either side. The library carries its own copy of the runtime, so
-// only a host whose types are laid out alike may use it: the same public headers, compiled by
-// the same compiler (cxx_layout_id, from cmake/layout_id.cmake). Errors still come back as the
-// C ABI's status and xport_last_error(): a C++ exception does not cross.
+// The C++ entrance of a model library, beside its C ABI (xport/runtime/model_abi.h), for a host of
+// the same build: runtime::Program::load("m.so") passes its Values and takes Tensors directly, with
+// no C structs to marshal on either side. The library carries its own copy of the runtime, so only
+// a host whose types are laid out alike may use it: the same public headers, compiled by the same
+// compiler (cxx_layout_id, from cmake/layout_id.cmake). Errors still come back as the C ABI's
+// status and xport_last_error(): a C++ exception does not cross.
 
 #include "xport/runtime/model_abi.h"
 

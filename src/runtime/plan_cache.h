@@ -1,7 +1,7 @@
 #pragma once
 // What a program plans once per tuple of its symbols' values, kept by that tuple: the runtime's
-// execution plans, and a compiled model's shapes (xport/runtime/aot_model.h). The oldest is dropped past
-// a limit; runs holding one keep it alive.
+// execution plans, and a compiled model's shapes (xport/runtime/aot_model.h). The oldest is dropped
+// past a limit; runs holding one keep it alive.
 
 #include <atomic>
 #include <deque>

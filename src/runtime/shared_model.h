@@ -1,9 +1,9 @@
 #pragma once
-// A model compiled ahead of time (a shared library with xport/runtime/model_abi.h's C ABI), opened so
-// that runtime::Program runs it as it runs an archive: tensors in, tensors out, errors as
-// xport::Error. The library holds its own copy of the runtime: a library of this build (the
-// same C++ layouts) is called through its C++ entrance (runtime/model_cxx_abi.h), any other
-// through its C ABI. XPORT_MODEL_C_ABI=1 in the environment takes the C ABI always.
+// A model compiled ahead of time (a shared library with xport/runtime/model_abi.h's C ABI), opened
+// so that runtime::Program runs it as it runs an archive: tensors in, tensors out, errors as
+// xport::Error. The library holds its own copy of the runtime: a library of this build (the same
+// C++ layouts) is called through its C++ entrance (runtime/model_cxx_abi.h), any other through its
+// C ABI. XPORT_MODEL_C_ABI=1 in the environment takes the C ABI always.
 
 #include <memory>
 #include <optional>

@@ -1,11 +1,11 @@
 #pragma once
 /// \file Ahead-of-time compilation: a program as a shared library of native code with a C ABI
-/// (xport/runtime/model_abi.h). The library runs the runtime's execution plan as generated C++ (direct
-/// calls of the typed kernels; per tuple of symbol values, the runtime's memory plan, made once;
-/// weights packed once at load) between
-/// the same contract check and write-back as runtime::Program; runtime::Program::load and
-/// `xport.load` open it like an archive. Needs a C++20 compiler where it compiles, nothing
-/// where the library runs but the libraries the runtime links (oneDNN).
+/// (xport/runtime/model_abi.h). The library runs the runtime's execution plan as generated C++
+/// (direct calls of the typed kernels; per tuple of symbol values, the runtime's memory plan, made
+/// once; weights packed once at load) between the same contract check and write-back as
+/// runtime::Program; runtime::Program::load and `xport.load` open it like an archive. Needs a C++20
+/// compiler where it compiles, nothing where the library runs but the libraries the runtime links
+/// (oneDNN).
 
 #include <string>
 #include <vector>
