@@ -46,7 +46,8 @@ TensorMeta symbolic_meta(capture::ShapeEnv& env, const Tensor& example,
 }
 
 ExportedProgram export_impl(nn::Module* module, const TracedFn& fn,
-                            std::vector<Value> example_inputs, const ExportOptions& options) {
+                            std::vector<Value> example_inputs, const ExportOptions& options,
+                            GraphSignature::Returns returns) {
   // Errors raised below the capture layer (reading a fake tensor's data) name the user's line.
   detail::set_user_location_fn([] { return capture::user_source(capture::capture_call_site()); });
   const std::vector<std::string> names = input_names(options, example_inputs.size());
@@ -155,6 +156,7 @@ ExportedProgram export_impl(nn::Module* module, const TracedFn& fn,
   }
   std::vector<ir::Argument> results;
   GraphSignature signature;
+  signature.returns = returns;
   for (const ir::Node* p : graph.placeholders()) {
     // Inputs updated in place: their new values come first, in input order, as in PyTorch.
     for (const capture::InputMutation& m : tracer.mutations()) {
@@ -217,16 +219,24 @@ namespace detail {
 Tensor scalar_output(const SymInt& v) {
   return call_op("aten::scalar_tensor", {v, DType::Int64}).to_tensor();
 }
+
+ExportedProgram export_adapted(nn::Module* module, const TracedFn& fn,
+                               std::vector<Value> example_inputs, ExportOptions options,
+                               GraphSignature::Returns returns) {
+  return export_impl(module, fn, std::move(example_inputs), options, returns);
+}
 }  // namespace detail
 
 ExportedProgram export_program(nn::Module& module, const TracedFn& fn,
                                std::vector<Value> example_inputs, ExportOptions options) {
-  return export_impl(&module, fn, std::move(example_inputs), options);
+  return export_impl(&module, fn, std::move(example_inputs), options,
+                     GraphSignature::Returns::Sequence);
 }
 
 ExportedProgram export_program(const TracedFn& fn, std::vector<Value> example_inputs,
                                ExportOptions options) {
-  return export_impl(nullptr, fn, std::move(example_inputs), options);
+  return export_impl(nullptr, fn, std::move(example_inputs), options,
+                     GraphSignature::Returns::Sequence);
 }
 
 }  // namespace xport

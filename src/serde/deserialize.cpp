@@ -61,7 +61,7 @@ ExportedProgram deserialize(const ZipView& zip, const std::string& root,
   std::vector<InputContract> contract;
   std::vector<SymbolSpec> symbol_specs;
   interface.read_contract(module, signature, contract, symbol_specs);
-  interface.read_call_signature(module);
+  interface.read_call_signature(module, signature);
   try {
     return ExportedProgram(std::move(graph_reader.graph), std::move(signature),
                            std::move(contract), std::move(symbol_specs), std::move(state));

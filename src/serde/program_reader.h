@@ -70,7 +70,14 @@ class GraphReader {
   static constexpr int kMaxSubgraphDepth = 32;  // a hostile file cannot recurse without bound
 
   // read_graph.cpp: values, arguments, op calls, subgraphs.
+  struct NodeOutputs {
+    std::vector<std::optional<Field>> names;  // nullopt: a None result (as_none)
+    std::set<size_t> numbers;                 // the outputs that are SymFloats
+  };
   void read_node(const Field& n);
+  std::vector<ir::Argument> call_arguments(const OpDef& op, const Field& inputs);
+  static NodeOutputs node_outputs(const OpDef& op, const Field& outputs);
+  std::vector<ir::TensorSpec> output_specs(const NodeOutputs& out);
   void bind_new_symbols(ir::Node* node);
   ir::ValueRef value_ref(const Field& tensor_arg);
   void define(const Field& name_field, ir::ValueRef ref);
@@ -115,7 +122,9 @@ class SignatureReader {
   GraphSignature read_signature(const Field& sig);
   void read_contract(const Field& module, const GraphSignature& sig,
                      std::vector<InputContract>& contract, std::vector<SymbolSpec>& symbols);
-  void read_call_signature(const Field& module);
+  /// The root call's pytree specs and argument names into ArchiveInfo; a leaf out_spec makes
+  /// `sig.returns` Single.
+  void read_call_signature(const Field& module, GraphSignature& sig);
 
  private:
   const ir::Graph& graph_;

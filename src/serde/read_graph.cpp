@@ -88,9 +88,38 @@ void GraphReader::read_node(const Field& n) {
     return;
   }
   const OpDef& op = scalar_overload_for_numbers(op_of(n["target"]), n["inputs"]);
+  std::vector<ir::Argument> args = call_arguments(op, n["inputs"]);
+  const NodeOutputs out = node_outputs(op, outputs);
+  std::string node_name;
+  if (auto given = n.optional("name")) {
+    node_name = scope_ + given->to_string();
+  } else if (!op.parsed.returns_list && out.names.size() == 1 && out.names[0]) {
+    node_name = scope_ + out.names[0]->to_string();
+  } else {
+    node_name = op.parsed.name;
+  }
+  ir::NodeMeta meta = n.optional("metadata") ? node_meta(n["metadata"]) : ir::NodeMeta{};
+  ir::Node* node;
+  try {
+    materialise_numbers(op, node_name, args, meta);
+    node = n.optional("name") || out.names.size() == 1
+               ? graph.add_named_call(node_name, op, std::move(args), output_specs(out),
+                                       std::move(meta))
+               : graph.add_call(op, std::move(args), output_specs(out), std::move(meta));
+  } catch (const Error& e) {
+    n.fail(e.what());
+  }
+  for (size_t i = 0; i < out.names.size(); ++i) {
+    if (out.names[i]) define(*out.names[i], node->out(static_cast<int>(i)));
+  }
+  bind_new_symbols(node);
+}
+
+// Every argument of the op's schema, in its order: the node's by name (a higher-order op's by
+// position), defaults for the rest.
+std::vector<ir::Argument> GraphReader::call_arguments(const OpDef& op, const Field& inputs) {
   const Schema& schema = op.parsed;
   std::vector<std::optional<ir::Argument>> args(schema.arguments.size());
-  const Field inputs = n["inputs"];
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Field input = inputs.at(i);
     const std::string& name = input["name"].to_string();
@@ -125,76 +154,53 @@ void GraphReader::read_node(const Field& n) {
                   " is missing and has no default");
     }
   }
+  return full;
+}
 
-  // Outputs: a list for `-> Tensor[]`, else one tensor (or SymFloat) per return.
-  std::vector<std::optional<Field>> names;  // nullopt: a None result (as_none)
-  std::vector<size_t> numbers;  // the outputs that are SymFloats
+// The names of a node's outputs: a list for `-> Tensor[]`, else one tensor (or SymFloat) per
+// return; a higher-order op's, one tensor each.
+GraphReader::NodeOutputs GraphReader::node_outputs(const OpDef& op, const Field& outputs) {
+  const Schema& schema = op.parsed;
+  NodeOutputs out;
   if (schema.returns_list && !op.higher_order) {
     if (outputs.size() != 1)
       outputs.fail(schema.qualified_name() + " returns a list: expected one as_tensors output");
     auto [k, list] = outputs.at(0).to_union();
     if (k != "as_tensors") list.fail("expected as_tensors for a list return, found " + k);
-    for (size_t i = 0; i < list.size(); ++i) names.push_back(list.at(i)["name"]);
-  } else if (!op.higher_order) {
-    if (outputs.size() != schema.returns.size()) {
-      outputs.fail(std::to_string(outputs.size()) + " outputs, but " + schema.qualified_name() +
-                   " returns " + std::to_string(schema.returns.size()));
-    }
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      auto [k, t] = outputs.at(i).to_union();
-      if (k == "as_sym_float") {  // a float the graph computes, held as a float64 value
-        names.push_back(t["as_name"]);
-        numbers.push_back(names.size() - 1);
-        continue;
-      }
-      if (k == "as_none") {  // an unrequested gradient of a backward op
-        names.emplace_back(std::nullopt);
-        continue;
-      }
-      if (k != "as_tensor") t.fail("expected an as_tensor output, found " + k);
-      names.push_back(t["name"]);
-    }
-  } else {
-    // A higher-order op's results: one as_tensor each.
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      auto [k, t] = outputs.at(i).to_union();
-      if (k != "as_tensor") t.fail("expected an as_tensor output, found " + k);
-      names.push_back(t["name"]);
-    }
+    for (size_t i = 0; i < list.size(); ++i) out.names.push_back(list.at(i)["name"]);
+    return out;
   }
-  std::vector<ir::TensorSpec> specs;
-  for (size_t i = 0; i < names.size(); ++i) {
-    const bool number = std::find(numbers.begin(), numbers.end(), i) != numbers.end();
-    if (!names[i]) {
-      specs.push_back(ir::TensorSpec::none_result());
+  if (!op.higher_order && outputs.size() != schema.returns.size()) {
+    outputs.fail(std::to_string(outputs.size()) + " outputs, but " + schema.qualified_name() +
+                 " returns " + std::to_string(schema.returns.size()));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    auto [k, t] = outputs.at(i).to_union();
+    if (!op.higher_order && k == "as_sym_float") {  // a float the graph computes, as float64
+      out.names.push_back(t["as_name"]);
+      out.numbers.insert(out.names.size() - 1);
+    } else if (!op.higher_order && k == "as_none") {  // an unrequested gradient of a backward op
+      out.names.emplace_back(std::nullopt);
     } else {
-      specs.push_back(number ? ir::TensorSpec::contiguous(DType::Float64, {})
-                             : symbols_.spec_of(*names[i]));
+      if (k != "as_tensor") t.fail("expected an as_tensor output, found " + k);
+      out.names.push_back(t["name"]);
     }
   }
-  std::string node_name;
-  if (auto given = n.optional("name")) {
-    node_name = scope_ + given->to_string();
-  } else if (!schema.returns_list && names.size() == 1 && names[0]) {
-    node_name = scope_ + names[0]->to_string();
-  } else {
-    node_name = schema.name;
+  return out;
+}
+
+std::vector<ir::TensorSpec> GraphReader::output_specs(const NodeOutputs& out) {
+  std::vector<ir::TensorSpec> specs;
+  for (size_t i = 0; i < out.names.size(); ++i) {
+    if (!out.names[i]) {
+      specs.push_back(ir::TensorSpec::none_result());
+    } else if (out.numbers.count(i)) {
+      specs.push_back(ir::TensorSpec::contiguous(DType::Float64, {}));
+    } else {
+      specs.push_back(symbols_.spec_of(*out.names[i]));
+    }
   }
-  ir::NodeMeta meta = n.optional("metadata") ? node_meta(n["metadata"]) : ir::NodeMeta{};
-  ir::Node* node;
-  try {
-    materialise_numbers(op, node_name, full, meta);
-    node = n.optional("name") || names.size() == 1
-               ? graph.add_named_call(node_name, op, std::move(full), std::move(specs),
-                                       std::move(meta))
-               : graph.add_call(op, std::move(full), std::move(specs), std::move(meta));
-  } catch (const Error& e) {
-    n.fail(e.what());
-  }
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i]) define(*names[i], node->out(static_cast<int>(i)));
-  }
-  bind_new_symbols(node);
+  return specs;
 }
 
 // An output dim that is a symbol no input and no earlier node defines is given its value by
@@ -246,7 +252,8 @@ sym::ExprPtr GraphReader::sym_int_argument(const Field& f) {
   if (kind == "as_int") return sym::integer(v.to_int());
   if (kind != "as_name") v.fail("unknown SymIntArgument kind '" + kind + "'");
   auto it = symbols_.sym_values.find(v.to_string());
-  if (it == symbols_.sym_values.end()) v.fail("'" + v.to_string() + "' has no entry in sym_int_values");
+  if (it == symbols_.sym_values.end())
+    v.fail("'" + v.to_string() + "' has no entry in sym_int_values");
   return it->second;
 }
 

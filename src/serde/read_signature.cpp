@@ -126,7 +126,7 @@ InputContract SignatureReader::contract_entry(const Field& c) {
 }
 
 // The root module's entry of module_call_graph (fqn ""): its pytree specs and argument names.
-void SignatureReader::read_call_signature(const Field& module) {
+void SignatureReader::read_call_signature(const Field& module, GraphSignature& graph_sig) {
   const auto calls = module.optional("module_call_graph");
   if (!calls) return;
   for (size_t i = 0; i < calls->size(); ++i) {
@@ -136,6 +136,12 @@ void SignatureReader::read_call_signature(const Field& module) {
     if (!sig) return;
     info_.in_spec = (*sig)["in_spec"].to_string();
     info_.out_spec = (*sig)["out_spec"].to_string();
+    // treespec_dumps' text: [protocol, {"type": null, ...}] for a lone tensor.
+    const Json out = Json::parse(info_.out_spec, nullptr, /*allow_exceptions=*/false);
+    if (out.is_array() && out.size() == 2 && out[1].is_object() && out[1].contains("type") &&
+        out[1]["type"].is_null()) {
+      graph_sig.returns = GraphSignature::Returns::Single;
+    }
     if (const auto names = sig->optional("forward_arg_names")) {
       for (size_t k = 0; k < names->size(); ++k) {
         info_.forward_arg_names.push_back(names->at(k).to_string());

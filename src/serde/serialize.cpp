@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "serde/graph_writer.h"
 #include "serde/pt2_format.h"
@@ -102,15 +104,16 @@ struct CallInputs {
     }
   }
 
-  // The root module's ModuleCallSignature. run() returns a flat list of tensors, so the
-  // out_spec is a tuple, for one output too.
-  Json signature(size_t outputs) const {
+  // The root module's ModuleCallSignature. Its out_spec is a tuple of the user outputs, or one
+  // leaf where the program's function returned a tensor alone (GraphSignature::Returns).
+  Json signature(size_t outputs, GraphSignature::Returns returns) const {
     const Json in_spec = container_spec(
         "builtins.tuple", "null",
         Json::array({container_spec("builtins.tuple", "null", args_spec),
                      container_spec("builtins.dict", "[]", Json::array())}));
     Json out_spec = container_spec("builtins.tuple", "null", Json::array());
     for (size_t i = 0; i < outputs; ++i) out_spec["children_spec"].push_back(leaf_spec());
+    if (returns == GraphSignature::Returns::Single && outputs == 1) out_spec = leaf_spec();
     Json sig;
     sig["inputs"] = Json::array();
     sig["outputs"] = Json::array();
@@ -147,12 +150,54 @@ class PayloadWriter {
   std::map<const Storage*, std::string> names_;
 };
 
-}  // namespace
+// The output specs in graph output order, counting the user outputs.
+Json output_specs_json(const std::vector<OutputSpec>& outputs, const Json& graph_outputs,
+                       size_t& user_outputs) {
+  XPORT_CHECK(outputs.size() == graph_outputs.size(), Internal, "save: ", outputs.size(),
+              " output specs for ", graph_outputs.size(), " graph outputs");
+  Json specs = Json::array();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Json& out = graph_outputs[i];
+    switch (outputs[i].kind) {
+      case OutputSpec::Kind::UserOutput:
+        specs.push_back(Json{{"user_output", Json{{"arg", out}}}});
+        ++user_outputs;
+        break;
+      case OutputSpec::Kind::BufferMutation:
+        specs.push_back(Json{{"buffer_mutation", Json{{"arg", out.at("as_tensor")},
+                                                      {"buffer_name", outputs[i].target}}}});
+        break;
+      case OutputSpec::Kind::UserInputMutation:
+        specs.push_back(
+            Json{{"user_input_mutation",
+                  Json{{"arg", out.at("as_tensor")}, {"user_input_name", outputs[i].target}}}});
+        break;
+    }
+  }
+  return specs;
+}
 
-SerializedProgram serialize(const ExportedProgram& program) {
-  GraphWriter writer(program.graph());
-  const GraphSignature& sig = program.signature();
-  const CallInputs call(program.contract());
+// xport's description of the symbols (metadata) and PyTorch's range_constraints.
+std::pair<Json, Json> symbols_json(const std::vector<SymbolSpec>& specs) {
+  Json symbols = Json::array();
+  Json ranges = Json::object();
+  for (const SymbolSpec& s : specs) {
+    symbols.push_back(Json{{"name", s.name},
+                           {"source", s.source},
+                           {"dim_name", s.dim_name},
+                           {"unbacked", s.unbacked}});
+    ranges[s.name] = Json{{"min_val", bound(s.range.lo, sym::Range::kNegInf)},
+                          {"max_val", bound(s.range.hi, sym::Range::kPosInf)}};
+  }
+  return {std::move(symbols), std::move(ranges)};
+}
+
+// The graph's inputs and their specs, in placeholder order, with the plain values the program
+// was specialised to placed before the next user tensor (CallInputs); the weights and constants
+// go to their payloads.
+std::pair<Json, Json> inputs_json(const ExportedProgram& program, const CallInputs& call,
+                                  GraphWriter& writer, PayloadWriter& weights,
+                                  PayloadWriter& constants) {
   Json graph_inputs = Json::array();
   Json input_specs = Json::array();
   auto add_constants = [&](size_t i) {
@@ -163,11 +208,8 @@ SerializedProgram serialize(const ExportedProgram& program) {
           Json{{"constant_input", Json{{"name", writer.unique(c->name)}, {"value", value}}}});
     }
   };
-
-  PayloadWriter weights(kWeightsDir, kWeightPrefix);
-  PayloadWriter constants(kConstantsDir, kConstantPrefix);
   size_t tensors = 0;  // user tensor inputs so far
-  for (const InputSpec& in : sig.inputs) {
+  for (const InputSpec& in : program.signature().inputs) {
     const Json arg = Json{{"name", in.name}};
     switch (in.kind) {
       case InputSpec::Kind::Parameter:
@@ -201,49 +243,30 @@ SerializedProgram serialize(const ExportedProgram& program) {
               "describes ", call.constants_before.size() - 1, " tensor inputs, the graph has ",
               tensors);
   add_constants(tensors);
+  return {std::move(graph_inputs), std::move(input_specs)};
+}
+
+}  // namespace
+
+SerializedProgram serialize(const ExportedProgram& program) {
+  GraphWriter writer(program.graph());
+  const CallInputs call(program.contract());
+  PayloadWriter weights(kWeightsDir, kWeightPrefix);
+  PayloadWriter constants(kConstantsDir, kConstantPrefix);
+  auto [graph_inputs, input_specs] = inputs_json(program, call, writer, weights, constants);
 
   for (const SymbolSpec& s : program.symbols()) {
     if (!s.unbacked) writer.assert_range(s);  // the graph asserts an unbacked symbol's facts
   }
   Json graph = writer.graph_json(std::move(graph_inputs));
-  Json output_specs = Json::array();
   size_t user_outputs = 0;
-  const std::vector<OutputSpec>& outputs = program.signature().outputs;
-  XPORT_CHECK(outputs.size() == graph["outputs"].size(), Internal, "save: ", outputs.size(),
-              " output specs for ", graph["outputs"].size(), " graph outputs");
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const Json& out = graph["outputs"][i];
-    switch (outputs[i].kind) {
-      case OutputSpec::Kind::UserOutput:
-        output_specs.push_back(Json{{"user_output", Json{{"arg", out}}}});
-        ++user_outputs;
-        break;
-      case OutputSpec::Kind::BufferMutation:
-        output_specs.push_back(Json{{"buffer_mutation", Json{{"arg", out.at("as_tensor")},
-                                                             {"buffer_name", outputs[i].target}}}});
-        break;
-      case OutputSpec::Kind::UserInputMutation:
-        output_specs.push_back(
-            Json{{"user_input_mutation",
-                  Json{{"arg", out.at("as_tensor")}, {"user_input_name", outputs[i].target}}}});
-        break;
-    }
-  }
-  Json call_signature = call.signature(user_outputs);
+  Json output_specs = output_specs_json(program.signature().outputs, graph["outputs"],
+                                        user_outputs);
+  Json call_signature = call.signature(user_outputs, program.signature().returns);
 
   Json contract = Json::array();
   for (const InputContract& c : program.contract()) contract.push_back(contract_json(c));
-  Json symbols = Json::array();
-  Json ranges = Json::object();
-  for (const SymbolSpec& s : program.symbols()) {
-    symbols.push_back(Json{{"name", s.name},
-                           {"source", s.source},
-                           {"dim_name", s.dim_name},
-                           {"unbacked", s.unbacked}});
-    ranges[s.name] = Json{{"min_val", bound(s.range.lo, sym::Range::kNegInf)},
-                          {"max_val", bound(s.range.hi, sym::Range::kPosInf)}};
-  }
-
+  auto [symbols, ranges] = symbols_json(program.symbols());
   Json module;
   module["graph"] = std::move(graph);
   module["signature"] =

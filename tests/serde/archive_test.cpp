@@ -122,17 +122,15 @@ TEST_F(Archive, RoundTripsPrintingRunningAndBytes) {
   EXPECT_EQ(info.weight_count, 7);    // fc1/fc2 weight+bias, scale, offset, second_row
   EXPECT_EQ(info.constant_count, 1);  // first_row
   EXPECT_TRUE(info.written_by_xport);
-  // The root module's call signature: one positional input, the outputs as a tuple.
+  // The root module's call signature: one positional input, and one leaf for the output: the
+  // function returned one tensor, so PyTorch's module() and Python return it alone.
   EXPECT_EQ(info.forward_arg_names, std::vector<std::string>{"x"});
   const Json in_spec = Json::parse(info.in_spec), out_spec = Json::parse(info.out_spec);
   EXPECT_EQ(in_spec[1]["type"], "builtins.tuple");
   EXPECT_EQ(in_spec[1]["children_spec"][0]["children_spec"].size(), 1u);
-  EXPECT_EQ(out_spec[1]["type"], "builtins.tuple");
-  size_t user_outputs = 0;
-  for (const OutputSpec& o : q.signature().outputs) {
-    user_outputs += o.kind == OutputSpec::Kind::UserOutput;
-  }
-  EXPECT_EQ(out_spec[1]["children_spec"].size(), user_outputs);
+  EXPECT_TRUE(out_spec[1]["type"].is_null()) << info.out_spec;
+  EXPECT_EQ(program_.signature().returns, GraphSignature::Returns::Single);
+  EXPECT_EQ(q.signature().returns, GraphSignature::Returns::Single);
   // The loaded program still refuses inputs outside the contract, with the same message.
   try {
     q.run({randn({1, 4}, 0)});
@@ -221,6 +219,45 @@ TEST_F(Archive, WritesTorchExportSchemaFields) {
   }
   EXPECT_TRUE(saw_stack_trace);
   EXPECT_TRUE(saw_module_stack);
+}
+
+// A function that returns a tuple, a pair or a vector (of one tensor too) gets a tuple out_spec,
+// one leaf per user output; one that returns a tensor alone, one leaf (above). Saving and loading
+// keeps which, and so does a program made from another (transform).
+TEST(ArchiveOutputStructure, FollowsWhatTheFunctionReturned) {
+  const Tensor x = randn({3, 4}, 1);
+  auto out_spec_of = [](const ExportedProgram& p, GraphSignature::Returns* loaded) {
+    const TempFile file("archive-output-structure");
+    save(p, file.path());
+    ArchiveInfo info;
+    *loaded = load(file.path(), info).signature().returns;
+    return Json::parse(info.out_spec)[1];
+  };
+  GraphSignature::Returns loaded{};
+  const ExportedProgram one = export_program([](const Tensor& a) { return a.relu(); }, {x});
+  EXPECT_TRUE(out_spec_of(one, &loaded)["type"].is_null());
+  EXPECT_EQ(loaded, GraphSignature::Returns::Single);
+  const ExportedProgram transformed = one.transform([](ir::Graph&) {});
+  EXPECT_EQ(transformed.signature().returns, GraphSignature::Returns::Single);
+  const ExportedProgram size = export_program([](const Tensor& a) { return a.size(0) + 1; }, {x});
+  EXPECT_EQ(size.signature().returns, GraphSignature::Returns::Single);
+
+  const ExportedProgram pair = export_program(
+      [](const Tensor& a) { return std::make_tuple(a.relu(), a.neg()); }, {x});
+  Json spec = out_spec_of(pair, &loaded);
+  EXPECT_EQ(spec["type"], "builtins.tuple");
+  EXPECT_EQ(spec["children_spec"].size(), 2u);
+  EXPECT_EQ(loaded, GraphSignature::Returns::Sequence);
+  const ExportedProgram vector_of_one =
+      export_program([](const Tensor& a) { return std::vector<Tensor>{a.relu()}; }, {x});
+  spec = out_spec_of(vector_of_one, &loaded);
+  EXPECT_EQ(spec["type"], "builtins.tuple");
+  EXPECT_EQ(spec["children_spec"].size(), 1u);
+  EXPECT_EQ(loaded, GraphSignature::Returns::Sequence);
+  const TracedFn traced = [](const std::vector<Value>& in) {
+    return std::vector<Tensor>{in[0].to_tensor().relu()};
+  };
+  EXPECT_EQ(export_program(traced, {x}).signature().returns, GraphSignature::Returns::Sequence);
 }
 
 // Symbolic sizes in arguments are computed as PyTorch's graphs compute them: aten.sym_size.int

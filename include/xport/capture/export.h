@@ -155,20 +155,49 @@ TracedFn adapt(F fn) {
   }
 }
 
+template <class F, class Args>
+struct result_of_call;
+template <class F, class... A>
+struct result_of_call<F, std::tuple<A...>> {
+  using type = std::decay_t<std::invoke_result_t<const F&, A...>>;
+};
+
+/// How a callable adapted above returns its outputs: one Tensor (or one size) alone, else a
+/// sequence (a TracedFn's vector included).
+template <class F>
+constexpr GraphSignature::Returns returns_of() {
+  if constexpr (std::is_convertible_v<F, TracedFn> &&
+                std::is_invocable_v<F, const std::vector<Value>&>) {
+    return GraphSignature::Returns::Sequence;
+  } else {
+    using R = typename result_of_call<F, typename callable_args<F>::type>::type;
+    return std::is_same_v<R, Tensor> || std::is_same_v<R, SymInt>
+               ? GraphSignature::Returns::Single
+               : GraphSignature::Returns::Sequence;
+  }
+}
+
+/// export_program, recording how the function returned its outputs (GraphSignature::returns).
+ExportedProgram export_adapted(nn::Module* module, const TracedFn& fn,
+                               std::vector<Value> example_inputs, ExportOptions options,
+                               GraphSignature::Returns returns);
+
 }  // namespace detail
 
 /// export_program with any callable: `[&](const Tensor& x) { return model->forward(x); }`.
 template <class F, std::enable_if_t<!std::is_same_v<std::decay_t<F>, TracedFn>, int> = 0>
 ExportedProgram export_program(nn::Module& module, F fn, std::vector<Value> example_inputs,
                                ExportOptions options = {}) {
-  return export_program(module, detail::adapt(std::move(fn)), std::move(example_inputs),
-                        std::move(options));
+  constexpr GraphSignature::Returns returns = detail::returns_of<F>();
+  return detail::export_adapted(&module, detail::adapt(std::move(fn)), std::move(example_inputs),
+                                std::move(options), returns);
 }
 template <class F, std::enable_if_t<!std::is_same_v<std::decay_t<F>, TracedFn>, int> = 0>
 ExportedProgram export_program(F fn, std::vector<Value> example_inputs,
                                ExportOptions options = {}) {
-  return export_program(detail::adapt(std::move(fn)), std::move(example_inputs),
-                        std::move(options));
+  constexpr GraphSignature::Returns returns = detail::returns_of<F>();
+  return detail::export_adapted(nullptr, detail::adapt(std::move(fn)), std::move(example_inputs),
+                                std::move(options), returns);
 }
 
 }  // namespace xport

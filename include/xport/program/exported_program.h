@@ -33,8 +33,15 @@ struct OutputSpec {
 };
 
 struct GraphSignature {
+  /// How the program's function returned its user outputs: one tensor alone, or a sequence (a
+  /// tuple, pair or vector, flattened in order). Callers that rebuild the return value read it:
+  /// Python's `program(x)` and PyTorch's `ep.module()(x)` give a lone tensor for `Single`, a tuple
+  /// otherwise (the archive's out_spec: a leaf or a tuple).
+  enum class Returns { Sequence, Single };
+
   std::vector<InputSpec> inputs;  ///< parameters, buffers, constants, then user inputs
   std::vector<OutputSpec> outputs;
+  Returns returns = Returns::Sequence;
   std::string str() const;
 };
 
