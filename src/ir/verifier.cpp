@@ -190,9 +190,69 @@ void verify_subgraph(const Node& node, const SubgraphUse& use, const std::string
         out.sizes[d] = results[r]->sizes[d];
       }
     }
-    XPORT_CHECK(results[r]->dtype == out.dtype && same_sizes(results[r]->sizes, 0, out.sizes, sliced),
+    XPORT_CHECK(results[r]->dtype == out.dtype &&
+                    same_sizes(results[r]->sizes, 0, out.sizes, sliced),
                 Internal, sub_where, "result ", r, " is ", results[r]->str(),
                 ", the node's output ", r, " is ", out.str(), sliced ? " (stacked)" : "");
+  }
+}
+
+// References of node i: nodes of this graph, earlier, with a value index in range; its output
+// sizes integer expressions.
+void verify_references(const Node& node, size_t i,
+                       const std::unordered_map<const Node*, size_t>& index_of,
+                       const std::string& where) {
+  for (size_t a = 0; a < node.args().size(); ++a) {
+    detail::for_each_ref(node.args()[a], [&](const ValueRef& r) {
+      const auto found = index_of.find(r.node);
+      XPORT_CHECK(found != index_of.end(), Internal, where, "argument ", a,
+                  " refers to a node that is not in this graph");
+      const Node& used = *r.node;
+      XPORT_CHECK(found->second < i, Internal, where, "argument ", a, " refers to %", used.name(),
+                  ", which comes later (node ", found->second, ")");
+      XPORT_CHECK(r.index >= 0 && static_cast<size_t>(r.index) < used.outputs().size(), Internal,
+                  where, "argument ", a, " refers to value ", r.index, " of %", used.name(),
+                  ", which has ", used.outputs().size(), " values");
+    });
+  }
+  for (size_t o = 0; o < node.outputs().size(); ++o) {
+    for (sym::ExprPtr s : node.outputs()[o].sizes) {
+      XPORT_CHECK(s != nullptr && !s->is_bool(), Internal, where, "output ", o,
+                  " has a size that is not an integer expression");
+    }
+  }
+}
+
+// A call: every schema argument of the right kind, as many outputs as the schema returns, its
+// subgraphs, and each unbacked symbol it binds at a one-element output or a dim of that size.
+void verify_call(const Node& node, const std::string& where) {
+  XPORT_CHECK(node.op() != nullptr, Internal, where, "a call node has no op");
+  const Schema& schema = node.op()->parsed;
+  XPORT_CHECK(node.args().size() == schema.arguments.size(), Internal, where, "has ",
+              node.args().size(), " arguments, its schema has ", schema.arguments.size(),
+              " (a call lists every argument, defaults included)\n  schema: ", node.op()->schema);
+  for (size_t a = 0; a < node.args().size(); ++a) {
+    const std::string error = kind_error(schema.arguments[a].type, node.args()[a]);
+    XPORT_CHECK(error.empty(), Internal, where, "argument ", a, " (", schema.arguments[a].name,
+                ") ", error, "\n  schema: ", node.op()->schema);
+  }
+  XPORT_CHECK(schema.returns_list || node.outputs().size() == schema.returns.size(), Internal,
+              where, "has ", node.outputs().size(), " output specs, its schema ", "returns ",
+              schema.returns.size(), "\n  schema: ", node.op()->schema);
+  for (const SubgraphUse& use : node.op()->subgraph_uses) verify_subgraph(node, use, where);
+  for (const UnbackedBinding& b : node.unbacked_bindings()) {
+    bool fits = b.symbol != nullptr && b.symbol->kind() == sym::ExprKind::Symbol &&
+                b.output >= 0 && static_cast<size_t>(b.output) < node.outputs().size();
+    if (fits) {
+      const std::vector<sym::ExprPtr>& sizes =
+          node.outputs()[static_cast<size_t>(b.output)].sizes;
+      fits = b.dim < 0 ? sizes.empty()
+                       : static_cast<size_t>(b.dim) < sizes.size() &&
+                             sizes[static_cast<size_t>(b.dim)] == b.symbol;
+    }
+    XPORT_CHECK(fits, Internal, where, "binds ", b.symbol ? sym::str(b.symbol) : "null",
+                " to output ", b.output, b.dim < 0 ? "'s value" : " dim " + std::to_string(b.dim),
+                ", which is not a one-element output or a dim of that size");
   }
 }
 
@@ -216,28 +276,7 @@ void Graph::verify() const {
                 output ? output->name() : "",
                 node.kind() == NodeKind::Output ? " (a graph has one output node)"
                                                 : " (the output node must be last)");
-
-    // References: nodes of this graph, earlier, with a value index in range.
-    for (size_t a = 0; a < node.args().size(); ++a) {
-      detail::for_each_ref(node.args()[a], [&](const ValueRef& r) {
-        const auto found = index_of.find(r.node);
-        XPORT_CHECK(found != index_of.end(), Internal, where, "argument ", a,
-                    " refers to a node that is not in this graph");
-        const Node& used = *r.node;
-        XPORT_CHECK(found->second < i, Internal, where, "argument ", a, " refers to %", used.name(),
-                    ", which comes later (node ", found->second, ")");
-        XPORT_CHECK(r.index >= 0 && static_cast<size_t>(r.index) < used.outputs().size(), Internal,
-                    where, "argument ", a, " refers to value ", r.index, " of %", used.name(),
-                    ", which has ", used.outputs().size(), " values");
-      });
-    }
-    for (size_t o = 0; o < node.outputs().size(); ++o) {
-      for (sym::ExprPtr s : node.outputs()[o].sizes) {
-        XPORT_CHECK(s != nullptr && !s->is_bool(), Internal, where, "output ", o,
-                    " has a size that is not an integer expression");
-      }
-    }
-
+    verify_references(node, i, index_of, where);
     switch (node.kind()) {
       case NodeKind::Placeholder:
         XPORT_CHECK(!seen_call, Internal, where, "placeholders must come before every call");
@@ -252,38 +291,10 @@ void Graph::verify() const {
         output = &node;
         seen_call = true;
         break;
-      case NodeKind::Call: {
+      case NodeKind::Call:
         seen_call = true;
-        XPORT_CHECK(node.op() != nullptr, Internal, where, "a call node has no op");
-        const Schema& schema = node.op()->parsed;
-        XPORT_CHECK(
-            node.args().size() == schema.arguments.size(), Internal, where, "has ",
-            node.args().size(), " arguments, its schema has ", schema.arguments.size(),
-            " (a call lists every argument, defaults included)\n  schema: ", node.op()->schema);
-        for (size_t a = 0; a < node.args().size(); ++a) {
-          const std::string error = kind_error(schema.arguments[a].type, node.args()[a]);
-          XPORT_CHECK(error.empty(), Internal, where, "argument ", a, " (",
-                      schema.arguments[a].name, ") ", error, "\n  schema: ", node.op()->schema);
-        }
-        XPORT_CHECK(schema.returns_list || node.outputs().size() == schema.returns.size(), Internal,
-                    where, "has ", node.outputs().size(), " output specs, its schema ", "returns ",
-                    schema.returns.size(), "\n  schema: ", node.op()->schema);
-        for (const SubgraphUse& use : node.op()->subgraph_uses) verify_subgraph(node, use, where);
-        for (const UnbackedBinding& b : node.unbacked_bindings()) {
-          const bool fits =
-              b.symbol != nullptr && b.symbol->kind() == sym::ExprKind::Symbol && b.output >= 0 &&
-              static_cast<size_t>(b.output) < node.outputs().size() &&
-              (b.dim < 0 ? node.outputs()[static_cast<size_t>(b.output)].sizes.empty()
-                         : static_cast<size_t>(b.dim) <
-                                   node.outputs()[static_cast<size_t>(b.output)].sizes.size() &&
-                               node.outputs()[static_cast<size_t>(b.output)]
-                                       .sizes[static_cast<size_t>(b.dim)] == b.symbol);
-          XPORT_CHECK(fits, Internal, where, "binds ", b.symbol ? sym::str(b.symbol) : "null",
-                      " to output ", b.output, b.dim < 0 ? "'s value" : " dim " + std::to_string(b.dim),
-                      ", which is not a one-element output or a dim of that size");
-        }
+        verify_call(node, where);
         break;
-      }
     }
   }
   XPORT_CHECK(output != nullptr, Internal, "verify: the graph has no output node; call set_output");

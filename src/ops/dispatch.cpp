@@ -13,6 +13,82 @@ thread_local DispatchInterceptor* t_interceptor = nullptr;
              ") must be ", param.type.str(), ", got ", got.type_name(), "\n  schema: ", op.schema);
 }
 
+// An `int[N]` / `SymInt[N]` argument: one int for the whole list, or a list of N values (or
+// any length for N <= 1, ATen's convention).
+Value coerce_int_list(const OpDef& op, const Argument& param, size_t index, Value v) {
+  const ArgType& t = param.type;
+  if (v.is_int()) return std::vector<SymInt>(t.fixed_size > 0 ? t.fixed_size : 1, v.to_sym_int());
+  if (!v.is_int_list()) bad_argument(op, param, index, v);
+  const size_t n = v.to_sym_int_list().size();
+  // An empty list is allowed where the schema's own default is empty (`int[2] stride=[]`: the
+  // op derives the value).
+  if (n == 0 && param.default_value && param.default_value->is_int_list() &&
+      param.default_value->to_sym_int_list().empty()) {
+    return v;
+  }
+  XPORT_CHECK(t.fixed_size <= 1 || n == 1 || static_cast<int64_t>(n) == t.fixed_size,
+              InvalidInput, op.qualified_name, ": argument '", param.name, "' needs ",
+              t.fixed_size, " values, got ", n);
+  if (t.fixed_size > 1 && n == 1) return std::vector<SymInt>(t.fixed_size, v.to_sym_int_list()[0]);
+  return v;
+}
+
+Value coerce_list(const OpDef& op, const Argument& param, size_t index, Value v) {
+  const ArgType& t = param.type;
+  switch (t.base) {
+    case BaseType::Tensor:
+      if (!v.is_list()) bad_argument(op, param, index, v);
+      if (!t.element_optional) {
+        for (const Tensor& e : v.to_tensor_list()) {
+          XPORT_CHECK(e.defined(), InvalidInput, op.qualified_name, ": argument '", param.name,
+                      "' holds an undefined tensor");
+        }
+      }
+      return v;
+    case BaseType::Int:
+    case BaseType::SymInt:
+      return coerce_int_list(op, param, index, std::move(v));
+    case BaseType::Float:
+      if (v.is_int_list()) {
+        std::vector<double> d;
+        for (int64_t i : v.to_int_list()) d.push_back(static_cast<double>(i));
+        return d;
+      }
+      if (!v.is_double_list()) bad_argument(op, param, index, v);
+      return v;
+    case BaseType::Bool:
+      if (!v.is_bool_list()) bad_argument(op, param, index, v);
+      XPORT_CHECK(t.fixed_size == 0 ||
+                      static_cast<int64_t>(v.to_bool_list().size()) == t.fixed_size,
+                  InvalidInput, op.qualified_name, ": argument '", param.name, "' needs ",
+                  t.fixed_size, " values, got ", v.to_bool_list().size());
+      return v;
+    default:
+      bad_argument(op, param, index, v);
+  }
+}
+
+// Whether `v` has the kind a single (not list) argument of type `base` takes, as given.
+bool takes_as_is(BaseType base, const Value& v) {
+  switch (base) {
+    case BaseType::Tensor: return v.is_tensor();
+    case BaseType::Int:
+    case BaseType::SymInt: return v.is_int();
+    case BaseType::Float: return v.is_double();
+    case BaseType::Bool: return v.is_bool();
+    case BaseType::Scalar: return v.is_number();
+    case BaseType::ScalarType: return v.is_dtype();
+    case BaseType::Str:
+    case BaseType::Layout:
+    case BaseType::Device:
+    case BaseType::MemoryFormat: return v.is_string();
+    case BaseType::Generator: return false;
+    case BaseType::Graph: return v.is_graph();
+    case BaseType::Any: return !v.is_graph();
+  }
+  return true;
+}
+
 // Checks one argument against its declared type, converting where ATen does implicitly
 // (an int where a float is expected, one int for an `int[2]`).
 Value coerce(const OpDef& op, const Argument& param, size_t index, Value v) {
@@ -23,96 +99,12 @@ Value coerce(const OpDef& op, const Argument& param, size_t index, Value v) {
     if (!none_ok) bad_argument(op, param, index, v);
     return v;
   }
-  if (t.list) {
-    switch (t.base) {
-      case BaseType::Tensor:
-        if (!v.is_list()) bad_argument(op, param, index, v);
-        if (!t.element_optional) {
-          for (const Tensor& e : v.to_tensor_list()) {
-            XPORT_CHECK(e.defined(), InvalidInput, op.qualified_name, ": argument '", param.name,
-                        "' holds an undefined tensor");
-          }
-        }
-        return v;
-      case BaseType::Int:
-      case BaseType::SymInt:
-        if (v.is_int()) {
-          return std::vector<SymInt>(t.fixed_size > 0 ? t.fixed_size : 1, v.to_sym_int());
-        }
-        if (!v.is_int_list()) bad_argument(op, param, index, v);
-        // `int[1]` means "a list, or one int": any length is fine (ATen's convention).
-        // An empty list is allowed where the schema's own default is empty (`int[2] stride=[]`:
-        // the op derives the value).
-        if (v.to_sym_int_list().empty() && param.default_value &&
-            param.default_value->is_int_list() && param.default_value->to_sym_int_list().empty()) {
-          return v;
-        }
-        XPORT_CHECK(t.fixed_size <= 1 || v.to_sym_int_list().size() == 1 ||
-                        static_cast<int64_t>(v.to_sym_int_list().size()) == t.fixed_size,
-                    InvalidInput, op.qualified_name, ": argument '", param.name, "' needs ",
-                    t.fixed_size, " values, got ", v.to_sym_int_list().size());
-        if (t.fixed_size > 1 && v.to_sym_int_list().size() == 1) {
-          return std::vector<SymInt>(t.fixed_size, v.to_sym_int_list()[0]);
-        }
-        return v;
-      case BaseType::Float:
-        if (v.is_int_list()) {
-          std::vector<double> d;
-          for (int64_t i : v.to_int_list()) d.push_back(static_cast<double>(i));
-          return d;
-        }
-        if (!v.is_double_list()) bad_argument(op, param, index, v);
-        return v;
-      case BaseType::Bool:
-        if (!v.is_bool_list()) bad_argument(op, param, index, v);
-        XPORT_CHECK(t.fixed_size == 0 ||
-                        static_cast<int64_t>(v.to_bool_list().size()) == t.fixed_size,
-                    InvalidInput, op.qualified_name, ": argument '", param.name, "' needs ",
-                    t.fixed_size, " values, got ", v.to_bool_list().size());
-        return v;
-      default:
-        bad_argument(op, param, index, v);
-    }
-  }
-  switch (t.base) {
-    case BaseType::Tensor:
-      if (!v.is_tensor()) bad_argument(op, param, index, v);
-      if (!v.to_tensor().defined() && !t.optional) {
-        XPORT_FAIL(InvalidInput, op.qualified_name, ": argument '", param.name,
-                   "' is an undefined tensor");
-      }
-      return v;
-    case BaseType::Int:
-    case BaseType::SymInt:
-      if (!v.is_int()) bad_argument(op, param, index, v);
-      return v;
-    case BaseType::Float:
-      if (v.is_int()) return Value(static_cast<double>(v.to_int()));
-      if (!v.is_double()) bad_argument(op, param, index, v);
-      return v;
-    case BaseType::Bool:
-      if (!v.is_bool()) bad_argument(op, param, index, v);
-      return v;
-    case BaseType::Scalar:
-      if (!v.is_number()) bad_argument(op, param, index, v);
-      return v;
-    case BaseType::ScalarType:
-      if (!v.is_dtype()) bad_argument(op, param, index, v);
-      return v;
-    case BaseType::Str:
-    case BaseType::Layout:
-    case BaseType::Device:
-    case BaseType::MemoryFormat:
-      if (!v.is_string()) bad_argument(op, param, index, v);
-      return v;
-    case BaseType::Generator:
-      bad_argument(op, param, index, v);
-    case BaseType::Graph:
-      if (!v.is_graph()) bad_argument(op, param, index, v);
-      return v;
-    case BaseType::Any:
-      if (v.is_graph()) bad_argument(op, param, index, v);
-      return v;
+  if (t.list) return coerce_list(op, param, index, std::move(v));
+  if (t.base == BaseType::Float && v.is_int()) return Value(static_cast<double>(v.to_int()));
+  if (!takes_as_is(t.base, v)) bad_argument(op, param, index, v);
+  if (t.base == BaseType::Tensor && !v.to_tensor().defined() && !t.optional) {
+    XPORT_FAIL(InvalidInput, op.qualified_name, ": argument '", param.name,
+               "' is an undefined tensor");
   }
   return v;
 }

@@ -6,6 +6,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "tools/xport/program_inputs.h"
 #include "xport/runtime.h"
@@ -41,13 +46,10 @@ double relative_diff(const Tensor& a, const Tensor& ref) {
   return scale > 0 ? diff / scale : diff;
 }
 
-}  // namespace
-
-int run_gpt2_demo(const Gpt2DemoOptions& options, std::ostream& out) {
-  out << "xport demo: GPT-2 (12 layers x 768, 12 heads, vocab 50257) with a KV cache: capture, "
-         "save, load, decode\n\n";
+// The model at kCachePositions, with the checkpoint's weights or seeded random ones.
+std::shared_ptr<models::GPT2> build_model(const Gpt2DemoOptions& options,
+                                          models::Gpt2Config& config, std::ostream& out) {
   Clock::time_point start = Clock::now();
-  models::Gpt2Config config;
   config.cache_size = kCachePositions;
   auto model = models::gpt2(config);
   out << "model:      built in " << ms_str(ms_since(start));
@@ -64,24 +66,22 @@ int run_gpt2_demo(const Gpt2DemoOptions& options, std::ostream& out) {
   out << "parameters: " << params << "; KV cache: " << config.n_layer << " layers x 2 x [1, "
       << config.n_head << ", " << kCachePositions << ", " << config.n_embd / config.n_head
       << "] buffers, updated in place\n";
+  return model;
+}
 
-  // "Hello, my dog is cute" in GPT-2's tokenizer.
-  const std::vector<int64_t> prompt = {15496, 11, 616, 3290, 318, 13779};
-  const auto room = kCachePositions - static_cast<int64_t>(prompt.size());
-  XPORT_CHECK(options.steps >= 0 && options.steps <= room, InvalidInput, "xport demo: --steps ",
-              options.steps, " does not fit the KV cache: give 0 to ", room);
-
-  // Capture with the number of new tokens dynamic from 1: one program for the prompt (prefill)
-  // and for every one-token step (decode), at the positions given.
+// Captured with the number of new tokens dynamic from 1: one program for the prompt (prefill)
+// and for every one-token step (decode), at the positions given.
+ExportedProgram capture_program(models::GPT2& model, const std::vector<int64_t>& prompt,
+                                std::ostream& out) {
   const Dim tokens("tokens", 1, kCachePositions);
   ExportOptions export_options;
   export_options.dynamic_shapes = {{{1, tokens}}, {{0, tokens}}};
   export_options.input_names = {"ids", "positions"};
-  start = Clock::now();
-  const ExportedProgram exported = export_program(
-      *model,
+  const Clock::time_point start = Clock::now();
+  ExportedProgram exported = export_program(
+      model,
       [&](const std::vector<Value>& in) {
-        return std::vector<Tensor>{model->forward(in[0].to_tensor(), in[1].to_tensor())};
+        return std::vector<Tensor>{model.forward(in[0].to_tensor(), in[1].to_tensor())};
       },
       {as_batch(prompt), positions(0, static_cast<int64_t>(prompt.size()))}, export_options);
   int64_t mutated = 0;
@@ -91,23 +91,32 @@ int run_gpt2_demo(const Gpt2DemoOptions& options, std::ostream& out) {
   out << "capture:    export_program traced " << exported.graph().nodes().size() << " nodes in "
       << ms_str(ms_since(start)) << "; " << mutated << " buffer mutations (the caches)\n";
   out << "contract:" << contract_lines(exported.contract(), exported.symbols()) << "\n";
+  return exported;
+}
 
+// Saved, then loaded in the runtime.
+runtime::Program save_and_load(const ExportedProgram& exported, const std::string& archive,
+                               std::ostream& out) {
   const std::string path =
-      options.archive.empty()
-          ? (std::filesystem::temp_directory_path() / "xport-demo-gpt2.pt2").string()
-          : options.archive;
-  start = Clock::now();
+      archive.empty() ? (std::filesystem::temp_directory_path() / "xport-demo-gpt2.pt2").string()
+                      : archive;
+  Clock::time_point start = Clock::now();
   save(exported, path);
   const double save_ms = ms_since(start);
   out << "archive:    " << path << ", "
       << bytes_str(static_cast<int64_t>(std::filesystem::file_size(path))) << ", saved in "
       << ms_str(save_ms) << "\n";
   start = Clock::now();
-  const runtime::Program program = runtime::Program::load(path);
+  runtime::Program program = runtime::Program::load(path);
   out << "runtime:    runtime::Program::load in " << ms_str(ms_since(start))
       << " (weights memory-mapped, every node resolved to its kernel)\n";
+  return program;
+}
 
-  // The same program at two lengths, against the eager model without its cache.
+// The same program at two lengths, against the eager model without its cache: the prompt's
+// logits, or nullopt (after saying why) when they differ.
+std::optional<Tensor> compare_with_eager(const runtime::Program& program, models::GPT2& model,
+                                         const std::vector<int64_t>& prompt, std::ostream& out) {
   out << "\nruntime vs eager, relative diff = max |runtime - eager| / max |eager| (limit "
       << sci(kTolerance) << "):\n";
   std::vector<int64_t> long_ids = prompt;
@@ -119,14 +128,14 @@ int run_gpt2_demo(const Gpt2DemoOptions& options, std::ostream& out) {
   for (const std::vector<int64_t>* ids : lengths) {
     const Tensor x = as_batch(*ids);
     const Tensor at = positions(0, static_cast<int64_t>(ids->size()));
-    start = Clock::now();
+    Clock::time_point start = Clock::now();
     const Tensor logits = program.run({x, at}).at(0);
     const double first_ms = ms_since(start);
     start = Clock::now();
     program.run({x, at});
     const double again_ms = ms_since(start);
     start = Clock::now();
-    const Tensor eager = model->forward(x);
+    const Tensor eager = model.forward(x);
     const double eager_ms = ms_since(start);
     const double diff = relative_diff(logits, eager);
     out << "  " << std::setw(2) << ids->size() << " tokens: runtime " << ms_str(first_ms)
@@ -135,14 +144,20 @@ int run_gpt2_demo(const Gpt2DemoOptions& options, std::ostream& out) {
     if (!(diff <= kTolerance)) {
       out << "FAILED: the runtime's logits differ from eager's by " << sci(diff)
           << " of their largest magnitude, over the limit " << sci(kTolerance) << "\n";
-      return 1;
+      return std::nullopt;
     }
     if (ids == &prompt) prompt_logits = logits;
   }
+  return prompt_logits;
+}
 
-  // Decoding through the cache, one token a step. With a real checkpoint (--weights) the tokens
-  // are the model's greedy continuation; with the demo's random weights they mean nothing, so
-  // what the demo shows is speed and that every step equals eager over the whole prefix.
+// Decoding through the cache, one token a step. With a real checkpoint (--weights) the tokens
+// are the model's greedy continuation; with the demo's random weights they mean nothing, so
+// what the demo shows is speed and that every step equals eager over the whole prefix. Whether
+// every step did.
+bool decode_greedily(const runtime::Program& program, models::GPT2& model,
+                     const std::vector<int64_t>& prompt, const Tensor& prompt_logits,
+                     const Gpt2DemoOptions& options, std::ostream& out) {
   std::vector<int64_t> ids = prompt;
   const auto n = static_cast<int64_t>(prompt.size());
   int64_t next = prompt_logits.select(1, -1).argmax().item<int64_t>();
@@ -150,10 +165,10 @@ int run_gpt2_demo(const Gpt2DemoOptions& options, std::ostream& out) {
   double worst = 0;
   for (int64_t step = 0; step < options.steps; ++step) {
     ids.push_back(next);
-    start = Clock::now();
+    const Clock::time_point start = Clock::now();
     const Tensor logits = program.run({as_batch({next}), positions(n + step, n + step + 1)}).at(0);
     step_ms.push_back(ms_since(start));
-    const Tensor eager_last = model->forward(as_batch(ids)).select(1, -1);
+    const Tensor eager_last = model.forward(as_batch(ids)).select(1, -1);
     worst = std::max(worst, relative_diff(logits.select(1, -1), eager_last));
     next = logits.select(1, -1).argmax().item<int64_t>();
   }
@@ -184,11 +199,33 @@ int run_gpt2_demo(const Gpt2DemoOptions& options, std::ostream& out) {
   if (!(worst <= kTolerance)) {
     out << "FAILED: a cached step's logits differ from eager's by " << sci(worst)
         << " of their largest magnitude, over the limit " << sci(kTolerance) << "\n";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int run_gpt2_demo(const Gpt2DemoOptions& options, std::ostream& out) {
+  out << "xport demo: GPT-2 (12 layers x 768, 12 heads, vocab 50257) with a KV cache: capture, "
+         "save, load, decode\n\n";
+  models::Gpt2Config config;
+  auto model = build_model(options, config, out);
+  // "Hello, my dog is cute" in GPT-2's tokenizer.
+  const std::vector<int64_t> prompt = {15496, 11, 616, 3290, 318, 13779};
+  const auto room = kCachePositions - static_cast<int64_t>(prompt.size());
+  XPORT_CHECK(options.steps >= 0 && options.steps <= room, InvalidInput, "xport demo: --steps ",
+              options.steps, " does not fit the KV cache: give 0 to ", room);
+  const ExportedProgram exported = capture_program(*model, prompt, out);
+  const runtime::Program program = save_and_load(exported, options.archive, out);
+  const std::optional<Tensor> prompt_logits = compare_with_eager(program, *model, prompt, out);
+  if (!prompt_logits || !decode_greedily(program, *model, prompt, *prompt_logits, options, out)) {
     return 1;
   }
 
   // Inputs outside the contract are refused before any kernel runs.
   const int64_t too_many = kCachePositions + 1;
+  const auto n = static_cast<int64_t>(prompt.size());
   const std::vector<std::pair<std::string, std::vector<Value>>> bad = {
       {std::to_string(too_many) + " tokens",
        {as_batch(std::vector<int64_t>(static_cast<size_t>(too_many), 0)),
