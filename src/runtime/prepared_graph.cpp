@@ -1,14 +1,18 @@
 #include "runtime/prepared_graph.h"
 
+#include <algorithm>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <unordered_set>
+#include <vector>
 
 #include "ir/argument_value.h"
 #include "ir/ir_util.h"
 #include "ir/passes/composite_expansion.h"
 #include "ir/passes/constant_folding.h"
+#include "kernels/cpu/conv.h"
 #include "kernels/cpu/pool.h"
 #include "ops/fused/fused_ops.h"
 #include "runtime/compiled_graph.h"
@@ -106,19 +110,69 @@ class KernelMaker {
     convolutions_.push_back({&node, std::move(packed), params.groups});
   }
 
+  struct Passing {
+    bool writes;               // may write its result channels-last
+    bool reads;                // may read its input and residual so
+    bool elementwise = false;  // reads its operands (self, other; not a constant table) and
+                               // writes its result in one layout, whichever it is
+  };
+
   // A convolution's result that only other (ungrouped) packed convolutions read, as input or
   // residual, stays in oneDNN's layout (channels-last, or blocked for larger batches:
   // kernels::cpu::ConvLayouts): neither side reorders it.
+  // A max pool between them (ResNet's stem) reads and writes their layout too.
   void choose_layouts() {
     std::unordered_map<const ir::Node*, Passing> calls;
     for (const Convolution& c : convolutions_) {
       calls[c.node] = {.writes = true, .reads = c.groups == 1};
     }
+    add_max_pools(calls, {DType::Float32});
     const auto layouts = channels_last_layouts(calls);
     for (Convolution& c : convolutions_) {
       c.layouts = layouts.at(c.node);
       c.packed->set_layouts(c.layouts);
       out_.stats.channels_last += c.layouts.dst_nhwc ? 1 : 0;
+    }
+    pool_passed_layouts(layouts);
+  }
+
+  // The max pools (values only, of 4-D tensors) of these dtypes, as calls that read and write
+  // one layout, as an elementwise call does.
+  void add_max_pools(std::unordered_map<const ir::Node*, Passing>& calls,
+                     std::initializer_list<DType> dtypes) const {
+    for (const ir::Node* node : g_.graph.find_nodes(max_pool2d_)) {
+      const ir::TensorSpec& out = node->outputs()[0];
+      if (out.sizes.size() == 4 && std::find(dtypes.begin(), dtypes.end(), out.dtype) !=
+                                       dtypes.end()) {
+        calls[node] = {.writes = true, .reads = true, .elementwise = true};
+      }
+    }
+  }
+
+  // Each of those pools whose result stays in the convolutions' layout gets its own kernel, a
+  // Unary packed call (the compiled library calls it too).
+  void pool_passed_layouts(
+      const std::unordered_map<const ir::Node*, kernels::cpu::ConvLayouts>& layouts) {
+    for (const auto& [node, layout] : layouts) {
+      if (node->op() != &max_pool2d_ || !layout.dst_nhwc) continue;
+      const kernels::cpu::Pool2d pool = kernels::cpu::pool_window<2>(
+          ints_of(node->arg("kernel_size")), ints_of(node->arg("stride")),
+          ints_of(node->arg("padding")), ints_of(node->arg("dilation")));
+      PackedCall call{.kind = PackedCall::Kind::Unary};
+      // 8-bit values between integer convolutions are NHWC; float32 ones are in the layout
+      // packed convolutions pass them in.
+      call.unary = [pool](const Tensor& input, const Tensor& out) {
+        const std::vector<int64_t> sizes = input.int_sizes();
+        const int64_t block = input.dtype() == DType::Float32
+                                  ? kernels::cpu::passed_channel_block(sizes)
+                                  : sizes[1];
+        kernels::cpu::max_pool2d_channels_inner(input, pool, block, out);
+      };
+      out_.kernels[node] = [unary = call.unary](const OpArgs& a, std::vector<Tensor>& outs) {
+        unary(a.tensor("self"), outs[0]);
+      };
+      out_.packed[node] = std::move(call);
+      ++out_.stats.pools_channels_last;
     }
   }
 
@@ -135,19 +189,12 @@ class KernelMaker {
         calls[node] = {.writes = true, .reads = true, .elementwise = true};
       }
     }
-    // A max pool of 8-bit values reads and writes one layout too (max_pool2d_nhwc_8bit).
-    for (const ir::Node* node : g_.graph.find_nodes(max_pool2d_)) {
-      const DType dtype = node->outputs()[0].dtype;
-      if (dtype == DType::UInt8 || dtype == DType::Int8) {
-        calls[node] = {.writes = true, .reads = true, .elementwise = true};
-      }
-    }
+    // A max pool of 8-bit values reads and writes one layout too.
+    add_max_pools(calls, {DType::UInt8, DType::Int8});
     quantized_layouts_ = channels_last_layouts(calls);
+    pool_passed_layouts(quantized_layouts_);
     for (const auto& [node, layouts] : quantized_layouts_) {
-      if (node->op() == &max_pool2d_) {
-        if (layouts.dst_nhwc) pool_channels_last(*node);
-        continue;
-      }
+      if (node->op() == &max_pool2d_) continue;
       if (node->op() == &quantized_add_ || node->op() == &quantized_lookup_) {
         (node->op() == &quantized_add_ ? out_.stats.quantized_adds_channels_last
                                        : out_.stats.lookups_channels_last) +=
@@ -159,29 +206,6 @@ class KernelMaker {
     }
   }
 
-  // A max pool of 8-bit values whose input and result stay NHWC: its own kernel, a Unary
-  // packed call (the compiled library calls it too).
-  void pool_channels_last(const ir::Node& node) {
-    const kernels::cpu::Pool2d pool = kernels::cpu::pool_window<2>(
-        ints_of(node.arg("kernel_size")), ints_of(node.arg("stride")),
-        ints_of(node.arg("padding")), ints_of(node.arg("dilation")));
-    PackedCall call{.kind = PackedCall::Kind::Unary};
-    call.unary = [pool](const Tensor& input, const Tensor& out) {
-      kernels::cpu::max_pool2d_nhwc_8bit(input, pool, out);
-    };
-    out_.kernels[&node] = [unary = call.unary](const OpArgs& a, std::vector<Tensor>& outs) {
-      unary(a.tensor("self"), outs[0]);
-    };
-    out_.packed[&node] = std::move(call);
-    ++out_.stats.pools_channels_last;
-  }
-
-  struct Passing {
-    bool writes;               // may write its result channels-last
-    bool reads;                // may read its input and residual so
-    bool elementwise = false;  // reads its operands (self, other; not a constant table) and
-                               // writes its result in one layout, whichever it is
-  };
 
   // For each of `calls`: which of its input, residual and result are channels-last. A result
   // is, where its call may write it so and every reader is one of `calls` that may read it so
@@ -472,7 +496,7 @@ std::string PreparedStats::str() const {
            << "(between a dequantize and a quantize of one scale)";
   }
   if (pools_channels_last > 0) {
-    part() << pools_channels_last << " max pools of 8-bit values on NHWC";
+    part() << pools_channels_last << " max pools in the convolutions' layout";
   }
   if (f.quantized.chains.lookups > 0) {
     part() << f.quantized.chains.lookups << " elementwise chains on 8-bit integers as tables of "

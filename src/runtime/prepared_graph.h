@@ -36,7 +36,7 @@ struct PreparedStats {
   int quantized_residuals_in_place = 0;  ///< integer convolutions written over their residual
   int quantized_adds_channels_last = 0;   ///< quantized adds passing NHWC operands on
   int lookups_channels_last = 0;          ///< quantized lookups passing NHWC operands on
-  int pools_channels_last = 0;            ///< max pools of 8-bit values on NHWC
+  int pools_channels_last = 0;            ///< max pools in the convolutions' layout
   /// Calls of composite ops (PyTorch's training IR) replaced by the calls their decomposition
   /// makes, and those left to run as their decomposition.
   ir::passes::ExpansionStats expansion;

@@ -86,4 +86,45 @@ inline ExportedProgram conv_block_program() {
                          std::move(builder.state));
 }
 
+// ResNet's stem as a graph: x: f32[s0, C, 12, 12], s0 in [1, 64];
+//   p = max_pool2d(relu(conv3x3(x, w1)), 3, stride 2, padding 1)   read by convolutions only:
+//                                                                  kept in their layout
+//   return (conv1x1(p, w2), conv3x3(p, w3))
+// With C = 16 the layout is oneDNN's channel blocks; with 12 (no whole block) channels-last.
+inline ExportedProgram pool_between_convolutions_program(int64_t channels) {
+  using ir::Argument;
+  using B = GraphBuilder;
+  const sym::ExprPtr s0 = sym::symbol("s0");
+  auto n = B::n;
+  auto spec = B::spec;
+  auto ints = [&](int64_t a, int64_t b) { return Argument(std::vector<Argument>{a, b}); };
+  GraphBuilder builder;
+  ir::Graph& g = builder.graph;
+  const int64_t c = channels;
+  const ir::ValueRef w1 = builder.parameter("conv1.weight", randn({c, c, 3, 3}, 1) * 0.2);
+  const ir::ValueRef w2 = builder.parameter("conv2.weight", randn({c, c, 1, 1}, 2) * 0.2);
+  const ir::ValueRef w3 = builder.parameter("conv3.weight", randn({c, c, 3, 3}, 3) * 0.2);
+  std::vector<InputContract> contract;
+  const ir::Node* x = builder.user_input("x", {s0, n(c), n(12), n(12)}, contract).node;
+  const OpDef& conv = find_op("aten::convolution");
+  auto conv_call = [&](ir::ValueRef in, ir::ValueRef w, int64_t pad, int64_t size) {
+    return g.add_call(conv,
+                      {in, w, Argument(), ints(1, 1), ints(pad, pad), ints(1, 1), false,
+                       ints(0, 0), Argument(1)},
+                      {spec({s0, n(c), n(size), n(size)})});
+  };
+  const ir::Node* c1 = conv_call(x->out(), w1, 1, 12);
+  const ir::Node* r1 = g.add_call(find_op("aten::relu"), {c1->out()}, {c1->outputs()[0]});
+  const ir::Node* pool =
+      g.add_call(find_op("aten::max_pool2d"),
+                 {r1->out(), ints(3, 3), ints(2, 2), ints(1, 1), ints(1, 1), false},
+                 {spec({s0, n(c), n(6), n(6)})});
+  const ir::Node* c2 = conv_call(pool->out(), w2, 0, 6);
+  const ir::Node* c3 = conv_call(pool->out(), w3, 1, 6);
+  builder.outputs({c2->out(), c3->out()});
+  return ExportedProgram(std::move(builder.graph), std::move(builder.signature), contract,
+                         {SymbolSpec{"s0", "x.size(0)", "batch", sym::Range{1, 64}, false}},
+                         std::move(builder.state));
+}
+
 }  // namespace xport::test_support

@@ -87,6 +87,27 @@ TEST(RuntimeFusion, AbsorbsEveryPatternAndLeavesGraphOutputsAlone) {
   EXPECT_LE(f.arena_bytes, u.arena_bytes);
 }
 
+// ResNet's stem pool between convolutions pools their layout as it is (oneDNN's channel blocks,
+// or channels-last): no reorder out of it and back.
+TEST(RuntimeFusion, MaxPoolBetweenConvolutionsKeepsTheirLayout) {
+  for (int64_t channels : {16, 12}) {
+    SCOPED_TRACE(std::to_string(channels) + " channels");
+    const Program fused = Program::from_exported(
+        test_support::pool_between_convolutions_program(channels), with_fusion(true));
+    const Program unfused = Program::from_exported(
+        test_support::pool_between_convolutions_program(channels), with_fusion(false));
+    for (int64_t batch : {1, 5}) {
+      const Tensor x = randn({batch, channels, 12, 12}, 30 + static_cast<uint64_t>(batch));
+      EXPECT_LT(worst_relative_difference(fused.run({x}), unfused.run({x})), 1e-5)
+          << "batch " << batch;
+    }
+    EXPECT_EQ(fused.plan_stats({randn({2, channels, 12, 12}, 1)}).fusion,
+              "3 convolutions on packed weights (0 batch norms folded in, 0 residual adds and 1 "
+              "ReLUs in their epilogues, 0 written over their residual; 1 results passed on in "
+              "oneDNN's layout); 1 max pools in the convolutions' layout");
+  }
+}
+
 TEST(RuntimeFusion, ThreadsShareThePackedWeights) {
   const Program fused =
       Program::from_exported(test_support::conv_block_program(), with_fusion(true));
@@ -301,7 +322,7 @@ TEST(RuntimeFusion, XnnpackBlocksAddQuantizedValuesInTheirConvolutionOrInOnePass
                   "quantize: 1 in the convolution before them, the others in one pass; " +
                   count(1) + " results passed on in NHWC); 2 views, copies and max pools on "
                   "8-bit integers (between a dequantize and a quantize of one scale); " +
-                  (nhwc && !t1_out ? "1 max pools of 8-bit values on NHWC; " : "") +
+                  (nhwc && !t1_out ? "1 max pools in the convolutions' layout; " : "") +
                   "1 elementwise chains on 8-bit integers as tables of 256 (" + count(1) +
                   " results passed on in NHWC); 6 int8 results carried as uint8 (the value + "
                   "128, its zero point + 128)");

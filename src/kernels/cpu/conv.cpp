@@ -88,10 +88,8 @@ int64_t channel_block() {
 // its Winograd kernels take only blocked tensors), channels-last when the channels do not fill
 // whole blocks (the buffer then keeps exactly the plain tensor's size).
 Tag passed_tag(const memory::dims& dims) {
-  const int64_t block = channel_block();
-  if (block == 16 && dims[1] % 16 == 0) return Tag::nChw16c;
-  if (block == 8 && dims[1] % 8 == 0) return Tag::nChw8c;
-  return Tag::nhwc;
+  const int64_t block = passed_channel_block(dims);
+  return block == 16 ? Tag::nChw16c : block == 8 ? Tag::nChw8c : Tag::nhwc;
 }
 
 // 3x3 stride-1 convolutions on packed weights with outputs of at least 14 x 14 try oneDNN's
@@ -387,6 +385,11 @@ void conv2d_loop(const ConvShape& s, const Tensor& input, const Tensor& weight, 
 }
 
 }  // namespace
+
+int64_t passed_channel_block(const std::vector<int64_t>& sizes) {
+  const int64_t block = channel_block();
+  return (block == 16 || block == 8) && sizes.at(1) % block == 0 ? block : sizes.at(1);
+}
 
 void conv2d_out(const Tensor& input, const Tensor& weight, const Tensor& bias,
                 const Conv2dParams& params, const Tensor& out) {

@@ -52,6 +52,12 @@ struct ConvLayouts {
   bool dst_nhwc = false;
 };
 
+/// How many channels lie innermost in the layout that packed convolutions pass a float32
+/// [N, C, H, W] tensor of these sizes in (ConvLayouts): oneDNN's channel block for this CPU (16
+/// or 8: [N, C / block, H, W, block]), or C where the channels do not fill whole blocks
+/// (channels-last).
+int64_t passed_channel_block(const std::vector<int64_t>& sizes);
+
 /// A float32 convolution whose weights never change (a loaded program's constants): oneDNN's
 /// primitive for each input shape is made once, with the epilogue as post-ops, and the weights
 /// are reordered into the layout it wants once, not on every call. Thread-safe.

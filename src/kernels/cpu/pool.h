@@ -64,10 +64,13 @@ PoolWindow<N> pool_window(const std::vector<int64_t>& kernel_size,
 template <size_t N>
 void max_pool_out(const Tensor& self, const PoolWindow<N>& pool, const Tensor& out,
                   const Tensor& indices);
-/// max_pool_out<2> over uint8 or int8 values [N, C, H, W] laid out NHWC in memory (as the
-/// runtime passes the integer convolutions' results: ConvLayouts), `out` written NHWC too; each
-/// output pixel's channels are the maxima over its window's pixels (padding never wins).
-void max_pool2d_nhwc_8bit(const Tensor& self, const Pool2d& pool, const Tensor& out);
+/// max_pool_out<2> over [N, C, H, W] values laid out with `block` channels innermost in memory
+/// ([N, C / block, H, W, block]; block = C: NHWC), as the runtime passes convolutions' results
+/// (ConvLayouts: uint8 or int8 NHWC between integer convolutions, float32 in the layout of
+/// passed_channel_block between packed ones); `out` is written in the same layout. Each output
+/// pixel's channels are the maxima over its window's pixels (padding never wins, NaN does).
+void max_pool2d_channels_inner(const Tensor& self, const Pool2d& pool, int64_t block,
+                               const Tensor& out);
 /// Mean over each window, ATen's avg_pool2d/3d (padding counts unless !count_include_pad).
 template <size_t N>
 void avg_pool_out(const Tensor& self, const PoolWindow<N>& pool, bool count_include_pad,
