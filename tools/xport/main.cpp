@@ -29,6 +29,8 @@ namespace {
 
 // What the subcommands share: the custom-op libraries to load before one runs (`--ops`), the
 // exit status, and argv[0] (the demo finds its model beside the executable).
+// Each subcommand's options are a shared_ptr that its callback holds, so they live as long as
+// the App that writes them.
 struct Tool {
   std::vector<std::string> op_libraries;
   int result = 0;
@@ -43,13 +45,6 @@ struct Tool {
         ->check(CLI::ExistingFile);
   }
 };
-
-// Options that a subcommand's callback reads after parsing: owned by the callback, so they live
-// as long as the App that writes them.
-template <class T>
-std::shared_ptr<T> owned() {
-  return std::make_shared<T>();
-}
 
 void add_ops_command(CLI::App& app, Tool& tool) {
   CLI::App* cmd = app.add_subcommand(
@@ -73,7 +68,7 @@ void add_demo_command(CLI::App& app, Tool& tool) {
     xport::tools::Gpt2DemoOptions gpt2;
     bool use_gpt2 = false;
   };
-  auto o = owned<Options>();
+  auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "demo",
       "a pretrained model end to end: all-MiniLM-L6-v2 sentence embeddings captured with dynamic "
@@ -112,7 +107,7 @@ void add_demo_command(CLI::App& app, Tool& tool) {
 }
 
 void add_view_command(CLI::App& app, Tool& tool) {
-  auto files = owned<std::vector<std::string>>();
+  auto files = std::make_shared<std::vector<std::string>>();
   CLI::App* cmd = app.add_subcommand(
       "view", "draw an archive's program as one self-contained HTML page (pan and zoom, node "
               "properties, search, the signature and contract as tables); with two archives, "
@@ -133,7 +128,7 @@ void add_view_command(CLI::App& app, Tool& tool) {
 }
 
 void add_exportdb_command(CLI::App& app) {
-  auto site_dir = owned<std::string>();
+  auto site_dir = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand(
       "exportdb",
       "write the ExportDB catalogue as a static site: an index of every case, and a page per "
@@ -151,7 +146,7 @@ void add_compile_command(CLI::App& app) {
     std::string in, out;
     xport::aot::Options aot;
   };
-  auto o = owned<Options>();
+  auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "compile", "compile an archive (xport's or torch.export's) ahead of time into a shared "
                  "library with a C ABI (xport/runtime/model_abi.h); OUT.pt2 is written beside it");
@@ -208,7 +203,7 @@ void add_onnx_command(CLI::App& app, Tool& tool) {
     xport::onnx::Options onnx;
     std::vector<std::string> functions, static_dims;
   };
-  auto o = owned<Options>();
+  auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "onnx", "convert an archive (xport's or torch.export's) to an ONNX model (docs/ONNX.md)");
   cmd->add_option("FILE", o->in, "the archive (.pt2)")->required()->check(CLI::ExistingFile);
@@ -232,7 +227,7 @@ void add_onnx_command(CLI::App& app, Tool& tool) {
 }
 
 void add_inspect_command(CLI::App& app, Tool& tool) {
-  auto path = owned<std::string>();
+  auto path = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand(
       "inspect", "print an archive's program, versions, weight sizes and input contract, or an "
                  "ONNX model's inputs, outputs and contract");
@@ -247,7 +242,7 @@ void add_inspect_command(CLI::App& app, Tool& tool) {
 }
 
 void add_decompose_command(CLI::App& app, Tool& tool) {
-  auto files = owned<std::pair<std::string, std::string>>();
+  auto files = std::make_shared<std::pair<std::string, std::string>>();
   CLI::App* cmd = app.add_subcommand(
       "decompose", "rewrite an archive's program into core ops only and save it as a new archive");
   cmd->add_option("FILE", files->first, "the archive (.pt2)")
@@ -262,7 +257,7 @@ void add_decompose_command(CLI::App& app, Tool& tool) {
 }
 
 void add_quantize_command(CLI::App& app, Tool& tool) {
-  auto o = owned<xport::tools::QuantizeOptions>();
+  auto o = std::make_shared<xport::tools::QuantizeOptions>();
   CLI::App* cmd = app.add_subcommand(
       "quantize", "quantize an archive's linear layers and convolutions (int8 or int4, as "
                   "PyTorch's PT2E writes them; or bfloat16) and save it as a new archive");
@@ -295,7 +290,7 @@ void add_no_fuse_flag(CLI::App* cmd, bool& fuse) {
 }
 
 void add_run_command(CLI::App& app, Tool& tool) {
-  auto o = owned<xport::tools::RunOptions>();
+  auto o = std::make_shared<xport::tools::RunOptions>();
   CLI::App* cmd = app.add_subcommand(
       "run", "run an archive once on inputs read from .npy files and write its outputs as .npy");
   cmd->add_option("FILE", o->archive, "the archive (.pt2)")
@@ -320,7 +315,7 @@ void add_run_command(CLI::App& app, Tool& tool) {
 }
 
 void add_bench_command(CLI::App& app, Tool& tool) {
-  auto o = owned<xport::tools::BenchOptions>();
+  auto o = std::make_shared<xport::tools::BenchOptions>();
   CLI::App* cmd = app.add_subcommand(
       "bench",
       "time an archive in the runtime on random inputs: load, first run, latency "

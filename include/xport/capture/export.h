@@ -132,12 +132,16 @@ void flatten_outputs(const std::pair<A, B>& p, std::vector<Tensor>& out) {
   flatten_outputs(p.second, out);
 }
 
+/// Whether F is already a TracedFn in all but name (Values in, a vector of Tensors out).
+template <class F>
+inline constexpr bool is_traced_fn_v =
+    std::is_convertible_v<F, TracedFn> && std::is_invocable_v<F, const std::vector<Value>&>;
+
 /// Adapts a callable taking Tensors / plain values and returning a Tensor, a vector or a tuple
 /// of them to a TracedFn.
 template <class F>
 TracedFn adapt(F fn) {
-  if constexpr (std::is_convertible_v<F, TracedFn> &&
-                std::is_invocable_v<F, const std::vector<Value>&>) {
+  if constexpr (is_traced_fn_v<F>) {
     return TracedFn(std::move(fn));
   } else {
     using Args = typename callable_args<F>::type;
@@ -166,8 +170,7 @@ struct result_of_call<F, std::tuple<A...>> {
 /// sequence (a TracedFn's vector included).
 template <class F>
 constexpr GraphSignature::Returns returns_of() {
-  if constexpr (std::is_convertible_v<F, TracedFn> &&
-                std::is_invocable_v<F, const std::vector<Value>&>) {
+  if constexpr (is_traced_fn_v<F>) {
     return GraphSignature::Returns::Sequence;
   } else {
     using R = typename result_of_call<F, typename callable_args<F>::type>::type;
