@@ -5,6 +5,7 @@ with the bytes a step must read against this machine's measured read bandwidth; 
 ONNX Runtime and OpenVINO with weight-only int8 and int4 weights.
 
 Usage: bench/compare_decode.py [BUILD_DIR] [--cache N] [--rounds R] [--runs K] [--threads T]
+                               [--discard]
 
 The model is Hugging Face's GPT2LMHeadModel (124M parameters) with a fixed-seed random init; its
 weights are written once to BUILD_DIR/decode/gpt2.safetensors, which every engine reads. Each step
@@ -38,7 +39,8 @@ runs one new token at position N-1 with N-1 cached positions before it (a full c
           the last MatMul stay int8), saved as IR, compiled as OpenVINO's row; every
           fully connected layer of the compiled model must keep integer weights (the plugin's
           default DYNAMIC_QUANTIZATION_GROUP_SIZE 32 quantizes their activations to int8).
-The quantized ONNX and IR files are made once in BUILD_DIR/decode. The logits of compile, AOTI,
+The quantized ONNX and IR files are made once in BUILD_DIR/decode; --discard deletes, at the end,
+the files this run made there (CI's smoke run, whose 2 GB nothing else reads). The logits of compile, AOTI,
 ORT and OpenVINO are checked against eager's on the same step (max |difference| at most 1e-3 x
 max |eager|), those of the int8 rows within 1e-1 and of the int4 rows within 5e-1 of it (at
 cache 256 all four measure about 3e-2 and 3e-1; the same weights rounded in PyTorch, activations
@@ -200,11 +202,23 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--discard", action="store_true",
+                        help="delete the files this run made in BUILD_DIR/decode when it ends")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    binary = os.path.join(args.build, "bench", "xport_decode_bench")
     work = os.path.join(args.build, "decode")
     os.makedirs(work, exist_ok=True)
+    kept = set(os.listdir(work))
+    try:
+        compare(args, work)
+    finally:
+        if args.discard:
+            for name in set(os.listdir(work)) - kept:
+                os.remove(os.path.join(work, name))
+
+
+def compare(args, work):
+    binary = os.path.join(args.build, "bench", "xport_decode_bench")
     weights = os.path.join(work, "gpt2.safetensors")
     onnx_path = os.path.join(work, "gpt2_decode_c%d.onnx" % args.cache)
     model = hf_model(args.cache)

@@ -3,18 +3,14 @@
 // results after save and load and in the runtime (whose fusion runs the layers on integers).
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <string>
 
-#include <unistd.h>
-
 #include "expect_error.h"
+#include "serde/round_trip.h"
 #include "xport/xport.h"
 
 namespace xport {
 namespace {
-
-namespace fs = std::filesystem;
 
 ExportedProgram mlp_program() {
   auto m = models::mlp({64, 128, 32});
@@ -61,28 +57,21 @@ double relative_error(const Tensor& got, const Tensor& want) {
 
 Tensor run1(const ExportedProgram& p, const Tensor& x) { return p.run({x}).at(0); }
 
-// A file of this test's own in the temporary folder: ctest runs tests side by side.
-fs::path temp_file(const std::string& name) {
-  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  return fs::path(::testing::TempDir()) /
-         (std::string(test->name()) + "_" + std::to_string(getpid()) + "_" + name);
-}
-
 // A copy of `p` (saved and loaded), for a runtime program to own.
 ExportedProgram load_copy(const ExportedProgram& p) {
-  const fs::path path = temp_file("copy.pt2");
-  save(p, path.string());
-  return load(path.string());
+  const test_support::TempFile file("copy");
+  save(p, file.path());
+  return load(file.path());
 }
 
 // Saved, loaded back and run by the runtime (with its fusion), the program gives what it gives.
 void expect_same_everywhere(const ExportedProgram& p, const Tensor& x, double tolerance) {
   const Tensor want = run1(p, x);
-  const fs::path path = temp_file("quantized.pt2");
-  save(p, path.string());
-  const ExportedProgram loaded = load(path.string());
+  const test_support::TempFile file("quantized");
+  save(p, file.path());
+  const ExportedProgram loaded = load(file.path());
   EXPECT_TRUE(allclose(run1(loaded, x), want, 0, 0));
-  const Tensor fused = runtime::Program::load(path.string()).run({x}).at(0);
+  const Tensor fused = runtime::Program::load(file.path()).run({x}).at(0);
   EXPECT_LT(relative_error(fused, want), tolerance);
 }
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "tests/serde/round_trip.h"
 #include "tests/tools/devtools_browser.h"
 #include "tools/xport/view.h"
 #include "tools/xport/view_diff.h"
@@ -42,6 +43,12 @@ std::string url(const fs::path& file, const std::string& fragment = "") {
   return "file://" + fs::absolute(file).string() + fragment;
 }
 
+// The viewer's archive of GPT-2, in the temp directory: 500 MB that need not outlive the tests.
+const test_support::TempFile& gpt2_archive() {
+  static const test_support::TempFile file("gpt2");
+  return file;
+}
+
 // GPT-2 (12 layers, dynamic sequence length), exported and saved once for the viewer's tests.
 const ExportedProgram& gpt2() {
   static const ExportedProgram program = [] {
@@ -52,7 +59,7 @@ const ExportedProgram& gpt2() {
     const Tensor ids = from_vector<int64_t>({464, 3290, 318, 13779}, {1, 4});
     ExportedProgram p = export_program(
         *model, [&](const Tensor& x) { return model->forward(x); }, {ids}, options);
-    save(p, (kDir / "gpt2.pt2").string());
+    save(p, gpt2_archive().path());
     return p;
   }();
   return program;
@@ -115,7 +122,7 @@ TEST(Browser, ViewerOfGpt2ZoomsPansFindsAndShowsANodesArgumentsAndWeights) {
   const ExportedProgram& program = gpt2();
   const fs::path page = kDir / "gpt2.html";
   std::ostringstream log;
-  ASSERT_EQ(tools::run_view({(kDir / "gpt2.pt2").string()}, page.string(), log), 0);
+  ASSERT_EQ(tools::run_view({gpt2_archive().path()}, page.string(), log), 0);
   std::cout << log.str();
   auto b = browser();
   if (!b) return;
@@ -198,10 +205,11 @@ TEST(Browser, ViewerOfGpt2ZoomsPansFindsAndShowsANodesArgumentsAndWeights) {
 TEST(Browser, DiffPageOfGpt2AndItsDecompositionMarksTheChangedNodes) {
   const ExportedProgram& program = gpt2();
   const ExportedProgram core = program.run_decompositions();
-  save(core, (kDir / "gpt2_core.pt2").string());
+  const test_support::TempFile core_archive("gpt2_core");
+  save(core, core_archive.path());
   const fs::path page = kDir / "gpt2_diff.html";
   std::ostringstream log;
-  ASSERT_EQ(tools::run_view({(kDir / "gpt2.pt2").string(), (kDir / "gpt2_core.pt2").string()},
+  ASSERT_EQ(tools::run_view({gpt2_archive().path(), core_archive.path()},
                             page.string(), log),
             0);
   std::cout << log.str();
