@@ -111,16 +111,10 @@ std::vector<Tensor> Generator::fakes(const std::unordered_map<sym::ExprPtr, int6
   for (size_t p = 0; p < out.size(); ++p) {
     if (!prepared_.is_user_input[p]) continue;
     const ir::TensorSpec& spec = nodes.at(p)->outputs().at(0);
-    TensorMeta meta;
-    meta.dtype = spec.dtype;
-    for (sym::ExprPtr size : spec.sizes) {
-      const std::optional<int64_t> v = ir::detail::evaluate_with(size, symbols);
-      XPORT_CHECK(v.has_value(), UnsupportedOp, "aot::compile: input ", names_.at(p),
-                  "'s size ", sym::str(size), " is not a function of the input symbols");
-      meta.sizes.emplace_back(*v);
-    }
-    meta.strides = contiguous_strides(meta.sizes);
-    out[p] = Tensor::make(nullptr, std::move(meta));
+    std::optional<TensorMeta> meta = spec.concrete(symbols, ir::TensorSpec::Layout::Contiguous);
+    XPORT_CHECK(meta.has_value(), UnsupportedOp, "aot::compile: input ", names_.at(p), " (",
+                spec.str(), ") has a size that is not a function of the input symbols");
+    out[p] = Tensor::make(nullptr, std::move(*meta));
   }
   return out;
 }

@@ -66,6 +66,32 @@ TensorSpec TensorSpec::contiguous(DType dtype, std::vector<sym::ExprPtr> sizes) 
   return spec;
 }
 
+std::optional<TensorMeta> TensorSpec::concrete(const SymbolValues& symbols, Layout layout) const {
+  if (none) return TensorMeta::none_result();
+  TensorMeta meta;
+  meta.dtype = dtype;
+  for (sym::ExprPtr size : sizes) {
+    const std::optional<int64_t> v = detail::evaluate_with(size, symbols);
+    if (!v) return std::nullopt;
+    meta.sizes.emplace_back(*v);
+  }
+  if (layout == Layout::Contiguous) {
+    meta.strides = contiguous_strides(meta.sizes);
+    return meta;
+  }
+  for (sym::ExprPtr stride : strides) {
+    const std::optional<int64_t> v = detail::evaluate_with(stride, symbols);
+    if (!v) return std::nullopt;
+    meta.strides.emplace_back(*v);
+  }
+  if (storage_offset) {
+    const std::optional<int64_t> v = detail::evaluate_with(storage_offset, symbols);
+    if (!v) return std::nullopt;
+    meta.storage_offset = *v;
+  }
+  return meta;
+}
+
 std::string Graph::unique_name(const std::string& base) {
   int& count = name_counts_[base];
   std::string name = count == 0 ? base : base + "_" + std::to_string(count);

@@ -73,20 +73,8 @@ class MetadataCheck {
   std::vector<Tensor> fakes(const std::vector<TensorSpec>& specs) const {
     std::vector<Tensor> out;
     for (const TensorSpec& spec : specs) {
-      if (spec.none) {
-        out.emplace_back();
-        continue;
-      }
-      try {
-        TensorMeta meta;
-        meta.dtype = spec.dtype;
-        for (sym::ExprPtr s : spec.sizes) meta.sizes.emplace_back(evaluate_or_throw(s));
-        for (sym::ExprPtr s : spec.strides) meta.strides.emplace_back(evaluate_or_throw(s));
-        if (spec.storage_offset) meta.storage_offset = evaluate_or_throw(spec.storage_offset);
-        out.push_back(Tensor::make(nullptr, std::move(meta)));
-      } catch (const Unknown&) {
-        out.push_back(Tensor());
-      }
+      std::optional<TensorMeta> meta = spec.none ? std::nullopt : spec.concrete(symbols_);
+      out.push_back(meta ? Tensor::make(nullptr, std::move(*meta)) : Tensor());
     }
     return out;
   }

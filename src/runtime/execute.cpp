@@ -13,7 +13,7 @@
 namespace xport::runtime {
 namespace {
 
-using Symbols = std::unordered_map<sym::ExprPtr, int64_t>;
+using Symbols = ir::SymbolValues;
 
 // This run's value of a hole: a slot's tensor (or the number it holds), or a list of them.
 Value hole_value(const TensorHole& hole, const std::vector<Tensor>& slots) {

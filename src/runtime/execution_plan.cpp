@@ -10,7 +10,7 @@
 namespace xport::runtime {
 namespace {
 
-using Symbols = std::unordered_map<sym::ExprPtr, int64_t>;
+using Symbols = ir::SymbolValues;
 
 // Walks the graph over fake tensors (layouts, no data) twice: first to learn every value's size
 // and lifetime, then, with arena offsets assigned, to make the final steps.
@@ -226,11 +226,10 @@ class Planner {
                                      const std::string& where) const {
     std::vector<TensorMeta> out;
     for (const ir::TensorSpec& spec : specs) {
-      TensorMeta meta;
-      meta.dtype = spec.dtype;
-      for (sym::ExprPtr size : spec.sizes) meta.sizes.emplace_back(evaluate(size, where));
-      meta.strides = contiguous_strides(meta.sizes);
-      out.push_back(std::move(meta));
+      std::optional<TensorMeta> meta = spec.concrete(symbols_, ir::TensorSpec::Layout::Contiguous);
+      XPORT_CHECK(meta.has_value(), InvalidInput, where, spec.str(),
+                  " cannot be computed from the inputs' symbols");
+      out.push_back(std::move(*meta));
     }
     return out;
   }

@@ -18,7 +18,7 @@ namespace xport::runtime {
 template <class T>
 class PlanCache {
  public:
-  using Symbols = std::unordered_map<sym::ExprPtr, int64_t>;
+  using Symbols = ir::SymbolValues;
 
   PlanCache(const std::vector<SymbolSpec>& symbols, size_t capacity) : capacity_(capacity) {
     for (const SymbolSpec& s : symbols) symbols_.push_back(sym::symbol(s.name));

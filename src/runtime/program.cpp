@@ -18,7 +18,7 @@
 
 namespace xport::runtime {
 
-using Symbols = std::unordered_map<sym::ExprPtr, int64_t>;
+using Symbols = ir::SymbolValues;
 
 namespace {
 

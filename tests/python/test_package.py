@@ -203,8 +203,10 @@ def test_bad_arguments_are_type_errors(bert):
         program(x=x, y=x)
     with pytest.raises(TypeError, match="expected a NumPy array"):
         program.run_flat([object()])
-    with pytest.raises(xport.InvalidInput):
-        program(x.astype(np.float64))  # a float64 input for a float32 contract
+    # A float64 array for a float32 input: refused with NumPy's spelling of the conversion.
+    with pytest.raises(xport.InvalidInput, match=r"input x: expected dtype float32, got "
+                       r"float64; convert it with x\.astype\(numpy\.float32\)$"):
+        program(x.astype(np.float64))
 
 
 def test_outputs_are_views_of_the_runtimes_memory(bert):

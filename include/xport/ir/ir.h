@@ -4,6 +4,7 @@
 /// interpreter given the values of its symbols.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -17,6 +18,9 @@
 #include "xport/tensor/tensor.h"
 
 namespace xport::ir {
+
+/// Values of size symbols: what a run's inputs (and its data-dependent results) bind them to.
+using SymbolValues = std::unordered_map<sym::ExprPtr, int64_t>;
 
 /// Metadata of a tensor value: dtype and symbolic sizes/strides/offset (constants are Integer
 /// expressions).
@@ -34,6 +38,13 @@ struct TensorSpec {
   }
   /// Contiguous strides for `sizes`.
   static TensorSpec contiguous(DType dtype, std::vector<sym::ExprPtr> sizes);
+  /// The layout concrete() gives: the spec's own strides and offset, or contiguous strides.
+  enum class Layout { AsSpecified, Contiguous };
+  /// The tensor this spec describes for the given symbol values (a None result for a None
+  /// spec); nullopt when an expression needs a symbol `symbols` lacks, or divides by zero. The
+  /// verifier, the runtime's planner and the AOT compiler all make specs concrete here.
+  std::optional<TensorMeta> concrete(const SymbolValues& symbols,
+                                     Layout layout = Layout::AsSpecified) const;
   /// `f32[s0, 10]`: dtype and sizes.
   std::string str() const;
 };

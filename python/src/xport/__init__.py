@@ -111,7 +111,10 @@ class Program:
         return self._impl.run(self._prepare(leaves))
 
     def _prepare(self, leaves: list[Any]) -> list[Any]:
-        return [_as_input(leaf, kind) for leaf, kind in zip(leaves, self._kinds)]
+        prepared = [_as_input(leaf, kind) for leaf, kind in zip(leaves, self._kinds)]
+        for value, spec in zip(prepared, self.inputs):
+            _check_array_dtype(value, spec)
+        return prepared
 
     def __str__(self) -> str:
         return str(self._impl)
@@ -167,6 +170,24 @@ def _bind(names: Sequence[str], specs: Sequence[Spec | None], args: Sequence[Any
         else:
             leaves.append(value)
     return leaves
+
+
+def _check_array_dtype(value: Any, spec: InputSpec) -> None:
+    """Refuses a NumPy array of another dtype than the input's, saying how to convert it in
+    NumPy (the runtime's own message spells the C++ conversion). Other arrays (DLPack) are
+    left to the runtime's check."""
+    if type(value) is not np.ndarray or spec.kind != "tensor" or spec.dtype is None:
+        return
+    if value.dtype.name != spec.dtype and {value.dtype.name, spec.dtype} <= _NUMPY_DTYPES:
+        raise InvalidInput("input %s: expected dtype %s, got %s; convert it with "
+                           "%s.astype(numpy.%s)" % (spec.name, spec.dtype, value.dtype.name,
+                                                    spec.name, spec.dtype))
+
+
+# The dtypes NumPy and xport both name: an array of one of them, passed where the input has
+# another, gets the NumPy spelling of the conversion.
+_NUMPY_DTYPES = frozenset({"bool", "uint8", "int8", "int16", "int32", "int64", "float16",
+                           "float32", "float64", "complex64", "complex128"})
 
 
 def _as_input(value: Any, kind: str) -> Any:
