@@ -209,5 +209,38 @@ TEST(Graph, ContiguousSpecsHaveRowMajorStrides) {
   EXPECT_TRUE(TensorSpec::contiguous(DType::Float32, {}).strides.empty());
 }
 
+TEST(Graph, ASpecMadeConcreteTakesItsSymbolsValues) {
+  const auto s1 = sym::symbol("s1");
+  // A transposed view of a [s0, 2*s1] tensor, 3 elements into its storage.
+  TensorSpec spec;
+  spec.dtype = DType::Int64;
+  spec.sizes = {sym::mul(c(2), s1), s0()};
+  spec.strides = {c(1), sym::mul(c(2), s1)};
+  spec.storage_offset = c(3);
+  const SymbolValues symbols{{s0(), 5}, {s1, 4}};
+  const auto ints = [](const std::vector<SymInt>& values) {
+    std::vector<std::optional<int64_t>> out;
+    for (const SymInt& v : values) out.push_back(v.maybe_int());
+    return out;
+  };
+  using Ints = std::vector<std::optional<int64_t>>;
+
+  const std::optional<TensorMeta> view = spec.concrete(symbols);
+  ASSERT_TRUE(view.has_value());
+  EXPECT_EQ(view->dtype, DType::Int64);
+  EXPECT_EQ(ints(view->sizes), (Ints{8, 5}));
+  EXPECT_EQ(ints(view->strides), (Ints{1, 8}));
+  EXPECT_EQ(view->storage_offset.maybe_int(), 3);
+
+  const std::optional<TensorMeta> fresh =
+      spec.concrete(symbols, TensorSpec::Layout::Contiguous);
+  ASSERT_TRUE(fresh.has_value());
+  EXPECT_EQ(ints(fresh->strides), (Ints{5, 1}));
+  EXPECT_EQ(fresh->storage_offset.maybe_int(), 0);
+
+  EXPECT_FALSE(spec.concrete({{s0(), 5}}).has_value());  // s1 has no value
+  EXPECT_TRUE(TensorSpec::none_result().concrete({})->none);
+}
+
 }  // namespace
 }  // namespace xport::ir
