@@ -40,14 +40,14 @@ runs one new token at position N-1 with N-1 cached positions before it (a full c
           fully connected layer of the compiled model must keep integer weights (the plugin's
           default DYNAMIC_QUANTIZATION_GROUP_SIZE 32 quantizes their activations to int8).
 The quantized ONNX and IR files are made once in BUILD_DIR/decode; --discard deletes, at the end,
-the files this run made there (CI's smoke run, whose 2 GB nothing else reads). The logits of compile, AOTI,
-ORT and OpenVINO are checked against eager's on the same step (max |difference| at most 1e-3 x
-max |eager|), those of the int8 rows within 1e-1 and of the int4 rows within 5e-1 of it (at
-cache 256 all four measure about 3e-2 and 3e-1; the same weights rounded in PyTorch, activations
-float, give 1.6e-2 and 3.1e-1). All use T threads (default 2). Each round runs every engine
-once (xport in a fresh process, which also measures the bandwidth); an engine's figure is the
-median over rounds of its median step. "x bound" is the step time over bytes / bandwidth: 1.0
-would read every byte at the measured bandwidth.
+the files this run made there (CI's smoke run, whose 2 GB nothing else reads). The logits of
+compile, AOTI, ORT and OpenVINO are checked against eager's on the same step (max |difference|
+at most 1e-3 x max |eager|), those of the int8 rows within 1e-1 and of the int4 rows within
+5e-1 of it (at cache 256 all four measure about 3e-2 and 3e-1; the same weights rounded in
+PyTorch, activations float, give 1.6e-2 and 3.1e-1). All use T threads (default 2). Each round
+runs every engine once (xport in a fresh process, which also measures the bandwidth); an
+engine's figure is the median over rounds of its median step. "x bound" is the step time over
+bytes / bandwidth: 1.0 would read every byte at the measured bandwidth.
 """
 import argparse
 import contextlib
