@@ -1,5 +1,6 @@
 #include "xport/nn/safetensors.h"
 
+#include "tensor/checked_strides.h"
 #include "tensor/file_mapping.h"
 
 #include <fcntl.h>
@@ -120,6 +121,8 @@ Entry parse_entry(const std::string& path, const std::string& name, const Json& 
                 shape_it->dump(), " overflows int64 elements");
     e.shape.push_back(*d);
   }
+  XPORT_CHECK(!contiguous_strides_overflow(e.shape), InvalidArchive, where, "shape ",
+              shape_it->dump(), " overflows int64 strides");
   int64_t nbytes = 0;
   XPORT_CHECK(!__builtin_mul_overflow(numel, element_size(e.dtype), &nbytes), InvalidArchive, where,
               "shape ", shape_it->dump(), " of ", dtype_name_text, " overflows int64 bytes");

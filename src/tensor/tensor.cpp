@@ -37,6 +37,7 @@ std::vector<SymInt> contiguous_strides(const std::vector<SymInt>& sizes) {
   SymInt running = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = running;
+    if (i == 0) break;  // the first dim's size scales no stride (and may overflow if it did)
     // Like ATen, a size-0 dim does not zero the strides of the dims before it.
     const auto s = sizes[i].maybe_int();
     running = (s && *s <= 1) ? running : running * sizes[i];
@@ -49,6 +50,7 @@ std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
   int64_t running = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = running;
+    if (i == 0) break;  // as above
     running *= std::max<int64_t>(sizes[i], 1);
   }
   return strides;

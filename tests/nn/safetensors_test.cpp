@@ -294,6 +294,12 @@ TEST(Safetensors, MalformedFilesGiveInvalidArchiveErrorsNamingTheProblem) {
            R"({"a":{"dtype":"F32","shape":[4294967296,4294967296,4],"data_offsets":[0,8]}})",
            eight),
        "overflows"},
+      // Found by fuzz/tensor_file_fuzzer: no elements (a 0 dim), but strides past int64.
+      {"stride overflow",
+       safetensors_bytes(
+           R"({"a":{"dtype":"F32","shape":[0,4294967296,4294967296,4],"data_offsets":[0,0]}})",
+           ""),
+       "tensor 'a': shape [0,4294967296,4294967296,4] overflows int64 strides"},
       {"overlapping ranges",
        safetensors_bytes("{\"a\":{" + f32x2 + R"(,"data_offsets":[0,8]},"b":{)" + f32x2 +
                              R"(,"data_offsets":[4,12]}})",

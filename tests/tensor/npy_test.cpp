@@ -123,6 +123,14 @@ TEST(Npy, RefusesHeadersAndShapesTheFileCannotHold) {
   // No data at all for a shape with a 0 in it, whatever its other sizes.
   write_npy(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 0), }");
   EXPECT_EQ(load_npy(p.string()).int_sizes(), (std::vector<int64_t>{4611686018427387904, 0}));
+  // ... but not sizes whose contiguous strides overflow int64 (found by the fuzzer too), in C
+  // order or Fortran order.
+  for (const char* order : {"False", "True"}) {
+    write_npy(p, std::string("{'descr': '<f8', 'fortran_order': ") + order +
+                     ", 'shape': (0, 4294967296, 4294967296, 4), }");
+    EXPECT_NE(load_error(p).find("the header's shape overflows int64 strides"), std::string::npos)
+        << order << ": " << load_error(p);
+  }
   // What NumPy writes still loads: spaces, a trailing comma, a 1-tuple, keys in any order.
   write_npy(p, "{'shape': (2,), 'fortran_order': False, 'descr': '<i2'}",
             std::string("\1\0\2\0", 4));

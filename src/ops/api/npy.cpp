@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "tensor/checked_strides.h"
+
 namespace xport {
 namespace {
 
@@ -206,6 +208,9 @@ Tensor load_npy(const std::string& path) {
   // Fortran order is C order of the reversed shape, transposed back.
   std::vector<int64_t> storage_shape = header.shape;
   if (header.fortran) std::reverse(storage_shape.begin(), storage_shape.end());
+  XPORT_CHECK(!contiguous_strides_overflow(header.shape) &&
+                  !contiguous_strides_overflow(storage_shape),
+              InvalidInput, "load_npy(", path, "): the header's shape overflows int64 strides");
   Tensor t = Tensor::empty_contiguous(storage_shape, type->dtype);
   in.read(static_cast<char*>(t.raw_data()), nbytes);
   XPORT_CHECK(in.gcount() == nbytes, InvalidInput, "load_npy(", path, "): data is ", in.gcount(),
