@@ -12,7 +12,7 @@ VENV ?= $(abspath $(BUILD))/venv
 PYTHON := $(VENV)/bin/python
 CMAKE_PYTHON := -DXPORT_PYTHON=$(PYTHON)
 
-.PHONY: all disk-space deps deps-demo venv venv-demo build build-asan build-fuzz build-tsan demo test test-release test-release-avx2 \
+.PHONY: all deps deps-demo venv venv-demo build build-asan build-fuzz build-tsan demo test test-release test-release-avx2 \
   test-asan test-tsan \
   test-fuzz fuzz bench \
   bench-models bench-export bench-archive bench-peers bench-onnx bench-control-flow bench-decode \
@@ -119,6 +119,7 @@ fuzz: build build-fuzz
 # The free disk, printed first: a whole `make test` from a clean clone keeps about 17 GB (15 GB of
 # build trees and test data, PyTorch's compile cache in /tmp) besides ccache's cache, and a full
 # disk fails tests midway (one CI run did).
+.PHONY: disk-space
 disk-space:
 	@df -h . /tmp | sed 's/^/make test: /'
 
