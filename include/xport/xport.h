@@ -16,6 +16,7 @@
 #include "xport/nn/models.h"
 #include "xport/nn/module.h"
 #include "xport/nn/safetensors.h"
+#include "xport/ops/derivative.h"
 #include "xport/ops/factories.h"
 #include "xport/ops/functions.h"
 #include "xport/ops/library.h"
@@ -30,3 +31,4 @@
 #include "xport/tensor/tensor.h"
 #include "xport/tensor/value.h"
 #include "xport/text/text.h"
+#include "xport/train/train.h"

@@ -139,10 +139,13 @@ class PayloadWriter {
       it->second = prefix_ + std::to_string(names_.size() - 1);
       payloads.push_back({dir_ + it->second, t.storage()});
     }
+    Json meta = tensor_meta(t);
+    // As PyTorch writes an nn.Parameter: torch.export.load gives it back trainable.
+    meta["requires_grad"] = is_param && is_floating(t.dtype());
     config["config"][fqn] = Json{{"path_name", it->second},
                                  {"is_param", is_param},
                                  {"use_pickle", false},
-                                 {"tensor_meta", tensor_meta(t)}};
+                                 {"tensor_meta", std::move(meta)}};
   }
 
  private:

@@ -16,6 +16,8 @@ declare -A allowed=(
   [nn]="core tensor kernels ops"
   [capture]="core tensor kernels ops ir program nn"
   [quant]="core tensor kernels ops ir program"
+  # train re-traces programs (capture's replay) to append their backward pass
+  [train]="core tensor kernels ops ir program nn capture"
   # aot decomposes PyTorch's composite ops (aten::linear, ...) by re-tracing: capture's
   # ExportedProgram::run_decompositions, as ONNX export does
   [aot]="core tensor kernels ops ir ir/passes program serde runtime capture"

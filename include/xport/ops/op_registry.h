@@ -129,6 +129,12 @@ using AllocKernelFn = std::function<std::vector<Tensor>(const OpArgs&)>;
 /// Computes the op from other ops; required for every op outside the core set.
 using DecompFn = std::function<std::vector<Tensor>(const OpArgs&)>;
 
+class Backward;
+/// An op's derivative rule: from the gradient of the loss with respect to each result of one
+/// call, the gradients of its arguments, computed by calling ops (so a captured graph records
+/// them as it records any call). See xport/ops/derivative.h.
+using DerivativeFn = std::function<void(Backward&)>;
+
 /// How a higher-order op calls one of its subgraphs; the verifier checks graphs against it and
 /// capture builds them by it. The subgraph's inputs are the tensors of `inputs` (argument
 /// indices, each a Tensor or Tensor[]), in order; with `sliced_first` the tensors of the first
@@ -201,6 +207,12 @@ struct OpDef {
   OpKernel kernel = {};          ///< out-variant CPU kernel; absent for views and composites
   AllocKernelFn cpu_alloc = {};  ///< CPU kernel that allocates (data-dependent output sizes)
   DecompFn decomp = {};          ///< decomposition into other ops
+  /// Reverse-mode derivative (PyTorch's derivatives.yaml); absent: not differentiable here
+  /// (train::grad decomposes such an op when it can, and refuses it otherwise).
+  DerivativeFn derivative = {};
+  /// How many leading results carry a gradient back (-1: all). native_layer_norm's mean and
+  /// rstd do not, as in PyTorch (its output_differentiability).
+  int differentiable_results = -1;
   bool core = false;             ///< in the core op set a backend must implement
   Tags tags = {};
   /// Higher-order ops: how each GraphModule argument is called (cond: both branches).

@@ -4,6 +4,8 @@
 #include "ops/op_util.h"
 #include "ops/register_all.h"
 #include "ops/typed_kernel.h"
+#include "xport/ops/derivative.h"
+#include "xport/ops/functions.h"
 
 namespace xport::ops {
 namespace {
@@ -65,6 +67,7 @@ void register_copy_ops() {
             return same_shape(self, args.optional_dtype("dtype").value_or(self.dtype()));
           },
       .kernel = XPORT_OP_KERNEL(_to_copy_out),
+      .derivative = [](Backward& b) { b.set("self", b.grad()); },  // back to self's dtype
       .core = true,
       .takes_complex = true,
   });
@@ -123,6 +126,7 @@ void register_copy_ops() {
             return same_shape(args.tensor("self"), args.tensor("self").dtype());
           },
       .kernel = XPORT_OP_KERNEL(clone_out),
+      .derivative = [](Backward& b) { b.set("self", b.grad()); },
       .core = true,
       .takes_complex = true,
   });
@@ -146,6 +150,11 @@ void register_copy_ops() {
             return same_shape(args.tensor("self"), args.tensor("self").dtype());
           },
       .kernel = XPORT_OP_KERNEL(copy_out),
+      .derivative =
+          [](Backward& b) {  // src's values replace self's
+            b.set("self", zeros_like(b.args().tensor("self")));
+            b.set("src", b.grad());
+          },
       .core = true,
       .takes_complex = true,
   });

@@ -7,6 +7,8 @@
 #include "ops/linalg/linalg_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"
+#include "xport/ops/derivative.h"
+#include "xport/ops/functions.h"
 
 namespace xport::ops {
 namespace {
@@ -279,6 +281,26 @@ void convolution_backward_out(const Tensor& grad_output, const Tensor& input,
   }
 }
 
+namespace {
+
+// ATen's convolution_backward, asked only for the gradients wanted.
+void convolution_derivative(Backward& b) {
+  const OpArgs& a = b.args();
+  const Tensor bias = a.optional_tensor("bias");
+  const std::vector<bool> mask = {b.needs("input"), b.needs("weight"),
+                                  bias.defined() && b.needs("bias")};
+  const Value bias_sizes = bias.defined() ? Value(bias.sizes()) : Value();
+  const std::vector<Tensor> grads = call_tensors(
+      XPORT_OP("aten::convolution_backward"),
+      {b.grad(), a["input"], a["weight"], bias_sizes, a["stride"], a["padding"], a["dilation"],
+       a["transposed"], a["output_padding"], a["groups"], mask});
+  if (mask[0]) b.set("input", grads[0]);
+  if (mask[1]) b.set("weight", grads[1]);
+  if (mask[2]) b.set("bias", grads[2]);
+}
+
+}  // namespace
+
 void register_conv_ops() {
   register_op({
       .schema = "aten::convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, "
@@ -286,6 +308,7 @@ void register_conv_ops() {
                 "SymInt groups) -> Tensor",
       .meta = convolution_meta,
       .kernel = XPORT_OP_KERNEL(convolution_out),
+      .derivative = convolution_derivative,
       .core = true,
   });
   register_op({

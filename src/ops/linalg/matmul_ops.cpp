@@ -5,6 +5,7 @@
 #include "ops/linalg/linalg_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"
+#include "xport/ops/derivative.h"
 
 namespace xport::ops {
 namespace {
@@ -203,6 +204,31 @@ Tensor linear(const OpArgs& args) {
   return out;
 }
 
+// ---- derivatives: d(A @ B) = dC @ B^T for A, A^T @ dC for B ----
+
+void mm_derivative(Backward& b) {
+  const Tensor g = b.grad();
+  b.set("self", mm(g, b.args().tensor("mat2").t()));
+  b.set("mat2", mm(b.args().tensor("self").t(), g));
+}
+
+void bmm_derivative(Backward& b) {
+  const Tensor g = b.grad();
+  b.set("self", bmm(g, b.args().tensor("mat2").transpose(1, 2)));
+  b.set("mat2", bmm(b.args().tensor("self").transpose(1, 2), g));
+}
+
+// beta * self + alpha * (mat1 @ mat2); self broadcast to the product's shape.
+void addmm_derivative(Backward& b) {
+  const Tensor g = b.grad();
+  const double beta = b.args().scalar("beta").to_double();
+  const double alpha = b.args().scalar("alpha").to_double();
+  b.set("self", beta == 1 ? g : g * beta);
+  const Tensor scaled = alpha == 1 ? g : g * alpha;
+  if (b.needs("mat1")) b.set("mat1", mm(scaled, b.args().tensor("mat2").t()));
+  if (b.needs("mat2")) b.set("mat2", mm(b.args().tensor("mat1").t(), scaled));
+}
+
 }  // namespace
 
 void register_matmul_ops() {
@@ -210,6 +236,7 @@ void register_matmul_ops() {
       .schema = "aten::mm(Tensor self, Tensor mat2) -> Tensor",
       .meta = mm_meta,
       .kernel = XPORT_KERNEL(cpu::mm_out),
+      .derivative = mm_derivative,
       .core = true,
   });
   // Not tagged core by PyTorch, but it has no decomposition there either: PyTorch's
@@ -225,6 +252,7 @@ void register_matmul_ops() {
       .schema = "aten::bmm(Tensor self, Tensor mat2) -> Tensor",
       .meta = bmm_meta,
       .kernel = XPORT_KERNEL(cpu::bmm_out),
+      .derivative = bmm_derivative,
       .core = true,
   });
   register_op({
@@ -232,6 +260,7 @@ void register_matmul_ops() {
                 "Scalar alpha=1) -> Tensor",
       .meta = add_product_meta(false),
       .kernel = XPORT_KERNEL(cpu::addmm_out),
+      .derivative = addmm_derivative,
       .core = true,
   });
   // Not in the core set: it decomposes to bmm, mul and add (ATen's decomposition), but keeps a

@@ -5,6 +5,8 @@
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"
+#include "xport/ops/derivative.h"
+#include "xport/ops/functions.h"
 
 namespace xport::ops {
 namespace {
@@ -37,11 +39,26 @@ void native_dropout_out(const Tensor& input, double p, std::optional<bool> train
   kernels::cpu::dropout_out(input, p, output, mask);
 }
 
+namespace {
+
+// The kept elements pass the gradient, scaled as their values were (ATen's
+// native_dropout_backward); in evaluation every element is kept, unscaled.
+void native_dropout_derivative(Backward& b) {
+  const OpArgs& a = b.args();
+  const bool train = a.optional_bool("train").value_or(true);
+  const double p = a.real("p");
+  const double scale = !train ? 1.0 : p >= 1 ? 0.0 : 1.0 / (1.0 - p);
+  b.set("input", b.grad() * b.result(1) * scale);
+}
+
+}  // namespace
+
 void register_dropout_ops() {
   const OpDef& native_dropout = register_op({
       .schema = "aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)",
       .meta = native_dropout_meta,
       .kernel = XPORT_OP_KERNEL(native_dropout_out),
+      .derivative = native_dropout_derivative,
       .core = true,
       .tags = {Tag::NondeterministicSeeded},
   });

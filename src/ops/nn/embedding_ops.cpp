@@ -3,6 +3,8 @@
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"
+#include "xport/ops/derivative.h"
+#include "xport/ops/functions.h"
 
 namespace xport::ops {
 namespace {
@@ -129,6 +131,18 @@ void embedding_dense_backward_out(const Tensor& grad_output, const Tensor& indic
   cpu::embedding_dense_backward_out(grad_output, indices, padding_idx, scale_grad_by_freq, out);
 }
 
+namespace {
+
+// Each row's gradient is the sum of the gradients of the positions that looked it up.
+void embedding_derivative(Backward& b) {
+  const OpArgs& a = b.args();
+  b.set("weight", call1(XPORT_OP("aten::embedding_dense_backward"),
+                        {b.grad(), a["indices"], a.tensor("weight").sizes()[0], a["padding_idx"],
+                         a["scale_grad_by_freq"]}));
+}
+
+}  // namespace
+
 void register_embedding_ops() {
   register_op({
       .schema = "aten::_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, "
@@ -169,6 +183,7 @@ void register_embedding_ops() {
                 "bool scale_grad_by_freq=False, bool sparse=False) -> Tensor",
       .meta = embedding_meta,
       .kernel = XPORT_OP_KERNEL(embedding_out),
+      .derivative = embedding_derivative,
       .core = true,
   });
 }

@@ -5,6 +5,8 @@
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"
+#include "xport/ops/derivative.h"
+#include "xport/ops/functions.h"
 
 namespace xport::ops {
 namespace {
@@ -308,6 +310,66 @@ std::vector<TensorMeta> group_norm_backward_meta(const OpArgs& args) {
 
 }  // namespace
 
+namespace {
+
+// ATen's native_layer_norm_backward, asked only for the gradients wanted.
+void layer_norm_derivative(Backward& b) {
+  const OpArgs& a = b.args();
+  const Tensor weight = a.optional_tensor("weight"), bias = a.optional_tensor("bias");
+  const std::vector<bool> mask = {b.needs("input"), weight.defined() && b.needs("weight"),
+                                  bias.defined() && b.needs("bias")};
+  const std::vector<Tensor> grads =
+      call_tensors(XPORT_OP("aten::native_layer_norm_backward"),
+                   {b.grad(), a["input"], a["normalized_shape"], b.result(1), b.result(2),
+                    a["weight"], a["bias"], mask});
+  if (mask[0]) b.set("input", grads[0]);
+  if (mask[1]) b.set("weight", grads[1]);
+  if (mask[2]) b.set("bias", grads[2]);
+}
+
+// Per-channel values (dim 1 of the input) shaped to broadcast against the input.
+Tensor per_channel(const Tensor& v, const Tensor& input) {
+  std::vector<SymInt> shape(input.dim(), SymInt(1));
+  shape[1] = input.sizes()[1];
+  return v.reshape(shape);
+}
+
+// Batch norm: in training the batch's statistics depend on the input too (PyTorch's
+// batchnorm_double_backward's first-order terms); in evaluation the running ones do not.
+void batch_norm_derivative(Backward& b) {
+  const OpArgs& a = b.args();
+  const Tensor& x = a.tensor("input");
+  const Tensor weight = a.optional_tensor("weight");
+  const int training_arg = a.op().arg_position("training");
+  const bool training = training_arg >= 0 && a.boolean("training");
+  std::vector<int64_t> dims = {0};
+  for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
+  const Tensor g = b.grad();
+  Tensor mean, rstd;
+  if (training) {
+    mean = b.result(1);
+    rstd = b.result(2);
+  } else {
+    mean = a.tensor("running_mean");
+    rstd = (a.tensor("running_var") + a.real("eps")).rsqrt();
+  }
+  const Tensor x_hat = (x - per_channel(mean, x)) * per_channel(rstd, x);
+  const Tensor scale = weight.defined() ? per_channel(rstd * weight, x) : per_channel(rstd, x);
+  if (b.needs("input")) {
+    if (training) {
+      const Tensor g_mean = g.mean(dims, true);
+      const Tensor gx_mean = (g * x_hat).mean(dims, true);
+      b.set("input", (g - g_mean - x_hat * gx_mean) * scale);
+    } else {
+      b.set("input", g * scale);
+    }
+  }
+  if (weight.defined()) b.set("weight", (g * x_hat).sum(dims));
+  if (!a["bias"].is_none()) b.set("bias", g.sum(dims));
+}
+
+}  // namespace
+
 void register_norm_ops() {
   // weight_norm's reparametrisation w = v * (g / |v|), the 2-norm over every dim of v but `dim`
   // (over all of v for dim = -1), as ATen's norm_except_dim.
@@ -380,6 +442,8 @@ void register_norm_ops() {
                 "Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)",
       .meta = layer_norm_meta,
       .kernel = XPORT_OP_KERNEL(native_layer_norm_out),
+      .derivative = layer_norm_derivative,
+      .differentiable_results = 1,
       .core = true,
   });
   register_op({
@@ -403,6 +467,8 @@ void register_norm_ops() {
                 "float eps) -> (Tensor, Tensor, Tensor)",
       .meta = batch_norm_meta,
       .kernel = XPORT_OP_KERNEL(_native_batch_norm_legit_no_training_out),
+      .derivative = batch_norm_derivative,
+      .differentiable_results = 1,
       .core = true,
   });
   const OpDef& legit_functional = register_op({
@@ -412,6 +478,8 @@ void register_norm_ops() {
                 "Tensor running_var_out)",
       .meta = [](const OpArgs& args) { return batch_norm_legit_meta(args, true); },
       .kernel = XPORT_OP_KERNEL(_native_batch_norm_legit_functional_out),
+      .derivative = batch_norm_derivative,
+      .differentiable_results = 1,
       .core = true,
   });
   register_op({

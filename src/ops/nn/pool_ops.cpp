@@ -8,6 +8,8 @@
 #include "ops/nn/nn_ops.h"
 #include "ops/op_util.h"
 #include "ops/typed_kernel.h"
+#include "xport/ops/derivative.h"
+#include "xport/ops/functions.h"
 
 namespace xport::ops {
 namespace {
@@ -306,6 +308,30 @@ void register_pool_backward_ops() {
   });
 }
 
+namespace {
+
+// The stride the pool took: an empty `stride` means the kernel size (the backward ops take it
+// spelled out).
+Value pool_stride(const OpArgs& a) {
+  return a.ints("stride").empty() ? a["kernel_size"] : a["stride"];
+}
+
+void max_pool2d_derivative(Backward& b) {
+  const OpArgs& a = b.args();
+  b.set("self", call1(XPORT_OP("aten::max_pool2d_with_indices_backward"),
+                      {b.grad(), a["self"], a["kernel_size"], pool_stride(a), a["padding"],
+                       a["dilation"], a["ceil_mode"], b.result(1)}));
+}
+
+void avg_pool2d_derivative(Backward& b) {
+  const OpArgs& a = b.args();
+  b.set("self", call1(XPORT_OP("aten::avg_pool2d_backward"),
+                      {b.grad(), a["self"], a["kernel_size"], pool_stride(a), a["padding"],
+                       a["ceil_mode"], a["count_include_pad"], a["divisor_override"]}));
+}
+
+}  // namespace
+
 void register_pool2d_ops() {
   const OpDef& with_indices = register_op({
       .schema = "aten::max_pool2d_with_indices(Tensor self, int[2] "
@@ -314,6 +340,7 @@ void register_pool2d_ops() {
                 "(Tensor, Tensor)",
       .meta = [](const OpArgs& args) { return max_pool_meta<2>(args, true); },
       .kernel = XPORT_OP_KERNEL(max_pool2d_with_indices_out),
+      .derivative = max_pool2d_derivative,
       .core = true,
   });
   register_op({
@@ -331,6 +358,7 @@ void register_pool2d_ops() {
                 "int? divisor_override=None) -> Tensor",
       .meta = avg_pool_meta<2>,
       .kernel = XPORT_OP_KERNEL(avg_pool2d_out),
+      .derivative = avg_pool2d_derivative,
       .core = true,
   });
   const OpDef& adaptive = register_op({
@@ -338,6 +366,11 @@ void register_pool2d_ops() {
                 "output_size) -> Tensor",
       .meta = adaptive_avg_meta<2>,
       .kernel = XPORT_OP_KERNEL(_adaptive_avg_pool2d_out),
+      .derivative =
+          [](Backward& b) {
+            b.set("self", call1(XPORT_OP("aten::_adaptive_avg_pool2d_backward"),
+                                {b.grad(), b.args()["self"]}));
+          },
       .core = true,
   });
   register_op({

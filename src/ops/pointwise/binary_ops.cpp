@@ -1,10 +1,13 @@
 // Binary pointwise ops: broadcasting, PyTorch's type promotion, and Scalar overloads.
+#include <cmath>
 #include <utility>
 
 #include "kernels/cpu/pointwise.h"
 #include "ops/op_util.h"
 #include "ops/register_all.h"
 #include "ops/typed_kernel.h"
+#include "xport/ops/derivative.h"
+#include "xport/ops/functions.h"
 
 namespace xport::ops {
 namespace {
@@ -144,13 +147,116 @@ void pow_Scalar_out(const Scalar& self, const Tensor& exponent, const Tensor& ou
 
 namespace {
 
+// ---- derivatives (PyTorch's derivatives.yaml); `other` may be a Tensor or a Scalar ----
+
+bool tensor_other(const Backward& b) { return b.args()["other"].is_tensor(); }
+
+// a + alpha * b, or a - alpha * b.
+DerivativeFn add_derivative(bool subtract) {
+  return [subtract](Backward& b) {
+    const Tensor g = b.grad();
+    b.set("self", g);
+    if (!tensor_other(b)) return;
+    const double alpha = b.args().scalar("alpha").to_double() * (subtract ? -1 : 1);
+    b.set("other", alpha == 1 ? g : g * alpha);
+  };
+}
+
+void mul_derivative(Backward& b) {
+  const Tensor g = b.grad();
+  const Value& other = b.args()["other"];
+  b.set("self", other.is_tensor() ? g * other.to_tensor() : g * other.to_scalar());
+  if (other.is_tensor()) b.set("other", g * b.args().tensor("self"));
+}
+
+// True division; with a rounding mode the result is piecewise constant (zero gradient).
+void div_derivative(Backward& b) {
+  const Tensor g = b.grad();
+  const Value& other = b.args()["other"];
+  const int mode = b.args().op().arg_position("rounding_mode");
+  if (mode >= 0 && !b.args()[static_cast<size_t>(mode)].is_none()) {
+    b.set("self", zeros_like(b.args().tensor("self")));
+    if (other.is_tensor()) b.set("other", zeros_like(other.to_tensor()));
+    return;
+  }
+  if (!other.is_tensor()) {
+    b.set("self", g / other.to_scalar());
+    return;
+  }
+  const Tensor& divisor = other.to_tensor();
+  b.set("self", g / divisor);
+  b.set("other", -(g * b.args().tensor("self")) / (divisor * divisor));
+}
+
+// maximum / minimum: ties share the gradient equally, as in PyTorch.
+DerivativeFn extremum_derivative(bool maximum) {
+  return [maximum](Backward& b) {
+    const Tensor& x = b.args().tensor("self");
+    const Tensor& y = b.args().tensor("other");
+    const Tensor g = b.grad();
+    const Tensor shared = where(x.eq(y), g * 0.5, g);
+    const Tensor x_wins = maximum ? x.gt(y) : x.lt(y);
+    const Tensor y_wins = maximum ? x.lt(y) : x.gt(y);
+    b.set("self", masked_fill(shared, y_wins, 0));
+    b.set("other", masked_fill(shared, x_wins, 0));
+  };
+}
+
+// remainder (floor) and fmod (trunc): a - b * round(a / b), the rounding's gradient zero.
+DerivativeFn remainder_derivative(const char* rounding) {
+  return [rounding](Backward& b) {
+    const Tensor g = b.grad();
+    b.set("self", g);
+    if (tensor_other(b)) {
+      const Tensor& x = b.args().tensor("self");
+      b.set("other", -(g * div(x, b.args().tensor("other"), rounding)));
+    }
+  };
+}
+
+void atan2_derivative(Backward& b) {
+  const Tensor& x = b.args().tensor("self");
+  const Tensor& y = b.args().tensor("other");
+  const Tensor g_over = b.grad() / (x * x + y * y);
+  b.set("self", g_over * y);
+  b.set("other", -(g_over * x));
+}
+
+// d/d base of base ** exponent: 0 where the exponent is 0 (as PyTorch: even at base 0).
+Tensor pow_base_grad(const Tensor& g, const Tensor& base, const Tensor& exponent) {
+  return where(exponent.eq(0), zeros_like(g), g * exponent * base.pow(exponent - 1.0));
+}
+
+// d/d exponent: result * log(base), 0 where base is 0 and the exponent is not negative.
+Tensor pow_exponent_grad(const Tensor& g, const Tensor& base, const Tensor& exponent,
+                         const Tensor& result) {
+  const Tensor zero_base = logical_and(base.eq(0), exponent.ge(0));
+  return where(zero_base, zeros_like(g), g * result * log(base));
+}
+
+void pow_derivative(Backward& b) {
+  const Tensor& base = b.args().tensor("self");
+  const Tensor g = b.grad();
+  const Value& exponent = b.args()["exponent"];
+  if (!exponent.is_tensor()) {
+    const double e = exponent.to_scalar().to_double();
+    b.set("self", e == 0 ? zeros_like(base) : g * (base.pow(e - 1) * e));
+    return;
+  }
+  const Tensor& e = exponent.to_tensor();
+  b.set("self", pow_base_grad(g, base, e));
+  b.set("exponent", pow_exponent_grad(g, base, e, b.result()));
+}
+
 // Registers one overload, its second operand a Tensor or a Scalar, with its typed kernel.
 const OpDef& register_binary(const char* schema, const OpKernel& kernel,
-                             Result rule = Result::Promote, Accepts accepts = Accepts::Any) {
+                             Result rule = Result::Promote, Accepts accepts = Accepts::Any,
+                             DerivativeFn derivative = {}) {
   return register_op({
       .schema = schema,
       .meta = binary_meta(rule, accepts, "other"),
       .kernel = kernel,
+      .derivative = std::move(derivative),
       .core = true,
       .tags = {Tag::Pointwise},
   });
@@ -176,6 +282,7 @@ const OpDef& register_add(const char* schema, bool subtract, const OpKernel& ker
                                "other")(args);
           },
       .kernel = kernel,
+      .derivative = add_derivative(subtract),
       .core = true,
       .tags = {Tag::Pointwise},
   });
@@ -217,17 +324,21 @@ void register_binary_ops() {
                    sub_s, XPORT_OP_KERNEL(sub_Scalar_out));
 
   const OpDef& mul = register_binary("aten::mul.Tensor(Tensor self, Tensor other) -> Tensor",
-                                     XPORT_KERNEL(cpu::mul_out));
+                                     XPORT_KERNEL(cpu::mul_out), Result::Promote, Accepts::Any,
+                                     mul_derivative);
   const OpDef& mul_s = register_binary("aten::mul.Scalar(Tensor self, Scalar other) -> Tensor",
-                                       XPORT_OP_KERNEL(mul_Scalar_out));
+                                       XPORT_OP_KERNEL(mul_Scalar_out), Result::Promote,
+                                       Accepts::Any, mul_derivative);
   register_inplace("aten::mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", mul,
                    XPORT_OP_KERNEL(mul__Tensor_out));
   register_inplace("aten::mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", mul_s,
                    XPORT_OP_KERNEL(mul_Scalar_out));
   const OpDef& div = register_binary("aten::div.Tensor(Tensor self, Tensor other) -> Tensor",
-                                     XPORT_KERNEL(cpu::div_true_out), Result::Float);
+                                     XPORT_KERNEL(cpu::div_true_out), Result::Float,
+                                     Accepts::Any, div_derivative);
   const OpDef& div_s = register_binary("aten::div.Scalar(Tensor self, Scalar other) -> Tensor",
-                                       XPORT_OP_KERNEL(div_Scalar_out), Result::Float);
+                                       XPORT_OP_KERNEL(div_Scalar_out), Result::Float,
+                                       Accepts::Any, div_derivative);
   register_inplace("aten::div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", div,
                    XPORT_OP_KERNEL(div__Tensor_out));
   register_inplace("aten::div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", div_s,
@@ -252,22 +363,25 @@ void register_binary_ops() {
                                  "other")(args);
             },
         .kernel = kernel,
+        .derivative = div_derivative,
         .core = true,
     });
   }
 
+  const Result P = Result::Promote;
+  const Accepts any = Accepts::Any;
   register_binary("aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor",
-                  XPORT_KERNEL(cpu::remainder_out));
+                  XPORT_KERNEL(cpu::remainder_out), P, any, remainder_derivative("floor"));
   register_binary("aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor",
-                  XPORT_OP_KERNEL(remainder_Scalar_out));
+                  XPORT_OP_KERNEL(remainder_Scalar_out), P, any, remainder_derivative("floor"));
   register_binary("aten::fmod.Tensor(Tensor self, Tensor other) -> Tensor",
-                  XPORT_KERNEL(cpu::fmod_out));
+                  XPORT_KERNEL(cpu::fmod_out), P, any, remainder_derivative("trunc"));
   register_binary("aten::fmod.Scalar(Tensor self, Scalar other) -> Tensor",
-                  XPORT_OP_KERNEL(fmod_Scalar_out));
+                  XPORT_OP_KERNEL(fmod_Scalar_out), P, any, remainder_derivative("trunc"));
   register_binary("aten::maximum(Tensor self, Tensor other) -> Tensor",
-                  XPORT_KERNEL(cpu::maximum_out));
+                  XPORT_KERNEL(cpu::maximum_out), P, any, extremum_derivative(true));
   register_binary("aten::minimum(Tensor self, Tensor other) -> Tensor",
-                  XPORT_KERNEL(cpu::minimum_out));
+                  XPORT_KERNEL(cpu::minimum_out), P, any, extremum_derivative(false));
   // torch.min(a, b) / torch.max(a, b): the same as minimum / maximum.
   for (const auto& [schema, target] :
        {std::pair{"aten::min.other(Tensor self, Tensor other) -> Tensor", "aten::minimum"},
@@ -278,7 +392,7 @@ void register_binary_ops() {
                  }});
   }
   register_binary("aten::atan2(Tensor self, Tensor other) -> Tensor", XPORT_KERNEL(cpu::atan2_out),
-                  Result::Float);
+                  Result::Float, any, atan2_derivative);
   register_binary("aten::eq.Tensor(Tensor self, Tensor other) -> Tensor", XPORT_KERNEL(cpu::eq_out),
                   Result::Bool);
   register_binary("aten::eq.Scalar(Tensor self, Scalar other) -> Tensor",
@@ -357,6 +471,7 @@ void register_binary_ops() {
               return binary_meta(Result::Promote, Accepts::Any, "exponent")(args);
             },
         .kernel = kernel,
+        .derivative = pow_derivative,
         .core = true,
         .tags = {Tag::Pointwise},
     });
@@ -371,6 +486,14 @@ void register_binary_ops() {
             return std::vector<TensorMeta>{contiguous_meta(exponent.sizes(), dtype)};
           },
       .kernel = XPORT_OP_KERNEL(pow_Scalar_out),
+      .derivative =
+          [](Backward& b) {
+            const double base = b.args().scalar("self").to_double();
+            const Tensor& exponent = b.args().tensor("exponent");
+            const Tensor g = b.grad();
+            b.set("exponent", base == 0 ? where(exponent.ge(0), zeros_like(g), g * -INFINITY)
+                                        : g * b.result() * std::log(base));
+          },
       .core = true,
       .tags = {Tag::Pointwise},
   });

@@ -6,6 +6,8 @@
 #include "ops/op_util.h"
 #include "ops/register_all.h"
 #include "ops/typed_kernel.h"
+#include "xport/ops/derivative.h"
+#include "xport/ops/functions.h"
 
 namespace xport::ops {
 namespace {
@@ -126,6 +128,50 @@ void masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor& so
   cpu::masked_scatter_out(self, mask, source, out, "aten::masked_scatter");
 }
 
+namespace {
+
+void where_derivative(Backward& b) {
+  const Tensor& cond = b.args().tensor("condition");
+  const Tensor g = b.grad();
+  const Tensor zero = zeros_like(g);
+  b.set("self", where(cond, g, zero));
+  b.set("other", where(cond, zero, g));
+}
+
+// The gradient passes where min <= x <= max (not at NaN); a tensor bound takes it where it
+// clamped (where min > max, max wins), as PyTorch's clamp_backward_min_max.
+void clamp_derivative(Backward& b) {
+  const Tensor& x = b.args().tensor("self");
+  const Tensor g = b.grad();
+  const Value& min = b.args()["min"];
+  const Value& max = b.args()["max"];
+  const auto compare = [&](const Value& bound, const char* op) {
+    const OpDef& def = bound.is_tensor() ? find_op(std::string("aten::") + op + ".Tensor")
+                                         : find_op(std::string("aten::") + op + ".Scalar");
+    return call_tensors(def, {x, bound})[0];
+  };
+  const Tensor zero = zeros_like(g);
+  Tensor inside;
+  if (!min.is_none()) inside = compare(min, "ge");
+  if (!max.is_none()) {
+    inside = inside.defined() ? logical_and(inside, compare(max, "le")) : compare(max, "le");
+  }
+  b.set("self", inside.defined() ? where(inside, g, zero) : g);
+  const bool both = min.is_tensor() && max.is_tensor();
+  if (min.is_tensor()) {
+    const Tensor below = compare(min, "lt");
+    b.set("min", where(both ? logical_and(below, min.to_tensor().lt(max.to_tensor())) : below,
+                       g, zero));
+  }
+  if (max.is_tensor()) {
+    const Tensor above = compare(max, "gt");
+    b.set("max", where(both ? logical_or(above, max.to_tensor().lt(min.to_tensor())) : above,
+                       g, zero));
+  }
+}
+
+}  // namespace
+
 void register_ternary_ops() {
   const OpKernel where = XPORT_KERNEL(cpu::where_out);
   register_op({
@@ -142,6 +188,7 @@ void register_ternary_ops() {
                 contiguous_meta(std::move(sizes), ResultType().tensor(a).tensor(b).get())};
           },
       .kernel = where,
+      .derivative = where_derivative,
       .core = true,
   });
   for (const char* schema :
@@ -161,6 +208,7 @@ void register_ternary_ops() {
         .schema = schema,
         .meta = clamp_meta,
         .kernel = kernel,
+        .derivative = clamp_derivative,
         .core = true,
         .tags = {Tag::Pointwise},
     });

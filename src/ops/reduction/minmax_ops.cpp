@@ -3,6 +3,7 @@
 #include "kernels/cpu/reduce.h"
 #include "ops/reduction/reduction_ops.h"
 #include "ops/typed_kernel.h"
+#include "xport/ops/functions.h"
 
 namespace xport::ops {
 
@@ -71,6 +72,30 @@ void check_not_empty(const OpArgs& args) {
               shape_str(args.tensor("self").sizes()), "); pass a dim, or use amax/amin with a dim");
 }
 
+// The gradient goes to the elements equal to the extremum, shared equally among ties.
+void amax_derivative(Backward& b) {
+  const Tensor& self = b.args().tensor("self");
+  std::vector<int64_t> dims = reduction_dims(b.args(), "dim");
+  if (dims.empty()) dims = all_dims(b.args());
+  const bool keepdim = b.args().boolean("keepdim");
+  const Tensor mask = self.eq(expand_reduced(b.result(), self, dims, keepdim));
+  const Tensor counts = mask.sum(dims, true);
+  b.set("self", expand_reduced(b.grad(), self, dims, keepdim) / counts * mask);
+}
+
+// max.dim / min.dim: the gradient goes to the element each index names.
+void max_dim_derivative(Backward& b) {
+  const Tensor& self = b.args().tensor("self");
+  const std::vector<int64_t> dims = single_dim(b.args(), b.args().integer("dim"));
+  if (dims.empty()) return b.set("self", b.grad());  // a 0-dim self
+  Tensor g = b.grad(), index = b.result(1);
+  if (!b.args().boolean("keepdim")) {
+    g = g.unsqueeze(dims[0]);
+    index = index.unsqueeze(dims[0]);
+  }
+  b.set("self", scatter(zeros_like(self), dims[0], index, g));
+}
+
 void register_amax_amin(const char* schema, const OpKernel& kernel) {
   register_op({
       .schema = schema,
@@ -82,6 +107,7 @@ void register_amax_amin(const char* schema, const OpKernel& kernel) {
             return one(reduced_sizes(self, dims, args.boolean("keepdim")), self.dtype());
           },
       .kernel = kernel,
+      .derivative = amax_derivative,
       .core = true,
   });
 }
@@ -99,6 +125,7 @@ void register_max_dim(const char* schema, const OpKernel& kernel) {
                                            contiguous_meta(sizes, DType::Int64)};
           },
       .kernel = kernel,
+      .derivative = max_dim_derivative,
       .core = true,
   });
 }

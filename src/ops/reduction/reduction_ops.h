@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ops/op_util.h"
+#include "xport/ops/derivative.h"
 
 namespace xport::ops {
 
@@ -18,6 +19,11 @@ std::vector<SymInt> reduced_sizes(const Tensor& self, const std::vector<int64_t>
                                   bool keepdim);
 /// Refuses reducing over a size-0 dim, for reductions with no identity (amax, max.dim, argmax).
 void check_nonempty_dims(const OpArgs& args, const Tensor& self, const std::vector<int64_t>& dims);
+
+/// A reduction's result gradient `g` spread back over self: the reduced `dims` (every dim when
+/// empty) put back as size 1 unless `keepdim`, then expanded to self's shape.
+Tensor expand_reduced(const Tensor& g, const Tensor& self, std::vector<int64_t> dims,
+                      bool keepdim);
 
 void register_minmax_ops();
 void register_softmax_ops();

@@ -18,6 +18,19 @@ std::vector<int64_t> reduction_dims(const OpArgs& args, std::string_view name) {
   return wrap_dims(args, dims, args.tensor("self").dim());
 }
 
+Tensor expand_reduced(const Tensor& g, const Tensor& self, std::vector<int64_t> dims,
+                      bool keepdim) {
+  if (dims.empty()) {
+    for (int64_t d = 0; d < self.dim(); ++d) dims.push_back(d);
+  }
+  std::sort(dims.begin(), dims.end());
+  Tensor r = g;
+  if (!keepdim) {
+    for (int64_t d : dims) r = r.unsqueeze(d);
+  }
+  return r.expand(self.sizes());
+}
+
 std::vector<int64_t> single_dim(const OpArgs& args, int64_t dim) {
   const int64_t ndim = args.tensor("self").dim();
   const int64_t d = wrap_dim(args, dim, ndim);
@@ -173,6 +186,60 @@ Tensor all_from_any(const Tensor& self, const Tensor& any_of_not) {
   return self.dtype() == DType::UInt8 ? r.to(DType::UInt8) : r;
 }
 
+// ---- derivatives ----
+
+// How many elements each result of a reduction over `dims` of self takes (every dim when
+// empty), less `correction`: a number when the sizes are known, else a 0-dim tensor the program
+// computes from them (a Scalar holds no symbolic integer).
+Value reduced_count(const Tensor& self, std::vector<int64_t> dims, double correction) {
+  if (dims.empty()) {
+    for (int64_t d = 0; d < self.dim(); ++d) dims.push_back(d);
+  }
+  std::vector<SymInt> sizes;
+  int64_t known = 1;
+  bool symbolic = false;
+  for (int64_t d : dims) {
+    sizes.push_back(self.sizes()[d]);
+    if (auto n = sizes.back().maybe_int()) {
+      known *= *n;
+    } else {
+      symbolic = true;
+    }
+  }
+  if (!symbolic) return static_cast<double>(known) - correction;
+  return ones({}, self.dtype()).expand(sizes).sum().sub(correction);
+}
+
+Tensor divide(const Tensor& t, const Value& count) {
+  return count.is_tensor() ? t / count.to_tensor() : t / count.to_double();
+}
+
+void sum_derivative(Backward& b) {
+  const Tensor& self = b.args().tensor("self");
+  b.set("self", expand_reduced(b.grad(), self, reduction_dims(b.args(), "dim"),
+                               b.args().boolean("keepdim")));
+}
+
+void mean_derivative(Backward& b) {
+  const Tensor& self = b.args().tensor("self");
+  const std::vector<int64_t> dims = reduction_dims(b.args(), "dim");
+  const Tensor spread = expand_reduced(b.grad(), self, dims, b.args().boolean("keepdim"));
+  b.set("self", divide(spread, reduced_count(self, dims, 0)));
+}
+
+// d var / dx = 2 (x - mean) / (N - correction).
+void var_derivative(Backward& b) {
+  const OpArgs& a = b.args();
+  const Tensor& self = a.tensor("self");
+  const std::vector<int64_t> dims = reduction_dims(a, "dim");
+  const int unbiased = a.op().arg_position("unbiased");
+  const double correction = unbiased >= 0 ? (a.boolean("unbiased") ? 1.0 : 0.0)
+                                          : a.optional_scalar("correction").value_or(1).to_double();
+  const Tensor centered = self - self.mean(dims, true);
+  const Tensor spread = expand_reduced(b.grad(), self, dims, a.boolean("keepdim"));
+  b.set("self", divide(spread * centered * 2.0, reduced_count(self, dims, correction)));
+}
+
 void register_sum_mean_prod() {
   register_op({
       .schema = "aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, "
@@ -184,6 +251,7 @@ void register_sum_mean_prod() {
                        sum_dtype(self, args.optional_dtype("dtype")));
           },
       .kernel = XPORT_OP_KERNEL(sum_dim_IntList_out),
+      .derivative = sum_derivative,
       .core = true,
   });
   register_op({
@@ -210,6 +278,7 @@ void register_sum_mean_prod() {
                        dtype);
           },
       .kernel = XPORT_OP_KERNEL(mean_dim_out),
+      .derivative = mean_derivative,
       .core = true,
   });
   register_op({
@@ -262,6 +331,7 @@ void register_var_std() {
                 "bool keepdim=False) -> Tensor",
       .meta = meta,
       .kernel = XPORT_OP_KERNEL(var_correction_out),
+      .derivative = var_derivative,
       .core = true,
   });
   register_op({
@@ -269,6 +339,7 @@ void register_var_std() {
                 "-> Tensor",
       .meta = meta,
       .kernel = XPORT_OP_KERNEL(var_dim_out),
+      .derivative = var_derivative,
       .core = true,
   });
   register_op({
@@ -359,6 +430,13 @@ void register_cumsum_logsumexp() {
             return one(self.sizes(), sum_dtype(self, args.optional_dtype("dtype")));
           },
       .kernel = XPORT_OP_KERNEL(cumsum_out),
+      .derivative =
+          [](Backward& b) {  // each input adds to every later result: a reversed cumsum
+            const Tensor g = b.grad();
+            if (g.dim() == 0) return b.set("self", g);
+            const std::vector<int64_t> dim = {wrap_dim(b.args(), b.args().integer("dim"), g.dim())};
+            b.set("self", flip(cumsum(flip(g, dim), dim[0]), dim));
+          },
       .core = true,
   });
   // log(sum(exp(x - m))) + m with m the max, taken as 0 where it is infinite (so all -inf gives

@@ -17,7 +17,21 @@ void _log_softmax_out(const Tensor& self, int64_t dim, bool, const Tensor& out) 
 
 namespace {
 
-void register_core(const char* schema, const OpKernel& kernel) {
+// y = softmax(x): dx = y * (g - sum(g * y)); y = log_softmax(x): dx = g - exp(y) * sum(g).
+void softmax_derivative(Backward& b) {
+  const Tensor& y = b.result();
+  const Tensor g = b.grad();
+  const std::vector<int64_t> dim = {b.args().integer("dim")};
+  b.set("self", y * (g - (g * y).sum(dim, true)));
+}
+
+void log_softmax_derivative(Backward& b) {
+  const Tensor g = b.grad();
+  const std::vector<int64_t> dim = {b.args().integer("dim")};
+  b.set("self", g - b.result().exp() * g.sum(dim, true));
+}
+
+void register_core(const char* schema, const OpKernel& kernel, DerivativeFn derivative) {
   register_op({
       .schema = schema,
       .meta =
@@ -35,6 +49,7 @@ void register_core(const char* schema, const OpKernel& kernel) {
                 contiguous_meta(self.sizes(), half_to_float ? DType::Float32 : self.dtype())};
           },
       .kernel = kernel,
+      .derivative = std::move(derivative),
       .core = true,
   });
 }
@@ -56,9 +71,9 @@ void register_composite(const char* schema, const char* core_name) {
 
 void register_softmax_ops() {
   register_core("aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
-                XPORT_OP_KERNEL(_softmax_out));
+                XPORT_OP_KERNEL(_softmax_out), softmax_derivative);
   register_core("aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
-                XPORT_OP_KERNEL(_log_softmax_out));
+                XPORT_OP_KERNEL(_log_softmax_out), log_softmax_derivative);
   register_composite("aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
                      "aten::_softmax");
   register_composite(

@@ -4,6 +4,8 @@
 #include "kernels/cpu/shape.h"
 #include "ops/shape/shape_ops.h"
 #include "ops/typed_kernel.h"
+#include "xport/ops/derivative.h"
+#include "xport/ops/functions.h"
 
 namespace xport::ops {
 
@@ -82,6 +84,20 @@ void register_cat_ops() {
       .schema = "aten::cat(Tensor[] tensors, int dim=0) -> Tensor",
       .meta = cat_meta,
       .kernel = XPORT_OP_KERNEL(cat_out),
+      .derivative =
+          [](Backward& b) {  // each input's slice of the gradient
+            const Tensor g = b.grad();
+            const int64_t dim = wrap_dim(b.args(), b.args().integer("dim"), g.dim());
+            std::vector<Tensor> grads;
+            SymInt offset = 0;
+            for (const Tensor& t : b.args().tensors("tensors")) {
+              const SymInt size = t.dim() == g.dim() ? t.sizes()[dim] : SymInt(0);
+              grads.push_back(t.dim() == g.dim() ? g.slice(dim, offset, offset + size)
+                                                 : zeros_like(t));  // a legacy empty [0]
+              offset = offset + size;
+            }
+            b.set_list("tensors", std::move(grads));
+          },
       .core = true,
   });
   register_op({

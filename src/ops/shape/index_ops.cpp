@@ -3,6 +3,8 @@
 #include "kernels/cpu/index.h"
 #include "ops/shape/shape_ops.h"
 #include "ops/typed_kernel.h"
+#include "xport/ops/derivative.h"
+#include "xport/ops/functions.h"
 
 namespace xport::ops {
 void check_gather_index(const OpArgs& args, const Tensor& self, const Tensor& index) {
@@ -249,11 +251,34 @@ void index_copy__out(const Tensor& self, int64_t dim, const Tensor& index, const
   index_copy_out(self, dim, unaliased(self, index), unaliased(self, source), out);
 }
 
+namespace {
+
+// gather / index_select: each gradient element added back where its value came from.
+void gather_derivative(Backward& b) {
+  const OpArgs& a = b.args();
+  b.set("self", scatter_add(zeros_like(a.tensor("self")), a.integer("dim"), a.tensor("index"),
+                            b.grad()));
+}
+
+void index_select_derivative(Backward& b) {
+  const OpArgs& a = b.args();
+  const Tensor g = b.grad();
+  if (g.dim() == 0) return b.set("self", g.reshape(a.tensor("self").sizes()));
+  const int64_t dim = wrap_dim(a, a.integer("dim"), g.dim());
+  std::vector<SymInt> shape(g.dim(), SymInt(1));
+  shape[dim] = g.sizes()[dim];
+  const Tensor index = a.tensor("index").reshape(shape).expand(g.sizes());
+  b.set("self", scatter_add(zeros_like(a.tensor("self")), dim, index, g));
+}
+
+}  // namespace
+
 void register_index_ops() {
   register_op({
       .schema = "aten::index_select(Tensor self, int dim, Tensor index) -> Tensor",
       .meta = index_select_meta,
       .kernel = XPORT_OP_KERNEL(index_select_out),
+      .derivative = index_select_derivative,
       .core = true,
   });
   register_op({
@@ -261,6 +286,7 @@ void register_index_ops() {
                 "sparse_grad=False) -> Tensor",
       .meta = gather_meta,
       .kernel = XPORT_OP_KERNEL(gather_out),
+      .derivative = gather_derivative,
       .core = true,
   });
   register_op({

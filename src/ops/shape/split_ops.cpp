@@ -1,5 +1,7 @@
 // split, split_with_sizes, chunk, unbind: views of consecutive parts of a dim.
 #include "ops/shape/shape_ops.h"
+#include "xport/ops/derivative.h"
+#include "xport/ops/functions.h"
 
 namespace xport::ops {
 namespace {
@@ -63,6 +65,14 @@ void register_split_ops() {
                 "split_sizes, int dim=0) "
                 "-> Tensor(a)[]",
       .meta = split_with_sizes_meta,
+      .derivative =
+          [](Backward& b) {  // the parts' gradients put back side by side
+            std::vector<Tensor> parts;
+            for (size_t i = 0; i < b.args().sym_ints("split_sizes").size(); ++i) {
+              parts.push_back(b.grad(i));
+            }
+            b.set("self", cat(parts, checked_dim(b.args())));
+          },
       .core = true,
   });
   register_op({

@@ -5,6 +5,8 @@
 #include "ops/op_util.h"
 #include "ops/register_all.h"
 #include "ops/typed_kernel.h"
+#include "xport/ops/derivative.h"
+#include "xport/ops/functions.h"
 
 namespace xport::ops {
 namespace {
@@ -312,6 +314,40 @@ std::vector<TensorMeta> diagonal_meta(const OpArgs& args) {
   return one(view_of(self, sizes, strides, start));
 }
 
+// ---- derivatives: a view's gradient is the gradient put back where the view took it ----
+
+// Views that only regroup elements (view, squeeze, unsqueeze): the gradient reshaped back.
+void reshape_back(Backward& b) { b.set("self", b.grad().reshape(b.args().tensor("self").sizes())); }
+
+void identity_derivative(Backward& b) { b.set("self", b.grad()); }
+
+void permute_derivative(Backward& b) {
+  const Tensor& self = b.args().tensor("self");
+  const std::vector<int64_t> dims = b.args().ints("dims");
+  std::vector<int64_t> inverse(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) {
+    inverse[wrap_dim(b.args(), dims[i], self.dim())] = static_cast<int64_t>(i);
+  }
+  b.set("self", b.grad().permute(inverse));
+}
+
+void transpose_derivative(Backward& b) {
+  b.set("self", b.grad().transpose(b.args().integer("dim0"), b.args().integer("dim1")));
+}
+
+void slice_derivative(Backward& b) {
+  const OpArgs& a = b.args();
+  b.set("self", slice_scatter(zeros_like(a.tensor("self")), b.grad(), a.integer("dim"),
+                              a.optional_sym_int("start"), a.optional_sym_int("end"),
+                              a.sym_int("step")));
+}
+
+void select_derivative(Backward& b) {
+  const OpArgs& a = b.args();
+  b.set("self", select_scatter(zeros_like(a.tensor("self")), b.grad(), a.integer("dim"),
+                               a.sym_int("index")));
+}
+
 }  // namespace
 
 // Autograd bookkeeping (xport has no autograd): self stays as it is.
@@ -320,9 +356,11 @@ void detach__out(const Tensor&, const Tensor&) {}
 void register_view_ops() {
   register_op({.schema = "aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)",
                .meta = view_meta,
+               .derivative = reshape_back,
                .core = true});
   register_op({.schema = "aten::alias(Tensor(a) self) -> Tensor(a)",
                .meta = [](const OpArgs& args) { return one(args.tensor("self").meta()); },
+               .derivative = identity_derivative,
                .core = true});
   // Autograd bookkeeping that PyTorch's exported graphs keep (xport has no autograd): the values
   // stay as they are.
@@ -336,6 +374,7 @@ void register_view_ops() {
                .decomp = [](const OpArgs& args) { return single(args.tensor("self")); }});
   register_op({.schema = "aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)",
                .meta = permute_meta,
+               .derivative = permute_derivative,
                .core = true});
   register_op({.schema = "aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
                .meta = transpose_meta,
@@ -348,7 +387,8 @@ void register_view_ops() {
                              dims[wrap_dim(args, args.integer("dim1"), self.dim())]);
                  }
                  return single(self.permute(dims));
-               }});
+               },
+               .derivative = transpose_derivative});
   register_op({.schema = "aten::numpy_T(Tensor(a) self) -> Tensor(a)",
                .decomp = [](const OpArgs& args) {  // x.T: every dim reversed
                  const Tensor& self = args.tensor("self");
@@ -366,9 +406,11 @@ void register_view_ops() {
   register_op({.schema = "aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, "
                          "SymInt? end=None, SymInt step=1) -> Tensor(a)",
                .meta = slice_meta,
+               .derivative = slice_derivative,
                .core = true});
   register_op({.schema = "aten::select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)",
                .meta = select_meta,
+               .derivative = select_derivative,
                .core = true});
   register_op(
       {.schema = "aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
@@ -389,9 +431,11 @@ void register_view_ops() {
   register_op(
       {.schema = "aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)",
        .meta = expand_meta,
+       .derivative = identity_derivative,  // Backward::set sums the expanded dims
        .core = true});
   register_op({.schema = "aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)",
                .meta = unsqueeze_meta,
+               .derivative = reshape_back,
                .core = true});
   register_op({.schema = "aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)",
                .meta =
@@ -402,6 +446,7 @@ void register_view_ops() {
                        dims.push_back(wrap_dim(args, d, self.dim()));
                      return one(squeeze_dims(self, dims, false));
                    },
+               .derivative = reshape_back,
                .core = true});
   register_op(
       {.schema = "aten::squeeze(Tensor(a) self) -> Tensor(a)",

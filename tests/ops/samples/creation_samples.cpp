@@ -205,6 +205,7 @@ Rows creation_samples() {
                     return Args{g.transposed({3, 4}, DType::Int64)};
                   }});
   rows.push_back({"aten::clone", "0-dim bool", [](Gen& g) { return Args{g.bools({})}; }});
+  rows.push_back({"aten::clone", "f32", [](Gen& g) { return Args{g.randn({2, 5})}; }});
   rows.push_back({"aten::copy", "broadcast and convert", [](Gen& g) {
                     return Args{g.randn({3, 4}), g.ints({4}, 0, 9)};
                   }});

@@ -228,6 +228,9 @@ Rows pointwise_samples() {
     rows.push_back({"aten::div.Scalar_mode", m + " int by int", [m](Gen& g) {
                       return Args{g.ints({20}, -20, 20), int64_t{-3}, m};
                     }});
+    rows.push_back({"aten::div.Scalar_mode", m + " f32 by float", [m](Gen& g) {
+                      return Args{g.randn({20}) * 10.0, 1.5, m};
+                    }});
   }
   rows.push_back({"aten::div.Tensor_mode", "None mode is true division", [](Gen& g) {
                     return Args{g.ints({5}, 1, 9), g.ints({5}, 1, 3), Value()};
