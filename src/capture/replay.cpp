@@ -161,6 +161,31 @@ void replay(const ir::Graph& src, ir::Graph& dst, Tracer& tracer,
 
 }  // namespace
 
+Tensor ReplayEdit::input(size_t index) {
+  const ir::Node* p = graph.placeholders().at(index);
+  return tracer.make_fake(tracer.meta_of(p->outputs()[0]), p->out());
+}
+
+Tensor ReplayEdit::add_buffer(const std::string& target, const Tensor& initial) {
+  size_t index = 0;
+  while (index < signature.inputs.size() &&
+         signature.inputs[index].kind != InputSpec::Kind::UserInput) {
+    ++index;
+  }
+  std::string name = "b_" + target;
+  for (char& c : name) {
+    if (c == '.') c = '_';
+  }
+  std::vector<sym::ExprPtr> sizes;
+  for (int64_t n : initial.int_sizes()) sizes.push_back(sym::integer(n));
+  const ir::Node* p =
+      graph.insert_placeholder(index, name, ir::TensorSpec::contiguous(initial.dtype(), sizes));
+  signature.inputs.insert(signature.inputs.begin() + static_cast<std::ptrdiff_t>(index),
+                          {InputSpec::Kind::Buffer, name, target, true});
+  state[target] = initial;
+  return tracer.make_fake(tracer.meta_of(p->outputs()[0]), p->out());
+}
+
 ExportedProgram replay_program(const ExportedProgram& program, const DecompositionTable& table,
                                const std::string& what, const ReplacedResults& replaced) {
   auto env = ShapeEnv::create();
@@ -178,6 +203,8 @@ ExportedProgram replay_program(const ExportedProgram& program, const Decompositi
   const GraphSignature& old_sig = program.signature();
   GraphSignature sig = old_sig;
   sig.outputs.clear();
+  std::map<std::string, Tensor> state = program.state();
+  if (replaced) sig.returns = GraphSignature::Returns::Sequence;  // unless `replaced` says
   const auto finish = [&](const Values& values, const ir::Node& output) {
     // A graph that updates inputs in place (PyTorch's training IR: `add_` on a buffer) becomes
     // functional here: each input's new value becomes an output, first and in input order, as
@@ -209,9 +236,10 @@ ExportedProgram replay_program(const ExportedProgram& program, const Decompositi
       sig.outputs.push_back(old_sig.outputs.at(i));
     }
     if (replaced) {
-      for (const Tensor& t : replaced(tracer, graph, user_outputs)) {
-        results.emplace_back(tracer.value_of(t));
-        sig.outputs.push_back({OutputSpec::Kind::UserOutput, "", ""});
+      ReplayEdit edit{tracer, graph, sig, state};
+      for (const ReplayedResult& r : replaced(edit, user_outputs)) {
+        results.emplace_back(tracer.value_of(r.value));
+        sig.outputs.push_back(r.spec);
       }
     }
     return results;
@@ -226,9 +254,8 @@ ExportedProgram replay_program(const ExportedProgram& program, const Decompositi
   for (size_t i = 0; i < sig.outputs.size(); ++i) {
     sig.outputs[i].name = std::get<ir::ValueRef>(graph.output()->args()[i].value).node->name();
   }
-  if (replaced) sig.returns = GraphSignature::Returns::Sequence;
   return ExportedProgram(std::move(graph), std::move(sig), program.contract(), program.symbols(),
-                         program.state());
+                         std::move(state));
 }
 
 }  // namespace xport::capture

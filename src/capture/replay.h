@@ -3,6 +3,7 @@
 // they decompose into, train::grad appends the backward pass. Both start here.
 
 #include <functional>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -18,10 +19,32 @@ Value replayed_argument(const ir::Argument& arg, const ArgType& type,
                         const std::function<Tensor(const ir::ValueRef&)>& tensor_of,
                         ShapeEnv& env);
 
-/// Given the re-traced user outputs (fake tensors), the user outputs the new program returns;
-/// it may trace more ops on `tracer`, whose graph is `graph`.
-using ReplacedResults = std::function<std::vector<Tensor>(
-    Tracer& tracer, ir::Graph& graph, const std::vector<Tensor>& user_outputs)>;
+/// What replaces a re-traced program's user outputs may change besides tracing more ops on
+/// `tracer` (whose graph is `graph`): the inputs (kept in step with the graph's placeholders)
+/// and the program's state.
+struct ReplayEdit {
+  Tracer& tracer;
+  ir::Graph& graph;
+  GraphSignature& signature;
+  std::map<std::string, Tensor>& state;
+
+  /// The fake tensor of input `index` (its placeholder).
+  Tensor input(size_t index);
+  /// A new persistent buffer `target` (a dotted path) holding `initial`, as the last input
+  /// before the user inputs; its fake tensor.
+  Tensor add_buffer(const std::string& target, const Tensor& initial);
+};
+
+/// One result of the new program: a value and what it is (a user output, a buffer's update).
+struct ReplayedResult {
+  Tensor value;
+  OutputSpec spec;  ///< its name is filled in
+};
+
+/// Given the re-traced user outputs (fake tensors), what the new program returns in their
+/// place.
+using ReplacedResults = std::function<std::vector<ReplayedResult>(
+    ReplayEdit& edit, const std::vector<Tensor>& user_outputs)>;
 
 /// Re-traces `program`'s graph over the same symbols, the ops in `table` replaced by their
 /// decompositions (subgraphs re-traced too; nodes keep their source lines and module paths).

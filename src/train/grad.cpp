@@ -190,14 +190,13 @@ ExportedProgram grad(const ExportedProgram& program, const std::vector<std::stri
                 "' is not an input of the program; its inputs are: ", known);
     inputs.push_back(found);
   }
-  const auto replaced = [&](capture::Tracer& tracer, ir::Graph& graph,
-                            const std::vector<Tensor>& outs) {
+  const auto replaced = [&](capture::ReplayEdit& edit, const std::vector<Tensor>& outs) {
     const Tensor& loss = outs.at(0);
     XPORT_CHECK(loss.dim() == 0 && is_floating(loss.dtype()), InvalidSpec,
                 "grad: the program's result must be a 0-dim floating loss; it is ",
                 dtype_name(loss.dtype()), " of ", loss.dim(), " dims (reduce it, e.g. with "
                 ".mean() or .sum())");
-    const std::vector<const ir::Node*> placeholders = graph.placeholders();
+    const std::vector<const ir::Node*> placeholders = edit.graph.placeholders();
     std::vector<const ir::Node*> targets;
     for (size_t k = 0; k < inputs.size(); ++k) {
       const ir::Node* p = placeholders.at(inputs[k]);
@@ -206,12 +205,12 @@ ExportedProgram grad(const ExportedProgram& program, const std::vector<std::stri
                   "; only floating values have gradients");
       targets.push_back(p);
     }
-    const std::vector<Tensor> grads = Backprop(tracer, graph).run(loss, targets);
-    std::vector<Tensor> results = {loss};
+    const std::vector<Tensor> grads = Backprop(edit.tracer, edit.graph).run(loss, targets);
+    std::vector<capture::ReplayedResult> results = {{loss, {}}};
     for (size_t k = 0; k < grads.size(); ++k) {
       XPORT_CHECK(grads[k].defined(), InvalidSpec, "grad: the loss does not depend on '", wrt[k],
                   "'; leave it out of `wrt` (or check that the forward uses it)");
-      results.push_back(grads[k]);
+      results.push_back({grads[k], {}});
     }
     return results;
   };

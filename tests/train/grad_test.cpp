@@ -8,6 +8,7 @@
 #include "expect_error.h"
 #include "python_oracle.h"
 #include "serde/round_trip.h"
+#include "train/train_models.h"
 #include "xport/ops/derivative.h"
 #include "xport/xport.h"
 
@@ -16,16 +17,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using test_support::expect_error;
+using test_support::cross_entropy;
+using test_support::mse;
+using test_support::SmallCnn;
 using test_support::TempFile;
-
-// Mean squared error, as torch.nn.functional.mse_loss.
-Tensor mse(const Tensor& out, const Tensor& target) { return (out - target).pow(2).mean(); }
-
-// Cross entropy of logits [N, T, V] against token ids [N, T], as F.cross_entropy.
-Tensor cross_entropy(const Tensor& logits, const Tensor& targets) {
-  const Tensor logp = log_softmax(logits, -1);
-  return -gather(logp, -1, targets.unsqueeze(-1)).mean();
-}
 
 std::vector<std::string> parameter_names(const nn::Module& m) {
   std::vector<std::string> names;
@@ -108,24 +103,7 @@ TEST(Grad, MlpGradientsEqualTorchAutogradAtAnotherBatchSize) {
   check_against_torch(forward, wrt, torch_wrt, {randn({7, 8}, 3), randn({7, 4}, 4)}, 1e-5);
 }
 
-// Conv, batch norm (evaluation), ReLU, max pool, adaptive average pool and a linear layer.
-struct SmallCnn : nn::Module {
-  std::shared_ptr<nn::Conv2d> conv1 =
-      register_module("conv1", std::make_shared<nn::Conv2d>(3, 8, std::vector<int64_t>{3, 3}));
-  std::shared_ptr<nn::BatchNorm2d> bn =
-      register_module("bn", std::make_shared<nn::BatchNorm2d>(8));
-  std::shared_ptr<nn::Conv2d> conv2 =
-      register_module("conv2", std::make_shared<nn::Conv2d>(8, 8, std::vector<int64_t>{3, 3}));
-  std::shared_ptr<nn::Linear> fc = register_module("fc", std::make_shared<nn::Linear>(8, 5));
-  Tensor forward(const Tensor& x) override {
-    Tensor h = relu(bn->forward(conv1->forward(x)));
-    h = max_pool2d(h, {2, 2});
-    h = relu(conv2->forward(h));
-    h = adaptive_avg_pool2d(h, {1, 1}).flatten(1);
-    return fc->forward(h);
-  }
-};
-
+// Batch norm in evaluation mode (its running statistics as constants of the step).
 TEST(Grad, SmallCnnGradientsEqualTorchAutograd) {
   auto model = std::make_shared<SmallCnn>();
   model->eval();
@@ -134,19 +112,13 @@ TEST(Grad, SmallCnnGradientsEqualTorchAutograd) {
   options.dynamic_shapes = {{{0, batch}}, {{0, batch}}};
   const ExportedProgram forward = export_program(
       *model, [&](const Tensor& x, const Tensor& y) { return mse(model->forward(x), y); },
-      {randn({2, 3, 12, 12}, 5), randn({2, 5}, 6)}, options);
+      {randn({2, 3, 12, 12}, 5), randn({2, 10}, 6)}, options);
   const std::vector<std::string> wrt = parameter_names(*model);
-  check_against_torch(forward, wrt, wrt, {randn({3, 3, 12, 12}, 7), randn({3, 5}, 8)}, 1e-5);
+  check_against_torch(forward, wrt, wrt, {randn({3, 3, 12, 12}, 7), randn({3, 10}, 8)}, 1e-5);
 }
 
 TEST(Grad, TwoLayerGpt2GradientsEqualTorchAutograd) {
-  models::Gpt2Config config;
-  config.vocab_size = 97;
-  config.n_positions = 32;
-  config.n_embd = 32;
-  config.n_layer = 2;
-  config.n_head = 4;
-  auto model = models::gpt2(config);
+  auto model = test_support::tiny_gpt2();
   model->eval();
   ExportOptions options;
   const Dim seq("seq", 2, 32);
