@@ -16,8 +16,8 @@ CMAKE_PYTHON := -DXPORT_PYTHON=$(PYTHON)
   test-asan test-tsan \
   test-fuzz fuzz bench \
   bench-models bench-export bench-archive bench-peers bench-onnx bench-control-flow bench-decode \
-  bench-sentences bench-python bench-serve bench-aot bench-builds fuzz-soundness soak-serve install clean \
-  test-aot-sweep
+  bench-sentences bench-python bench-serve bench-aot bench-builds bench-train fuzz-soundness \
+  soak-serve install clean test-aot-sweep
 
 all: build
 
@@ -149,6 +149,11 @@ bench-control-flow: build venv
 # (bench/compare_decode.py).
 bench-decode: build venv
 	$(PYTHON) bench/compare_decode.py $(BUILD)
+
+# A training step (train::export_training_step) in the runtime beside PyTorch eager and
+# torch.compile with torch.optim (bench/train/compare_training.py); ARGS go to it.
+bench-train: build venv
+	$(PYTHON) bench/train/compare_training.py --build $(BUILD) $(ARGS)
 
 bench-sentences: build venv
 	$(PYTHON) bench/compare_sentences.py $(BUILD)
