@@ -1,6 +1,7 @@
 // Re-tracing an exported program's graph over the same symbols, the ops of a decomposition
 // table replaced by what they decompose into. Subgraphs are re-traced the same way, each into a
-// new subgraph of the node that owns it.
+// new subgraph of the node that owns it. run_decompositions is this alone; train::grad and
+// export_training_step replace the user outputs with more traced ops (ReplacedResults).
 #include "capture/replay.h"
 
 #include <algorithm>
