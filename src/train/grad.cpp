@@ -153,15 +153,13 @@ class Backprop {
 };
 
 // Ops without a derivative rule that decompose: traced as their decompositions, whose ops have
-// rules (scaled_dot_product_attention, silu, masked_fill, ...).
-const DecompositionTable& undifferentiated_decompositions() {
-  static const DecompositionTable table = [] {
-    DecompositionTable t;
-    for (const OpDef* op : all_ops()) {
-      if (!op->derivative && op->decomp) t[op->qualified_name] = op->decomp;
-    }
-    return t;
-  }();
+// rules (scaled_dot_product_attention, silu, masked_fill, ...). Made per call: a Library may
+// have added ops since.
+DecompositionTable undifferentiated_decompositions() {
+  DecompositionTable table;
+  for (const OpDef* op : all_ops()) {
+    if (!op->derivative && op->decomp) table[op->qualified_name] = op->decomp;
+  }
   return table;
 }
 

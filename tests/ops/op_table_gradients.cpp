@@ -200,6 +200,14 @@ std::string compare_gradient(const Tensor& ours, const Tensor& theirs, double rt
   return compare(ours, theirs, rtol, rtol * scale);
 }
 
+// `grad` with zeros where the argument `input` is NaN or infinite: the derivative is undefined
+// there, and PyTorch's own kernels disagree across instruction sets (elu's at NaN is the gradient
+// on AVX-512 and NaN on AVX2), so those elements are not compared.
+Tensor at_finite_inputs(const Tensor& grad, const Tensor& input) {
+  const Tensor non_finite = logical_or(input.ne(input), input.abs().eq(INFINITY));
+  return where(non_finite, zeros_like(grad), grad);
+}
+
 class OpGradients : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(OpGradients, MatchTorchAutograd) {
@@ -245,7 +253,9 @@ TEST_P(OpGradients, MatchTorchAutograd) {
       const Tensor got = k < mine.size() && mine[k].defined() ? mine[k] : zeros_like(input);
       ASSERT_EQ(got.int_sizes(), theirs.int_sizes()) << "gradient of " << name << ": shape";
       EXPECT_EQ(dtype_name(got.dtype()), dtype_name(input.dtype())) << "gradient of " << name;
-      const std::string diff = compare_gradient(got, theirs.to(got.dtype()), rtol);
+      const std::string diff = compare_gradient(at_finite_inputs(got, input),
+                                                at_finite_inputs(theirs.to(got.dtype()), input),
+                                                rtol);
       EXPECT_TRUE(diff.empty()) << "gradient of " << name << " vs torch.autograd: " << diff;
     }
   }
