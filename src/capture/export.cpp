@@ -15,13 +15,6 @@ namespace {
 
 using capture::TensorInput;
 
-// "layers.0.weight" -> "p_layers_0_weight", as torch.export names lifted parameters.
-std::string placeholder_name(const std::string& prefix, const std::string& path) {
-  std::string out = prefix;
-  for (char c : path) out += (c == '.') ? '_' : c;
-  return out;
-}
-
 std::vector<std::string> input_names(const ExportOptions& options, size_t count) {
   if (!options.input_names.empty()) {
     XPORT_CHECK(options.input_names.size() == count, InvalidSpec, "export_program: ", count,
@@ -66,7 +59,7 @@ ExportedProgram export_impl(nn::Module* module, const TracedFn& fn,
       for (const auto& [path, t] : tensors) {
         ir::NodeMeta meta;
         ir::Node* node =
-            graph.add_placeholder(placeholder_name(prefix, path), tracer.spec_of(t.meta()), meta);
+            graph.add_placeholder(capture::lifted_input_name(prefix, path), tracer.spec_of(t.meta()), meta);
         tracer.lift(t, node->out());
         specs[node->name()] = {kind, node->name(), path, persistent.count(path) > 0};
         state[path] = t;

@@ -173,10 +173,7 @@ Tensor ReplayEdit::add_buffer(const std::string& target, const Tensor& initial) 
          signature.inputs[index].kind != InputSpec::Kind::UserInput) {
     ++index;
   }
-  std::string name = "b_" + target;
-  for (char& c : name) {
-    if (c == '.') c = '_';
-  }
+  const std::string name = lifted_input_name("b_", target);
   std::vector<sym::ExprPtr> sizes;
   for (int64_t n : initial.int_sizes()) sizes.push_back(sym::integer(n));
   const ir::Node* p =

@@ -411,4 +411,10 @@ void Tracer::retake(const std::shared_ptr<TracedValue>& view) {
   views_of(view->view_args.at(static_cast<size_t>(base)).to_tensor()).push_back(view);
 }
 
+std::string lifted_input_name(const std::string& prefix, const std::string& path) {
+  std::string out = prefix;
+  for (char c : path) out += (c == '.') ? '_' : c;
+  return out;
+}
+
 }  // namespace xport::capture

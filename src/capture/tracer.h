@@ -132,6 +132,10 @@ class Tracer : public DispatchInterceptor {
   const ir::NodeMeta* inherited_meta_ = nullptr;
 };
 
+/// A lifted parameter's or buffer's placeholder name, as torch.export names them:
+/// ("p_", "layers.0.weight") -> "p_layers_0_weight".
+std::string lifted_input_name(const std::string& prefix, const std::string& path);
+
 /// The traced value of a fake tensor, or null for a real one.
 TracedValue* traced(const Tensor& t);
 /// The tracer capturing on this thread (the innermost one, inside a cond branch), or null.
